@@ -1,0 +1,105 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/mcpgen/mcpgen/schema"
+)
+
+var schemaCmd = &command{
+	name:    "schema",
+	summary: "materialize the pinned schema files, verifying their sha256",
+	run:     runSchema,
+}
+
+const schemaSynopsis = "mcpgen schema [--revision R ...] [--mirror DIR] [--offline]"
+
+const schemaDescription = `
+Schema writes schema/<rev>/schema.json in the repository for each pinned
+revision, verifying the sha256 recorded in schema/<rev>/pin.json. The bytes
+come from the mirror directory if it has the file, else from the file already
+there if its sha256 is right, else from the pinned official URL.`
+
+// schemaFlags are the flags of mcpgen schema.
+type schemaFlags struct {
+	revisions []string
+	mirror    string
+	offline   bool
+}
+
+func runSchema(e *env, args []string) int {
+	var f schemaFlags
+	fset := newFlagSet("schema")
+	fset.StringSliceVar(&f.revisions, "revision", nil, "revision `R` to materialize, repeatable or comma-separated (default: every pinned revision)")
+	fset.StringVar(&f.mirror, "mirror", "", "directory laid out `DIR`/<rev>/schema.json to copy from (default: ../shared/schema beside the repository, if it exists)")
+	fset.BoolVar(&f.offline, "offline", false, "never download; fail if neither the mirror nor the repository has the file")
+	if code := parseFlags(e, fset, args, schemaSynopsis, schemaDescription); code >= 0 {
+		return code
+	}
+	if fset.NArg() > 0 {
+		return usageError(e, fset, schemaSynopsis, schemaDescription, fmt.Errorf("unexpected arguments %q", fset.Args()))
+	}
+	var revs []string
+	for _, rev := range f.revisions {
+		if !slices.Contains(revs, rev) {
+			revs = append(revs, rev)
+		}
+	}
+	if len(revs) == 0 {
+		revs = schema.Revisions()
+	}
+	for _, rev := range revs {
+		if _, err := schema.Lookup(rev); err != nil {
+			return usageError(e, fset, schemaSynopsis, schemaDescription, fmt.Errorf("--revision: %w", err))
+		}
+	}
+
+	root, err := findRoot()
+	if err != nil {
+		fmt.Fprintf(e.stderr, "mcpgen schema: %v\n", err)
+		return exitFail
+	}
+	mirror, err := mirrorDir(root, f.mirror)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "mcpgen schema: %v\n", err)
+		return exitFail
+	}
+	code := exitOK
+	for _, rev := range revs {
+		res, err := schema.MaterializeResult(e.ctx, rev, schema.Options{Root: root, Mirror: mirror, Offline: f.offline})
+		if err != nil {
+			fmt.Fprintf(e.stderr, "mcpgen schema: %v\n", err)
+			code = exitFail
+			continue
+		}
+		fmt.Fprintf(e.stdout, "%s: %s (sha256 ok, from %s)\n", rev, relPath(root, res.Path), res.Source)
+	}
+	return code
+}
+
+// mirrorDir returns the mirror to use: flagValue, which must then be a
+// directory, or the default mirror of root.
+func mirrorDir(root, flagValue string) (string, error) {
+	if flagValue == "" {
+		return schema.DefaultMirror(root), nil
+	}
+	fi, err := os.Stat(flagValue)
+	if err != nil {
+		return "", fmt.Errorf("--mirror: %w", err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("--mirror: %s is not a directory", flagValue)
+	}
+	return flagValue, nil
+}
+
+// relPath returns path relative to root if it is inside it, else path.
+func relPath(root, path string) string {
+	if rel, err := filepath.Rel(root, path); err == nil && filepath.IsLocal(rel) {
+		return rel
+	}
+	return path
+}

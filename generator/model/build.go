@@ -1,0 +1,532 @@
+package model
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/mcpgen/mcpgen/generator/load"
+)
+
+// Error is a model error: a place in the schema and what is wrong there.
+type Error struct {
+	Path    string
+	Pointer string
+	Msg     string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%s %s: %s", e.Path, e.Pointer, e.Msg) }
+
+type builder struct {
+	doc    *load.Document
+	rev    string
+	byName map[string]*Decl
+	out    []*Decl
+	used   map[any]bool // table entries that applied
+}
+
+// Build turns a loaded schema into the model of revision rev.
+func Build(rev string, doc *load.Document) (*Revision, error) {
+	b := &builder{doc: doc, rev: rev, byName: map[string]*Decl{}, used: map[any]bool{}}
+	for _, def := range doc.Definitions {
+		b.byName[def.Name] = &Decl{Name: def.Name, Pointer: def.Schema.Pointer, Doc: def.Schema.Description}
+	}
+	for _, def := range doc.Definitions {
+		d := b.byName[def.Name]
+		b.out = append(b.out, d)
+		if err := b.fill(d, def.Schema); err != nil {
+			return nil, err
+		}
+	}
+	r := &Revision{Name: rev, SHA256: doc.SHA256, Decls: b.out}
+	if err := b.methods(r); err != nil {
+		return nil, err
+	}
+	if err := b.checkTables(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func (b *builder) errorf(ptr, format string, args ...any) error {
+	return &Error{Path: b.doc.Path, Pointer: ptr, Msg: fmt.Sprintf(format, args...)}
+}
+
+// hoist declares an anonymous type.
+func (b *builder) hoist(name string, s *load.Schema) (*Decl, error) {
+	if prev, ok := b.byName[name]; ok {
+		return nil, b.errorf(s.Pointer, "the anonymous type here would be named %s, which %s already uses", name, prev.Pointer)
+	}
+	d := &Decl{Name: name, Pointer: s.Pointer, Doc: s.Description, Anonymous: true}
+	b.byName[name] = d
+	b.out = append(b.out, d)
+	return d, b.fill(d, s)
+}
+
+// pascal turns a member name into a name part: "listChanged" → "ListChanged",
+// "_meta" → "Meta", "$schema" → "Schema".
+func pascal(s string) string {
+	var out []rune
+	up := true
+	for _, r := range s {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			up = true
+			continue
+		}
+		if up {
+			r = unicode.ToUpper(r)
+			up = false
+		}
+		out = append(out, r)
+	}
+	return string(out)
+}
+
+// nonNull returns the types of s other than "null", and whether null is allowed.
+func nonNull(s *load.Schema) ([]string, bool) {
+	var ts []string
+	null := false
+	for _, t := range s.Types {
+		if t == "null" {
+			null = true
+		} else {
+			ts = append(ts, t)
+		}
+	}
+	return ts, null
+}
+
+func isObject(s *load.Schema) bool {
+	ts, _ := nonNull(s)
+	return len(s.Properties) > 0 || (len(ts) == 1 && ts[0] == "object")
+}
+
+func (b *builder) fill(d *Decl, s *load.Schema) error {
+	ts, null := nonNull(s)
+	switch {
+	case s.Bool != nil:
+		d.Kind = Alias
+		d.Target = &Type{Kind: RawValue}
+	case len(s.AnyOf) > 0:
+		d.Kind = Union
+		return b.variants(d, s.AnyOf, s)
+	case len(s.AllOf) > 0:
+		d.Kind = Object
+		return b.allOf(d, s)
+	case len(s.Enum) > 0:
+		return b.enum(d, s)
+	case s.Ref != "":
+		d.Kind = Alias
+		d.Target = &Type{Kind: Ref, Decl: b.byName[s.Ref]}
+	case len(ts) > 1 && !isIDTypes(ts):
+		if null {
+			return b.errorf(s.Pointer, `keyword "type": a nullable union %v is not supported`, s.Types)
+		}
+		d.Kind = Union
+		return b.scalarVariants(d, s, ts)
+	case isObject(s) && len(s.Properties) > 0:
+		d.Kind = Object
+		return b.object(d, s, s.Properties, s.Required, s.AdditionalProperties)
+	default:
+		t, err := b.typeOf(s, d.Name)
+		if err != nil {
+			return err
+		}
+		d.Kind = Alias
+		d.Target = t
+	}
+	return nil
+}
+
+func isIDTypes(ts []string) bool {
+	return len(ts) == 2 && slices.Contains(ts, "string") && slices.Contains(ts, "integer")
+}
+
+func (b *builder) enum(d *Decl, s *load.Schema) error {
+	d.Kind = Enum
+	for i, v := range s.Enum {
+		if v.Kind() != '"' {
+			return b.errorf(s.Pointer+"/enum/"+strconv.Itoa(i), `keyword "enum": only string values are supported, got %s`, v)
+		}
+		u, _ := jsontext.AppendUnquote(nil, v)
+		d.Values = append(d.Values, string(u))
+	}
+	if ts, _ := nonNull(s); len(ts) > 1 || len(ts) == 1 && ts[0] != "string" {
+		return b.errorf(s.Pointer, `keyword "enum": an enum of type %v is not supported`, s.Types)
+	}
+	return nil
+}
+
+// variants fills a union from anyOf members. A member that is itself an
+// anonymous union (an anyOf, or a type list) is flattened into this one.
+func (b *builder) variants(d *Decl, members []*load.Schema, s *load.Schema) error {
+	for i, m := range members {
+		ts, null := nonNull(m)
+		switch {
+		case m.Ref != "":
+			d.Variants = append(d.Variants, &Type{Kind: Ref, Decl: b.byName[m.Ref]})
+		case len(m.AnyOf) > 0:
+			if err := b.variants(d, m.AnyOf, m); err != nil {
+				return err
+			}
+		case len(ts) > 1 && !isIDTypes(ts) && len(m.Enum) == 0:
+			if null {
+				return b.errorf(m.Pointer, `keyword "type": a nullable union %v is not supported`, m.Types)
+			}
+			if err := b.scalarVariants(d, m, ts); err != nil {
+				return err
+			}
+		default:
+			// Named by kind, and by position too when the kind repeats.
+			name := d.Name + variantSuffix(m)
+			if _, taken := b.byName[name]; taken {
+				name += strconv.Itoa(i)
+			}
+			t, err := b.typeOf(m, name)
+			if err != nil {
+				return err
+			}
+			if t.Kind != Ref {
+				// Every variant is a named type, so that it can carry the
+				// union's marker method.
+				vd, err := b.hoistType(name, m, t)
+				if err != nil {
+					return err
+				}
+				t = &Type{Kind: Ref, Decl: vd}
+			}
+			d.Variants = append(d.Variants, t)
+		}
+	}
+	return nil
+}
+
+// hoistType declares an alias for a type expression.
+func (b *builder) hoistType(name string, s *load.Schema, t *Type) (*Decl, error) {
+	if prev, ok := b.byName[name]; ok {
+		return nil, b.errorf(s.Pointer, "the anonymous type here would be named %s, which %s already uses", name, prev.Pointer)
+	}
+	d := &Decl{Name: name, Pointer: s.Pointer, Doc: s.Description, Anonymous: true, Kind: Alias, Target: t}
+	b.byName[name] = d
+	b.out = append(b.out, d)
+	return d, nil
+}
+
+func variantSuffix(m *load.Schema) string {
+	ts, _ := nonNull(m)
+	if len(ts) == 1 {
+		return pascal(ts[0])
+	}
+	if len(m.Properties) > 0 {
+		return "Object"
+	}
+	return "Variant"
+}
+
+func (b *builder) scalarVariants(d *Decl, s *load.Schema, ts []string) error {
+	for _, t := range ts {
+		one := &load.Schema{Pointer: s.Pointer, Types: []string{t}, Format: s.Format}
+		if t == "object" || t == "array" {
+			return b.errorf(s.Pointer, `keyword "type": %q inside a type list is not supported`, t)
+		}
+		st, err := b.typeOf(one, "")
+		if err != nil {
+			return err
+		}
+		vd, err := b.hoistType(d.Name+pascal(t), s, st)
+		if err != nil {
+			return err
+		}
+		d.Variants = append(d.Variants, &Type{Kind: Ref, Decl: vd})
+	}
+	return nil
+}
+
+// allOf flattens the parts into one object. A member declared again in a
+// later part replaces the earlier declaration (it narrows it, as the error
+// code constant of URLElicitationRequiredError does).
+func (b *builder) allOf(d *Decl, s *load.Schema) error {
+	var props []*load.Property
+	var required []string
+	var extra *load.Schema
+	var collect func(p *load.Schema) error
+	collect = func(p *load.Schema) error {
+		if p.Ref != "" {
+			def, _ := b.doc.Lookup(p.Ref)
+			return collect(def.Schema)
+		}
+		if len(p.AllOf) > 0 {
+			for _, q := range p.AllOf {
+				if err := collect(q); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if !isObject(p) {
+			return b.errorf(p.Pointer, `keyword "allOf": every part must be an object schema`)
+		}
+		for _, prop := range p.Properties {
+			i := slices.IndexFunc(props, func(q *load.Property) bool { return q.Name == prop.Name })
+			if i >= 0 {
+				props[i] = prop
+			} else {
+				props = append(props, prop)
+			}
+		}
+		for _, r := range p.Required {
+			if !slices.Contains(required, r) {
+				required = append(required, r)
+			}
+		}
+		if p.AdditionalProperties != nil {
+			extra = p.AdditionalProperties
+		}
+		return nil
+	}
+	for _, p := range s.AllOf {
+		if err := collect(p); err != nil {
+			return err
+		}
+	}
+	return b.object(d, s, props, required, extra)
+}
+
+func isConst(s *load.Schema) bool { return s.Const != nil }
+
+func (b *builder) object(d *Decl, s *load.Schema, props []*load.Property, required []string, extra *load.Schema) error {
+	req := func(n string) bool { return slices.Contains(required, n) }
+	for _, p := range props {
+		if p.Name == "method" && isConst(p.Schema) && req("method") {
+			d.Message = true
+		}
+	}
+	d.Open = extra != nil && !(extra.Bool != nil && !*extra.Bool)
+	for _, p := range props {
+		ps := p.Schema
+		if d.Message && (p.Name == "jsonrpc" || p.Name == "id") {
+			continue
+		}
+		if isConst(ps) {
+			d.Consts = append(d.Consts, &Const{Name: p.Name, Doc: ps.Description, Value: ps.Const, Required: req(p.Name)})
+			continue
+		}
+		f := &Field{Name: p.Name, Doc: ps.Description, Required: req(p.Name)}
+		if p.Name == "_meta" {
+			f.Meta = true
+			f.Type = &Type{Kind: RawObject}
+			for _, mp := range ps.Properties {
+				mt, err := b.typeOf(mp.Schema, d.Name+"Meta"+pascal(mp.Name))
+				if err != nil {
+					return err
+				}
+				f.MetaKeys = append(f.MetaKeys, &Field{Name: mp.Name, Doc: mp.Schema.Description, Type: mt})
+			}
+		} else if raw, ok := b.rawOverride(d.Name, p.Name); ok {
+			t := &Type{Kind: RawObject}
+			if !isObject(ps) {
+				return b.errorf(ps.Pointer, "table %q lists this member, but it is not an object schema", raw.Why)
+			}
+			for _, cp := range ps.Properties {
+				if isConst(cp.Schema) && slices.Contains(ps.Required, cp.Name) {
+					t.ObjectConsts = append(t.ObjectConsts, &Const{Name: cp.Name, Value: cp.Schema.Const, Required: true})
+				}
+			}
+			f.Type = t
+		} else {
+			t, err := b.typeOf(ps, d.Name+pascal(p.Name))
+			if err != nil {
+				return err
+			}
+			f.Type = t
+		}
+		d.Fields = append(d.Fields, f)
+	}
+	for _, r := range required {
+		if !slices.ContainsFunc(props, func(p *load.Property) bool { return p.Name == r }) {
+			return b.errorf(s.Pointer, `keyword "required": %q is not a declared property`, r)
+		}
+	}
+	return nil
+}
+
+// typeOf returns the type of the schema s, hoisting anonymous object, union
+// and enum types under the name path.
+func (b *builder) typeOf(s *load.Schema, path string) (*Type, error) {
+	ts, null := nonNull(s)
+	var t *Type
+	switch {
+	case s.IsEmpty():
+		return &Type{Kind: RawValue}, nil
+	case s.Bool != nil:
+		return nil, b.errorf(s.Pointer, "the schema false is not supported here")
+	case s.Ref != "":
+		t = &Type{Kind: Ref, Decl: b.byName[s.Ref]}
+	case len(s.AnyOf) > 0 || len(s.AllOf) > 0 || len(s.Enum) > 0 || isObject(s) && len(s.Properties) > 0 || len(ts) > 1 && !isIDTypes(ts):
+		if s.Const != nil {
+			return nil, b.errorf(s.Pointer, `keyword "const" is only supported on object members`)
+		}
+		d, err := b.hoist(path, s)
+		if err != nil {
+			return nil, err
+		}
+		t = &Type{Kind: Ref, Decl: d}
+	case s.Const != nil:
+		return nil, b.errorf(s.Pointer, `keyword "const" is only supported on object members`)
+	case isIDTypes(ts):
+		t = &Type{Kind: ID}
+	case len(ts) == 0 && len(s.Properties) == 0 && s.Items == nil && s.AdditionalProperties == nil:
+		return nil, b.errorf(s.Pointer, `keyword "type" is missing and nothing else says what the value is`)
+	case isObject(s) || len(ts) == 0 && s.AdditionalProperties != nil:
+		ap := s.AdditionalProperties
+		if ap == nil || ap.IsEmpty() || ap.Bool != nil {
+			t = &Type{Kind: RawObject}
+		} else {
+			et, err := b.typeOf(ap, path+"Value")
+			if err != nil {
+				return nil, err
+			}
+			t = &Type{Kind: Map, Elem: et}
+		}
+	case ts[0] == "array":
+		if s.Items == nil {
+			t = &Type{Kind: Array, Elem: &Type{Kind: RawValue}}
+		} else {
+			et, err := b.typeOf(s.Items, path+"Item")
+			if err != nil {
+				return nil, err
+			}
+			t = &Type{Kind: Array, Elem: et}
+		}
+	case ts[0] == "string":
+		t = &Type{Kind: String, Format: s.Format}
+	case ts[0] == "integer":
+		t = &Type{Kind: Integer}
+	case ts[0] == "number":
+		t = &Type{Kind: Number}
+	case ts[0] == "boolean":
+		t = &Type{Kind: Boolean}
+	case ts[0] == "null":
+		return nil, b.errorf(s.Pointer, `keyword "type": a value that is always null is not supported`)
+	default:
+		return nil, b.errorf(s.Pointer, `keyword "type": %v is not supported here`, s.Types)
+	}
+	if null {
+		t.Nullable = true
+	}
+	return t, nil
+}
+
+// methods builds the method table from the four message unions.
+func (b *builder) methods(r *Revision) error {
+	type source struct {
+		union string
+		kind  MethodKind
+		dir   Direction
+	}
+	sources := []source{
+		{"ClientRequest", Request, ClientToServer},
+		{"ServerRequest", Request, ServerToClient},
+		{"ClientNotification", Notification, ClientToServer},
+		{"ServerNotification", Notification, ServerToClient},
+	}
+	byName := map[string]*Method{}
+	for _, src := range sources {
+		u := b.byName[src.union]
+		if u == nil {
+			return b.errorf("#", "definition %s is missing: the method table is derived from it", src.union)
+		}
+		if u.Kind != Union {
+			return b.errorf(u.Pointer, "%s must be an anyOf of message definitions", src.union)
+		}
+		for _, v := range u.Variants {
+			if v.Kind != Ref || !v.Decl.Message {
+				return b.errorf(u.Pointer, "%s: every member must be a message definition with a constant \"method\"", src.union)
+			}
+			msg := v.Decl
+			name := msg.constString("method")
+			m := byName[name]
+			if m == nil {
+				m = &Method{Name: name, Kind: src.kind, Message: msg}
+				byName[name] = m
+				for _, f := range msg.Fields {
+					if f.Name == "params" {
+						m.Params = f.Type
+						m.ParamsRequired = f.Required
+					}
+				}
+			} else if m.Message != msg || m.Kind != src.kind {
+				return b.errorf(u.Pointer, "method %q is declared by both %s and %s", name, m.Message.Name, msg.Name)
+			}
+			m.Direction |= src.dir
+		}
+	}
+	for _, m := range byName {
+		r.Methods = append(r.Methods, m)
+	}
+	slices.SortFunc(r.Methods, func(a, b *Method) int { return strings.Compare(a.Name, b.Name) })
+	for _, m := range r.Methods {
+		if err := b.results(m); err != nil {
+			return err
+		}
+		if err := b.gate(m); err != nil {
+			return err
+		}
+	}
+	for _, d := range r.Decls {
+		if d.Name == "JSONRPCMessage" && d.Kind == Union {
+			for _, v := range d.Variants {
+				if v.Kind == Ref && v.Decl.Kind == Alias && v.Decl.Target.Kind == Array {
+					r.Batching = true
+				}
+				if v.Kind == Ref && v.Decl.Kind == Alias && v.Decl.Target.Kind == Ref && v.Decl.Target.Decl.Kind == Alias && v.Decl.Target.Decl.Target.Kind == Array {
+					r.Batching = true
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// constString returns the string value of the constant member name.
+func (d *Decl) constString(name string) string {
+	for _, c := range d.Consts {
+		if c.Name == name {
+			u, _ := jsontext.AppendUnquote(nil, c.Value)
+			return string(u)
+		}
+	}
+	return ""
+}
+
+// ConstString returns the value of the string constant member name, and
+// whether the declaration has one.
+func (d *Decl) ConstString(name string) (string, bool) {
+	for _, c := range d.Consts {
+		if c.Name == name && c.Value.Kind() == '"' {
+			return d.constString(name), true
+		}
+	}
+	return "", false
+}
+
+// Field returns the field called name.
+func (d *Decl) Field(name string) *Field {
+	for _, f := range d.Fields {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// Resolve follows aliases of references to the declaration they name.
+func (d *Decl) Resolve() *Decl {
+	for d.Kind == Alias && d.Target.Kind == Ref {
+		d = d.Target.Decl
+	}
+	return d
+}

@@ -1,0 +1,222 @@
+// Package model is mcpgen's language-neutral intermediate representation of
+// one protocol revision: named declarations (objects, unions, enums, aliases)
+// and the method table. It is built from a loaded schema by Build; every later
+// stage (plan, emit, diff) reads only the model.
+package model
+
+import "github.com/go-json-experiment/json/jsontext"
+
+// DeclKind says what a declaration is.
+type DeclKind int
+
+// The declaration kinds.
+const (
+	// Object is a JSON object with known members (allOf flattened).
+	Object DeclKind = iota + 1
+	// Union is an anyOf: exactly one of several variants.
+	Union
+	// Enum is a string with a fixed set of values.
+	Enum
+	// Alias is another name for a type (a $ref, a scalar, a map, raw JSON).
+	Alias
+)
+
+func (k DeclKind) String() string {
+	switch k {
+	case Object:
+		return "object"
+	case Union:
+		return "union"
+	case Enum:
+		return "enum"
+	case Alias:
+		return "alias"
+	}
+	return "invalid"
+}
+
+// Revision is the model of one protocol revision.
+type Revision struct {
+	// Name is the revision, such as "2025-06-18".
+	Name string
+	// SHA256 is the hex sha256 of the schema file.
+	SHA256 string
+	// Decls are every declaration: the definitions in file order, each
+	// followed by the anonymous types hoisted out of it.
+	Decls []*Decl
+	// Methods are the protocol's methods, sorted by name.
+	Methods []*Method
+	// Batching reports whether JSON-RPC batches are part of the revision.
+	Batching bool
+}
+
+// Lookup returns the declaration with the schema name name.
+func (r *Revision) Lookup(name string) *Decl {
+	for _, d := range r.Decls {
+		if d.Name == name {
+			return d
+		}
+	}
+	return nil
+}
+
+// Method returns the method called name.
+func (r *Revision) Method(name string) *Method {
+	for _, m := range r.Methods {
+		if m.Name == name {
+			return m
+		}
+	}
+	return nil
+}
+
+// Decl is a named type. Definitions keep their schema name; anonymous types
+// are named by their path: the enclosing name followed by the member's name
+// ("CallToolRequest" + "params" → "CallToolRequestParams"), "Item" for array
+// items, "Value" for map values and "Variant" plus a position for union
+// members.
+type Decl struct {
+	Name string
+	// Pointer is the schema's JSON pointer, such as "#/definitions/Tool".
+	Pointer string
+	// Doc is the schema's description.
+	Doc string
+	// Anonymous reports a type hoisted out of another one.
+	Anonymous bool
+	Kind      DeclKind
+
+	// Object
+	Fields []*Field
+	Consts []*Const
+	// Open reports an object that declares additionalProperties: the members
+	// it does not know are kept.
+	Open bool
+	// Message reports a request or notification definition (a required const
+	// "method"). Its envelope members jsonrpc and id, which 2025-11-25 embeds,
+	// are dropped: the JSON-RPC envelope belongs to the runtime.
+	Message bool
+
+	// Union
+	Variants []*Type
+
+	// Enum
+	Values []string
+
+	// Alias
+	Target *Type
+}
+
+// Field is an object member that carries data.
+type Field struct {
+	Name     string
+	Doc      string
+	Type     *Type
+	Required bool
+	// Meta reports the "_meta" member: it is kept as raw JSON, and MetaKeys
+	// are the members the schema declares in it (such as progressToken).
+	Meta     bool
+	MetaKeys []*Field
+}
+
+// Const is an object member with a single allowed value, such as
+// "type": "text". Encoders write it; decoders check it.
+type Const struct {
+	Name     string
+	Doc      string
+	Value    jsontext.Value
+	Required bool
+}
+
+// TypeKind says what a type expression is.
+type TypeKind int
+
+// The type kinds.
+const (
+	Ref       TypeKind = iota + 1 // a Decl
+	String                        // a JSON string
+	Integer                       // a JSON integer
+	Number                        // a JSON number
+	Boolean                       // true or false
+	Array                         // Elem is the element type
+	Map                           // an object with arbitrary names; Elem is the value type
+	RawValue                      // any JSON value, kept as bytes
+	RawObject                     // any JSON object, kept as bytes
+	ID                            // a string or an integer (RequestId, ProgressToken)
+)
+
+// Type is a type expression.
+type Type struct {
+	Kind TypeKind
+	Decl *Decl // Ref
+	Elem *Type // Array, Map
+	// Nullable reports that null is allowed too (type: [T, "null"]).
+	Nullable bool
+	// Format is the string format, such as "uri".
+	Format string
+	// ObjectConsts are the required constant members a RawObject must have
+	// (such as "type": "object" on an embedded JSON Schema).
+	ObjectConsts []*Const
+}
+
+// MethodKind tells requests from notifications.
+type MethodKind int
+
+// The method kinds.
+const (
+	Request MethodKind = iota + 1
+	Notification
+)
+
+func (k MethodKind) String() string {
+	if k == Request {
+		return "request"
+	}
+	return "notification"
+}
+
+// Direction says who sends a method.
+type Direction int
+
+// The directions. Both is ClientToServer|ServerToClient.
+const (
+	ClientToServer Direction = 1 << iota
+	ServerToClient
+	Both = ClientToServer | ServerToClient
+)
+
+func (d Direction) String() string {
+	switch d {
+	case ClientToServer:
+		return "client→server"
+	case ServerToClient:
+		return "server→client"
+	case Both:
+		return "both"
+	}
+	return "none"
+}
+
+// Method is one JSON-RPC method of the revision.
+type Method struct {
+	Name      string
+	Kind      MethodKind
+	Direction Direction
+	// Message is the request or notification declaration.
+	Message *Decl
+	// Params is the params type, nil when the message has none.
+	Params *Type
+	// ParamsRequired reports that params must be present.
+	ParamsRequired bool
+	// Results are the declarations a response may carry: the first is the
+	// normal result; more come from the exceptions table (such as
+	// CreateTaskResult for task-augmented requests).
+	Results []*Decl
+	// Gate is the capability the receiver must have declared, as a dotted
+	// path in its capabilities object ("tools", "resources.subscribe"); "" when
+	// the method is not gated.
+	Gate string
+	// Why explains Results when they come from a table.
+	Why string
+
+	gateSide string
+}

@@ -1,0 +1,10 @@
+module github.com/mcpgen/mcpgen
+
+go 1.25
+
+require (
+	github.com/go-json-experiment/json v0.0.0-20251027170946-4849db3c2f7e
+	github.com/google/go-cmp v0.7.0
+	github.com/santhosh-tekuri/jsonschema/v5 v5.3.1
+	github.com/spf13/pflag v1.0.10
+)

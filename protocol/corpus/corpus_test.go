@@ -1,0 +1,935 @@
+package corpus
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/santhosh-tekuri/jsonschema/v5"
+)
+
+// revisions are the revisions the corpus must cover.
+var revisions = []string{"2025-03-26", "2025-06-18", "2025-11-25"}
+
+// emptyResultRequests answer with EmptyResult instead of <X>Result.
+var emptyResultRequests = map[string]bool{
+	"PingRequest":        true,
+	"SubscribeRequest":   true,
+	"UnsubscribeRequest": true,
+	"SetLevelRequest":    true,
+}
+
+// ---------------------------------------------------------------------------
+// Schema access.
+
+// revSchema is one revision's official schema.json, parsed and compiled.
+type revSchema struct {
+	rev     string
+	path    string
+	url     string
+	doc     map[string]any
+	defsKey string // "definitions" or "$defs"
+	defs    map[string]any
+
+	// unions maps each named union definition to its members' definition
+	// names, in schema order.
+	unions map[string][]string
+	// requests and notifications map a member definition of
+	// ClientRequest/ServerRequest (ClientNotification/ServerNotification) to
+	// its method.
+	requests      map[string]string
+	notifications map[string]string
+
+	mu       sync.Mutex
+	compiler *jsonschema.Compiler
+	compiled map[string]*jsonschema.Schema
+}
+
+var (
+	schemaMu    sync.Mutex
+	schemaCache = map[string]*revSchema{}
+)
+
+// repoRoot walks up from the package directory to the directory holding go.mod.
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("cannot find the repository root (no go.mod above the package directory)")
+		}
+		dir = parent
+	}
+}
+
+// schemaPath locates the official schema.json of rev.
+func schemaPath(t *testing.T, rev string) string {
+	t.Helper()
+	root := repoRoot(t)
+	candidates := []string{
+		filepath.Join(root, "schema", rev, "schema.json"),
+		filepath.Join(root, "..", "shared", "schema", rev, "schema.json"),
+	}
+	for _, p := range candidates {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	t.Fatalf("no official schema for %s (looked at %s); run `go run ./cmd/mcpgen schema` from the repository root to materialize it",
+		rev, strings.Join(candidates, ", "))
+	return ""
+}
+
+// checkPin compares the schema file with schema/<rev>/pin.json, where present.
+func checkPin(t *testing.T, rev, path string, data []byte) {
+	t.Helper()
+	pinData, err := os.ReadFile(filepath.Join(repoRoot(t), "schema", rev, "pin.json"))
+	if err != nil {
+		return
+	}
+	var pin struct {
+		SHA256 string `json:"sha256"`
+	}
+	if err := json.Unmarshal(pinData, &pin); err != nil || pin.SHA256 == "" {
+		return
+	}
+	sum := sha256.Sum256(data)
+	if got := hex.EncodeToString(sum[:]); got != pin.SHA256 {
+		t.Fatalf("%s: sha256 %s does not match schema/%s/pin.json (%s); run `go run ./cmd/mcpgen schema`", path, got, rev, pin.SHA256)
+	}
+}
+
+func loadSchema(t *testing.T, rev string) *revSchema {
+	t.Helper()
+	schemaMu.Lock()
+	defer schemaMu.Unlock()
+	if s, ok := schemaCache[rev]; ok {
+		return s
+	}
+	path := schemaPath(t, rev)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPin(t, rev, path, data)
+	doc, err := parseJSON(data)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &revSchema{
+		rev:           rev,
+		path:          abs,
+		url:           "file://" + filepath.ToSlash(abs),
+		doc:           doc.(map[string]any),
+		unions:        map[string][]string{},
+		requests:      map[string]string{},
+		notifications: map[string]string{},
+		compiled:      map[string]*jsonschema.Schema{},
+	}
+	for _, k := range []string{"$defs", "definitions"} {
+		if d, ok := s.doc[k].(map[string]any); ok {
+			s.defsKey, s.defs = k, d
+			break
+		}
+	}
+	if s.defs == nil {
+		t.Fatalf("%s: no definitions", path)
+	}
+	s.compiler = jsonschema.NewCompiler()
+	s.compiler.AssertFormat = true
+	if err := s.compiler.AddResource(s.url, bytes.NewReader(data)); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+
+	for _, name := range sortedKeys(s.defs) {
+		def := s.defs[name].(map[string]any)
+		members, ok := def["anyOf"].([]any)
+		if !ok {
+			continue
+		}
+		for i, m := range members {
+			mn := s.memberName(m)
+			if mn == "" {
+				t.Fatalf("%s: union %s: member %d is neither a $ref nor equal to a named definition", rev, name, i)
+			}
+			s.unions[name] = append(s.unions[name], mn)
+		}
+	}
+	for union, into := range map[string]map[string]string{
+		"ClientRequest":      s.requests,
+		"ServerRequest":      s.requests,
+		"ClientNotification": s.notifications,
+		"ServerNotification": s.notifications,
+	} {
+		members, ok := s.unions[union]
+		if !ok {
+			t.Fatalf("%s: no %s union", rev, union)
+		}
+		for _, m := range members {
+			method, ok := s.methodConst(m)
+			if !ok {
+				t.Fatalf("%s: %s member %s has no properties.method.const", rev, union, m)
+			}
+			into[m] = method
+		}
+	}
+	schemaCache[rev] = s
+	return s
+}
+
+// ref returns the definition name a "$ref" points at, or "".
+func (s *revSchema) ref(node any) string {
+	m, ok := node.(map[string]any)
+	if !ok {
+		return ""
+	}
+	r, ok := m["$ref"].(string)
+	if !ok {
+		return ""
+	}
+	return strings.TrimPrefix(r, "#/"+s.defsKey+"/")
+}
+
+// memberName names a union member: the target of its $ref, or else the one
+// named definition that is structurally equal to it (ignoring descriptions).
+func (s *revSchema) memberName(m any) string {
+	if r := s.ref(m); r != "" {
+		return r
+	}
+	want := stripDescriptions(m)
+	for _, name := range sortedKeys(s.defs) {
+		if cmp.Equal(want, stripDescriptions(s.defs[name])) {
+			return name
+		}
+	}
+	return ""
+}
+
+func stripDescriptions(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, x := range v {
+			if _, isText := x.(string); k == "description" && isText {
+				continue
+			}
+			out[k] = stripDescriptions(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = stripDescriptions(x)
+		}
+		return out
+	}
+	return v
+}
+
+// methodConst returns properties.method.const of a definition.
+func (s *revSchema) methodConst(def string) (string, bool) {
+	d, _ := s.defs[def].(map[string]any)
+	props, _ := d["properties"].(map[string]any)
+	method, _ := props["method"].(map[string]any)
+	c, ok := method["const"].(string)
+	return c, ok
+}
+
+// resolve follows $ref and returns the schema node and its pointer.
+func (s *revSchema) resolve(node any, loc string) (map[string]any, string) {
+	for i := 0; i < 32; i++ {
+		m, ok := node.(map[string]any)
+		if !ok {
+			return nil, loc
+		}
+		r := s.ref(m)
+		if r == "" {
+			return m, loc
+		}
+		node, loc = s.defs[r], "/"+s.defsKey+"/"+r
+	}
+	return nil, loc
+}
+
+// defPtr is the schema pointer of a definition.
+func (s *revSchema) defPtr(def string) string { return "/" + s.defsKey + "/" + def }
+
+// schemaAt compiles the subschema at the JSON pointer loc of schema.json.
+func (s *revSchema) schemaAt(t *testing.T, loc string) *jsonschema.Schema {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sch, ok := s.compiled[loc]; ok {
+		return sch
+	}
+	sch, err := s.compiler.Compile(s.url + "#" + loc)
+	if err != nil {
+		t.Fatalf("%s: compile #%s: %v", s.rev, loc, err)
+	}
+	s.compiled[loc] = sch
+	return sch
+}
+
+// validate validates v against the definition def.
+func (s *revSchema) validate(t *testing.T, def string, v any) error {
+	t.Helper()
+	return s.schemaAt(t, s.defPtr(def)).Validate(v)
+}
+
+// ---------------------------------------------------------------------------
+// JSON helpers.
+
+// parseJSON decodes exactly one JSON value, keeping numbers as json.Number.
+func parseJSON(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("trailing data after the JSON value")
+	}
+	return v, nil
+}
+
+// jsonType is the JSON Schema type of v ("integer" for integral numbers).
+func jsonType(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case string:
+		return "string"
+	case json.Number:
+		f, ok := new(big.Float).SetString(v.String())
+		if ok && f.IsInt() {
+			return "integer"
+		}
+		return "number"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// lookup resolves an RFC 6901 pointer in v.
+func lookup(v any, ptr string) (any, bool) {
+	if ptr == "" {
+		return v, true
+	}
+	if !strings.HasPrefix(ptr, "/") {
+		return nil, false
+	}
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
+		switch c := v.(type) {
+		case map[string]any:
+			x, ok := c[tok]
+			if !ok {
+				return nil, false
+			}
+			v = x
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(c) || strconv.Itoa(i) != tok {
+				return nil, false
+			}
+			v = c[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+func escapeToken(s string) string {
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+}
+
+// firstDuplicateKey walks the tokens of text and returns the pointer of the
+// first object member whose key already occurred in the same object.
+func firstDuplicateKey(text string) (ptr string, found bool, err error) {
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	ptr, found, err = dupWalk(dec, "")
+	if err != nil || found {
+		return ptr, found, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return "", false, errors.New("trailing data after the JSON value")
+	}
+	return "", false, nil
+}
+
+// dupWalk reads one value whose pointer is path.
+func dupWalk(dec *json.Decoder, path string) (string, bool, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return "", false, err
+	}
+	d, ok := tok.(json.Delim)
+	if !ok {
+		return "", false, nil
+	}
+	switch d {
+	case '{':
+		keys := map[string]bool{}
+		for dec.More() {
+			tok, err := dec.Token()
+			if err != nil {
+				return "", false, err
+			}
+			key := tok.(string)
+			member := path + "/" + escapeToken(key)
+			if keys[key] {
+				return member, true, nil
+			}
+			keys[key] = true
+			if p, found, err := dupWalk(dec, member); err != nil || found {
+				return p, found, err
+			}
+		}
+	case '[':
+		for i := 0; dec.More(); i++ {
+			if p, found, err := dupWalk(dec, path+"/"+strconv.Itoa(i)); err != nil || found {
+				return p, found, err
+			}
+		}
+	default:
+		return "", false, fmt.Errorf("unexpected %v", d)
+	}
+	_, err = dec.Token() // the closing delimiter
+	return "", false, err
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// leafLocations returns the instance locations of the innermost errors.
+func leafLocations(err error) []string {
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return nil
+	}
+	var out []string
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			out = append(out, e.InstanceLocation)
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	return out
+}
+
+// ---------------------------------------------------------------------------
+// Tests.
+
+func TestDir(t *testing.T) {
+	for _, bad := range []string{"", ".", "..", "../corpus", "1999-01-01"} {
+		if dir, err := Dir(bad); err == nil {
+			t.Errorf("Dir(%q) = %q, want an error", bad, dir)
+		}
+	}
+	revs, err := Revisions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rev := range revisions {
+		dir, err := Dir(rev)
+		if err != nil {
+			t.Fatalf("Dir(%q): %v", rev, err)
+		}
+		if filepath.Base(dir) != rev {
+			t.Errorf("Dir(%q) = %q", rev, dir)
+		}
+		found := false
+		for _, r := range revs {
+			found = found || r == rev
+		}
+		if !found {
+			t.Errorf("Revisions() = %v, missing %s", revs, rev)
+		}
+	}
+}
+
+// isMessageDef reports whether def (or, for a union, its variant) is a request
+// or notification definition, and which.
+func (s *revSchema) messageKind(def string) (request, notification bool) {
+	_, request = s.requests[def]
+	_, notification = s.notifications[def]
+	return
+}
+
+// checkEnvelope checks that v is a complete JSON-RPC request (or
+// notification) message of definition def.
+func (s *revSchema) checkEnvelope(def string, v any) error {
+	request, notification := s.messageKind(def)
+	if !request && !notification {
+		if _, ok := s.methodConst(def); ok {
+			return fmt.Errorf("%s has a method const but is in no request or notification union", def)
+		}
+		return nil
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return errors.New("a message must be an object")
+	}
+	if obj["jsonrpc"] != "2.0" {
+		return fmt.Errorf(`"jsonrpc" = %v, want "2.0"`, obj["jsonrpc"])
+	}
+	id, hasID := obj["id"]
+	switch {
+	case request && !hasID:
+		return errors.New(`a request message needs an "id"`)
+	case request && jsonType(id) != "string" && jsonType(id) != "integer":
+		return fmt.Errorf(`"id" = %v, want a string or an integer`, id)
+	case notification && hasID:
+		return errors.New(`a notification message has no "id"`)
+	}
+	want, _ := s.methodConst(def)
+	if obj["method"] != want {
+		return fmt.Errorf(`"method" = %v, want %q`, obj["method"], want)
+	}
+	return nil
+}
+
+func TestValidCases(t *testing.T) {
+	for _, rev := range revisions {
+		t.Run(rev, func(t *testing.T) {
+			s := loadSchema(t, rev)
+			cases, err := Valid(rev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(cases) == 0 {
+				t.Fatal("no valid cases")
+			}
+			for _, c := range cases {
+				where := fmt.Sprintf("%s: %s", c.File, c.Name)
+				if _, ok := s.defs[c.Def]; !ok {
+					t.Errorf("%s: no definition %q in %s", where, c.Def, rev)
+					continue
+				}
+				if p, dup, err := firstDuplicateKey(string(c.JSON)); err != nil || dup {
+					t.Errorf("%s: duplicate key at %q (%v)", where, p, err)
+				}
+				v, err := parseJSON(c.JSON)
+				if err != nil {
+					t.Errorf("%s: %v", where, err)
+					continue
+				}
+				if err := s.validate(t, c.Def, v); err != nil {
+					t.Errorf("%s: not valid against %s: %#v", where, c.Def, err)
+				}
+				members, isUnion := s.unions[c.Def]
+				msgDef := c.Def
+				switch {
+				case isUnion && c.Variant == "":
+					t.Errorf("%s: %s is a union: set variant to one of %v", where, c.Def, members)
+				case isUnion:
+					found := false
+					for _, m := range members {
+						found = found || m == c.Variant
+					}
+					if !found {
+						t.Errorf("%s: variant %s is not a member of %s %v", where, c.Variant, c.Def, members)
+						continue
+					}
+					if err := s.validate(t, c.Variant, v); err != nil {
+						t.Errorf("%s: not valid against variant %s: %#v", where, c.Variant, err)
+					}
+					msgDef = c.Variant
+				case c.Variant != "":
+					t.Errorf("%s: variant %q set but %s is not a union", where, c.Variant, c.Def)
+				}
+				if err := s.checkEnvelope(msgDef, v); err != nil {
+					t.Errorf("%s: %v", where, err)
+				}
+			}
+		})
+	}
+}
+
+var (
+	missingRE   = regexp.MustCompile(`^missing required field "([^"]+)"$`)
+	wrongTypeRE = regexp.MustCompile(`^want (string|integer|number|boolean|object|array)$`)
+)
+
+func TestInvalidCases(t *testing.T) {
+	for _, rev := range revisions {
+		t.Run(rev, func(t *testing.T) {
+			s := loadSchema(t, rev)
+			cases, err := InvalidCases(rev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			type spread struct{ total, message, result, union int }
+			perKind := map[string]*spread{}
+			for _, k := range Kinds {
+				perKind[k] = &spread{}
+			}
+			for _, c := range cases {
+				where := fmt.Sprintf("%s: %s", c.File, c.Name)
+				if _, ok := s.defs[c.Def]; !ok {
+					t.Errorf("%s: no definition %q in %s", where, c.Def, rev)
+					continue
+				}
+				sp := perKind[c.Kind]
+				sp.total++
+				_, isUnion := s.unions[c.Def]
+				req, notif := s.messageKind(c.Def)
+				switch {
+				case isUnion:
+					sp.union++
+				case req || notif:
+					sp.message++
+				case strings.HasSuffix(c.Def, "Result"):
+					sp.result++
+				}
+				if c.Pointer == "/jsonrpc" || c.Pointer == "/id" {
+					t.Errorf("%s: pointer %q is an envelope field", where, c.Pointer)
+				}
+
+				dupPtr, dup, err := firstDuplicateKey(c.Text)
+				if err != nil {
+					t.Errorf("%s: text is not JSON: %v", where, err)
+					continue
+				}
+				v, err := parseJSON([]byte(c.Text))
+				if err != nil {
+					t.Errorf("%s: text is not JSON: %v", where, err)
+					continue
+				}
+				if req || notif {
+					if err := s.checkEnvelope(c.Def, v); err != nil {
+						t.Errorf("%s: envelope: %v", where, err)
+					}
+				}
+				if c.Kind == KindDuplicateKey {
+					if c.Contains != "duplicate" {
+						t.Errorf("%s: contains = %q, want %q", where, c.Contains, "duplicate")
+					}
+					if !dup {
+						t.Errorf("%s: text has no duplicate key", where)
+						continue
+					}
+					if dupPtr != c.Pointer {
+						t.Errorf("%s: second occurrence of the duplicate key is at %q, pointer says %q", where, dupPtr, c.Pointer)
+					}
+					// The duplicate must be the only defect.
+					if err := s.validate(t, c.Def, v); err != nil {
+						t.Errorf("%s: apart from the duplicate key, text is not valid against %s: %#v", where, c.Def, err)
+					}
+					continue
+				}
+				if dup {
+					t.Errorf("%s: unexpected duplicate key at %q", where, dupPtr)
+				}
+				verr := s.validate(t, c.Def, v)
+				if verr == nil {
+					t.Errorf("%s: text is valid against %s, want it rejected", where, c.Def)
+					continue
+				}
+				leaves := leafLocations(verr)
+				found := false
+				for _, l := range leaves {
+					found = found || l == c.Pointer
+				}
+				if !found {
+					t.Errorf("%s: schema errors are at %q, none at pointer %q: %#v", where, leaves, c.Pointer, verr)
+				}
+				at, ok := lookup(v, c.Pointer)
+				if !ok {
+					t.Errorf("%s: pointer %q does not exist in the text", where, c.Pointer)
+					continue
+				}
+				switch c.Kind {
+				case KindMissingRequired, KindWrongCaseKey:
+					m := missingRE.FindStringSubmatch(c.Contains)
+					if m == nil {
+						t.Errorf("%s: contains = %q, want `missing required field \"<name>\"`", where, c.Contains)
+						continue
+					}
+					obj, ok := at.(map[string]any)
+					if !ok {
+						t.Errorf("%s: %q is not an object", where, c.Pointer)
+						continue
+					}
+					if _, present := obj[m[1]]; present {
+						t.Errorf("%s: %q has %q", where, c.Pointer, m[1])
+					}
+					if c.Kind == KindWrongCaseKey {
+						wrong := false
+						for k := range obj {
+							wrong = wrong || (k != m[1] && strings.EqualFold(k, m[1]))
+						}
+						if !wrong {
+							t.Errorf("%s: %q has no key spelled like %q in another case", where, c.Pointer, m[1])
+						}
+					}
+				case KindWrongDiscriminator:
+					if c.Contains != "unknown" {
+						t.Errorf("%s: contains = %q, want %q", where, c.Contains, "unknown")
+					}
+					if _, ok := at.(string); !ok {
+						t.Errorf("%s: discriminator %q is not a string", where, c.Pointer)
+					}
+				case KindWrongType:
+					m := wrongTypeRE.FindStringSubmatch(c.Contains)
+					if m == nil {
+						t.Errorf("%s: contains = %q, want \"want <type>\"", where, c.Contains)
+						continue
+					}
+					got := jsonType(at)
+					if got == m[1] || (m[1] == "number" && got == "integer") {
+						t.Errorf("%s: value at %q is a %s, which is the wanted type", where, c.Pointer, got)
+					}
+				case KindBadEnum:
+					if c.Contains != "want one of" {
+						t.Errorf("%s: contains = %q, want %q", where, c.Contains, "want one of")
+					}
+					if _, ok := at.(string); !ok {
+						t.Errorf("%s: value at %q is not a string", where, c.Pointer)
+					}
+				case KindBadConst:
+					if _, err := parseJSON([]byte(c.Contains)); err != nil {
+						t.Errorf("%s: contains = %q, want the expected constant as JSON text", where, c.Contains)
+					}
+				}
+			}
+			for _, k := range Kinds {
+				sp := perKind[k]
+				if k == KindBadConst {
+					continue
+				}
+				if sp.total < 5 {
+					t.Errorf("kind %s: %d cases, want at least 5", k, sp.total)
+				}
+				if sp.message == 0 || sp.result == 0 || sp.union == 0 {
+					t.Errorf("kind %s: %d on messages, %d on results, %d on unions; want some of each", k, sp.message, sp.result, sp.union)
+				}
+			}
+		})
+	}
+}
+
+func TestCoverage(t *testing.T) {
+	for _, rev := range revisions {
+		t.Run(rev, func(t *testing.T) {
+			s := loadSchema(t, rev)
+			cases, err := Valid(rev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			byDef := map[string][]Case{}
+			variants := map[string]bool{} // "Union|Member"
+			for _, c := range cases {
+				byDef[c.Def] = append(byDef[c.Def], c)
+				if c.Variant != "" {
+					byDef[c.Variant] = append(byDef[c.Variant], c)
+					variants[c.Def+"|"+c.Variant] = true
+				}
+			}
+
+			var missing []string
+			for _, def := range sortedKeys(s.notifications) {
+				if len(byDef[def]) == 0 {
+					missing = append(missing, fmt.Sprintf("notification %s (%s)", s.notifications[def], def))
+				}
+			}
+			for _, def := range sortedKeys(s.requests) {
+				method := s.requests[def]
+				if len(byDef[def]) == 0 {
+					missing = append(missing, fmt.Sprintf("request %s (%s)", method, def))
+				}
+				result := strings.TrimSuffix(def, "Request") + "Result"
+				if emptyResultRequests[def] {
+					result = "EmptyResult"
+				}
+				if _, ok := s.defs[result]; !ok {
+					t.Errorf("%s: no result definition %s for %s", rev, result, def)
+				} else if len(byDef[result]) == 0 {
+					missing = append(missing, fmt.Sprintf("result %s of %s", result, method))
+				}
+				if s.taskAugmentable(def) {
+					found := false
+					for _, c := range byDef["CreateTaskResult"] {
+						found = found || strings.Contains(c.Name, method)
+					}
+					if !found {
+						missing = append(missing, fmt.Sprintf("CreateTaskResult case naming %s", method))
+					}
+				}
+			}
+			for _, u := range sortedKeys(s.unions) {
+				for _, m := range s.unions[u] {
+					if !variants[u+"|"+m] {
+						missing = append(missing, fmt.Sprintf("union %s member %s", u, m))
+					}
+				}
+			}
+
+			// Every branch of every anonymous (inline) union and every type of
+			// every type array must be exercised by some valid case.
+			want := s.branchTargets()
+			hits := map[string]bool{}
+			for _, c := range cases {
+				v, err := parseJSON(c.JSON)
+				if err != nil {
+					continue // reported by TestValidCases
+				}
+				s.walk(t, s.defs[c.Def], s.defPtr(c.Def), v, hits)
+			}
+			for _, target := range want {
+				if !hits[target] {
+					missing = append(missing, "branch #"+target)
+				}
+			}
+			if len(missing) > 0 {
+				t.Errorf("%s: missing coverage:\n\t%s", rev, strings.Join(missing, "\n\t"))
+			}
+		})
+	}
+}
+
+// taskAugmentable reports whether the params of request def have a "task"
+// member.
+func (s *revSchema) taskAugmentable(def string) bool {
+	d, _ := s.defs[def].(map[string]any)
+	props, _ := d["properties"].(map[string]any)
+	params, _ := s.resolve(props["params"], "")
+	if params == nil {
+		return false
+	}
+	pp, _ := params["properties"].(map[string]any)
+	_, ok := pp["task"]
+	return ok
+}
+
+// branchTargets lists, as "<schema pointer>|<branch>", every member of every
+// inline anyOf ("|0", "|1", ...) and every type of every type array
+// ("|type:string", ...) in the schema. Top-level named unions are covered by
+// variant cases instead.
+func (s *revSchema) branchTargets() []string {
+	var out []string
+	var walk func(node any, loc string, top bool)
+	walk = func(node any, loc string, top bool) {
+		switch n := node.(type) {
+		case map[string]any:
+			if members, ok := n["anyOf"].([]any); ok && !top {
+				for i := range members {
+					out = append(out, fmt.Sprintf("%s|%d", loc, i))
+				}
+			}
+			if types, ok := n["type"].([]any); ok && len(types) > 1 {
+				for _, ty := range types {
+					out = append(out, fmt.Sprintf("%s|type:%v", loc, ty))
+				}
+			}
+			for _, k := range sortedKeys(n) {
+				switch k {
+				case "const", "enum", "default", "examples", "required", "type":
+				case "properties":
+					props, _ := n[k].(map[string]any)
+					for _, p := range sortedKeys(props) {
+						walk(props[p], loc+"/properties/"+escapeToken(p), false)
+					}
+				default:
+					walk(n[k], loc+"/"+escapeToken(k), false)
+				}
+			}
+		case []any:
+			for i, x := range n {
+				walk(x, loc+"/"+strconv.Itoa(i), false)
+			}
+		}
+	}
+	for _, name := range sortedKeys(s.defs) {
+		walk(s.defs[name], s.defPtr(name), true)
+	}
+	return out
+}
+
+// walk descends the value v along the schema node at loc and records in hits
+// the inline anyOf branches that v matches and the types it takes in type
+// arrays.
+func (s *revSchema) walk(t *testing.T, node any, loc string, v any, hits map[string]bool) {
+	m, loc := s.resolve(node, loc)
+	if m == nil {
+		return
+	}
+	if types, ok := m["type"].([]any); ok && len(types) > 1 {
+		hits[loc+"|type:"+jsonType(v)] = true
+	}
+	if subs, ok := m["allOf"].([]any); ok {
+		for i, sub := range subs {
+			s.walk(t, sub, fmt.Sprintf("%s/allOf/%d", loc, i), v, hits)
+		}
+	}
+	if subs, ok := m["anyOf"].([]any); ok {
+		for i, sub := range subs {
+			bloc := fmt.Sprintf("%s/anyOf/%d", loc, i)
+			if s.schemaAt(t, bloc).Validate(v) == nil {
+				hits[fmt.Sprintf("%s|%d", loc, i)] = true
+				s.walk(t, sub, bloc, v, hits)
+			}
+		}
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		props, _ := m["properties"].(map[string]any)
+		for _, k := range sortedKeys(v) {
+			if p, ok := props[k]; ok {
+				s.walk(t, p, loc+"/properties/"+escapeToken(k), v[k], hits)
+			} else if ap, ok := m["additionalProperties"].(map[string]any); ok {
+				s.walk(t, ap, loc+"/additionalProperties", v[k], hits)
+			}
+		}
+	case []any:
+		if items, ok := m["items"].(map[string]any); ok {
+			for _, x := range v {
+				s.walk(t, items, loc+"/items", x, hits)
+			}
+		}
+	}
+}

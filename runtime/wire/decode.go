@@ -1,0 +1,361 @@
+package wire
+
+import (
+	"bytes"
+	"io"
+	"math"
+	"strconv"
+	"sync"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Unmarshaler is implemented by every generated type: it decodes one JSON
+// value from d, strictly.
+type Unmarshaler interface {
+	UnmarshalJSONFrom(d *jsontext.Decoder) error
+}
+
+type decoder struct {
+	buf bytes.Buffer
+	dec jsontext.Decoder
+}
+
+var decoders = sync.Pool{New: func() any { return new(decoder) }}
+
+// Unmarshal decodes the single JSON value in data into u. Anything but
+// white space after the value is an error.
+func Unmarshal(data []byte, u Unmarshaler) error {
+	p := decoders.Get().(*decoder)
+	p.buf = *bytes.NewBuffer(data)
+	p.dec.Reset(&p.buf)
+	err := u.UnmarshalJSONFrom(&p.dec)
+	if err == nil {
+		if _, terr := p.dec.ReadToken(); terr != io.EOF {
+			if terr == nil {
+				err = Errorf("", "unexpected data after the JSON value (at byte offset %d)", p.dec.InputOffset())
+			} else {
+				err = convert(&p.dec, terr)
+			}
+		}
+	} else {
+		err = convert(&p.dec, err)
+	}
+	p.buf = bytes.Buffer{}
+	p.dec.Reset(&p.buf)
+	decoders.Put(p)
+	return err
+}
+
+// UnmarshalAt decodes raw, a value that was read from d, into u. Errors carry
+// the pointer of raw within d's document.
+func UnmarshalAt(d *jsontext.Decoder, raw jsontext.Value, u Unmarshaler) error {
+	if err := Unmarshal(raw, u); err != nil {
+		return Prefix(string(d.StackPointer()), err)
+	}
+	return nil
+}
+
+// typeError consumes the value at d and reports that it is not of kind want.
+func typeError(d *jsontext.Decoder, want string) error {
+	got := d.PeekKind()
+	if err := d.SkipValue(); err != nil {
+		return convert(d, err)
+	}
+	return &Error{Pointer: string(d.StackPointer()), Msg: "want " + want + ", got " + kindName(got)}
+}
+
+// BeginObject reads the '{' that starts an object.
+func BeginObject(d *jsontext.Decoder) error {
+	if d.PeekKind() != '{' {
+		return typeError(d, "object")
+	}
+	if _, err := d.ReadToken(); err != nil {
+		return convert(d, err)
+	}
+	if d.StackDepth() > MaxDepth {
+		return &Error{Pointer: string(d.StackPointer()), Msg: "nesting too deep"}
+	}
+	return nil
+}
+
+// NextName reads the next member name of the current object. At the end of
+// the object it consumes the '}' and returns ok == false. The returned bytes
+// are valid until the next read from d.
+func NextName(d *jsontext.Decoder) (name []byte, ok bool, err error) {
+	if d.PeekKind() == '}' {
+		if _, err := d.ReadToken(); err != nil {
+			return nil, false, convert(d, err)
+		}
+		return nil, false, nil
+	}
+	v, err := d.ReadValue()
+	if err != nil {
+		return nil, false, convert(d, err)
+	}
+	if bytes.IndexByte(v, '\\') < 0 {
+		return v[1 : len(v)-1], true, nil
+	}
+	u, err := jsontext.AppendUnquote(nil, v)
+	if err != nil {
+		return nil, false, convert(d, err)
+	}
+	return u, true, nil
+}
+
+// Skip consumes the next value, for members the type does not know.
+func Skip(d *jsontext.Decoder) error {
+	return convert(d, d.SkipValue())
+}
+
+// Missing reports a required member that was not present. It is called after
+// the object's closing '}' has been read, so the pointer names the object.
+func Missing(d *jsontext.Decoder, name string) error {
+	return &Error{Pointer: string(d.StackPointer()), Msg: "missing required field " + strconv.Quote(name)}
+}
+
+// BeginArray reads the '[' that starts an array.
+func BeginArray(d *jsontext.Decoder) error {
+	if d.PeekKind() != '[' {
+		return typeError(d, "array")
+	}
+	if _, err := d.ReadToken(); err != nil {
+		return convert(d, err)
+	}
+	if d.StackDepth() > MaxDepth {
+		return &Error{Pointer: string(d.StackPointer()), Msg: "nesting too deep"}
+	}
+	return nil
+}
+
+// More reports whether the current array has another element. At the end it
+// consumes the ']' and returns false.
+func More(d *jsontext.Decoder) (bool, error) {
+	if d.PeekKind() == ']' {
+		if _, err := d.ReadToken(); err != nil {
+			return false, convert(d, err)
+		}
+		return false, nil
+	}
+	return true, nil
+}
+
+// ReadString reads a JSON string.
+func ReadString(d *jsontext.Decoder) (string, error) {
+	if d.PeekKind() != '"' {
+		return "", typeError(d, "string")
+	}
+	t, err := d.ReadToken()
+	if err != nil {
+		return "", convert(d, err)
+	}
+	return t.String(), nil
+}
+
+// ReadBool reads true or false.
+func ReadBool(d *jsontext.Decoder) (bool, error) {
+	if k := d.PeekKind(); k != 't' && k != 'f' {
+		return false, typeError(d, "boolean")
+	}
+	t, err := d.ReadToken()
+	if err != nil {
+		return false, convert(d, err)
+	}
+	return t.Bool(), nil
+}
+
+// ReadNull reads null if it is next and reports whether it did.
+func ReadNull(d *jsontext.Decoder) (bool, error) {
+	if d.PeekKind() != 'n' {
+		return false, nil
+	}
+	if _, err := d.ReadToken(); err != nil {
+		return false, convert(d, err)
+	}
+	return true, nil
+}
+
+// ReadInt reads a JSON number that is an integer in the int64 range. As in
+// JSON Schema, a number with a zero fractional part (1.0, 1e2) is an integer.
+func ReadInt(d *jsontext.Decoder) (int64, error) {
+	if d.PeekKind() != '0' {
+		return 0, typeError(d, "integer")
+	}
+	v, err := d.ReadValue()
+	if err != nil {
+		return 0, convert(d, err)
+	}
+	if n, ok := parseInt(v); ok {
+		return n, nil
+	}
+	return 0, &Error{Pointer: string(d.StackPointer()), Msg: "want integer, got " + string(v)}
+}
+
+// parseInt parses an integer literal, or a float literal with an integral
+// value in range.
+func parseInt(v []byte) (int64, bool) {
+	s := v
+	neg := false
+	if len(s) > 0 && s[0] == '-' {
+		neg, s = true, s[1:]
+	}
+	if len(s) > 0 && len(s) <= 18 {
+		var n int64
+		digits := true
+		for _, c := range s {
+			if c < '0' || c > '9' {
+				digits = false
+				break
+			}
+			n = n*10 + int64(c-'0')
+		}
+		if digits {
+			if neg {
+				n = -n
+			}
+			return n, true
+		}
+	}
+	f, err := strconv.ParseFloat(string(v), 64)
+	if err != nil || f != math.Trunc(f) || f < -(1<<63) || f >= 1<<63 {
+		// ParseInt handles the exact edges of the range.
+		n, ierr := strconv.ParseInt(string(v), 10, 64)
+		return n, ierr == nil
+	}
+	return int64(f), true
+}
+
+// ReadFloat reads a JSON number as a float64.
+func ReadFloat(d *jsontext.Decoder) (float64, error) {
+	if d.PeekKind() != '0' {
+		return 0, typeError(d, "number")
+	}
+	v, err := d.ReadValue()
+	if err != nil {
+		return 0, convert(d, err)
+	}
+	f, err := strconv.ParseFloat(string(v), 64)
+	if err != nil || math.IsInf(f, 0) {
+		return 0, &Error{Pointer: string(d.StackPointer()), Msg: "number " + string(v) + " is out of range"}
+	}
+	return f, nil
+}
+
+// ReadValue reads any JSON value and returns a copy of its bytes, checked to
+// nest no deeper than MaxDepth.
+func ReadValue(d *jsontext.Decoder) (jsontext.Value, error) {
+	depth := d.StackDepth()
+	v, err := d.ReadValue()
+	if err != nil {
+		return nil, convert(d, err)
+	}
+	if depth+nesting(v) > MaxDepth {
+		return nil, &Error{Pointer: string(d.StackPointer()), Msg: "nesting too deep"}
+	}
+	return bytes.Clone(v), nil
+}
+
+// ReadObjectValue is ReadValue for a value that must be a JSON object.
+func ReadObjectValue(d *jsontext.Decoder) (jsontext.Value, error) {
+	if d.PeekKind() != '{' {
+		return nil, typeError(d, "object")
+	}
+	return ReadValue(d)
+}
+
+// ReadUnionValue reads the value of a union for discrimination. Unlike
+// ReadValue it does not copy: the bytes are valid until the next read from d.
+func ReadUnionValue(d *jsontext.Decoder) (jsontext.Value, error) {
+	depth := d.StackDepth()
+	v, err := d.ReadValue()
+	if err != nil {
+		return nil, convert(d, err)
+	}
+	if depth+nesting(v) > MaxDepth {
+		return nil, &Error{Pointer: string(d.StackPointer()), Msg: "nesting too deep"}
+	}
+	return v, nil
+}
+
+// KindError reports that the union value just read from d has a JSON kind
+// none of the union's variants accepts.
+func KindError(d *jsontext.Decoder, union string, got jsontext.Kind, want string) error {
+	return &Error{Pointer: string(d.StackPointer()), Msg: union + ": want " + want + ", got " + kindName(got)}
+}
+
+// TagError reports a discriminator member of the union value just read from d
+// that is missing (present == false) or has no matching variant.
+func TagError(d *jsontext.Decoder, union, member, tag string, present bool) error {
+	p := string(d.StackPointer())
+	if !present {
+		return &Error{Pointer: p, Msg: union + ": missing required field " + strconv.Quote(member)}
+	}
+	return &Error{Pointer: p + "/" + escapeToken(member), Msg: union + ": unknown " + member + " " + strconv.Quote(tag)}
+}
+
+// NoVariant reports a union value that matched none of the variants.
+func NoVariant(d *jsontext.Decoder, union, why string) error {
+	return &Error{Pointer: string(d.StackPointer()), Msg: union + ": " + why}
+}
+
+// EnumError reports a string that is not one of an enum's values.
+func EnumError(d *jsontext.Decoder, got string, want []string) error {
+	msg := "want one of "
+	for i, w := range want {
+		if i > 0 {
+			msg += ", "
+		}
+		msg += strconv.Quote(w)
+	}
+	return &Error{Pointer: string(d.StackPointer()), Msg: msg + "; got " + strconv.Quote(got)}
+}
+
+// ConstError reports a member whose value must be a constant.
+func ConstError(d *jsontext.Decoder, got, want string) error {
+	return &Error{Pointer: string(d.StackPointer()), Msg: "want " + want + ", got " + got}
+}
+
+// ReadConst reads a value that must equal the JSON text want (such as
+// `"text"` or `-32042`), compared as JSON values.
+func ReadConst(d *jsontext.Decoder, want string) error {
+	v, err := d.ReadValue()
+	if err != nil {
+		return convert(d, err)
+	}
+	if string(v) == want {
+		return nil
+	}
+	if v.Kind() == '"' && bytes.IndexByte(v, '\\') >= 0 {
+		if u, err := jsontext.AppendUnquote(nil, v); err == nil {
+			if q, err := jsontext.AppendQuote(nil, u); err == nil && string(q) == want {
+				return nil
+			}
+		}
+	}
+	if v.Kind() == '0' && want != "" && (want[0] == '-' || want[0] >= '0' && want[0] <= '9') {
+		a, errA := strconv.ParseFloat(string(v), 64)
+		b, errB := strconv.ParseFloat(want, 64)
+		if errA == nil && errB == nil && a == b {
+			return nil
+		}
+	}
+	return ConstError(d, string(v), want)
+}
+
+func escapeToken(s string) string {
+	if !bytes.ContainsAny([]byte(s), "~/") {
+		return s
+	}
+	var b []byte
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '~':
+			b = append(b, '~', '0')
+		case '/':
+			b = append(b, '~', '1')
+		default:
+			b = append(b, s[i])
+		}
+	}
+	return string(b)
+}

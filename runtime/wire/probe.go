@@ -1,0 +1,184 @@
+package wire
+
+import (
+	"strconv"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// The functions in this file look inside a JSON value that a jsontext.Decoder
+// has already validated, to choose a union variant before decoding it. They
+// assume valid JSON and never fail on it.
+
+// nesting returns how deeply v nests objects and arrays (0 for a scalar).
+func nesting(v []byte) int {
+	depth, max := 0, 0
+	for i := 0; i < len(v); i++ {
+		switch v[i] {
+		case '"':
+			i = skipString(v, i)
+		case '{', '[':
+			depth++
+			if depth > max {
+				max = depth
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return max
+}
+
+// skipString returns the index of the closing quote of the string opening at i.
+func skipString(v []byte, i int) int {
+	for i++; i < len(v); i++ {
+		switch v[i] {
+		case '\\':
+			i++
+		case '"':
+			return i
+		}
+	}
+	return i
+}
+
+func skipSpace(v []byte, i int) int {
+	for i < len(v) && (v[i] == ' ' || v[i] == '\t' || v[i] == '\n' || v[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the index just past the value starting at i.
+func skipValue(v []byte, i int) int {
+	i = skipSpace(v, i)
+	if i >= len(v) {
+		return i
+	}
+	switch v[i] {
+	case '"':
+		return skipString(v, i) + 1
+	case '{', '[':
+		depth := 0
+		for ; i < len(v); i++ {
+			switch v[i] {
+			case '"':
+				i = skipString(v, i)
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return i
+	default:
+		for i < len(v) && v[i] != ',' && v[i] != '}' && v[i] != ']' && v[i] != ' ' && v[i] != '\t' && v[i] != '\n' && v[i] != '\r' {
+			i++
+		}
+		return i
+	}
+}
+
+// nameEquals reports whether the quoted JSON string q equals name.
+func nameEquals(q []byte, name string) bool {
+	if len(q) == len(name)+2 && string(q[1:len(q)-1]) == name {
+		return true
+	}
+	for _, c := range q {
+		if c == '\\' {
+			u, err := jsontext.AppendUnquote(nil, q)
+			return err == nil && string(u) == name
+		}
+	}
+	return false
+}
+
+// Member returns the value of the member name of the object v.
+func Member(v jsontext.Value, name string) (jsontext.Value, bool) {
+	i := skipSpace(v, 0)
+	if i >= len(v) || v[i] != '{' {
+		return nil, false
+	}
+	i++
+	for {
+		i = skipSpace(v, i)
+		if i >= len(v) || v[i] == '}' {
+			return nil, false
+		}
+		if v[i] == ',' {
+			i = skipSpace(v, i+1)
+		}
+		end := skipString(v, i)
+		key := v[i : end+1]
+		i = skipSpace(v, end+1) + 1 // past ':'
+		start := skipSpace(v, i)
+		i = skipValue(v, start)
+		if nameEquals(key, name) {
+			return v[start:i], true
+		}
+	}
+}
+
+// element returns element n of the array v.
+func element(v jsontext.Value, n int) (jsontext.Value, bool) {
+	i := skipSpace(v, 0)
+	if i >= len(v) || v[i] != '[' {
+		return nil, false
+	}
+	i++
+	for k := 0; ; k++ {
+		i = skipSpace(v, i)
+		if i >= len(v) || v[i] == ']' {
+			return nil, false
+		}
+		if v[i] == ',' {
+			i = skipSpace(v, i+1)
+		}
+		start := i
+		i = skipValue(v, start)
+		if k == n {
+			return v[start:i], true
+		}
+	}
+}
+
+// MemberString returns the member name of the object v if it is a string,
+// unquoted. present reports whether the member exists at all.
+func MemberString(v jsontext.Value, name string) (s string, present bool) {
+	m, ok := Member(v, name)
+	if !ok {
+		return "", false
+	}
+	if len(m) == 0 || m[0] != '"' {
+		return string(m), true
+	}
+	u, err := jsontext.AppendUnquote(nil, m)
+	if err != nil {
+		return string(m), true
+	}
+	return string(u), true
+}
+
+// Has reports whether the path of member names (or, on arrays, decimal
+// element indexes) leads to a value inside v.
+func Has(v jsontext.Value, path ...string) bool {
+	for _, p := range path {
+		var ok bool
+		if i := skipSpace(v, 0); i < len(v) && v[i] == '[' {
+			n, err := strconv.Atoi(p)
+			if err != nil {
+				return false
+			}
+			v, ok = element(v, n)
+		} else {
+			v, ok = Member(v, p)
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
