@@ -8,3 +8,5 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v5 v5.3.1
 	github.com/spf13/pflag v1.0.10
 )
+
+require github.com/dave/jennifer v1.7.1

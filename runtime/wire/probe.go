@@ -182,3 +182,56 @@ func Has(v jsontext.Value, path ...string) bool {
 	}
 	return true
 }
+
+// RequireConst checks that the object v, just read from d, has the member
+// name with the JSON value want (such as `"object"`).
+func RequireConst(d *jsontext.Decoder, v jsontext.Value, name, want string) error {
+	m, ok := Member(v, name)
+	if !ok {
+		return &Error{Pointer: string(d.StackPointer()), Msg: "missing required field " + strconv.Quote(name)}
+	}
+	if string(m) != want {
+		return &Error{Pointer: string(d.StackPointer()) + "/" + escapeToken(name), Msg: "want " + want + ", got " + string(m)}
+	}
+	return nil
+}
+
+// SetMember returns the object v with member name set to the JSON value
+// val, replacing an existing member. A nil v is the empty object.
+func SetMember(v jsontext.Value, name string, val []byte) (jsontext.Value, error) {
+	if len(v) == 0 {
+		v = jsontext.Value("{}")
+	}
+	if !v.IsValid() || v.Kind() != '{' {
+		return v, Errorf("", "not a JSON object")
+	}
+	out := []byte{'{'}
+	e := Encoder{buf: out}
+	i := skipSpace(v, 0) + 1
+	for {
+		i = skipSpace(v, i)
+		if i >= len(v) || v[i] == '}' {
+			break
+		}
+		if v[i] == ',' {
+			i = skipSpace(v, i+1)
+		}
+		end := skipString(v, i)
+		key := v[i : end+1]
+		i = skipSpace(v, end+1) + 1
+		start := skipSpace(v, i)
+		i = skipValue(v, start)
+		if nameEquals(key, name) {
+			continue
+		}
+		e.comma()
+		e.buf = append(e.buf, key...)
+		e.buf = append(e.buf, ':')
+		e.buf = append(e.buf, v[start:i]...)
+		e.more = true
+	}
+	e.Key(name)
+	e.Raw(val)
+	e.buf = append(e.buf, '}')
+	return e.Bytes()
+}

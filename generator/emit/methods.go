@@ -1,0 +1,76 @@
+package emit
+
+import (
+	"github.com/dave/jennifer/jen"
+	"github.com/mcpgen/mcpgen/generator/model"
+	"github.com/mcpgen/mcpgen/generator/plan"
+)
+
+// methodConst is the Go name of a method's constant: "tools/call" →
+// "MethodToolsCall".
+func methodConst(m *model.Method) string { return "Method" + plan.GoName(m.Name) }
+
+// ---- methods.go: method constants and the method table.
+
+func (g *gen) methods(f *jen.File) error {
+	var consts []jen.Code
+	for _, m := range g.p.Rev.Methods {
+		consts = append(consts, jen.Commentf("%s is the %s %s (%s), sent %s.", methodConst(m), m.Kind, m.Name, g.name(m.Message), m.Direction))
+		consts = append(consts, jen.Id(methodConst(m)).Op("=").Lit(m.Name))
+	}
+	f.Comment("The methods of this revision.")
+	f.Const().Defs(consts...)
+
+	dir := map[model.Direction]string{model.ClientToServer: "ClientToServer", model.ServerToClient: "ServerToClient", model.Both: "Both"}
+	var rows []jen.Code
+	var lookup []jen.Code
+	for i, m := range g.p.Rev.Methods {
+		fields := jen.Dict{
+			jen.Id("Name"):      jen.Id(methodConst(m)),
+			jen.Id("Direction"): wire(dir[m.Direction]),
+			jen.Id("Message"):   jen.Lit(m.Message.Name),
+		}
+		if m.Kind == model.Notification {
+			fields[jen.Id("Notification")] = jen.True()
+		}
+		if m.ParamsRequired {
+			fields[jen.Id("ParamsRequired")] = jen.True()
+		}
+		if m.Params != nil {
+			fields[jen.Id("NewParams")] = jen.Func().Params().Add(wire("Codec")).Block(jen.Return(jen.New(g.goType(m.Params))))
+		}
+		if len(m.Results) > 0 {
+			var names, news []jen.Code
+			for _, r := range m.Results {
+				names = append(names, jen.Lit(r.Name))
+				news = append(news, jen.Func().Params().Add(wire("Codec")).Block(jen.Return(jen.New(jen.Id(g.name(r))))))
+			}
+			fields[jen.Id("Results")] = jen.Index().String().Values(names...)
+			fields[jen.Id("NewResult")] = jen.Index().Func().Params().Add(wire("Codec")).Values(news...)
+		}
+		if m.Gate != "" {
+			fields[jen.Id("Gate")] = jen.Lit(m.Gate)
+			fields[jen.Id("GateSide")] = jen.Lit(m.GateSide())
+		}
+		rows = append(rows, jen.Values(fields))
+		lookup = append(lookup, jen.Case(jen.Id(methodConst(m))).Block(jen.Return(jen.Id("methodTable").Index(jen.Lit(i)), jen.True())))
+	}
+	f.Comment("methodTable is sorted by name.")
+	f.Var().Id("methodTable").Op("=").Index().Add(wire("Method")).Values(rows...)
+	f.Comment("Methods returns the method table of this revision, sorted by name.")
+	f.Func().Id("Methods").Params().Index().Add(wire("Method")).Block(
+		jen.Return(jen.Append(jen.Index().Add(wire("Method")).Values(), jen.Id("methodTable").Op("..."))),
+	)
+	f.Comment("LookupMethod returns the method called name, if this revision has it.")
+	f.Func().Id("LookupMethod").Params(jen.Id("name").String()).Params(wire("Method"), jen.Bool()).Block(
+		jen.Switch(jen.Id("name")).Block(lookup...),
+		jen.Return(wire("Method").Values(), jen.False()),
+	)
+	var batching jen.Code = jen.False()
+	if g.p.Rev.Batching {
+		batching = jen.True()
+	}
+	f.Comment("Batching reports whether this revision has JSON-RPC batches.")
+	f.Const().Id("Batching").Op("=").Add(batching)
+	return nil
+}

@@ -1,0 +1,44 @@
+package protocol_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mcpgen/mcpgen/generator"
+	"github.com/mcpgen/mcpgen/schema"
+)
+
+// TestUpToDate regenerates every committed revision package and compares it
+// byte for byte with what is committed.
+func TestUpToDate(t *testing.T) {
+	root, err := schema.FindRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rev := range schema.Revisions() {
+		t.Run(rev, func(t *testing.T) {
+			path, err := schema.Materialize(t.Context(), rev, schema.Options{Root: root, Mirror: schema.DefaultMirror(root)})
+			if err != nil {
+				t.Fatalf("materialize the schema (run `go run ./cmd/mcpgen schema`): %v", err)
+			}
+			pkg := "mcp" + strings.ReplaceAll(rev, "-", "")
+			files, err := generator.Generate(generator.Config{Revision: rev, SchemaPath: path, Package: pkg})
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := filepath.Join(root, "protocol", pkg)
+			for _, f := range files {
+				got, err := os.ReadFile(filepath.Join(dir, f.Name))
+				if err != nil {
+					t.Fatalf("%v (run `go generate ./protocol/...`)", err)
+				}
+				if diff := cmp.Diff(string(f.Content), string(got)); diff != "" {
+					t.Errorf("%s/%s is stale; run `go generate ./protocol/...` (-fresh +committed):\n%s", pkg, f.Name, diff)
+				}
+			}
+		})
+	}
+}
