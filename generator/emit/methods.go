@@ -66,6 +66,30 @@ func (g *gen) methods(f *jen.File) error {
 		jen.Switch(jen.Id("name")).Block(lookup...),
 		jen.Return(wire("Method").Values(), jen.False()),
 	)
+	// New: a value of every named definition, for decoding by name.
+	var defs []jen.Code
+	for _, d := range g.p.Rev.Decls {
+		if d.Anonymous {
+			continue
+		}
+		var v jen.Code
+		r := d.Resolve()
+		switch {
+		case r.Kind == model.Alias && r.Target.Kind == model.ID:
+			v = jen.New(wire("ID"))
+		case r.Kind == model.Alias && !g.p.Defined[r]:
+			continue
+		default:
+			v = jen.New(jen.Id(g.name(r)))
+		}
+		defs = append(defs, jen.Case(jen.Lit(d.Name)).Block(jen.Return(v, jen.True())))
+	}
+	f.Comment("New returns a new, empty value of the schema definition called name (such as")
+	f.Comment("\"CallToolResult\"), ready to decode into, and whether the revision has it.")
+	f.Func().Id("New").Params(jen.Id("name").String()).Params(wire("Codec"), jen.Bool()).Block(
+		jen.Switch(jen.Id("name")).Block(defs...),
+		jen.Return(jen.Nil(), jen.False()),
+	)
 	var batching jen.Code = jen.False()
 	if g.p.Rev.Batching {
 		batching = jen.True()

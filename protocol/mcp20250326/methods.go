@@ -408,5 +408,179 @@ func LookupMethod(name string) (wire.Method, bool) {
 	return wire.Method{}, false
 }
 
+// New returns a new, empty value of the schema definition called name (such as
+// "CallToolResult"), ready to decode into, and whether the revision has it.
+func New(name string) (wire.Codec, bool) {
+	switch name {
+	case "Annotations":
+		return new(Annotations), true
+	case "AudioContent":
+		return new(AudioContent), true
+	case "BlobResourceContents":
+		return new(BlobResourceContents), true
+	case "CallToolRequest":
+		return new(CallToolRequest), true
+	case "CallToolResult":
+		return new(CallToolResult), true
+	case "CancelledNotification":
+		return new(CancelledNotification), true
+	case "ClientCapabilities":
+		return new(ClientCapabilities), true
+	case "ClientNotification":
+		return new(ClientNotification), true
+	case "ClientRequest":
+		return new(ClientRequest), true
+	case "ClientResult":
+		return new(ClientResult), true
+	case "CompleteRequest":
+		return new(CompleteRequest), true
+	case "CompleteResult":
+		return new(CompleteResult), true
+	case "CreateMessageRequest":
+		return new(CreateMessageRequest), true
+	case "CreateMessageResult":
+		return new(CreateMessageResult), true
+	case "Cursor":
+		return new(Cursor), true
+	case "EmbeddedResource":
+		return new(EmbeddedResource), true
+	case "EmptyResult":
+		return new(Result), true
+	case "GetPromptRequest":
+		return new(GetPromptRequest), true
+	case "GetPromptResult":
+		return new(GetPromptResult), true
+	case "ImageContent":
+		return new(ImageContent), true
+	case "Implementation":
+		return new(Implementation), true
+	case "InitializeRequest":
+		return new(InitializeRequest), true
+	case "InitializeResult":
+		return new(InitializeResult), true
+	case "InitializedNotification":
+		return new(InitializedNotification), true
+	case "JSONRPCBatchRequest":
+		return new(JSONRPCBatchRequest), true
+	case "JSONRPCBatchResponse":
+		return new(JSONRPCBatchResponse), true
+	case "JSONRPCError":
+		return new(JSONRPCError), true
+	case "JSONRPCMessage":
+		return new(JSONRPCMessage), true
+	case "JSONRPCNotification":
+		return new(JSONRPCNotification), true
+	case "JSONRPCRequest":
+		return new(JSONRPCRequest), true
+	case "JSONRPCResponse":
+		return new(JSONRPCResponse), true
+	case "ListPromptsRequest":
+		return new(ListPromptsRequest), true
+	case "ListPromptsResult":
+		return new(ListPromptsResult), true
+	case "ListResourceTemplatesRequest":
+		return new(ListResourceTemplatesRequest), true
+	case "ListResourceTemplatesResult":
+		return new(ListResourceTemplatesResult), true
+	case "ListResourcesRequest":
+		return new(ListResourcesRequest), true
+	case "ListResourcesResult":
+		return new(ListResourcesResult), true
+	case "ListRootsRequest":
+		return new(ListRootsRequest), true
+	case "ListRootsResult":
+		return new(ListRootsResult), true
+	case "ListToolsRequest":
+		return new(ListToolsRequest), true
+	case "ListToolsResult":
+		return new(ListToolsResult), true
+	case "LoggingLevel":
+		return new(LoggingLevel), true
+	case "LoggingMessageNotification":
+		return new(LoggingMessageNotification), true
+	case "ModelHint":
+		return new(ModelHint), true
+	case "ModelPreferences":
+		return new(ModelPreferences), true
+	case "Notification":
+		return new(Notification), true
+	case "PaginatedRequest":
+		return new(PaginatedRequest), true
+	case "PaginatedResult":
+		return new(PaginatedResult), true
+	case "PingRequest":
+		return new(PingRequest), true
+	case "ProgressNotification":
+		return new(ProgressNotification), true
+	case "ProgressToken":
+		return new(wire.ID), true
+	case "Prompt":
+		return new(Prompt), true
+	case "PromptArgument":
+		return new(PromptArgument), true
+	case "PromptListChangedNotification":
+		return new(PromptListChangedNotification), true
+	case "PromptMessage":
+		return new(PromptMessage), true
+	case "PromptReference":
+		return new(PromptReference), true
+	case "ReadResourceRequest":
+		return new(ReadResourceRequest), true
+	case "ReadResourceResult":
+		return new(ReadResourceResult), true
+	case "Request":
+		return new(Request), true
+	case "RequestId":
+		return new(wire.ID), true
+	case "Resource":
+		return new(Resource), true
+	case "ResourceContents":
+		return new(ResourceContents), true
+	case "ResourceListChangedNotification":
+		return new(ResourceListChangedNotification), true
+	case "ResourceReference":
+		return new(ResourceReference), true
+	case "ResourceTemplate":
+		return new(ResourceTemplate), true
+	case "ResourceUpdatedNotification":
+		return new(ResourceUpdatedNotification), true
+	case "Result":
+		return new(Result), true
+	case "Role":
+		return new(Role), true
+	case "Root":
+		return new(Root), true
+	case "RootsListChangedNotification":
+		return new(RootsListChangedNotification), true
+	case "SamplingMessage":
+		return new(SamplingMessage), true
+	case "ServerCapabilities":
+		return new(ServerCapabilities), true
+	case "ServerNotification":
+		return new(ServerNotification), true
+	case "ServerRequest":
+		return new(ServerRequest), true
+	case "ServerResult":
+		return new(ServerResult), true
+	case "SetLevelRequest":
+		return new(SetLevelRequest), true
+	case "SubscribeRequest":
+		return new(SubscribeRequest), true
+	case "TextContent":
+		return new(TextContent), true
+	case "TextResourceContents":
+		return new(TextResourceContents), true
+	case "Tool":
+		return new(Tool), true
+	case "ToolAnnotations":
+		return new(ToolAnnotations), true
+	case "ToolListChangedNotification":
+		return new(ToolListChangedNotification), true
+	case "UnsubscribeRequest":
+		return new(UnsubscribeRequest), true
+	}
+	return nil, false
+}
+
 // Batching reports whether this revision has JSON-RPC batches.
 const Batching = true

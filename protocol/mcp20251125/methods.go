@@ -527,5 +527,303 @@ func LookupMethod(name string) (wire.Method, bool) {
 	return wire.Method{}, false
 }
 
+// New returns a new, empty value of the schema definition called name (such as
+// "CallToolResult"), ready to decode into, and whether the revision has it.
+func New(name string) (wire.Codec, bool) {
+	switch name {
+	case "Annotations":
+		return new(Annotations), true
+	case "AudioContent":
+		return new(AudioContent), true
+	case "BaseMetadata":
+		return new(BaseMetadata), true
+	case "BlobResourceContents":
+		return new(BlobResourceContents), true
+	case "BooleanSchema":
+		return new(BooleanSchema), true
+	case "CallToolRequest":
+		return new(CallToolRequest), true
+	case "CallToolRequestParams":
+		return new(CallToolRequestParams), true
+	case "CallToolResult":
+		return new(CallToolResult), true
+	case "CancelTaskRequest":
+		return new(CancelTaskRequest), true
+	case "CancelTaskResult":
+		return new(CancelTaskResult), true
+	case "CancelledNotification":
+		return new(CancelledNotification), true
+	case "CancelledNotificationParams":
+		return new(CancelledNotificationParams), true
+	case "ClientCapabilities":
+		return new(ClientCapabilities), true
+	case "ClientNotification":
+		return new(ClientNotification), true
+	case "ClientRequest":
+		return new(ClientRequest), true
+	case "ClientResult":
+		return new(ClientResult), true
+	case "CompleteRequest":
+		return new(CompleteRequest), true
+	case "CompleteRequestParams":
+		return new(CompleteRequestParams), true
+	case "CompleteResult":
+		return new(CompleteResult), true
+	case "ContentBlock":
+		return new(ContentBlock), true
+	case "CreateMessageRequest":
+		return new(CreateMessageRequest), true
+	case "CreateMessageRequestParams":
+		return new(CreateMessageRequestParams), true
+	case "CreateMessageResult":
+		return new(CreateMessageResult), true
+	case "CreateTaskResult":
+		return new(CreateTaskResult), true
+	case "Cursor":
+		return new(Cursor), true
+	case "ElicitRequest":
+		return new(ElicitRequest), true
+	case "ElicitRequestFormParams":
+		return new(ElicitRequestFormParams), true
+	case "ElicitRequestParams":
+		return new(ElicitRequestParams), true
+	case "ElicitRequestURLParams":
+		return new(ElicitRequestURLParams), true
+	case "ElicitResult":
+		return new(ElicitResult), true
+	case "ElicitationCompleteNotification":
+		return new(ElicitationCompleteNotification), true
+	case "EmbeddedResource":
+		return new(EmbeddedResource), true
+	case "EmptyResult":
+		return new(Result), true
+	case "EnumSchema":
+		return new(EnumSchema), true
+	case "Error":
+		return new(Error), true
+	case "GetPromptRequest":
+		return new(GetPromptRequest), true
+	case "GetPromptRequestParams":
+		return new(GetPromptRequestParams), true
+	case "GetPromptResult":
+		return new(GetPromptResult), true
+	case "GetTaskPayloadRequest":
+		return new(GetTaskPayloadRequest), true
+	case "GetTaskPayloadResult":
+		return new(GetTaskPayloadResult), true
+	case "GetTaskRequest":
+		return new(GetTaskRequest), true
+	case "GetTaskResult":
+		return new(GetTaskResult), true
+	case "Icon":
+		return new(Icon), true
+	case "Icons":
+		return new(Icons), true
+	case "ImageContent":
+		return new(ImageContent), true
+	case "Implementation":
+		return new(Implementation), true
+	case "InitializeRequest":
+		return new(InitializeRequest), true
+	case "InitializeRequestParams":
+		return new(InitializeRequestParams), true
+	case "InitializeResult":
+		return new(InitializeResult), true
+	case "InitializedNotification":
+		return new(InitializedNotification), true
+	case "JSONRPCErrorResponse":
+		return new(JSONRPCErrorResponse), true
+	case "JSONRPCMessage":
+		return new(JSONRPCMessage), true
+	case "JSONRPCNotification":
+		return new(JSONRPCNotification), true
+	case "JSONRPCRequest":
+		return new(JSONRPCRequest), true
+	case "JSONRPCResponse":
+		return new(JSONRPCResponse), true
+	case "JSONRPCResultResponse":
+		return new(JSONRPCResultResponse), true
+	case "LegacyTitledEnumSchema":
+		return new(LegacyTitledEnumSchema), true
+	case "ListPromptsRequest":
+		return new(ListPromptsRequest), true
+	case "ListPromptsResult":
+		return new(ListPromptsResult), true
+	case "ListResourceTemplatesRequest":
+		return new(ListResourceTemplatesRequest), true
+	case "ListResourceTemplatesResult":
+		return new(ListResourceTemplatesResult), true
+	case "ListResourcesRequest":
+		return new(ListResourcesRequest), true
+	case "ListResourcesResult":
+		return new(ListResourcesResult), true
+	case "ListRootsRequest":
+		return new(ListRootsRequest), true
+	case "ListRootsResult":
+		return new(ListRootsResult), true
+	case "ListTasksRequest":
+		return new(ListTasksRequest), true
+	case "ListTasksResult":
+		return new(ListTasksResult), true
+	case "ListToolsRequest":
+		return new(ListToolsRequest), true
+	case "ListToolsResult":
+		return new(ListToolsResult), true
+	case "LoggingLevel":
+		return new(LoggingLevel), true
+	case "LoggingMessageNotification":
+		return new(LoggingMessageNotification), true
+	case "LoggingMessageNotificationParams":
+		return new(LoggingMessageNotificationParams), true
+	case "ModelHint":
+		return new(ModelHint), true
+	case "ModelPreferences":
+		return new(ModelPreferences), true
+	case "MultiSelectEnumSchema":
+		return new(MultiSelectEnumSchema), true
+	case "Notification":
+		return new(Notification), true
+	case "NotificationParams":
+		return new(NotificationParams), true
+	case "NumberSchema":
+		return new(NumberSchema), true
+	case "PaginatedRequest":
+		return new(PaginatedRequest), true
+	case "PaginatedRequestParams":
+		return new(PaginatedRequestParams), true
+	case "PaginatedResult":
+		return new(PaginatedResult), true
+	case "PingRequest":
+		return new(PingRequest), true
+	case "PrimitiveSchemaDefinition":
+		return new(PrimitiveSchemaDefinition), true
+	case "ProgressNotification":
+		return new(ProgressNotification), true
+	case "ProgressNotificationParams":
+		return new(ProgressNotificationParams), true
+	case "ProgressToken":
+		return new(wire.ID), true
+	case "Prompt":
+		return new(Prompt), true
+	case "PromptArgument":
+		return new(PromptArgument), true
+	case "PromptListChangedNotification":
+		return new(PromptListChangedNotification), true
+	case "PromptMessage":
+		return new(PromptMessage), true
+	case "PromptReference":
+		return new(PromptReference), true
+	case "ReadResourceRequest":
+		return new(ReadResourceRequest), true
+	case "ReadResourceRequestParams":
+		return new(ReadResourceRequestParams), true
+	case "ReadResourceResult":
+		return new(ReadResourceResult), true
+	case "RelatedTaskMetadata":
+		return new(RelatedTaskMetadata), true
+	case "Request":
+		return new(Request), true
+	case "RequestId":
+		return new(wire.ID), true
+	case "RequestParams":
+		return new(RequestParams), true
+	case "Resource":
+		return new(Resource), true
+	case "ResourceContents":
+		return new(ResourceContents), true
+	case "ResourceLink":
+		return new(ResourceLink), true
+	case "ResourceListChangedNotification":
+		return new(ResourceListChangedNotification), true
+	case "ResourceRequestParams":
+		return new(ResourceRequestParams), true
+	case "ResourceTemplate":
+		return new(ResourceTemplate), true
+	case "ResourceTemplateReference":
+		return new(ResourceTemplateReference), true
+	case "ResourceUpdatedNotification":
+		return new(ResourceUpdatedNotification), true
+	case "ResourceUpdatedNotificationParams":
+		return new(ResourceUpdatedNotificationParams), true
+	case "Result":
+		return new(Result), true
+	case "Role":
+		return new(Role), true
+	case "Root":
+		return new(Root), true
+	case "RootsListChangedNotification":
+		return new(RootsListChangedNotification), true
+	case "SamplingMessage":
+		return new(SamplingMessage), true
+	case "SamplingMessageContentBlock":
+		return new(SamplingMessageContentBlock), true
+	case "ServerCapabilities":
+		return new(ServerCapabilities), true
+	case "ServerNotification":
+		return new(ServerNotification), true
+	case "ServerRequest":
+		return new(ServerRequest), true
+	case "ServerResult":
+		return new(ServerResult), true
+	case "SetLevelRequest":
+		return new(SetLevelRequest), true
+	case "SetLevelRequestParams":
+		return new(SetLevelRequestParams), true
+	case "SingleSelectEnumSchema":
+		return new(SingleSelectEnumSchema), true
+	case "StringSchema":
+		return new(StringSchema), true
+	case "SubscribeRequest":
+		return new(SubscribeRequest), true
+	case "SubscribeRequestParams":
+		return new(SubscribeRequestParams), true
+	case "Task":
+		return new(Task), true
+	case "TaskAugmentedRequestParams":
+		return new(TaskAugmentedRequestParams), true
+	case "TaskMetadata":
+		return new(TaskMetadata), true
+	case "TaskStatus":
+		return new(TaskStatus), true
+	case "TaskStatusNotification":
+		return new(TaskStatusNotification), true
+	case "TaskStatusNotificationParams":
+		return new(TaskStatusNotificationParams), true
+	case "TextContent":
+		return new(TextContent), true
+	case "TextResourceContents":
+		return new(TextResourceContents), true
+	case "TitledMultiSelectEnumSchema":
+		return new(TitledMultiSelectEnumSchema), true
+	case "TitledSingleSelectEnumSchema":
+		return new(TitledSingleSelectEnumSchema), true
+	case "Tool":
+		return new(Tool), true
+	case "ToolAnnotations":
+		return new(ToolAnnotations), true
+	case "ToolChoice":
+		return new(ToolChoice), true
+	case "ToolExecution":
+		return new(ToolExecution), true
+	case "ToolListChangedNotification":
+		return new(ToolListChangedNotification), true
+	case "ToolResultContent":
+		return new(ToolResultContent), true
+	case "ToolUseContent":
+		return new(ToolUseContent), true
+	case "URLElicitationRequiredError":
+		return new(URLElicitationRequiredError), true
+	case "UnsubscribeRequest":
+		return new(UnsubscribeRequest), true
+	case "UnsubscribeRequestParams":
+		return new(UnsubscribeRequestParams), true
+	case "UntitledMultiSelectEnumSchema":
+		return new(UntitledMultiSelectEnumSchema), true
+	case "UntitledSingleSelectEnumSchema":
+		return new(UntitledSingleSelectEnumSchema), true
+	}
+	return nil, false
+}
+
 // Batching reports whether this revision has JSON-RPC batches.
 const Batching = false
