@@ -1,0 +1,98 @@
+package protocol_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mcpgen/mcpgen/protocol/corpus"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+)
+
+// unionDefs are the named unions the union fuzz target exercises; a
+// revision without one of them is skipped for it.
+var unionDefs = []string{
+	"ContentBlock", "SamplingMessageContentBlock", "PrimitiveSchemaDefinition", "EnumSchema",
+	"SingleSelectEnumSchema", "MultiSelectEnumSchema", "ElicitRequestParams", "JSONRPCMessage",
+	"JSONRPCResponse", "ClientRequest", "ServerRequest", "ClientNotification",
+	"ServerNotification", "ClientResult", "ServerResult",
+}
+
+// stable checks the decoder on arbitrary input: it must not panic, and
+// whatever it accepts must encode, and decode again to the same encoding.
+func stable(t *testing.T, name string, fresh func() wire.Codec, data []byte) {
+	c := fresh()
+	if err := wire.Unmarshal(data, c); err != nil {
+		return
+	}
+	out, err := c.AppendJSON(nil)
+	if err != nil {
+		t.Fatalf("%s: decoded %q but cannot encode it: %v", name, data, err)
+	}
+	again := fresh()
+	if err := wire.Unmarshal(out, again); err != nil {
+		t.Fatalf("%s: re-encoding %q gave %q, which does not decode: %v", name, data, out, err)
+	}
+	out2, err := again.AppendJSON(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(out), string(out2)); diff != "" {
+		t.Fatalf("%s: encoding is not stable:\n%s", name, diff)
+	}
+}
+
+func addCorpus(f *testing.F, withIndex bool) {
+	for _, r := range revisions {
+		cases, err := corpus.Valid(r.name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for i, c := range cases {
+			if withIndex {
+				f.Add(uint8(i), []byte(c.JSON))
+			} else {
+				f.Add([]byte(c.JSON))
+			}
+		}
+	}
+}
+
+// FuzzMessage feeds arbitrary bytes to the top-level message decoder
+// (JSONRPCMessage) of every revision.
+func FuzzMessage(f *testing.F) {
+	addCorpus(f, false)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, r := range revisions {
+			stable(t, r.name+" JSONRPCMessage", func() wire.Codec { c, _ := r.new("JSONRPCMessage"); return c }, data)
+		}
+	})
+}
+
+// FuzzUnions feeds arbitrary bytes to one generated union decoder, chosen by
+// which.
+func FuzzUnions(f *testing.F) {
+	addCorpus(f, true)
+	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
+		name := unionDefs[int(which)%len(unionDefs)]
+		for _, r := range revisions {
+			if _, ok := r.new(name); !ok {
+				continue
+			}
+			stable(t, r.name+" "+name, func() wire.Codec { c, _ := r.new(name); return c }, data)
+		}
+	})
+}
+
+// FuzzParams feeds arbitrary bytes to the params decoder of every method.
+func FuzzParams(f *testing.F) {
+	addCorpus(f, true)
+	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
+		for _, r := range revisions {
+			ms := r.methods()
+			m := ms[int(which)%len(ms)]
+			if m.NewParams != nil {
+				stable(t, r.name+" "+m.Name+" params", m.NewParams, data)
+			}
+		}
+	})
+}
