@@ -104,6 +104,8 @@ func (g *gen) objectCodec(f *jen.File, d *model.Decl) error {
 		enc = append(enc, jen.For(jen.List(jen.Id("_"), jen.Id("k")).Op(":=").Range().Add(wire("SortedKeys")).Call(jen.Id("x").Dot("Extra"))).Block(loop...))
 	}
 	enc = append(enc, jen.Id("e").Dot("EndObject").Call())
+	f.Line()
+	f.Commentf("encode writes x as a JSON object, constants included.")
 	f.Func().Params(jen.Id("x").Op("*").Id(name)).Id("encode").Params(jen.Id("e").Op("*").Add(wire("Encoder"))).Block(enc...)
 	g.commonMethods(f, name, true)
 
@@ -347,6 +349,8 @@ func (g *gen) decodeTo(t *model.Type, dst *jen.Statement, depth int) []jen.Code 
 
 func (g *gen) enumCodec(f *jen.File, d *model.Decl) {
 	name := g.name(d)
+	f.Line()
+	f.Commentf("encode writes x as a JSON string; a value outside the enum is an error.")
 	f.Func().Params(jen.Id("x").Id(name)).Id("encode").Params(jen.Id("e").Op("*").Add(wire("Encoder"))).Block(
 		jen.If(jen.Op("!").Id("x").Dot("Valid").Call()).Block(
 			jen.Id("e").Dot("Fail").Call(jen.Lit(name+" ").Op("+").Qual("strconv", "Quote").Call(jen.String().Call(jen.Id("x"))).Op("+").Lit(" is not one of its values")),
@@ -382,6 +386,8 @@ func (g *gen) aliasCodec(f *jen.File, d *model.Decl) error {
 	default:
 		enc = g.encodeValue(t, under.Clone().Parens(jen.Id("x")), 0)
 	}
+	f.Line()
+	f.Commentf("encode writes x.")
 	f.Func().Params(jen.Id("x").Id(name)).Id("encode").Params(jen.Id("e").Op("*").Add(wire("Encoder"))).Block(enc...)
 	g.commonMethods(f, name, false)
 	f.Comment("UnmarshalJSONFrom decodes x strictly from d.")
@@ -406,6 +412,8 @@ var kindCase = map[string][]jen.Code{
 func (g *gen) unionCodec(f *jen.File, d *model.Decl) error {
 	name := g.name(d)
 	u := g.p.Unions[d]
+	f.Line()
+	f.Commentf("encode writes the variant in x.Value; an empty union is an error.")
 	f.Func().Params(jen.Id("x").Op("*").Id(name)).Id("encode").Params(jen.Id("e").Op("*").Add(wire("Encoder"))).Block(
 		jen.If(jen.Id("x").Dot("Value").Op("==").Nil()).Block(
 			jen.Id("e").Dot("Fail").Call(jen.Lit(name+" has no value")),

@@ -9,6 +9,7 @@ import (
 	"strconv"
 )
 
+// encode writes x as a JSON object, constants included.
 func (x *Annotations) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Audience != nil {
@@ -96,6 +97,8 @@ func (x *Annotations) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *AudioContent) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"type\":")
@@ -187,6 +190,8 @@ func (x *AudioContent) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *BlobResourceContents) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"blob\":")
@@ -271,6 +276,8 @@ func (x *BlobResourceContents) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CallToolRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -339,6 +346,8 @@ func (x *CallToolRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CallToolRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Arguments != nil {
@@ -409,6 +418,8 @@ func (x *CallToolRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CallToolResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -509,6 +520,8 @@ func (x *CallToolResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *CallToolResultContentItem) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("CallToolResultContentItem has no value")
@@ -586,6 +599,8 @@ func (x *CallToolResultContentItem) UnmarshalJSONFrom(d *jsontext.Decoder) error
 	}
 	return wire.KindError(d, "CallToolResultContentItem", raw.Kind(), "object")
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CancelledNotification) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -654,6 +669,8 @@ func (x *CancelledNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CancelledNotificationParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Reason != nil {
@@ -724,6 +741,8 @@ func (x *CancelledNotificationParams) UnmarshalJSONFrom(d *jsontext.Decoder) err
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ClientCapabilities) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Experimental != nil {
@@ -823,6 +842,8 @@ func (x *ClientCapabilities) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ClientCapabilitiesRoots) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.ListChanged != nil {
@@ -882,6 +903,8 @@ func (x *ClientCapabilitiesRoots) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *ClientNotification) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("ClientNotification has no value")
@@ -959,6 +982,8 @@ func (x *ClientNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return wire.KindError(d, "ClientNotification", raw.Kind(), "object")
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *ClientRequest) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("ClientRequest has no value")
@@ -1108,6 +1133,8 @@ func (x *ClientRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return wire.KindError(d, "ClientRequest", raw.Kind(), "object")
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *ClientResult) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("ClientResult has no value")
@@ -1152,6 +1179,8 @@ func (x *ClientResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return wire.KindError(d, "ClientResult", raw.Kind(), "object")
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CompleteRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -1220,6 +1249,8 @@ func (x *CompleteRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CompleteRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"argument\":")
@@ -1288,6 +1319,8 @@ func (x *CompleteRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CompleteRequestParamsArgument) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"name\":")
@@ -1360,6 +1393,8 @@ func (x *CompleteRequestParamsArgument) UnmarshalJSONFrom(d *jsontext.Decoder) e
 	}
 	return nil
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *CompleteRequestParamsRef) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("CompleteRequestParamsRef has no value")
@@ -1421,6 +1456,8 @@ func (x *CompleteRequestParamsRef) UnmarshalJSONFrom(d *jsontext.Decoder) error 
 	}
 	return wire.KindError(d, "CompleteRequestParamsRef", raw.Kind(), "object")
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CompleteResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -1489,6 +1526,8 @@ func (x *CompleteResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CompleteResultCompletion) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.HasMore != nil {
@@ -1593,6 +1632,8 @@ func (x *CompleteResultCompletion) UnmarshalJSONFrom(d *jsontext.Decoder) error 
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CreateMessageRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -1661,6 +1702,8 @@ func (x *CreateMessageRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CreateMessageRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.IncludeContext != "" {
@@ -1832,6 +1875,8 @@ func (x *CreateMessageRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) erro
 	}
 	return nil
 }
+
+// encode writes x as a JSON string; a value outside the enum is an error.
 func (x CreateMessageRequestParamsIncludeContext) encode(e *wire.Encoder) {
 	if !x.Valid() {
 		e.Fail("CreateMessageRequestParamsIncludeContext " + strconv.Quote(string(x)) + " is not one of its values")
@@ -1869,6 +1914,8 @@ func (x *CreateMessageRequestParamsIncludeContext) UnmarshalJSONFrom(d *jsontext
 	*x = CreateMessageRequestParamsIncludeContext(s)
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CreateMessageResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -1971,6 +2018,8 @@ func (x *CreateMessageResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *CreateMessageResultContent) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("CreateMessageResultContent has no value")
@@ -2040,6 +2089,8 @@ func (x *CreateMessageResultContent) UnmarshalJSONFrom(d *jsontext.Decoder) erro
 	}
 	return wire.KindError(d, "CreateMessageResultContent", raw.Kind(), "object")
 }
+
+// encode writes x.
 func (x Cursor) encode(e *wire.Encoder) {
 	e.String(string(x))
 }
@@ -2072,6 +2123,8 @@ func (x *Cursor) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	*x = Cursor(v)
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *EmbeddedResource) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"type\":")
@@ -2149,6 +2202,8 @@ func (x *EmbeddedResource) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *EmbeddedResourceResource) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("EmbeddedResourceResource has no value")
@@ -2207,6 +2262,8 @@ func (x *EmbeddedResourceResource) UnmarshalJSONFrom(d *jsontext.Decoder) error 
 	}
 	return wire.KindError(d, "EmbeddedResourceResource", raw.Kind(), "object")
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *GetPromptRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -2275,6 +2332,8 @@ func (x *GetPromptRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *GetPromptRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Arguments != nil {
@@ -2368,6 +2427,8 @@ func (x *GetPromptRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *GetPromptResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -2468,6 +2529,8 @@ func (x *GetPromptResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ImageContent) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"type\":")
@@ -2559,6 +2622,8 @@ func (x *ImageContent) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *Implementation) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"name\":")
@@ -2631,6 +2696,8 @@ func (x *Implementation) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *InitializeRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -2699,6 +2766,8 @@ func (x *InitializeRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *InitializeRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"capabilities\":")
@@ -2779,6 +2848,8 @@ func (x *InitializeRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *InitializeResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -2881,6 +2952,8 @@ func (x *InitializeResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *InitializedNotification) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -2948,6 +3021,8 @@ func (x *InitializedNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *InitializedNotificationParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -3020,6 +3095,8 @@ func (x *InitializedNotificationParams) UnmarshalJSONFrom(d *jsontext.Decoder) e
 	}
 	return nil
 }
+
+// encode writes x.
 func (x JSONRPCBatchRequest) encode(e *wire.Encoder) {
 	v := []JSONRPCBatchRequestItem(x)
 	e.BeginArray()
@@ -3071,6 +3148,8 @@ func (x *JSONRPCBatchRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	*x = JSONRPCBatchRequest(v)
 	return nil
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *JSONRPCBatchRequestItem) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("JSONRPCBatchRequestItem has no value")
@@ -3127,6 +3206,8 @@ func (x *JSONRPCBatchRequestItem) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return wire.KindError(d, "JSONRPCBatchRequestItem", raw.Kind(), "object")
 }
+
+// encode writes x.
 func (x JSONRPCBatchResponse) encode(e *wire.Encoder) {
 	v := []JSONRPCBatchResponseItem(x)
 	e.BeginArray()
@@ -3178,6 +3259,8 @@ func (x *JSONRPCBatchResponse) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	*x = JSONRPCBatchResponse(v)
 	return nil
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *JSONRPCBatchResponseItem) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("JSONRPCBatchResponseItem has no value")
@@ -3236,6 +3319,8 @@ func (x *JSONRPCBatchResponseItem) UnmarshalJSONFrom(d *jsontext.Decoder) error 
 	}
 	return wire.KindError(d, "JSONRPCBatchResponseItem", raw.Kind(), "object")
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *JSONRPCError) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"jsonrpc\":")
@@ -3314,6 +3399,8 @@ func (x *JSONRPCError) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *JSONRPCErrorError) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"code\":")
@@ -3396,6 +3483,8 @@ func (x *JSONRPCErrorError) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *JSONRPCMessage) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("JSONRPCMessage has no value")
@@ -3488,6 +3577,8 @@ func (x *JSONRPCMessage) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return wire.KindError(d, "JSONRPCMessage", raw.Kind(), "object or array")
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *JSONRPCMessageArrayItem) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("JSONRPCMessageArrayItem has no value")
@@ -3544,6 +3635,8 @@ func (x *JSONRPCMessageArrayItem) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return wire.KindError(d, "JSONRPCMessageArrayItem", raw.Kind(), "object")
 }
+
+// encode writes x.
 func (x JSONRPCMessageArray) encode(e *wire.Encoder) {
 	v := []JSONRPCMessageArrayItem(x)
 	e.BeginArray()
@@ -3595,6 +3688,8 @@ func (x *JSONRPCMessageArray) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	*x = JSONRPCMessageArray(v)
 	return nil
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *JSONRPCMessageArray5Item) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("JSONRPCMessageArray5Item has no value")
@@ -3653,6 +3748,8 @@ func (x *JSONRPCMessageArray5Item) UnmarshalJSONFrom(d *jsontext.Decoder) error 
 	}
 	return wire.KindError(d, "JSONRPCMessageArray5Item", raw.Kind(), "object")
 }
+
+// encode writes x.
 func (x JSONRPCMessageArray5) encode(e *wire.Encoder) {
 	v := []JSONRPCMessageArray5Item(x)
 	e.BeginArray()
@@ -3704,6 +3801,8 @@ func (x *JSONRPCMessageArray5) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	*x = JSONRPCMessageArray5(v)
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *JSONRPCNotification) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"jsonrpc\":")
@@ -3783,6 +3882,8 @@ func (x *JSONRPCNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *JSONRPCNotificationParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -3855,6 +3956,8 @@ func (x *JSONRPCNotificationParams) UnmarshalJSONFrom(d *jsontext.Decoder) error
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *JSONRPCRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"jsonrpc\":")
@@ -3944,6 +4047,8 @@ func (x *JSONRPCRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *JSONRPCRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -4016,6 +4121,8 @@ func (x *JSONRPCRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *JSONRPCResponse) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"jsonrpc\":")
@@ -4094,6 +4201,8 @@ func (x *JSONRPCResponse) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ListPromptsRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -4161,6 +4270,8 @@ func (x *ListPromptsRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ListPromptsRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Cursor != nil {
@@ -4220,6 +4331,8 @@ func (x *ListPromptsRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error 
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ListPromptsResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -4320,6 +4433,8 @@ func (x *ListPromptsResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ListResourceTemplatesRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -4387,6 +4502,8 @@ func (x *ListResourceTemplatesRequest) UnmarshalJSONFrom(d *jsontext.Decoder) er
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ListResourceTemplatesRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Cursor != nil {
@@ -4446,6 +4563,8 @@ func (x *ListResourceTemplatesRequestParams) UnmarshalJSONFrom(d *jsontext.Decod
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ListResourceTemplatesResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -4546,6 +4665,8 @@ func (x *ListResourceTemplatesResult) UnmarshalJSONFrom(d *jsontext.Decoder) err
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ListResourcesRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -4613,6 +4734,8 @@ func (x *ListResourcesRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ListResourcesRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Cursor != nil {
@@ -4672,6 +4795,8 @@ func (x *ListResourcesRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) erro
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ListResourcesResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -4772,6 +4897,8 @@ func (x *ListResourcesResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ListRootsRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -4839,6 +4966,8 @@ func (x *ListRootsRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ListRootsRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -4911,6 +5040,8 @@ func (x *ListRootsRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ListRootsResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -4999,6 +5130,8 @@ func (x *ListRootsResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ListToolsRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -5066,6 +5199,8 @@ func (x *ListToolsRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ListToolsRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Cursor != nil {
@@ -5125,6 +5260,8 @@ func (x *ListToolsRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ListToolsResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -5225,6 +5362,8 @@ func (x *ListToolsResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON string; a value outside the enum is an error.
 func (x LoggingLevel) encode(e *wire.Encoder) {
 	if !x.Valid() {
 		e.Fail("LoggingLevel " + strconv.Quote(string(x)) + " is not one of its values")
@@ -5262,6 +5401,8 @@ func (x *LoggingLevel) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	*x = LoggingLevel(s)
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *LoggingMessageNotification) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -5330,6 +5471,8 @@ func (x *LoggingMessageNotification) UnmarshalJSONFrom(d *jsontext.Decoder) erro
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *LoggingMessageNotificationParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"data\":")
@@ -5412,6 +5555,8 @@ func (x *LoggingMessageNotificationParams) UnmarshalJSONFrom(d *jsontext.Decoder
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ModelHint) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Name != nil {
@@ -5471,6 +5616,8 @@ func (x *ModelHint) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ModelPreferences) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.CostPriority != nil {
@@ -5582,6 +5729,8 @@ func (x *ModelPreferences) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *Notification) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -5651,6 +5800,8 @@ func (x *Notification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *NotificationParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -5723,6 +5874,8 @@ func (x *NotificationParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *PaginatedRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -5792,6 +5945,8 @@ func (x *PaginatedRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *PaginatedRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Cursor != nil {
@@ -5851,6 +6006,8 @@ func (x *PaginatedRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *PaginatedResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -5920,6 +6077,8 @@ func (x *PaginatedResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *PingRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -5987,6 +6146,8 @@ func (x *PingRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *PingRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -6059,6 +6220,8 @@ func (x *PingRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ProgressNotification) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -6127,6 +6290,8 @@ func (x *ProgressNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ProgressNotificationParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Message != nil {
@@ -6221,6 +6386,8 @@ func (x *ProgressNotificationParams) UnmarshalJSONFrom(d *jsontext.Decoder) erro
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *Prompt) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Arguments != nil {
@@ -6321,6 +6488,8 @@ func (x *Prompt) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *PromptArgument) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Description != nil {
@@ -6405,6 +6574,8 @@ func (x *PromptArgument) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *PromptListChangedNotification) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -6472,6 +6643,8 @@ func (x *PromptListChangedNotification) UnmarshalJSONFrom(d *jsontext.Decoder) e
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *PromptListChangedNotificationParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -6544,6 +6717,8 @@ func (x *PromptListChangedNotificationParams) UnmarshalJSONFrom(d *jsontext.Deco
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *PromptMessage) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"content\":")
@@ -6612,6 +6787,8 @@ func (x *PromptMessage) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *PromptMessageContent) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("PromptMessageContent has no value")
@@ -6689,6 +6866,8 @@ func (x *PromptMessageContent) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return wire.KindError(d, "PromptMessageContent", raw.Kind(), "object")
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *PromptReference) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"type\":")
@@ -6759,6 +6938,8 @@ func (x *PromptReference) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ReadResourceRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -6827,6 +7008,8 @@ func (x *ReadResourceRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ReadResourceRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"uri\":")
@@ -6887,6 +7070,8 @@ func (x *ReadResourceRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ReadResourceResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -6975,6 +7160,8 @@ func (x *ReadResourceResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *ReadResourceResultContentsItem) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("ReadResourceResultContentsItem has no value")
@@ -7033,6 +7220,8 @@ func (x *ReadResourceResultContentsItem) UnmarshalJSONFrom(d *jsontext.Decoder) 
 	}
 	return wire.KindError(d, "ReadResourceResultContentsItem", raw.Kind(), "object")
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *Request) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -7102,6 +7291,8 @@ func (x *Request) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *RequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -7174,6 +7365,8 @@ func (x *RequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *Resource) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Annotations != nil {
@@ -7291,6 +7484,8 @@ func (x *Resource) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ResourceContents) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.MIMEType != nil {
@@ -7363,6 +7558,8 @@ func (x *ResourceContents) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ResourceListChangedNotification) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -7430,6 +7627,8 @@ func (x *ResourceListChangedNotification) UnmarshalJSONFrom(d *jsontext.Decoder)
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ResourceListChangedNotificationParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -7502,6 +7701,8 @@ func (x *ResourceListChangedNotificationParams) UnmarshalJSONFrom(d *jsontext.De
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ResourceReference) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"type\":")
@@ -7572,6 +7773,8 @@ func (x *ResourceReference) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ResourceTemplate) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Annotations != nil {
@@ -7677,6 +7880,8 @@ func (x *ResourceTemplate) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ResourceUpdatedNotification) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -7745,6 +7950,8 @@ func (x *ResourceUpdatedNotification) UnmarshalJSONFrom(d *jsontext.Decoder) err
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ResourceUpdatedNotificationParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"uri\":")
@@ -7805,6 +8012,8 @@ func (x *ResourceUpdatedNotificationParams) UnmarshalJSONFrom(d *jsontext.Decode
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *Result) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -7877,6 +8086,8 @@ func (x *Result) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON string; a value outside the enum is an error.
 func (x Role) encode(e *wire.Encoder) {
 	if !x.Valid() {
 		e.Fail("Role " + strconv.Quote(string(x)) + " is not one of its values")
@@ -7914,6 +8125,8 @@ func (x *Role) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	*x = Role(s)
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *Root) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Name != nil {
@@ -7986,6 +8199,8 @@ func (x *Root) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *RootsListChangedNotification) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -8053,6 +8268,8 @@ func (x *RootsListChangedNotification) UnmarshalJSONFrom(d *jsontext.Decoder) er
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *RootsListChangedNotificationParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -8125,6 +8342,8 @@ func (x *RootsListChangedNotificationParams) UnmarshalJSONFrom(d *jsontext.Decod
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *SamplingMessage) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"content\":")
@@ -8193,6 +8412,8 @@ func (x *SamplingMessage) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *SamplingMessageContent) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("SamplingMessageContent has no value")
@@ -8262,6 +8483,8 @@ func (x *SamplingMessageContent) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return wire.KindError(d, "SamplingMessageContent", raw.Kind(), "object")
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ServerCapabilities) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Completions != nil {
@@ -8389,6 +8612,8 @@ func (x *ServerCapabilities) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ServerCapabilitiesPrompts) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.ListChanged != nil {
@@ -8448,6 +8673,8 @@ func (x *ServerCapabilitiesPrompts) UnmarshalJSONFrom(d *jsontext.Decoder) error
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ServerCapabilitiesResources) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.ListChanged != nil {
@@ -8519,6 +8746,8 @@ func (x *ServerCapabilitiesResources) UnmarshalJSONFrom(d *jsontext.Decoder) err
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ServerCapabilitiesTools) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.ListChanged != nil {
@@ -8578,6 +8807,8 @@ func (x *ServerCapabilitiesTools) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *ServerNotification) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("ServerNotification has no value")
@@ -8679,6 +8910,8 @@ func (x *ServerNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return wire.KindError(d, "ServerNotification", raw.Kind(), "object")
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *ServerRequest) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("ServerRequest has no value")
@@ -8748,6 +8981,8 @@ func (x *ServerRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return wire.KindError(d, "ServerRequest", raw.Kind(), "object")
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *ServerResult) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("ServerResult has no value")
@@ -8792,6 +9027,8 @@ func (x *ServerResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return wire.KindError(d, "ServerResult", raw.Kind(), "object")
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *SetLevelRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -8860,6 +9097,8 @@ func (x *SetLevelRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *SetLevelRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"level\":")
@@ -8918,6 +9157,8 @@ func (x *SetLevelRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *SubscribeRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -8986,6 +9227,8 @@ func (x *SubscribeRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *SubscribeRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"uri\":")
@@ -9046,6 +9289,8 @@ func (x *SubscribeRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *TextContent) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"type\":")
@@ -9125,6 +9370,8 @@ func (x *TextContent) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *TextResourceContents) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.MIMEType != nil {
@@ -9209,6 +9456,8 @@ func (x *TextResourceContents) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *Tool) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Annotations != nil {
@@ -9305,6 +9554,8 @@ func (x *Tool) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ToolAnnotations) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.DestructiveHint != nil {
@@ -9412,6 +9663,8 @@ func (x *ToolAnnotations) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ToolListChangedNotification) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -9479,6 +9732,8 @@ func (x *ToolListChangedNotification) UnmarshalJSONFrom(d *jsontext.Decoder) err
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ToolListChangedNotificationParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -9551,6 +9806,8 @@ func (x *ToolListChangedNotificationParams) UnmarshalJSONFrom(d *jsontext.Decode
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *UnsubscribeRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -9619,6 +9876,8 @@ func (x *UnsubscribeRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *UnsubscribeRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"uri\":")

@@ -9,6 +9,7 @@ import (
 	"strconv"
 )
 
+// encode writes x as a JSON object, constants included.
 func (x *Annotations) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Audience != nil {
@@ -108,6 +109,8 @@ func (x *Annotations) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *AudioContent) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"type\":")
@@ -209,6 +212,8 @@ func (x *AudioContent) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *BaseMetadata) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"name\":")
@@ -281,6 +286,8 @@ func (x *BaseMetadata) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *BlobResourceContents) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -375,6 +382,8 @@ func (x *BlobResourceContents) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *BooleanSchema) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"type\":")
@@ -469,6 +478,8 @@ func (x *BooleanSchema) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CallToolRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -537,6 +548,8 @@ func (x *CallToolRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CallToolRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Arguments != nil {
@@ -607,6 +620,8 @@ func (x *CallToolRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CallToolResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -717,6 +732,8 @@ func (x *CallToolResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CancelledNotification) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -785,6 +802,8 @@ func (x *CancelledNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CancelledNotificationParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Reason != nil {
@@ -855,6 +874,8 @@ func (x *CancelledNotificationParams) UnmarshalJSONFrom(d *jsontext.Decoder) err
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ClientCapabilities) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Elicitation != nil {
@@ -964,6 +985,8 @@ func (x *ClientCapabilities) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ClientCapabilitiesRoots) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.ListChanged != nil {
@@ -1023,6 +1046,8 @@ func (x *ClientCapabilitiesRoots) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *ClientNotification) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("ClientNotification has no value")
@@ -1100,6 +1125,8 @@ func (x *ClientNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return wire.KindError(d, "ClientNotification", raw.Kind(), "object")
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *ClientRequest) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("ClientRequest has no value")
@@ -1249,6 +1276,8 @@ func (x *ClientRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return wire.KindError(d, "ClientRequest", raw.Kind(), "object")
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *ClientResult) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("ClientResult has no value")
@@ -1293,6 +1322,8 @@ func (x *ClientResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return wire.KindError(d, "ClientResult", raw.Kind(), "object")
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CompleteRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -1361,6 +1392,8 @@ func (x *CompleteRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CompleteRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"argument\":")
@@ -1438,6 +1471,8 @@ func (x *CompleteRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CompleteRequestParamsArgument) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"name\":")
@@ -1510,6 +1545,8 @@ func (x *CompleteRequestParamsArgument) UnmarshalJSONFrom(d *jsontext.Decoder) e
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CompleteRequestParamsContext) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Arguments != nil {
@@ -1590,6 +1627,8 @@ func (x *CompleteRequestParamsContext) UnmarshalJSONFrom(d *jsontext.Decoder) er
 	}
 	return nil
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *CompleteRequestParamsRef) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("CompleteRequestParamsRef has no value")
@@ -1651,6 +1690,8 @@ func (x *CompleteRequestParamsRef) UnmarshalJSONFrom(d *jsontext.Decoder) error 
 	}
 	return wire.KindError(d, "CompleteRequestParamsRef", raw.Kind(), "object")
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CompleteResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -1719,6 +1760,8 @@ func (x *CompleteResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CompleteResultCompletion) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.HasMore != nil {
@@ -1823,6 +1866,8 @@ func (x *CompleteResultCompletion) UnmarshalJSONFrom(d *jsontext.Decoder) error 
 	}
 	return nil
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *ContentBlock) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("ContentBlock has no value")
@@ -1908,6 +1953,8 @@ func (x *ContentBlock) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return wire.KindError(d, "ContentBlock", raw.Kind(), "object")
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CreateMessageRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -1976,6 +2023,8 @@ func (x *CreateMessageRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CreateMessageRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.IncludeContext != "" {
@@ -2147,6 +2196,8 @@ func (x *CreateMessageRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) erro
 	}
 	return nil
 }
+
+// encode writes x as a JSON string; a value outside the enum is an error.
 func (x CreateMessageRequestParamsIncludeContext) encode(e *wire.Encoder) {
 	if !x.Valid() {
 		e.Fail("CreateMessageRequestParamsIncludeContext " + strconv.Quote(string(x)) + " is not one of its values")
@@ -2184,6 +2235,8 @@ func (x *CreateMessageRequestParamsIncludeContext) UnmarshalJSONFrom(d *jsontext
 	*x = CreateMessageRequestParamsIncludeContext(s)
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CreateMessageResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -2286,6 +2339,8 @@ func (x *CreateMessageResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *CreateMessageResultContent) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("CreateMessageResultContent has no value")
@@ -2355,6 +2410,8 @@ func (x *CreateMessageResultContent) UnmarshalJSONFrom(d *jsontext.Decoder) erro
 	}
 	return wire.KindError(d, "CreateMessageResultContent", raw.Kind(), "object")
 }
+
+// encode writes x.
 func (x Cursor) encode(e *wire.Encoder) {
 	e.String(string(x))
 }
@@ -2387,6 +2444,8 @@ func (x *Cursor) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	*x = Cursor(v)
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ElicitRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -2455,6 +2514,8 @@ func (x *ElicitRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ElicitRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"message\":")
@@ -2525,6 +2586,8 @@ func (x *ElicitRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ElicitRequestParamsRequestedSchema) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"type\":")
@@ -2646,6 +2709,8 @@ func (x *ElicitRequestParamsRequestedSchema) UnmarshalJSONFrom(d *jsontext.Decod
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ElicitResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -2745,6 +2810,8 @@ func (x *ElicitResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON string; a value outside the enum is an error.
 func (x ElicitResultAction) encode(e *wire.Encoder) {
 	if !x.Valid() {
 		e.Fail("ElicitResultAction " + strconv.Quote(string(x)) + " is not one of its values")
@@ -2782,6 +2849,8 @@ func (x *ElicitResultAction) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	*x = ElicitResultAction(s)
 	return nil
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *ElicitResultContentValue) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("ElicitResultContentValue has no value")
@@ -2842,6 +2911,8 @@ func (x *ElicitResultContentValue) UnmarshalJSONFrom(d *jsontext.Decoder) error 
 	}
 	return wire.KindError(d, "ElicitResultContentValue", raw.Kind(), "string, number or boolean")
 }
+
+// encode writes x.
 func (x ElicitResultContentValueString) encode(e *wire.Encoder) {
 	e.String(string(x))
 }
@@ -2874,6 +2945,8 @@ func (x *ElicitResultContentValueString) UnmarshalJSONFrom(d *jsontext.Decoder) 
 	*x = ElicitResultContentValueString(v)
 	return nil
 }
+
+// encode writes x.
 func (x ElicitResultContentValueInteger) encode(e *wire.Encoder) {
 	e.Int(int64(x))
 }
@@ -2906,6 +2979,8 @@ func (x *ElicitResultContentValueInteger) UnmarshalJSONFrom(d *jsontext.Decoder)
 	*x = ElicitResultContentValueInteger(v)
 	return nil
 }
+
+// encode writes x.
 func (x ElicitResultContentValueBoolean) encode(e *wire.Encoder) {
 	e.Bool(bool(x))
 }
@@ -2938,6 +3013,8 @@ func (x *ElicitResultContentValueBoolean) UnmarshalJSONFrom(d *jsontext.Decoder)
 	*x = ElicitResultContentValueBoolean(v)
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *EmbeddedResource) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"type\":")
@@ -3025,6 +3102,8 @@ func (x *EmbeddedResource) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *EmbeddedResourceResource) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("EmbeddedResourceResource has no value")
@@ -3083,6 +3162,8 @@ func (x *EmbeddedResourceResource) UnmarshalJSONFrom(d *jsontext.Decoder) error 
 	}
 	return wire.KindError(d, "EmbeddedResourceResource", raw.Kind(), "object")
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *EnumSchema) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"type\":")
@@ -3227,6 +3308,8 @@ func (x *EnumSchema) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *GetPromptRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -3295,6 +3378,8 @@ func (x *GetPromptRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *GetPromptRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Arguments != nil {
@@ -3388,6 +3473,8 @@ func (x *GetPromptRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *GetPromptResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -3488,6 +3575,8 @@ func (x *GetPromptResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ImageContent) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"type\":")
@@ -3589,6 +3678,8 @@ func (x *ImageContent) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *Implementation) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"name\":")
@@ -3673,6 +3764,8 @@ func (x *Implementation) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *InitializeRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -3741,6 +3834,8 @@ func (x *InitializeRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *InitializeRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"capabilities\":")
@@ -3821,6 +3916,8 @@ func (x *InitializeRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *InitializeResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -3923,6 +4020,8 @@ func (x *InitializeResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *InitializedNotification) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -3990,6 +4089,8 @@ func (x *InitializedNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *InitializedNotificationParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -4062,6 +4163,8 @@ func (x *InitializedNotificationParams) UnmarshalJSONFrom(d *jsontext.Decoder) e
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *JSONRPCError) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"jsonrpc\":")
@@ -4140,6 +4243,8 @@ func (x *JSONRPCError) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *JSONRPCErrorError) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"code\":")
@@ -4222,6 +4327,8 @@ func (x *JSONRPCErrorError) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *JSONRPCMessage) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("JSONRPCMessage has no value")
@@ -4294,6 +4401,8 @@ func (x *JSONRPCMessage) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return wire.KindError(d, "JSONRPCMessage", raw.Kind(), "object")
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *JSONRPCNotification) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"jsonrpc\":")
@@ -4373,6 +4482,8 @@ func (x *JSONRPCNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *JSONRPCNotificationParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -4445,6 +4556,8 @@ func (x *JSONRPCNotificationParams) UnmarshalJSONFrom(d *jsontext.Decoder) error
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *JSONRPCRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"jsonrpc\":")
@@ -4534,6 +4647,8 @@ func (x *JSONRPCRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *JSONRPCRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -4606,6 +4721,8 @@ func (x *JSONRPCRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *JSONRPCResponse) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"jsonrpc\":")
@@ -4684,6 +4801,8 @@ func (x *JSONRPCResponse) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ListPromptsRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -4751,6 +4870,8 @@ func (x *ListPromptsRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ListPromptsRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Cursor != nil {
@@ -4810,6 +4931,8 @@ func (x *ListPromptsRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error 
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ListPromptsResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -4910,6 +5033,8 @@ func (x *ListPromptsResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ListResourceTemplatesRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -4977,6 +5102,8 @@ func (x *ListResourceTemplatesRequest) UnmarshalJSONFrom(d *jsontext.Decoder) er
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ListResourceTemplatesRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Cursor != nil {
@@ -5036,6 +5163,8 @@ func (x *ListResourceTemplatesRequestParams) UnmarshalJSONFrom(d *jsontext.Decod
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ListResourceTemplatesResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -5136,6 +5265,8 @@ func (x *ListResourceTemplatesResult) UnmarshalJSONFrom(d *jsontext.Decoder) err
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ListResourcesRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -5203,6 +5334,8 @@ func (x *ListResourcesRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ListResourcesRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Cursor != nil {
@@ -5262,6 +5395,8 @@ func (x *ListResourcesRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) erro
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ListResourcesResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -5362,6 +5497,8 @@ func (x *ListResourcesResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ListRootsRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -5429,6 +5566,8 @@ func (x *ListRootsRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ListRootsRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -5501,6 +5640,8 @@ func (x *ListRootsRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ListRootsResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -5589,6 +5730,8 @@ func (x *ListRootsResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ListToolsRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -5656,6 +5799,8 @@ func (x *ListToolsRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ListToolsRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Cursor != nil {
@@ -5715,6 +5860,8 @@ func (x *ListToolsRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ListToolsResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -5815,6 +5962,8 @@ func (x *ListToolsResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON string; a value outside the enum is an error.
 func (x LoggingLevel) encode(e *wire.Encoder) {
 	if !x.Valid() {
 		e.Fail("LoggingLevel " + strconv.Quote(string(x)) + " is not one of its values")
@@ -5852,6 +6001,8 @@ func (x *LoggingLevel) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	*x = LoggingLevel(s)
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *LoggingMessageNotification) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -5920,6 +6071,8 @@ func (x *LoggingMessageNotification) UnmarshalJSONFrom(d *jsontext.Decoder) erro
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *LoggingMessageNotificationParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"data\":")
@@ -6002,6 +6155,8 @@ func (x *LoggingMessageNotificationParams) UnmarshalJSONFrom(d *jsontext.Decoder
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ModelHint) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Name != nil {
@@ -6061,6 +6216,8 @@ func (x *ModelHint) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ModelPreferences) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.CostPriority != nil {
@@ -6172,6 +6329,8 @@ func (x *ModelPreferences) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *Notification) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -6241,6 +6400,8 @@ func (x *Notification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *NotificationParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -6313,6 +6474,8 @@ func (x *NotificationParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *NumberSchema) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Description != nil {
@@ -6419,6 +6582,8 @@ func (x *NumberSchema) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON string; a value outside the enum is an error.
 func (x NumberSchemaType) encode(e *wire.Encoder) {
 	if !x.Valid() {
 		e.Fail("NumberSchemaType " + strconv.Quote(string(x)) + " is not one of its values")
@@ -6456,6 +6621,8 @@ func (x *NumberSchemaType) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	*x = NumberSchemaType(s)
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *PaginatedRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -6525,6 +6692,8 @@ func (x *PaginatedRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *PaginatedRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Cursor != nil {
@@ -6584,6 +6753,8 @@ func (x *PaginatedRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *PaginatedResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -6653,6 +6824,8 @@ func (x *PaginatedResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *PingRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -6720,6 +6893,8 @@ func (x *PingRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *PingRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -6792,6 +6967,8 @@ func (x *PingRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *PrimitiveSchemaDefinition) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("PrimitiveSchemaDefinition has no value")
@@ -6881,6 +7058,8 @@ func (x *PrimitiveSchemaDefinition) UnmarshalJSONFrom(d *jsontext.Decoder) error
 	}
 	return wire.KindError(d, "PrimitiveSchemaDefinition", raw.Kind(), "object")
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ProgressNotification) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -6949,6 +7128,8 @@ func (x *ProgressNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ProgressNotificationParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Message != nil {
@@ -7043,6 +7224,8 @@ func (x *ProgressNotificationParams) UnmarshalJSONFrom(d *jsontext.Decoder) erro
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *Prompt) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -7165,6 +7348,8 @@ func (x *Prompt) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *PromptArgument) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Description != nil {
@@ -7261,6 +7446,8 @@ func (x *PromptArgument) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *PromptListChangedNotification) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -7328,6 +7515,8 @@ func (x *PromptListChangedNotification) UnmarshalJSONFrom(d *jsontext.Decoder) e
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *PromptListChangedNotificationParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -7400,6 +7589,8 @@ func (x *PromptListChangedNotificationParams) UnmarshalJSONFrom(d *jsontext.Deco
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *PromptMessage) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"content\":")
@@ -7468,6 +7659,8 @@ func (x *PromptMessage) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *PromptReference) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"type\":")
@@ -7550,6 +7743,8 @@ func (x *PromptReference) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ReadResourceRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -7618,6 +7813,8 @@ func (x *ReadResourceRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ReadResourceRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"uri\":")
@@ -7678,6 +7875,8 @@ func (x *ReadResourceRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ReadResourceResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -7766,6 +7965,8 @@ func (x *ReadResourceResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *ReadResourceResultContentsItem) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("ReadResourceResultContentsItem has no value")
@@ -7824,6 +8025,8 @@ func (x *ReadResourceResultContentsItem) UnmarshalJSONFrom(d *jsontext.Decoder) 
 	}
 	return wire.KindError(d, "ReadResourceResultContentsItem", raw.Kind(), "object")
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *Request) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -7893,6 +8096,8 @@ func (x *Request) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *RequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -7965,6 +8170,8 @@ func (x *RequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *Resource) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -8104,6 +8311,8 @@ func (x *Resource) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ResourceContents) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -8186,6 +8395,8 @@ func (x *ResourceContents) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ResourceLink) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"type\":")
@@ -8335,6 +8546,8 @@ func (x *ResourceLink) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ResourceListChangedNotification) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -8402,6 +8615,8 @@ func (x *ResourceListChangedNotification) UnmarshalJSONFrom(d *jsontext.Decoder)
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ResourceListChangedNotificationParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -8474,6 +8689,8 @@ func (x *ResourceListChangedNotificationParams) UnmarshalJSONFrom(d *jsontext.De
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ResourceTemplate) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -8601,6 +8818,8 @@ func (x *ResourceTemplate) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ResourceTemplateReference) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"type\":")
@@ -8671,6 +8890,8 @@ func (x *ResourceTemplateReference) UnmarshalJSONFrom(d *jsontext.Decoder) error
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ResourceUpdatedNotification) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -8739,6 +8960,8 @@ func (x *ResourceUpdatedNotification) UnmarshalJSONFrom(d *jsontext.Decoder) err
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ResourceUpdatedNotificationParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"uri\":")
@@ -8799,6 +9022,8 @@ func (x *ResourceUpdatedNotificationParams) UnmarshalJSONFrom(d *jsontext.Decode
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *Result) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -8871,6 +9096,8 @@ func (x *Result) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON string; a value outside the enum is an error.
 func (x Role) encode(e *wire.Encoder) {
 	if !x.Valid() {
 		e.Fail("Role " + strconv.Quote(string(x)) + " is not one of its values")
@@ -8908,6 +9135,8 @@ func (x *Role) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	*x = Role(s)
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *Root) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -8990,6 +9219,8 @@ func (x *Root) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *RootsListChangedNotification) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -9057,6 +9288,8 @@ func (x *RootsListChangedNotification) UnmarshalJSONFrom(d *jsontext.Decoder) er
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *RootsListChangedNotificationParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -9129,6 +9362,8 @@ func (x *RootsListChangedNotificationParams) UnmarshalJSONFrom(d *jsontext.Decod
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *SamplingMessage) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"content\":")
@@ -9197,6 +9432,8 @@ func (x *SamplingMessage) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *SamplingMessageContent) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("SamplingMessageContent has no value")
@@ -9266,6 +9503,8 @@ func (x *SamplingMessageContent) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return wire.KindError(d, "SamplingMessageContent", raw.Kind(), "object")
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ServerCapabilities) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Completions != nil {
@@ -9393,6 +9632,8 @@ func (x *ServerCapabilities) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ServerCapabilitiesPrompts) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.ListChanged != nil {
@@ -9452,6 +9693,8 @@ func (x *ServerCapabilitiesPrompts) UnmarshalJSONFrom(d *jsontext.Decoder) error
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ServerCapabilitiesResources) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.ListChanged != nil {
@@ -9523,6 +9766,8 @@ func (x *ServerCapabilitiesResources) UnmarshalJSONFrom(d *jsontext.Decoder) err
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ServerCapabilitiesTools) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.ListChanged != nil {
@@ -9582,6 +9827,8 @@ func (x *ServerCapabilitiesTools) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *ServerNotification) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("ServerNotification has no value")
@@ -9683,6 +9930,8 @@ func (x *ServerNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return wire.KindError(d, "ServerNotification", raw.Kind(), "object")
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *ServerRequest) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("ServerRequest has no value")
@@ -9760,6 +10009,8 @@ func (x *ServerRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return wire.KindError(d, "ServerRequest", raw.Kind(), "object")
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *ServerResult) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("ServerResult has no value")
@@ -9804,6 +10055,8 @@ func (x *ServerResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return wire.KindError(d, "ServerResult", raw.Kind(), "object")
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *SetLevelRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -9872,6 +10125,8 @@ func (x *SetLevelRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *SetLevelRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"level\":")
@@ -9930,6 +10185,8 @@ func (x *SetLevelRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *StringSchema) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"type\":")
@@ -10044,6 +10301,8 @@ func (x *StringSchema) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON string; a value outside the enum is an error.
 func (x StringSchemaFormat) encode(e *wire.Encoder) {
 	if !x.Valid() {
 		e.Fail("StringSchemaFormat " + strconv.Quote(string(x)) + " is not one of its values")
@@ -10081,6 +10340,8 @@ func (x *StringSchemaFormat) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	*x = StringSchemaFormat(s)
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *SubscribeRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -10149,6 +10410,8 @@ func (x *SubscribeRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *SubscribeRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"uri\":")
@@ -10209,6 +10472,8 @@ func (x *SubscribeRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *TextContent) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"type\":")
@@ -10298,6 +10563,8 @@ func (x *TextContent) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *TextResourceContents) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -10392,6 +10659,8 @@ func (x *TextResourceContents) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *Tool) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -10523,6 +10792,8 @@ func (x *Tool) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ToolAnnotations) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.DestructiveHint != nil {
@@ -10630,6 +10901,8 @@ func (x *ToolAnnotations) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ToolListChangedNotification) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -10697,6 +10970,8 @@ func (x *ToolListChangedNotification) UnmarshalJSONFrom(d *jsontext.Decoder) err
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ToolListChangedNotificationParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -10769,6 +11044,8 @@ func (x *ToolListChangedNotificationParams) UnmarshalJSONFrom(d *jsontext.Decode
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *UnsubscribeRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -10837,6 +11114,8 @@ func (x *UnsubscribeRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *UnsubscribeRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"uri\":")

@@ -9,6 +9,7 @@ import (
 	"strconv"
 )
 
+// encode writes x as a JSON object, constants included.
 func (x *Annotations) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Audience != nil {
@@ -108,6 +109,8 @@ func (x *Annotations) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *AudioContent) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"type\":")
@@ -209,6 +212,8 @@ func (x *AudioContent) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *BaseMetadata) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"name\":")
@@ -281,6 +286,8 @@ func (x *BaseMetadata) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *BlobResourceContents) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -375,6 +382,8 @@ func (x *BlobResourceContents) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *BooleanSchema) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"type\":")
@@ -469,6 +478,8 @@ func (x *BooleanSchema) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CallToolRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -537,6 +548,8 @@ func (x *CallToolRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CallToolRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -626,6 +639,8 @@ func (x *CallToolRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CallToolResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -736,6 +751,8 @@ func (x *CallToolResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CancelTaskRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -804,6 +821,8 @@ func (x *CancelTaskRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CancelTaskRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"taskId\":")
@@ -864,6 +883,8 @@ func (x *CancelTaskRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CancelTaskResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -1033,6 +1054,8 @@ func (x *CancelTaskResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CancelledNotification) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -1101,6 +1124,8 @@ func (x *CancelledNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CancelledNotificationParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -1178,6 +1203,8 @@ func (x *CancelledNotificationParams) UnmarshalJSONFrom(d *jsontext.Decoder) err
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ClientCapabilities) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Elicitation != nil {
@@ -1294,6 +1321,8 @@ func (x *ClientCapabilities) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ClientCapabilitiesElicitation) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Form != nil {
@@ -1361,6 +1390,8 @@ func (x *ClientCapabilitiesElicitation) UnmarshalJSONFrom(d *jsontext.Decoder) e
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ClientCapabilitiesRoots) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.ListChanged != nil {
@@ -1420,6 +1451,8 @@ func (x *ClientCapabilitiesRoots) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ClientCapabilitiesSampling) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Context != nil {
@@ -1487,6 +1520,8 @@ func (x *ClientCapabilitiesSampling) UnmarshalJSONFrom(d *jsontext.Decoder) erro
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ClientCapabilitiesTasks) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Cancel != nil {
@@ -1563,6 +1598,8 @@ func (x *ClientCapabilitiesTasks) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ClientCapabilitiesTasksRequests) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Elicitation != nil {
@@ -1628,6 +1665,8 @@ func (x *ClientCapabilitiesTasksRequests) UnmarshalJSONFrom(d *jsontext.Decoder)
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ClientCapabilitiesTasksRequestsElicitation) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Create != nil {
@@ -1685,6 +1724,8 @@ func (x *ClientCapabilitiesTasksRequestsElicitation) UnmarshalJSONFrom(d *jsonte
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ClientCapabilitiesTasksRequestsSampling) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.CreateMessage != nil {
@@ -1742,6 +1783,8 @@ func (x *ClientCapabilitiesTasksRequestsSampling) UnmarshalJSONFrom(d *jsontext.
 	}
 	return nil
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *ClientNotification) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("ClientNotification has no value")
@@ -1827,6 +1870,8 @@ func (x *ClientNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return wire.KindError(d, "ClientNotification", raw.Kind(), "object")
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *ClientRequest) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("ClientRequest has no value")
@@ -2008,6 +2053,8 @@ func (x *ClientRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return wire.KindError(d, "ClientRequest", raw.Kind(), "object")
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *ClientResult) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("ClientResult has no value")
@@ -2052,6 +2099,8 @@ func (x *ClientResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return wire.KindError(d, "ClientResult", raw.Kind(), "object")
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CompleteRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -2120,6 +2169,8 @@ func (x *CompleteRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CompleteRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -2207,6 +2258,8 @@ func (x *CompleteRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CompleteRequestParamsArgument) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"name\":")
@@ -2279,6 +2332,8 @@ func (x *CompleteRequestParamsArgument) UnmarshalJSONFrom(d *jsontext.Decoder) e
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CompleteRequestParamsContext) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Arguments != nil {
@@ -2359,6 +2414,8 @@ func (x *CompleteRequestParamsContext) UnmarshalJSONFrom(d *jsontext.Decoder) er
 	}
 	return nil
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *CompleteRequestParamsRef) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("CompleteRequestParamsRef has no value")
@@ -2420,6 +2477,8 @@ func (x *CompleteRequestParamsRef) UnmarshalJSONFrom(d *jsontext.Decoder) error 
 	}
 	return wire.KindError(d, "CompleteRequestParamsRef", raw.Kind(), "object")
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CompleteResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -2488,6 +2547,8 @@ func (x *CompleteResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CompleteResultCompletion) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.HasMore != nil {
@@ -2592,6 +2653,8 @@ func (x *CompleteResultCompletion) UnmarshalJSONFrom(d *jsontext.Decoder) error 
 	}
 	return nil
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *ContentBlock) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("ContentBlock has no value")
@@ -2677,6 +2740,8 @@ func (x *ContentBlock) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return wire.KindError(d, "ContentBlock", raw.Kind(), "object")
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CreateMessageRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -2745,6 +2810,8 @@ func (x *CreateMessageRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CreateMessageRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -2972,6 +3039,8 @@ func (x *CreateMessageRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) erro
 	}
 	return nil
 }
+
+// encode writes x as a JSON string; a value outside the enum is an error.
 func (x CreateMessageRequestParamsIncludeContext) encode(e *wire.Encoder) {
 	if !x.Valid() {
 		e.Fail("CreateMessageRequestParamsIncludeContext " + strconv.Quote(string(x)) + " is not one of its values")
@@ -3009,6 +3078,8 @@ func (x *CreateMessageRequestParamsIncludeContext) UnmarshalJSONFrom(d *jsontext
 	*x = CreateMessageRequestParamsIncludeContext(s)
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CreateMessageResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -3111,6 +3182,8 @@ func (x *CreateMessageResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *CreateMessageResultContent) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("CreateMessageResultContent has no value")
@@ -3204,6 +3277,8 @@ func (x *CreateMessageResultContent) UnmarshalJSONFrom(d *jsontext.Decoder) erro
 	}
 	return wire.KindError(d, "CreateMessageResultContent", raw.Kind(), "object or array")
 }
+
+// encode writes x.
 func (x CreateMessageResultContentArray) encode(e *wire.Encoder) {
 	v := []SamplingMessageContentBlock(x)
 	e.BeginArray()
@@ -3255,6 +3330,8 @@ func (x *CreateMessageResultContentArray) UnmarshalJSONFrom(d *jsontext.Decoder)
 	*x = CreateMessageResultContentArray(v)
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *CreateTaskResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -3323,6 +3400,8 @@ func (x *CreateTaskResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x.
 func (x Cursor) encode(e *wire.Encoder) {
 	e.String(string(x))
 }
@@ -3355,6 +3434,8 @@ func (x *Cursor) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	*x = Cursor(v)
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ElicitRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -3423,6 +3504,8 @@ func (x *ElicitRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ElicitRequestFormParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if !x.OmitMode {
@@ -3522,6 +3605,8 @@ func (x *ElicitRequestFormParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ElicitRequestFormParamsRequestedSchema) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"type\":")
@@ -3655,6 +3740,8 @@ func (x *ElicitRequestFormParamsRequestedSchema) UnmarshalJSONFrom(d *jsontext.D
 	}
 	return nil
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *ElicitRequestParams) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("ElicitRequestParams has no value")
@@ -3722,6 +3809,8 @@ func (x *ElicitRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return wire.KindError(d, "ElicitRequestParams", raw.Kind(), "object")
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ElicitRequestURLParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"mode\":")
@@ -3835,6 +3924,8 @@ func (x *ElicitRequestURLParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ElicitResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -3934,6 +4025,8 @@ func (x *ElicitResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON string; a value outside the enum is an error.
 func (x ElicitResultAction) encode(e *wire.Encoder) {
 	if !x.Valid() {
 		e.Fail("ElicitResultAction " + strconv.Quote(string(x)) + " is not one of its values")
@@ -3971,6 +4064,8 @@ func (x *ElicitResultAction) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	*x = ElicitResultAction(s)
 	return nil
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *ElicitResultContentValue) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("ElicitResultContentValue has no value")
@@ -4039,6 +4134,8 @@ func (x *ElicitResultContentValue) UnmarshalJSONFrom(d *jsontext.Decoder) error 
 	}
 	return wire.KindError(d, "ElicitResultContentValue", raw.Kind(), "array, string, number or boolean")
 }
+
+// encode writes x.
 func (x ElicitResultContentValueArray) encode(e *wire.Encoder) {
 	v := []string(x)
 	e.BeginArray()
@@ -4092,6 +4189,8 @@ func (x *ElicitResultContentValueArray) UnmarshalJSONFrom(d *jsontext.Decoder) e
 	*x = ElicitResultContentValueArray(v)
 	return nil
 }
+
+// encode writes x.
 func (x ElicitResultContentValueString) encode(e *wire.Encoder) {
 	e.String(string(x))
 }
@@ -4124,6 +4223,8 @@ func (x *ElicitResultContentValueString) UnmarshalJSONFrom(d *jsontext.Decoder) 
 	*x = ElicitResultContentValueString(v)
 	return nil
 }
+
+// encode writes x.
 func (x ElicitResultContentValueInteger) encode(e *wire.Encoder) {
 	e.Int(int64(x))
 }
@@ -4156,6 +4257,8 @@ func (x *ElicitResultContentValueInteger) UnmarshalJSONFrom(d *jsontext.Decoder)
 	*x = ElicitResultContentValueInteger(v)
 	return nil
 }
+
+// encode writes x.
 func (x ElicitResultContentValueBoolean) encode(e *wire.Encoder) {
 	e.Bool(bool(x))
 }
@@ -4188,6 +4291,8 @@ func (x *ElicitResultContentValueBoolean) UnmarshalJSONFrom(d *jsontext.Decoder)
 	*x = ElicitResultContentValueBoolean(v)
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ElicitationCompleteNotification) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -4256,6 +4361,8 @@ func (x *ElicitationCompleteNotification) UnmarshalJSONFrom(d *jsontext.Decoder)
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ElicitationCompleteNotificationParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"elicitationId\":")
@@ -4316,6 +4423,8 @@ func (x *ElicitationCompleteNotificationParams) UnmarshalJSONFrom(d *jsontext.De
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *EmbeddedResource) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"type\":")
@@ -4403,6 +4512,8 @@ func (x *EmbeddedResource) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *EmbeddedResourceResource) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("EmbeddedResourceResource has no value")
@@ -4461,6 +4572,8 @@ func (x *EmbeddedResourceResource) UnmarshalJSONFrom(d *jsontext.Decoder) error 
 	}
 	return wire.KindError(d, "EmbeddedResourceResource", raw.Kind(), "object")
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *EnumSchema) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("EnumSchema has no value")
@@ -4554,6 +4667,8 @@ func (x *EnumSchema) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return wire.KindError(d, "EnumSchema", raw.Kind(), "object")
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *Error) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"code\":")
@@ -4636,6 +4751,8 @@ func (x *Error) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *GetPromptRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -4704,6 +4821,8 @@ func (x *GetPromptRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *GetPromptRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -4807,6 +4926,8 @@ func (x *GetPromptRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *GetPromptResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -4907,6 +5028,8 @@ func (x *GetPromptResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *GetTaskPayloadRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -4975,6 +5098,8 @@ func (x *GetTaskPayloadRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *GetTaskPayloadRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"taskId\":")
@@ -5035,6 +5160,8 @@ func (x *GetTaskPayloadRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) err
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *GetTaskPayloadResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -5107,6 +5234,8 @@ func (x *GetTaskPayloadResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *GetTaskRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -5175,6 +5304,8 @@ func (x *GetTaskRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *GetTaskRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"taskId\":")
@@ -5235,6 +5366,8 @@ func (x *GetTaskRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *GetTaskResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -5404,6 +5537,8 @@ func (x *GetTaskResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *Icon) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.MIMEType != nil {
@@ -5514,6 +5649,8 @@ func (x *Icon) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON string; a value outside the enum is an error.
 func (x IconTheme) encode(e *wire.Encoder) {
 	if !x.Valid() {
 		e.Fail("IconTheme " + strconv.Quote(string(x)) + " is not one of its values")
@@ -5551,6 +5688,8 @@ func (x *IconTheme) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	*x = IconTheme(s)
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *Icons) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Icons != nil {
@@ -5626,6 +5765,8 @@ func (x *Icons) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ImageContent) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"type\":")
@@ -5727,6 +5868,8 @@ func (x *ImageContent) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *Implementation) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Description != nil {
@@ -5863,6 +6006,8 @@ func (x *Implementation) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *InitializeRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -5931,6 +6076,8 @@ func (x *InitializeRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *InitializeRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -6021,6 +6168,8 @@ func (x *InitializeRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *InitializeResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -6123,6 +6272,8 @@ func (x *InitializeResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *InitializedNotification) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -6190,6 +6341,8 @@ func (x *InitializedNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *JSONRPCErrorResponse) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"jsonrpc\":")
@@ -6266,6 +6419,8 @@ func (x *JSONRPCErrorResponse) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *JSONRPCMessage) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("JSONRPCMessage has no value")
@@ -6338,6 +6493,8 @@ func (x *JSONRPCMessage) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return wire.KindError(d, "JSONRPCMessage", raw.Kind(), "object")
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *JSONRPCNotification) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"jsonrpc\":")
@@ -6418,6 +6575,8 @@ func (x *JSONRPCNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *JSONRPCRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"jsonrpc\":")
@@ -6508,6 +6667,8 @@ func (x *JSONRPCRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *JSONRPCResponse) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("JSONRPCResponse has no value")
@@ -6566,6 +6727,8 @@ func (x *JSONRPCResponse) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return wire.KindError(d, "JSONRPCResponse", raw.Kind(), "object")
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *JSONRPCResultResponse) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"jsonrpc\":")
@@ -6644,6 +6807,8 @@ func (x *JSONRPCResultResponse) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *LegacyTitledEnumSchema) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"type\":")
@@ -6800,6 +6965,8 @@ func (x *LegacyTitledEnumSchema) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ListPromptsRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -6867,6 +7034,8 @@ func (x *ListPromptsRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ListPromptsResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -6967,6 +7136,8 @@ func (x *ListPromptsResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ListResourceTemplatesRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -7034,6 +7205,8 @@ func (x *ListResourceTemplatesRequest) UnmarshalJSONFrom(d *jsontext.Decoder) er
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ListResourceTemplatesResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -7134,6 +7307,8 @@ func (x *ListResourceTemplatesResult) UnmarshalJSONFrom(d *jsontext.Decoder) err
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ListResourcesRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -7201,6 +7376,8 @@ func (x *ListResourcesRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ListResourcesResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -7301,6 +7478,8 @@ func (x *ListResourcesResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ListRootsRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -7368,6 +7547,8 @@ func (x *ListRootsRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ListRootsResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -7456,6 +7637,8 @@ func (x *ListRootsResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ListTasksRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -7523,6 +7706,8 @@ func (x *ListTasksRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ListTasksResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -7623,6 +7808,8 @@ func (x *ListTasksResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ListToolsRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -7690,6 +7877,8 @@ func (x *ListToolsRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ListToolsResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -7790,6 +7979,8 @@ func (x *ListToolsResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON string; a value outside the enum is an error.
 func (x LoggingLevel) encode(e *wire.Encoder) {
 	if !x.Valid() {
 		e.Fail("LoggingLevel " + strconv.Quote(string(x)) + " is not one of its values")
@@ -7827,6 +8018,8 @@ func (x *LoggingLevel) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	*x = LoggingLevel(s)
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *LoggingMessageNotification) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -7895,6 +8088,8 @@ func (x *LoggingMessageNotification) UnmarshalJSONFrom(d *jsontext.Decoder) erro
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *LoggingMessageNotificationParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -7987,6 +8182,8 @@ func (x *LoggingMessageNotificationParams) UnmarshalJSONFrom(d *jsontext.Decoder
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ModelHint) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Name != nil {
@@ -8046,6 +8243,8 @@ func (x *ModelHint) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ModelPreferences) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.CostPriority != nil {
@@ -8157,6 +8356,8 @@ func (x *ModelPreferences) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *MultiSelectEnumSchema) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("MultiSelectEnumSchema has no value")
@@ -8213,6 +8414,8 @@ func (x *MultiSelectEnumSchema) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return wire.KindError(d, "MultiSelectEnumSchema", raw.Kind(), "object")
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *Notification) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -8283,6 +8486,8 @@ func (x *Notification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *NotificationParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -8340,6 +8545,8 @@ func (x *NotificationParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *NumberSchema) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Default != nil {
@@ -8458,6 +8665,8 @@ func (x *NumberSchema) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON string; a value outside the enum is an error.
 func (x NumberSchemaType) encode(e *wire.Encoder) {
 	if !x.Valid() {
 		e.Fail("NumberSchemaType " + strconv.Quote(string(x)) + " is not one of its values")
@@ -8495,6 +8704,8 @@ func (x *NumberSchemaType) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	*x = NumberSchemaType(s)
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *PaginatedRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"jsonrpc\":")
@@ -8584,6 +8795,8 @@ func (x *PaginatedRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *PaginatedRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -8653,6 +8866,8 @@ func (x *PaginatedRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *PaginatedResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -8722,6 +8937,8 @@ func (x *PaginatedResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *PingRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -8789,6 +9006,8 @@ func (x *PingRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *PrimitiveSchemaDefinition) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("PrimitiveSchemaDefinition has no value")
@@ -8914,6 +9133,8 @@ func (x *PrimitiveSchemaDefinition) UnmarshalJSONFrom(d *jsontext.Decoder) error
 	}
 	return wire.KindError(d, "PrimitiveSchemaDefinition", raw.Kind(), "object")
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ProgressNotification) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -8982,6 +9203,8 @@ func (x *ProgressNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ProgressNotificationParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -9086,6 +9309,8 @@ func (x *ProgressNotificationParams) UnmarshalJSONFrom(d *jsontext.Decoder) erro
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *Prompt) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -9236,6 +9461,8 @@ func (x *Prompt) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *PromptArgument) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Description != nil {
@@ -9332,6 +9559,8 @@ func (x *PromptArgument) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *PromptListChangedNotification) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -9399,6 +9628,8 @@ func (x *PromptListChangedNotification) UnmarshalJSONFrom(d *jsontext.Decoder) e
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *PromptMessage) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"content\":")
@@ -9467,6 +9698,8 @@ func (x *PromptMessage) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *PromptReference) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"type\":")
@@ -9549,6 +9782,8 @@ func (x *PromptReference) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ReadResourceRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -9617,6 +9852,8 @@ func (x *ReadResourceRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ReadResourceRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -9687,6 +9924,8 @@ func (x *ReadResourceRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ReadResourceResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -9775,6 +10014,8 @@ func (x *ReadResourceResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *ReadResourceResultContentsItem) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("ReadResourceResultContentsItem has no value")
@@ -9833,6 +10074,8 @@ func (x *ReadResourceResultContentsItem) UnmarshalJSONFrom(d *jsontext.Decoder) 
 	}
 	return wire.KindError(d, "ReadResourceResultContentsItem", raw.Kind(), "object")
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *RelatedTaskMetadata) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"taskId\":")
@@ -9893,6 +10136,8 @@ func (x *RelatedTaskMetadata) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *Request) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -9963,6 +10208,8 @@ func (x *Request) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *RequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -10020,6 +10267,8 @@ func (x *RequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *Resource) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -10187,6 +10436,8 @@ func (x *Resource) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ResourceContents) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -10269,6 +10520,8 @@ func (x *ResourceContents) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ResourceLink) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"type\":")
@@ -10446,6 +10699,8 @@ func (x *ResourceLink) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ResourceListChangedNotification) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -10513,6 +10768,8 @@ func (x *ResourceListChangedNotification) UnmarshalJSONFrom(d *jsontext.Decoder)
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ResourceRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -10583,6 +10840,8 @@ func (x *ResourceRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ResourceTemplate) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -10738,6 +10997,8 @@ func (x *ResourceTemplate) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ResourceTemplateReference) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"type\":")
@@ -10808,6 +11069,8 @@ func (x *ResourceTemplateReference) UnmarshalJSONFrom(d *jsontext.Decoder) error
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ResourceUpdatedNotification) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -10876,6 +11139,8 @@ func (x *ResourceUpdatedNotification) UnmarshalJSONFrom(d *jsontext.Decoder) err
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ResourceUpdatedNotificationParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -10946,6 +11211,8 @@ func (x *ResourceUpdatedNotificationParams) UnmarshalJSONFrom(d *jsontext.Decode
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *Result) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -11018,6 +11285,8 @@ func (x *Result) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON string; a value outside the enum is an error.
 func (x Role) encode(e *wire.Encoder) {
 	if !x.Valid() {
 		e.Fail("Role " + strconv.Quote(string(x)) + " is not one of its values")
@@ -11055,6 +11324,8 @@ func (x *Role) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	*x = Role(s)
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *Root) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -11137,6 +11408,8 @@ func (x *Root) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *RootsListChangedNotification) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -11204,6 +11477,8 @@ func (x *RootsListChangedNotification) UnmarshalJSONFrom(d *jsontext.Decoder) er
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *SamplingMessage) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -11282,6 +11557,8 @@ func (x *SamplingMessage) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *SamplingMessageContent) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("SamplingMessageContent has no value")
@@ -11375,6 +11652,8 @@ func (x *SamplingMessageContent) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return wire.KindError(d, "SamplingMessageContent", raw.Kind(), "object or array")
 }
+
+// encode writes x.
 func (x SamplingMessageContentArray) encode(e *wire.Encoder) {
 	v := []SamplingMessageContentBlock(x)
 	e.BeginArray()
@@ -11426,6 +11705,8 @@ func (x *SamplingMessageContentArray) UnmarshalJSONFrom(d *jsontext.Decoder) err
 	*x = SamplingMessageContentArray(v)
 	return nil
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *SamplingMessageContentBlock) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("SamplingMessageContentBlock has no value")
@@ -11511,6 +11792,8 @@ func (x *SamplingMessageContentBlock) UnmarshalJSONFrom(d *jsontext.Decoder) err
 	}
 	return wire.KindError(d, "SamplingMessageContentBlock", raw.Kind(), "object")
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ServerCapabilities) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Completions != nil {
@@ -11647,6 +11930,8 @@ func (x *ServerCapabilities) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ServerCapabilitiesPrompts) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.ListChanged != nil {
@@ -11706,6 +11991,8 @@ func (x *ServerCapabilitiesPrompts) UnmarshalJSONFrom(d *jsontext.Decoder) error
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ServerCapabilitiesResources) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.ListChanged != nil {
@@ -11777,6 +12064,8 @@ func (x *ServerCapabilitiesResources) UnmarshalJSONFrom(d *jsontext.Decoder) err
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ServerCapabilitiesTasks) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Cancel != nil {
@@ -11853,6 +12142,8 @@ func (x *ServerCapabilitiesTasks) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ServerCapabilitiesTasksRequests) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Tools != nil {
@@ -11909,6 +12200,8 @@ func (x *ServerCapabilitiesTasksRequests) UnmarshalJSONFrom(d *jsontext.Decoder)
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ServerCapabilitiesTasksRequestsTools) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Call != nil {
@@ -11966,6 +12259,8 @@ func (x *ServerCapabilitiesTasksRequestsTools) UnmarshalJSONFrom(d *jsontext.Dec
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ServerCapabilitiesTools) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.ListChanged != nil {
@@ -12025,6 +12320,8 @@ func (x *ServerCapabilitiesTools) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *ServerNotification) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("ServerNotification has no value")
@@ -12142,6 +12439,8 @@ func (x *ServerNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return wire.KindError(d, "ServerNotification", raw.Kind(), "object")
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *ServerRequest) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("ServerRequest has no value")
@@ -12251,6 +12550,8 @@ func (x *ServerRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return wire.KindError(d, "ServerRequest", raw.Kind(), "object")
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *ServerResult) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("ServerResult has no value")
@@ -12295,6 +12596,8 @@ func (x *ServerResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return wire.KindError(d, "ServerResult", raw.Kind(), "object")
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *SetLevelRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -12363,6 +12666,8 @@ func (x *SetLevelRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *SetLevelRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -12431,6 +12736,8 @@ func (x *SetLevelRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes the variant in x.Value; an empty union is an error.
 func (x *SingleSelectEnumSchema) encode(e *wire.Encoder) {
 	if x.Value == nil {
 		e.Fail("SingleSelectEnumSchema has no value")
@@ -12489,6 +12796,8 @@ func (x *SingleSelectEnumSchema) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return wire.KindError(d, "SingleSelectEnumSchema", raw.Kind(), "object")
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *StringSchema) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"type\":")
@@ -12615,6 +12924,8 @@ func (x *StringSchema) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON string; a value outside the enum is an error.
 func (x StringSchemaFormat) encode(e *wire.Encoder) {
 	if !x.Valid() {
 		e.Fail("StringSchemaFormat " + strconv.Quote(string(x)) + " is not one of its values")
@@ -12652,6 +12963,8 @@ func (x *StringSchemaFormat) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	*x = StringSchemaFormat(s)
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *SubscribeRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -12720,6 +13033,8 @@ func (x *SubscribeRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *SubscribeRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -12790,6 +13105,8 @@ func (x *SubscribeRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *Task) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"createdAt\":")
@@ -12934,6 +13251,8 @@ func (x *Task) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *TaskAugmentedRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -13000,6 +13319,8 @@ func (x *TaskAugmentedRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) erro
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *TaskMetadata) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.TTL != nil {
@@ -13059,6 +13380,8 @@ func (x *TaskMetadata) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON string; a value outside the enum is an error.
 func (x TaskStatus) encode(e *wire.Encoder) {
 	if !x.Valid() {
 		e.Fail("TaskStatus " + strconv.Quote(string(x)) + " is not one of its values")
@@ -13096,6 +13419,8 @@ func (x *TaskStatus) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	*x = TaskStatus(s)
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *TaskStatusNotification) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -13164,6 +13489,8 @@ func (x *TaskStatusNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *TaskStatusNotificationParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -13318,6 +13645,8 @@ func (x *TaskStatusNotificationParams) UnmarshalJSONFrom(d *jsontext.Decoder) er
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *TextContent) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"type\":")
@@ -13407,6 +13736,8 @@ func (x *TextContent) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *TextResourceContents) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -13501,6 +13832,8 @@ func (x *TextResourceContents) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *TitledMultiSelectEnumSchema) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"type\":")
@@ -13647,6 +13980,8 @@ func (x *TitledMultiSelectEnumSchema) UnmarshalJSONFrom(d *jsontext.Decoder) err
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *TitledMultiSelectEnumSchemaItems) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"anyOf\":")
@@ -13725,6 +14060,8 @@ func (x *TitledMultiSelectEnumSchemaItems) UnmarshalJSONFrom(d *jsontext.Decoder
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *TitledMultiSelectEnumSchemaItemsAnyOfItem) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"const\":")
@@ -13797,6 +14134,8 @@ func (x *TitledMultiSelectEnumSchemaItemsAnyOfItem) UnmarshalJSONFrom(d *jsontex
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *TitledSingleSelectEnumSchema) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"type\":")
@@ -13921,6 +14260,8 @@ func (x *TitledSingleSelectEnumSchema) UnmarshalJSONFrom(d *jsontext.Decoder) er
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *TitledSingleSelectEnumSchemaOneOfItem) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"const\":")
@@ -13993,6 +14334,8 @@ func (x *TitledSingleSelectEnumSchemaOneOfItem) UnmarshalJSONFrom(d *jsontext.De
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *Tool) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -14161,6 +14504,8 @@ func (x *Tool) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ToolAnnotations) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.DestructiveHint != nil {
@@ -14268,6 +14613,8 @@ func (x *ToolAnnotations) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ToolChoice) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Mode != "" {
@@ -14323,6 +14670,8 @@ func (x *ToolChoice) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON string; a value outside the enum is an error.
 func (x ToolChoiceMode) encode(e *wire.Encoder) {
 	if !x.Valid() {
 		e.Fail("ToolChoiceMode " + strconv.Quote(string(x)) + " is not one of its values")
@@ -14360,6 +14709,8 @@ func (x *ToolChoiceMode) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	*x = ToolChoiceMode(s)
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ToolExecution) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.TaskSupport != "" {
@@ -14415,6 +14766,8 @@ func (x *ToolExecution) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON string; a value outside the enum is an error.
 func (x ToolExecutionTaskSupport) encode(e *wire.Encoder) {
 	if !x.Valid() {
 		e.Fail("ToolExecutionTaskSupport " + strconv.Quote(string(x)) + " is not one of its values")
@@ -14452,6 +14805,8 @@ func (x *ToolExecutionTaskSupport) UnmarshalJSONFrom(d *jsontext.Decoder) error 
 	*x = ToolExecutionTaskSupport(s)
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ToolListChangedNotification) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -14519,6 +14874,8 @@ func (x *ToolListChangedNotification) UnmarshalJSONFrom(d *jsontext.Decoder) err
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ToolResultContent) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"type\":")
@@ -14651,6 +15008,8 @@ func (x *ToolResultContent) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *ToolUseContent) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"type\":")
@@ -14755,6 +15114,8 @@ func (x *ToolUseContent) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *URLElicitationRequiredError) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"jsonrpc\":")
@@ -14831,6 +15192,8 @@ func (x *URLElicitationRequiredError) UnmarshalJSONFrom(d *jsontext.Decoder) err
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *URLElicitationRequiredErrorError) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"code\":")
@@ -14911,6 +15274,8 @@ func (x *URLElicitationRequiredErrorError) UnmarshalJSONFrom(d *jsontext.Decoder
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *URLElicitationRequiredErrorErrorData) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"elicitations\":")
@@ -15004,6 +15369,8 @@ func (x *URLElicitationRequiredErrorErrorData) UnmarshalJSONFrom(d *jsontext.Dec
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *UnsubscribeRequest) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"method\":")
@@ -15072,6 +15439,8 @@ func (x *UnsubscribeRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *UnsubscribeRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -15142,6 +15511,8 @@ func (x *UnsubscribeRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error 
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *UntitledMultiSelectEnumSchema) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"type\":")
@@ -15288,6 +15659,8 @@ func (x *UntitledMultiSelectEnumSchema) UnmarshalJSONFrom(d *jsontext.Decoder) e
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *UntitledMultiSelectEnumSchemaItems) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"type\":")
@@ -15378,6 +15751,8 @@ func (x *UntitledMultiSelectEnumSchemaItems) UnmarshalJSONFrom(d *jsontext.Decod
 	}
 	return nil
 }
+
+// encode writes x as a JSON object, constants included.
 func (x *UntitledSingleSelectEnumSchema) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"type\":")
