@@ -41,6 +41,7 @@ func Build(rev string, doc *load.Document) (*Revision, error) {
 			return nil, err
 		}
 	}
+	b.inheritMeta()
 	r := &Revision{Name: rev, SHA256: doc.SHA256, Decls: b.out}
 	if err := b.methods(r); err != nil {
 		return nil, err
@@ -529,4 +530,55 @@ func (d *Decl) Resolve() *Decl {
 		d = d.Target.Decl
 	}
 	return d
+}
+
+// inheritMeta gives the params of every request and notification the
+// "_meta" member that the generic Request and Notification definitions
+// declare on their params. The TypeScript source declares it once, by
+// inheritance, and the draft-07 schemas (2025-03-26, 2025-06-18) lose that
+// inheritance: without this rule a strict decoder would drop
+// _meta.progressToken from a tools/call request.
+func (b *builder) inheritMeta() {
+	base := map[bool]*Field{} // by "is a request"
+	for _, name := range []string{"Request", "Notification"} {
+		d := b.byName[name]
+		if d == nil || d.Kind != Object {
+			continue
+		}
+		if p := d.Field("params"); p != nil && p.Type.Kind == Ref {
+			if m := p.Type.Decl.Resolve().Field("_meta"); m != nil {
+				base[name == "Request"] = m
+			}
+		}
+	}
+	for _, d := range b.out {
+		if !d.Message {
+			continue
+		}
+		p := d.Field("params")
+		if p == nil || p.Type.Kind != Ref || !p.Type.Decl.Anonymous || p.Type.Decl.Kind != Object {
+			continue
+		}
+		pd := p.Type.Decl
+		meta := base[d.constString("method") != "" && b.isRequest(d)]
+		if meta == nil || pd.Field("_meta") != nil {
+			continue
+		}
+		inherited := *meta
+		pd.Fields = append([]*Field{&inherited}, pd.Fields...)
+	}
+}
+
+// isRequest reports whether the message d is a member of a request union.
+func (b *builder) isRequest(d *Decl) bool {
+	for _, u := range []string{"ClientRequest", "ServerRequest"} {
+		if ud := b.byName[u]; ud != nil && ud.Kind == Union {
+			for _, v := range ud.Variants {
+				if v.Kind == Ref && v.Decl == d {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

@@ -110,18 +110,29 @@ var Kinds = []string{
 	KindBadConst,
 }
 
+// root returns protocol/testdata/corpus of the source tree this file was
+// compiled from.
+func root() (string, error) {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok || !filepath.IsAbs(file) {
+		return "", errors.New("corpus: cannot locate the package source (built with -trimpath?)")
+	}
+	return filepath.Join(filepath.Dir(file), "..", "testdata", "corpus"), nil
+}
+
 // Dir returns the corpus directory of the revision rev, that is
 // protocol/testdata/corpus/<rev> of the source tree this package was built
-// from. It reports an error if the directory does not exist.
+// from (located through runtime.Caller, so it works from tests in any
+// package). It reports an error if the directory does not exist.
 func Dir(rev string) (string, error) {
 	if rev == "" || rev == "." || rev == ".." || strings.ContainsAny(rev, `/\`) {
 		return "", fmt.Errorf("corpus: invalid revision %q", rev)
 	}
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		return "", errors.New("corpus: cannot locate the package source")
+	r, err := root()
+	if err != nil {
+		return "", err
 	}
-	dir := filepath.Join(filepath.Dir(file), "..", "testdata", "corpus", rev)
+	dir := filepath.Join(r, rev)
 	fi, err := os.Stat(dir)
 	if err != nil {
 		return "", fmt.Errorf("corpus: revision %s: %w", rev, err)
@@ -134,12 +145,11 @@ func Dir(rev string) (string, error) {
 
 // Revisions returns the revisions that have a corpus directory, sorted.
 func Revisions() ([]string, error) {
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		return nil, errors.New("corpus: cannot locate the package source")
+	r, err := root()
+	if err != nil {
+		return nil, err
 	}
-	root := filepath.Join(filepath.Dir(file), "..", "testdata", "corpus")
-	entries, err := os.ReadDir(root)
+	entries, err := os.ReadDir(r)
 	if err != nil {
 		return nil, fmt.Errorf("corpus: %w", err)
 	}
@@ -158,9 +168,18 @@ func Revisions() ([]string, error) {
 // the file (and the case index, where there is one) for a file that is not a
 // JSON array of well-formed cases, and for a case name used twice.
 func Valid(rev string) ([]Case, error) {
+	dir, err := Dir(rev)
+	if err != nil {
+		return nil, err
+	}
+	return readValid(filepath.Join(dir, "valid"))
+}
+
+// readValid reads the valid cases of every *.json file in dir.
+func readValid(dir string) ([]Case, error) {
 	var out []Case
 	seen := map[string]string{}
-	err := readDir(rev, "valid", func(file string, i int, raw json.RawMessage) error {
+	err := readDir(dir, func(file string, i int, raw json.RawMessage) error {
 		var c Case
 		if err := strictUnmarshal(raw, &c); err != nil {
 			return err
@@ -193,9 +212,18 @@ func Valid(rev string) ([]Case, error) {
 // not a JSON array of well-formed cases, for an unknown kind, and for a case
 // name used twice.
 func InvalidCases(rev string) ([]Invalid, error) {
+	dir, err := Dir(rev)
+	if err != nil {
+		return nil, err
+	}
+	return readInvalid(filepath.Join(dir, "invalid"))
+}
+
+// readInvalid reads the invalid cases of every *.json file in dir.
+func readInvalid(dir string) ([]Invalid, error) {
 	var out []Invalid
 	seen := map[string]string{}
-	err := readDir(rev, "invalid", func(file string, i int, raw json.RawMessage) error {
+	err := readDir(dir, func(file string, i int, raw json.RawMessage) error {
 		var c Invalid
 		if err := strictUnmarshal(raw, &c); err != nil {
 			return err
@@ -234,14 +262,9 @@ func InvalidCases(rev string) ([]Invalid, error) {
 	return out, nil
 }
 
-// readDir calls fn for every element of every *.json array in <rev>/<sub>,
-// files sorted by name.
-func readDir(rev, sub string, fn func(file string, i int, raw json.RawMessage) error) error {
-	dir, err := Dir(rev)
-	if err != nil {
-		return err
-	}
-	dir = filepath.Join(dir, sub)
+// readDir calls fn for every element of every *.json array in dir, files
+// sorted by name.
+func readDir(dir string, fn func(file string, i int, raw json.RawMessage) error) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return fmt.Errorf("corpus: %w", err)

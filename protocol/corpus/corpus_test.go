@@ -492,8 +492,124 @@ func TestDir(t *testing.T) {
 	}
 }
 
-// isMessageDef reports whether def (or, for a union, its variant) is a request
-// or notification definition, and which.
+func writeFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestReadValid(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"b.json":     `[{"name":"b1","def":"PingRequest","json":{"jsonrpc":"2.0","id":1,"method":"ping"}}]`,
+		"a.json":     `[{"name":"a1","def":"ContentBlock","variant":"TextContent","json":{"type":"text","text":"hi"}},{"name":"a2","def":"Result","json":{}}]`,
+		"notes.txt":  `not a corpus file`,
+		"empty.json": `[]`,
+	})
+	got, err := readValid(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Case{
+		{Name: "a1", Def: "ContentBlock", Variant: "TextContent", JSON: json.RawMessage(`{"type":"text","text":"hi"}`), File: "a.json"},
+		{Name: "a2", Def: "Result", JSON: json.RawMessage(`{}`), File: "a.json"},
+		{Name: "b1", Def: "PingRequest", JSON: json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), File: "b.json"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("readValid (-want +got):\n%s", diff)
+	}
+
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  []string // substrings of the error
+	}{
+		{"malformed", map[string]string{"x.json": `[{"name":"a","def":"D","json":1},`}, []string{"x.json"}},
+		{"not an array", map[string]string{"x.json": `{"name":"a"}`}, []string{"x.json"}},
+		{"null", map[string]string{"x.json": `null`}, []string{"x.json", "not a JSON array"}},
+		{"trailing data", map[string]string{"x.json": `[] []`}, []string{"x.json", "trailing"}},
+		{"missing def", map[string]string{"x.json": `[{"name":"a","def":"D","json":1},{"name":"b","json":1}]`}, []string{"x.json", "case 1", `"def"`}},
+		{"missing json", map[string]string{"x.json": `[{"name":"a","def":"D"}]`}, []string{"x.json", "case 0", `"json"`}},
+		{"unknown member", map[string]string{"x.json": `[{"name":"a","def":"D","json":1,"varient":"V"}]`}, []string{"x.json", "case 0", "varient"}},
+		{"duplicate name", map[string]string{
+			"x.json": `[{"name":"a","def":"D","json":1}]`,
+			"y.json": `[{"name":"b","def":"D","json":1},{"name":"a","def":"E","json":2}]`,
+		}, []string{"y.json", "case 1", "duplicate", "x.json"}},
+		{"no files", map[string]string{"x.txt": `[]`}, []string{"no *.json"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := readValid(writeFiles(t, tc.files))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestReadInvalid(t *testing.T) {
+	good := `{"name":"a","def":"CallToolRequest","kind":"wrong-type","text":"{}","pointer":"/params","contains":"want object"}`
+	got, err := readInvalid(writeFiles(t, map[string]string{"x.json": "[" + good + "]"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Invalid{{Name: "a", Def: "CallToolRequest", Kind: KindWrongType, Text: "{}", Pointer: "/params", Contains: "want object", File: "x.json"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("readInvalid (-want +got):\n%s", diff)
+	}
+	for _, tc := range []struct {
+		name, text string
+		want       []string
+	}{
+		{"unknown kind", `[` + strings.Replace(good, "wrong-type", "wrong-shape", 1) + `]`, []string{"x.json", "case 0", "wrong-shape"}},
+		{"bad pointer", `[` + strings.Replace(good, `"/params"`, `"params"`, 1) + `]`, []string{"x.json", "case 0", "pointer"}},
+		{"missing text", `[` + strings.Replace(good, `"text":"{}",`, "", 1) + `]`, []string{"x.json", "case 0", `"text"`}},
+		{"duplicate name", `[` + good + `,` + good + `]`, []string{"x.json", "case 1", "duplicate"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := readInvalid(writeFiles(t, map[string]string{"x.json": tc.text}))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestFirstDuplicateKey(t *testing.T) {
+	for _, tc := range []struct {
+		text  string
+		ptr   string
+		found bool
+	}{
+		{`{"a":1,"b":2}`, "", false},
+		{`{"a":1,"a":2}`, "/a", true},
+		{`{"a":{"b":1},"c":[{"d":1},{"d":2,"e":3,"d":4}]}`, "/c/1/d", true},
+		{`[{"x/y":1,"x/y":2}]`, "/0/x~1y", true},
+		{`{"a":{"k":1},"b":{"k":1}}`, "", false},
+		{`"str"`, "", false},
+	} {
+		ptr, found, err := firstDuplicateKey(tc.text)
+		if err != nil || ptr != tc.ptr || found != tc.found {
+			t.Errorf("firstDuplicateKey(%s) = %q, %v, %v; want %q, %v", tc.text, ptr, found, err, tc.ptr, tc.found)
+		}
+	}
+}
+
+// messageKind reports whether def is a request or a notification definition
+// (a member of a request or notification union).
 func (s *revSchema) messageKind(def string) (request, notification bool) {
 	_, request = s.requests[def]
 	_, notification = s.notifications[def]
@@ -812,16 +928,30 @@ func TestCoverage(t *testing.T) {
 			// Every branch of every anonymous (inline) union and every type of
 			// every type array must be exercised by some valid case.
 			want := s.branchTargets()
-			hits := map[string]bool{}
+			w := &walker{t: t, s: s, hits: map[string]bool{}}
 			for _, c := range cases {
 				v, err := parseJSON(c.JSON)
 				if err != nil {
 					continue // reported by TestValidCases
 				}
-				s.walk(t, s.defs[c.Def], s.defPtr(c.Def), v, hits)
+				if _, ok := s.defs[c.Def]; !ok {
+					continue // reported by TestValidCases
+				}
+				msgDef := c.Def
+				if c.Variant != "" {
+					msgDef = c.Variant
+				}
+				req, notif := s.messageKind(msgDef)
+				before := len(w.undeclared)
+				w.walk(s.defs[c.Def], s.defPtr(c.Def), v, "", true, req || notif)
+				// A strict decoder skips undeclared members, so a case using
+				// them could not survive decode → re-encode unchanged.
+				for _, u := range w.undeclared[before:] {
+					t.Errorf("%s: %s: member %s is not declared by the schema", c.File, c.Name, u)
+				}
 			}
 			for _, target := range want {
-				if !hits[target] {
+				if !w.hits[target] {
 					missing = append(missing, "branch #"+target)
 				}
 			}
@@ -832,18 +962,33 @@ func TestCoverage(t *testing.T) {
 	}
 }
 
-// taskAugmentable reports whether the params of request def have a "task"
-// member.
+// taskAugmentable reports whether the params of request def (or any union
+// member or allOf branch of them) have a "task" member.
 func (s *revSchema) taskAugmentable(def string) bool {
 	d, _ := s.defs[def].(map[string]any)
 	props, _ := d["properties"].(map[string]any)
-	params, _ := s.resolve(props["params"], "")
-	if params == nil {
+	return s.hasProperty(props["params"], "task", 0)
+}
+
+func (s *revSchema) hasProperty(node any, name string, depth int) bool {
+	m, _ := s.resolve(node, "")
+	if m == nil || depth > 8 {
 		return false
 	}
-	pp, _ := params["properties"].(map[string]any)
-	_, ok := pp["task"]
-	return ok
+	if props, ok := m["properties"].(map[string]any); ok {
+		if _, ok := props[name]; ok {
+			return true
+		}
+	}
+	for _, k := range []string{"allOf", "anyOf"} {
+		subs, _ := m[k].([]any)
+		for _, sub := range subs {
+			if s.hasProperty(sub, name, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // branchTargets lists, as "<schema pointer>|<branch>", every member of every
@@ -890,46 +1035,124 @@ func (s *revSchema) branchTargets() []string {
 	return out
 }
 
-// walk descends the value v along the schema node at loc and records in hits
-// the inline anyOf branches that v matches and the types it takes in type
-// arrays.
-func (s *revSchema) walk(t *testing.T, node any, loc string, v any, hits map[string]bool) {
-	m, loc := s.resolve(node, loc)
+// walker collects what the valid cases exercise: the inline anyOf branches
+// they match, the types they take in type arrays, and the object members they
+// use that the schema does not declare.
+type walker struct {
+	t          *testing.T
+	s          *revSchema
+	hits       map[string]bool
+	undeclared []string
+}
+
+// walk descends the value v (at instance pointer vptr) along the schema node
+// at loc. checkKeys says whether the members of v are to be checked against
+// the members the node declares (false inside allOf/anyOf branches, whose
+// enclosing node checks them as a whole). envelope allows the undeclared
+// JSON-RPC members "jsonrpc" and "id" at the top of a message.
+func (w *walker) walk(node any, loc string, v any, vptr string, checkKeys, envelope bool) {
+	m, loc := w.s.resolve(node, loc)
 	if m == nil {
 		return
 	}
 	if types, ok := m["type"].([]any); ok && len(types) > 1 {
-		hits[loc+"|type:"+jsonType(v)] = true
+		w.hits[loc+"|type:"+jsonType(v)] = true
 	}
 	if subs, ok := m["allOf"].([]any); ok {
 		for i, sub := range subs {
-			s.walk(t, sub, fmt.Sprintf("%s/allOf/%d", loc, i), v, hits)
+			w.walk(sub, fmt.Sprintf("%s/allOf/%d", loc, i), v, vptr, false, false)
 		}
 	}
 	if subs, ok := m["anyOf"].([]any); ok {
 		for i, sub := range subs {
 			bloc := fmt.Sprintf("%s/anyOf/%d", loc, i)
-			if s.schemaAt(t, bloc).Validate(v) == nil {
-				hits[fmt.Sprintf("%s|%d", loc, i)] = true
-				s.walk(t, sub, bloc, v, hits)
+			if w.s.schemaAt(w.t, bloc).Validate(v) == nil {
+				w.hits[fmt.Sprintf("%s|%d", loc, i)] = true
+				w.walk(sub, bloc, v, vptr, false, false)
 			}
 		}
 	}
 	switch v := v.(type) {
 	case map[string]any:
+		if checkKeys && w.s.objectShaped(m) {
+			for _, k := range sortedKeys(v) {
+				if envelope && vptr == "" && (k == "jsonrpc" || k == "id") {
+					continue
+				}
+				if !w.s.declares(w.t, m, loc, v, k) {
+					w.undeclared = append(w.undeclared, fmt.Sprintf("%s/%s (schema #%s)", vptr, escapeToken(k), loc))
+				}
+			}
+		}
 		props, _ := m["properties"].(map[string]any)
 		for _, k := range sortedKeys(v) {
+			child := vptr + "/" + escapeToken(k)
 			if p, ok := props[k]; ok {
-				s.walk(t, p, loc+"/properties/"+escapeToken(k), v[k], hits)
+				w.walk(p, loc+"/properties/"+escapeToken(k), v[k], child, true, false)
 			} else if ap, ok := m["additionalProperties"].(map[string]any); ok {
-				s.walk(t, ap, loc+"/additionalProperties", v[k], hits)
+				w.walk(ap, loc+"/additionalProperties", v[k], child, true, false)
 			}
 		}
 	case []any:
 		if items, ok := m["items"].(map[string]any); ok {
-			for _, x := range v {
-				s.walk(t, items, loc+"/items", x, hits)
+			for i, x := range v {
+				w.walk(items, loc+"/items", x, fmt.Sprintf("%s/%d", vptr, i), true, false)
 			}
 		}
 	}
+}
+
+// objectShaped reports whether a (resolved) schema node constrains the
+// members of an object: it has properties, additionalProperties, or
+// allOf/anyOf branches. Other nodes ({} or a bare {"type":"object"}) take any
+// object, whose members a decoder keeps as they are.
+func (s *revSchema) objectShaped(m map[string]any) bool {
+	for _, k := range []string{"properties", "additionalProperties", "allOf", "anyOf"} {
+		if _, ok := m[k]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// declares reports whether the schema node m (at loc) declares the member key
+// of the object v: as one of its properties, through additionalProperties, or
+// through an allOf branch or an anyOf branch that v matches.
+func (s *revSchema) declares(t *testing.T, m map[string]any, loc string, v any, key string) bool {
+	m, loc = s.resolve(m, loc)
+	if m == nil {
+		return false
+	}
+	if props, ok := m["properties"].(map[string]any); ok {
+		if _, ok := props[key]; ok {
+			return true
+		}
+	}
+	switch ap := m["additionalProperties"].(type) {
+	case bool:
+		if ap {
+			return true
+		}
+	case map[string]any:
+		return true
+	}
+	if !s.objectShaped(m) {
+		return true
+	}
+	if subs, ok := m["allOf"].([]any); ok {
+		for i, sub := range subs {
+			if s.declares(t, sub.(map[string]any), fmt.Sprintf("%s/allOf/%d", loc, i), v, key) {
+				return true
+			}
+		}
+	}
+	if subs, ok := m["anyOf"].([]any); ok {
+		for i, sub := range subs {
+			bloc := fmt.Sprintf("%s/anyOf/%d", loc, i)
+			if s.schemaAt(t, bloc).Validate(v) == nil && s.declares(t, sub.(map[string]any), bloc, v, key) {
+				return true
+			}
+		}
+	}
+	return false
 }

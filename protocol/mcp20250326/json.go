@@ -350,6 +350,10 @@ func (x *CallToolRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // encode writes x as a JSON object, constants included.
 func (x *CallToolRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
+	if x.Meta != nil {
+		e.Name("\"_meta\":")
+		e.RawObject(x.Meta)
+	}
 	if x.Arguments != nil {
 		e.Name("\"arguments\":")
 		e.RawObject(x.Arguments)
@@ -394,6 +398,12 @@ func (x *CallToolRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			break
 		}
 		switch string(name) {
+		case "_meta":
+			v0, err := wire.ReadObjectValue(d)
+			if err != nil {
+				return err
+			}
+			x.Meta = v0
 		case "arguments":
 			v0, err := wire.ReadObjectValue(d)
 			if err != nil {
@@ -673,6 +683,10 @@ func (x *CancelledNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // encode writes x as a JSON object, constants included.
 func (x *CancelledNotificationParams) encode(e *wire.Encoder) {
 	e.BeginObject()
+	if x.Meta != nil {
+		e.Name("\"_meta\":")
+		e.RawObject(x.Meta)
+	}
 	if x.Reason != nil {
 		e.Name("\"reason\":")
 		e.String(*x.Reason)
@@ -717,6 +731,12 @@ func (x *CancelledNotificationParams) UnmarshalJSONFrom(d *jsontext.Decoder) err
 			break
 		}
 		switch string(name) {
+		case "_meta":
+			v0, err := wire.ReadObjectValue(d)
+			if err != nil {
+				return err
+			}
+			x.Meta = v0
 		case "reason":
 			var v string
 			v1, err := wire.ReadString(d)
@@ -1253,6 +1273,10 @@ func (x *CompleteRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // encode writes x as a JSON object, constants included.
 func (x *CompleteRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
+	if x.Meta != nil {
+		e.Name("\"_meta\":")
+		e.RawObject(x.Meta)
+	}
 	e.Name("\"argument\":")
 	(x.Argument).encode(e)
 	e.Name("\"ref\":")
@@ -1295,6 +1319,12 @@ func (x *CompleteRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			break
 		}
 		switch string(name) {
+		case "_meta":
+			v0, err := wire.ReadObjectValue(d)
+			if err != nil {
+				return err
+			}
+			x.Meta = v0
 		case "argument":
 			if err := x.Argument.UnmarshalJSONFrom(d); err != nil {
 				return err
@@ -1706,6 +1736,10 @@ func (x *CreateMessageRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // encode writes x as a JSON object, constants included.
 func (x *CreateMessageRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
+	if x.Meta != nil {
+		e.Name("\"_meta\":")
+		e.RawObject(x.Meta)
+	}
 	if x.IncludeContext != "" {
 		e.Name("\"includeContext\":")
 		(x.IncludeContext).encode(e)
@@ -1780,6 +1814,12 @@ func (x *CreateMessageRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) erro
 			break
 		}
 		switch string(name) {
+		case "_meta":
+			v0, err := wire.ReadObjectValue(d)
+			if err != nil {
+				return err
+			}
+			x.Meta = v0
 		case "includeContext":
 			if err := x.IncludeContext.UnmarshalJSONFrom(d); err != nil {
 				return err
@@ -2336,6 +2376,10 @@ func (x *GetPromptRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // encode writes x as a JSON object, constants included.
 func (x *GetPromptRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
+	if x.Meta != nil {
+		e.Name("\"_meta\":")
+		e.RawObject(x.Meta)
+	}
 	if x.Arguments != nil {
 		e.Name("\"arguments\":")
 		e.BeginObject()
@@ -2386,6 +2430,12 @@ func (x *GetPromptRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			break
 		}
 		switch string(name) {
+		case "_meta":
+			v0, err := wire.ReadObjectValue(d)
+			if err != nil {
+				return err
+			}
+			x.Meta = v0
 		case "arguments":
 			if err := wire.BeginObject(d); err != nil {
 				return err
@@ -2770,6 +2820,10 @@ func (x *InitializeRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // encode writes x as a JSON object, constants included.
 func (x *InitializeRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
+	if x.Meta != nil {
+		e.Name("\"_meta\":")
+		e.RawObject(x.Meta)
+	}
 	e.Name("\"capabilities\":")
 	(x.Capabilities).encode(e)
 	e.Name("\"clientInfo\":")
@@ -2814,6 +2868,12 @@ func (x *InitializeRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			break
 		}
 		switch string(name) {
+		case "_meta":
+			v0, err := wire.ReadObjectValue(d)
+			if err != nil {
+				return err
+			}
+			x.Meta = v0
 		case "capabilities":
 			if err := x.Capabilities.UnmarshalJSONFrom(d); err != nil {
 				return err
@@ -4274,6 +4334,10 @@ func (x *ListPromptsRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // encode writes x as a JSON object, constants included.
 func (x *ListPromptsRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
+	if x.Meta != nil {
+		e.Name("\"_meta\":")
+		e.RawObject(x.Meta)
+	}
 	if x.Cursor != nil {
 		e.Name("\"cursor\":")
 		e.String(*x.Cursor)
@@ -4315,6 +4379,12 @@ func (x *ListPromptsRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error 
 			break
 		}
 		switch string(name) {
+		case "_meta":
+			v0, err := wire.ReadObjectValue(d)
+			if err != nil {
+				return err
+			}
+			x.Meta = v0
 		case "cursor":
 			var v string
 			v1, err := wire.ReadString(d)
@@ -4506,6 +4576,10 @@ func (x *ListResourceTemplatesRequest) UnmarshalJSONFrom(d *jsontext.Decoder) er
 // encode writes x as a JSON object, constants included.
 func (x *ListResourceTemplatesRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
+	if x.Meta != nil {
+		e.Name("\"_meta\":")
+		e.RawObject(x.Meta)
+	}
 	if x.Cursor != nil {
 		e.Name("\"cursor\":")
 		e.String(*x.Cursor)
@@ -4547,6 +4621,12 @@ func (x *ListResourceTemplatesRequestParams) UnmarshalJSONFrom(d *jsontext.Decod
 			break
 		}
 		switch string(name) {
+		case "_meta":
+			v0, err := wire.ReadObjectValue(d)
+			if err != nil {
+				return err
+			}
+			x.Meta = v0
 		case "cursor":
 			var v string
 			v1, err := wire.ReadString(d)
@@ -4738,6 +4818,10 @@ func (x *ListResourcesRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // encode writes x as a JSON object, constants included.
 func (x *ListResourcesRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
+	if x.Meta != nil {
+		e.Name("\"_meta\":")
+		e.RawObject(x.Meta)
+	}
 	if x.Cursor != nil {
 		e.Name("\"cursor\":")
 		e.String(*x.Cursor)
@@ -4779,6 +4863,12 @@ func (x *ListResourcesRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) erro
 			break
 		}
 		switch string(name) {
+		case "_meta":
+			v0, err := wire.ReadObjectValue(d)
+			if err != nil {
+				return err
+			}
+			x.Meta = v0
 		case "cursor":
 			var v string
 			v1, err := wire.ReadString(d)
@@ -5203,6 +5293,10 @@ func (x *ListToolsRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // encode writes x as a JSON object, constants included.
 func (x *ListToolsRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
+	if x.Meta != nil {
+		e.Name("\"_meta\":")
+		e.RawObject(x.Meta)
+	}
 	if x.Cursor != nil {
 		e.Name("\"cursor\":")
 		e.String(*x.Cursor)
@@ -5244,6 +5338,12 @@ func (x *ListToolsRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			break
 		}
 		switch string(name) {
+		case "_meta":
+			v0, err := wire.ReadObjectValue(d)
+			if err != nil {
+				return err
+			}
+			x.Meta = v0
 		case "cursor":
 			var v string
 			v1, err := wire.ReadString(d)
@@ -5475,6 +5575,10 @@ func (x *LoggingMessageNotification) UnmarshalJSONFrom(d *jsontext.Decoder) erro
 // encode writes x as a JSON object, constants included.
 func (x *LoggingMessageNotificationParams) encode(e *wire.Encoder) {
 	e.BeginObject()
+	if x.Meta != nil {
+		e.Name("\"_meta\":")
+		e.RawObject(x.Meta)
+	}
 	e.Name("\"data\":")
 	e.Raw(x.Data)
 	e.Name("\"level\":")
@@ -5521,6 +5625,12 @@ func (x *LoggingMessageNotificationParams) UnmarshalJSONFrom(d *jsontext.Decoder
 			break
 		}
 		switch string(name) {
+		case "_meta":
+			v0, err := wire.ReadObjectValue(d)
+			if err != nil {
+				return err
+			}
+			x.Meta = v0
 		case "data":
 			v0, err := wire.ReadValue(d)
 			if err != nil {
@@ -6294,6 +6404,10 @@ func (x *ProgressNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // encode writes x as a JSON object, constants included.
 func (x *ProgressNotificationParams) encode(e *wire.Encoder) {
 	e.BeginObject()
+	if x.Meta != nil {
+		e.Name("\"_meta\":")
+		e.RawObject(x.Meta)
+	}
 	if x.Message != nil {
 		e.Name("\"message\":")
 		e.String(*x.Message)
@@ -6344,6 +6458,12 @@ func (x *ProgressNotificationParams) UnmarshalJSONFrom(d *jsontext.Decoder) erro
 			break
 		}
 		switch string(name) {
+		case "_meta":
+			v0, err := wire.ReadObjectValue(d)
+			if err != nil {
+				return err
+			}
+			x.Meta = v0
 		case "message":
 			var v string
 			v1, err := wire.ReadString(d)
@@ -7012,6 +7132,10 @@ func (x *ReadResourceRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // encode writes x as a JSON object, constants included.
 func (x *ReadResourceRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
+	if x.Meta != nil {
+		e.Name("\"_meta\":")
+		e.RawObject(x.Meta)
+	}
 	e.Name("\"uri\":")
 	e.String(x.URI)
 	e.EndObject()
@@ -7052,6 +7176,12 @@ func (x *ReadResourceRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error
 			break
 		}
 		switch string(name) {
+		case "_meta":
+			v0, err := wire.ReadObjectValue(d)
+			if err != nil {
+				return err
+			}
+			x.Meta = v0
 		case "uri":
 			v0, err := wire.ReadString(d)
 			if err != nil {
@@ -7954,6 +8084,10 @@ func (x *ResourceUpdatedNotification) UnmarshalJSONFrom(d *jsontext.Decoder) err
 // encode writes x as a JSON object, constants included.
 func (x *ResourceUpdatedNotificationParams) encode(e *wire.Encoder) {
 	e.BeginObject()
+	if x.Meta != nil {
+		e.Name("\"_meta\":")
+		e.RawObject(x.Meta)
+	}
 	e.Name("\"uri\":")
 	e.String(x.URI)
 	e.EndObject()
@@ -7994,6 +8128,12 @@ func (x *ResourceUpdatedNotificationParams) UnmarshalJSONFrom(d *jsontext.Decode
 			break
 		}
 		switch string(name) {
+		case "_meta":
+			v0, err := wire.ReadObjectValue(d)
+			if err != nil {
+				return err
+			}
+			x.Meta = v0
 		case "uri":
 			v0, err := wire.ReadString(d)
 			if err != nil {
@@ -9101,6 +9241,10 @@ func (x *SetLevelRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // encode writes x as a JSON object, constants included.
 func (x *SetLevelRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
+	if x.Meta != nil {
+		e.Name("\"_meta\":")
+		e.RawObject(x.Meta)
+	}
 	e.Name("\"level\":")
 	(x.Level).encode(e)
 	e.EndObject()
@@ -9141,6 +9285,12 @@ func (x *SetLevelRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			break
 		}
 		switch string(name) {
+		case "_meta":
+			v0, err := wire.ReadObjectValue(d)
+			if err != nil {
+				return err
+			}
+			x.Meta = v0
 		case "level":
 			if err := x.Level.UnmarshalJSONFrom(d); err != nil {
 				return err
@@ -9231,6 +9381,10 @@ func (x *SubscribeRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // encode writes x as a JSON object, constants included.
 func (x *SubscribeRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
+	if x.Meta != nil {
+		e.Name("\"_meta\":")
+		e.RawObject(x.Meta)
+	}
 	e.Name("\"uri\":")
 	e.String(x.URI)
 	e.EndObject()
@@ -9271,6 +9425,12 @@ func (x *SubscribeRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			break
 		}
 		switch string(name) {
+		case "_meta":
+			v0, err := wire.ReadObjectValue(d)
+			if err != nil {
+				return err
+			}
+			x.Meta = v0
 		case "uri":
 			v0, err := wire.ReadString(d)
 			if err != nil {
@@ -9880,6 +10040,10 @@ func (x *UnsubscribeRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // encode writes x as a JSON object, constants included.
 func (x *UnsubscribeRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
+	if x.Meta != nil {
+		e.Name("\"_meta\":")
+		e.RawObject(x.Meta)
+	}
 	e.Name("\"uri\":")
 	e.String(x.URI)
 	e.EndObject()
@@ -9920,6 +10084,12 @@ func (x *UnsubscribeRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error 
 			break
 		}
 		switch string(name) {
+		case "_meta":
+			v0, err := wire.ReadObjectValue(d)
+			if err != nil {
+				return err
+			}
+			x.Meta = v0
 		case "uri":
 			v0, err := wire.ReadString(d)
 			if err != nil {

@@ -552,6 +552,10 @@ func (x *CallToolRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // encode writes x as a JSON object, constants included.
 func (x *CallToolRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
+	if x.Meta != nil {
+		e.Name("\"_meta\":")
+		e.RawObject(x.Meta)
+	}
 	if x.Arguments != nil {
 		e.Name("\"arguments\":")
 		e.RawObject(x.Arguments)
@@ -596,6 +600,12 @@ func (x *CallToolRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			break
 		}
 		switch string(name) {
+		case "_meta":
+			v0, err := wire.ReadObjectValue(d)
+			if err != nil {
+				return err
+			}
+			x.Meta = v0
 		case "arguments":
 			v0, err := wire.ReadObjectValue(d)
 			if err != nil {
@@ -806,6 +816,10 @@ func (x *CancelledNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // encode writes x as a JSON object, constants included.
 func (x *CancelledNotificationParams) encode(e *wire.Encoder) {
 	e.BeginObject()
+	if x.Meta != nil {
+		e.Name("\"_meta\":")
+		e.RawObject(x.Meta)
+	}
 	if x.Reason != nil {
 		e.Name("\"reason\":")
 		e.String(*x.Reason)
@@ -850,6 +864,12 @@ func (x *CancelledNotificationParams) UnmarshalJSONFrom(d *jsontext.Decoder) err
 			break
 		}
 		switch string(name) {
+		case "_meta":
+			v0, err := wire.ReadObjectValue(d)
+			if err != nil {
+				return err
+			}
+			x.Meta = v0
 		case "reason":
 			var v string
 			v1, err := wire.ReadString(d)
@@ -1396,6 +1416,10 @@ func (x *CompleteRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // encode writes x as a JSON object, constants included.
 func (x *CompleteRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
+	if x.Meta != nil {
+		e.Name("\"_meta\":")
+		e.RawObject(x.Meta)
+	}
 	e.Name("\"argument\":")
 	(x.Argument).encode(e)
 	if x.Context != nil {
@@ -1442,6 +1466,12 @@ func (x *CompleteRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			break
 		}
 		switch string(name) {
+		case "_meta":
+			v0, err := wire.ReadObjectValue(d)
+			if err != nil {
+				return err
+			}
+			x.Meta = v0
 		case "argument":
 			if err := x.Argument.UnmarshalJSONFrom(d); err != nil {
 				return err
@@ -2027,6 +2057,10 @@ func (x *CreateMessageRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // encode writes x as a JSON object, constants included.
 func (x *CreateMessageRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
+	if x.Meta != nil {
+		e.Name("\"_meta\":")
+		e.RawObject(x.Meta)
+	}
 	if x.IncludeContext != "" {
 		e.Name("\"includeContext\":")
 		(x.IncludeContext).encode(e)
@@ -2101,6 +2135,12 @@ func (x *CreateMessageRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) erro
 			break
 		}
 		switch string(name) {
+		case "_meta":
+			v0, err := wire.ReadObjectValue(d)
+			if err != nil {
+				return err
+			}
+			x.Meta = v0
 		case "includeContext":
 			if err := x.IncludeContext.UnmarshalJSONFrom(d); err != nil {
 				return err
@@ -2518,6 +2558,10 @@ func (x *ElicitRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // encode writes x as a JSON object, constants included.
 func (x *ElicitRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
+	if x.Meta != nil {
+		e.Name("\"_meta\":")
+		e.RawObject(x.Meta)
+	}
 	e.Name("\"message\":")
 	e.String(x.Message)
 	e.Name("\"requestedSchema\":")
@@ -2560,6 +2604,12 @@ func (x *ElicitRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			break
 		}
 		switch string(name) {
+		case "_meta":
+			v0, err := wire.ReadObjectValue(d)
+			if err != nil {
+				return err
+			}
+			x.Meta = v0
 		case "message":
 			v0, err := wire.ReadString(d)
 			if err != nil {
@@ -3382,6 +3432,10 @@ func (x *GetPromptRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // encode writes x as a JSON object, constants included.
 func (x *GetPromptRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
+	if x.Meta != nil {
+		e.Name("\"_meta\":")
+		e.RawObject(x.Meta)
+	}
 	if x.Arguments != nil {
 		e.Name("\"arguments\":")
 		e.BeginObject()
@@ -3432,6 +3486,12 @@ func (x *GetPromptRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			break
 		}
 		switch string(name) {
+		case "_meta":
+			v0, err := wire.ReadObjectValue(d)
+			if err != nil {
+				return err
+			}
+			x.Meta = v0
 		case "arguments":
 			if err := wire.BeginObject(d); err != nil {
 				return err
@@ -3838,6 +3898,10 @@ func (x *InitializeRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // encode writes x as a JSON object, constants included.
 func (x *InitializeRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
+	if x.Meta != nil {
+		e.Name("\"_meta\":")
+		e.RawObject(x.Meta)
+	}
 	e.Name("\"capabilities\":")
 	(x.Capabilities).encode(e)
 	e.Name("\"clientInfo\":")
@@ -3882,6 +3946,12 @@ func (x *InitializeRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			break
 		}
 		switch string(name) {
+		case "_meta":
+			v0, err := wire.ReadObjectValue(d)
+			if err != nil {
+				return err
+			}
+			x.Meta = v0
 		case "capabilities":
 			if err := x.Capabilities.UnmarshalJSONFrom(d); err != nil {
 				return err
@@ -4874,6 +4944,10 @@ func (x *ListPromptsRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // encode writes x as a JSON object, constants included.
 func (x *ListPromptsRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
+	if x.Meta != nil {
+		e.Name("\"_meta\":")
+		e.RawObject(x.Meta)
+	}
 	if x.Cursor != nil {
 		e.Name("\"cursor\":")
 		e.String(*x.Cursor)
@@ -4915,6 +4989,12 @@ func (x *ListPromptsRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error 
 			break
 		}
 		switch string(name) {
+		case "_meta":
+			v0, err := wire.ReadObjectValue(d)
+			if err != nil {
+				return err
+			}
+			x.Meta = v0
 		case "cursor":
 			var v string
 			v1, err := wire.ReadString(d)
@@ -5106,6 +5186,10 @@ func (x *ListResourceTemplatesRequest) UnmarshalJSONFrom(d *jsontext.Decoder) er
 // encode writes x as a JSON object, constants included.
 func (x *ListResourceTemplatesRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
+	if x.Meta != nil {
+		e.Name("\"_meta\":")
+		e.RawObject(x.Meta)
+	}
 	if x.Cursor != nil {
 		e.Name("\"cursor\":")
 		e.String(*x.Cursor)
@@ -5147,6 +5231,12 @@ func (x *ListResourceTemplatesRequestParams) UnmarshalJSONFrom(d *jsontext.Decod
 			break
 		}
 		switch string(name) {
+		case "_meta":
+			v0, err := wire.ReadObjectValue(d)
+			if err != nil {
+				return err
+			}
+			x.Meta = v0
 		case "cursor":
 			var v string
 			v1, err := wire.ReadString(d)
@@ -5338,6 +5428,10 @@ func (x *ListResourcesRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // encode writes x as a JSON object, constants included.
 func (x *ListResourcesRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
+	if x.Meta != nil {
+		e.Name("\"_meta\":")
+		e.RawObject(x.Meta)
+	}
 	if x.Cursor != nil {
 		e.Name("\"cursor\":")
 		e.String(*x.Cursor)
@@ -5379,6 +5473,12 @@ func (x *ListResourcesRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) erro
 			break
 		}
 		switch string(name) {
+		case "_meta":
+			v0, err := wire.ReadObjectValue(d)
+			if err != nil {
+				return err
+			}
+			x.Meta = v0
 		case "cursor":
 			var v string
 			v1, err := wire.ReadString(d)
@@ -5803,6 +5903,10 @@ func (x *ListToolsRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // encode writes x as a JSON object, constants included.
 func (x *ListToolsRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
+	if x.Meta != nil {
+		e.Name("\"_meta\":")
+		e.RawObject(x.Meta)
+	}
 	if x.Cursor != nil {
 		e.Name("\"cursor\":")
 		e.String(*x.Cursor)
@@ -5844,6 +5948,12 @@ func (x *ListToolsRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			break
 		}
 		switch string(name) {
+		case "_meta":
+			v0, err := wire.ReadObjectValue(d)
+			if err != nil {
+				return err
+			}
+			x.Meta = v0
 		case "cursor":
 			var v string
 			v1, err := wire.ReadString(d)
@@ -6075,6 +6185,10 @@ func (x *LoggingMessageNotification) UnmarshalJSONFrom(d *jsontext.Decoder) erro
 // encode writes x as a JSON object, constants included.
 func (x *LoggingMessageNotificationParams) encode(e *wire.Encoder) {
 	e.BeginObject()
+	if x.Meta != nil {
+		e.Name("\"_meta\":")
+		e.RawObject(x.Meta)
+	}
 	e.Name("\"data\":")
 	e.Raw(x.Data)
 	e.Name("\"level\":")
@@ -6121,6 +6235,12 @@ func (x *LoggingMessageNotificationParams) UnmarshalJSONFrom(d *jsontext.Decoder
 			break
 		}
 		switch string(name) {
+		case "_meta":
+			v0, err := wire.ReadObjectValue(d)
+			if err != nil {
+				return err
+			}
+			x.Meta = v0
 		case "data":
 			v0, err := wire.ReadValue(d)
 			if err != nil {
@@ -7132,6 +7252,10 @@ func (x *ProgressNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // encode writes x as a JSON object, constants included.
 func (x *ProgressNotificationParams) encode(e *wire.Encoder) {
 	e.BeginObject()
+	if x.Meta != nil {
+		e.Name("\"_meta\":")
+		e.RawObject(x.Meta)
+	}
 	if x.Message != nil {
 		e.Name("\"message\":")
 		e.String(*x.Message)
@@ -7182,6 +7306,12 @@ func (x *ProgressNotificationParams) UnmarshalJSONFrom(d *jsontext.Decoder) erro
 			break
 		}
 		switch string(name) {
+		case "_meta":
+			v0, err := wire.ReadObjectValue(d)
+			if err != nil {
+				return err
+			}
+			x.Meta = v0
 		case "message":
 			var v string
 			v1, err := wire.ReadString(d)
@@ -7817,6 +7947,10 @@ func (x *ReadResourceRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // encode writes x as a JSON object, constants included.
 func (x *ReadResourceRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
+	if x.Meta != nil {
+		e.Name("\"_meta\":")
+		e.RawObject(x.Meta)
+	}
 	e.Name("\"uri\":")
 	e.String(x.URI)
 	e.EndObject()
@@ -7857,6 +7991,12 @@ func (x *ReadResourceRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error
 			break
 		}
 		switch string(name) {
+		case "_meta":
+			v0, err := wire.ReadObjectValue(d)
+			if err != nil {
+				return err
+			}
+			x.Meta = v0
 		case "uri":
 			v0, err := wire.ReadString(d)
 			if err != nil {
@@ -8964,6 +9104,10 @@ func (x *ResourceUpdatedNotification) UnmarshalJSONFrom(d *jsontext.Decoder) err
 // encode writes x as a JSON object, constants included.
 func (x *ResourceUpdatedNotificationParams) encode(e *wire.Encoder) {
 	e.BeginObject()
+	if x.Meta != nil {
+		e.Name("\"_meta\":")
+		e.RawObject(x.Meta)
+	}
 	e.Name("\"uri\":")
 	e.String(x.URI)
 	e.EndObject()
@@ -9004,6 +9148,12 @@ func (x *ResourceUpdatedNotificationParams) UnmarshalJSONFrom(d *jsontext.Decode
 			break
 		}
 		switch string(name) {
+		case "_meta":
+			v0, err := wire.ReadObjectValue(d)
+			if err != nil {
+				return err
+			}
+			x.Meta = v0
 		case "uri":
 			v0, err := wire.ReadString(d)
 			if err != nil {
@@ -10129,6 +10279,10 @@ func (x *SetLevelRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // encode writes x as a JSON object, constants included.
 func (x *SetLevelRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
+	if x.Meta != nil {
+		e.Name("\"_meta\":")
+		e.RawObject(x.Meta)
+	}
 	e.Name("\"level\":")
 	(x.Level).encode(e)
 	e.EndObject()
@@ -10169,6 +10323,12 @@ func (x *SetLevelRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			break
 		}
 		switch string(name) {
+		case "_meta":
+			v0, err := wire.ReadObjectValue(d)
+			if err != nil {
+				return err
+			}
+			x.Meta = v0
 		case "level":
 			if err := x.Level.UnmarshalJSONFrom(d); err != nil {
 				return err
@@ -10414,6 +10574,10 @@ func (x *SubscribeRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // encode writes x as a JSON object, constants included.
 func (x *SubscribeRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
+	if x.Meta != nil {
+		e.Name("\"_meta\":")
+		e.RawObject(x.Meta)
+	}
 	e.Name("\"uri\":")
 	e.String(x.URI)
 	e.EndObject()
@@ -10454,6 +10618,12 @@ func (x *SubscribeRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			break
 		}
 		switch string(name) {
+		case "_meta":
+			v0, err := wire.ReadObjectValue(d)
+			if err != nil {
+				return err
+			}
+			x.Meta = v0
 		case "uri":
 			v0, err := wire.ReadString(d)
 			if err != nil {
@@ -11118,6 +11288,10 @@ func (x *UnsubscribeRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // encode writes x as a JSON object, constants included.
 func (x *UnsubscribeRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
+	if x.Meta != nil {
+		e.Name("\"_meta\":")
+		e.RawObject(x.Meta)
+	}
 	e.Name("\"uri\":")
 	e.String(x.URI)
 	e.EndObject()
@@ -11158,6 +11332,12 @@ func (x *UnsubscribeRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error 
 			break
 		}
 		switch string(name) {
+		case "_meta":
+			v0, err := wire.ReadObjectValue(d)
+			if err != nil {
+				return err
+			}
+			x.Meta = v0
 		case "uri":
 			v0, err := wire.ReadString(d)
 			if err != nil {

@@ -105,10 +105,38 @@ func (*CallToolRequest) isClientRequest() {}
 
 // CallToolRequestParams is the schema definition CallToolRequestParams.
 type CallToolRequestParams struct {
+	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
+	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
+	// usage.
+	Meta jsontext.Value
 	// Arguments is the "arguments" member.
 	Arguments jsontext.Value
 	// Name is the "name" member.
 	Name string
+}
+
+// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+func (x *CallToolRequestParams) MetaProgressToken() (ProgressToken, bool) {
+	var v ProgressToken
+	raw, ok := wire.Member(x.Meta, "progressToken")
+	if !ok || wire.Unmarshal(raw, &v) != nil {
+		return ProgressToken{}, false
+	}
+	return v, true
+}
+
+// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+func (x *CallToolRequestParams) SetMetaProgressToken(v ProgressToken) error {
+	b, err := v.AppendJSON(nil)
+	if err != nil {
+		return err
+	}
+	m, err := wire.SetMember(x.Meta, "progressToken", b)
+	if err != nil {
+		return err
+	}
+	x.Meta = m
+	return nil
 }
 
 // CallToolResult is the server's response to a tool call.
@@ -154,6 +182,10 @@ func (*CancelledNotification) isServerNotification() {}
 // CancelledNotificationParams is the schema definition
 // CancelledNotificationParams.
 type CancelledNotificationParams struct {
+	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
+	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
+	// usage.
+	Meta jsontext.Value
 	// Reason is an optional string describing the reason for the cancellation.
 	// This MAY be logged or presented to the user.
 	Reason *string
@@ -236,12 +268,40 @@ func (*CompleteRequest) isClientRequest() {}
 
 // CompleteRequestParams is the schema definition CompleteRequestParams.
 type CompleteRequestParams struct {
+	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
+	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
+	// usage.
+	Meta jsontext.Value
 	// Argument is the argument's information
 	Argument CompleteRequestParamsArgument
 	// Context: Additional, optional context for completions
 	Context *CompleteRequestParamsContext
 	// Ref is the "ref" member.
 	Ref CompleteRequestParamsRef
+}
+
+// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+func (x *CompleteRequestParams) MetaProgressToken() (ProgressToken, bool) {
+	var v ProgressToken
+	raw, ok := wire.Member(x.Meta, "progressToken")
+	if !ok || wire.Unmarshal(raw, &v) != nil {
+		return ProgressToken{}, false
+	}
+	return v, true
+}
+
+// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+func (x *CompleteRequestParams) SetMetaProgressToken(v ProgressToken) error {
+	b, err := v.AppendJSON(nil)
+	if err != nil {
+		return err
+	}
+	m, err := wire.SetMember(x.Meta, "progressToken", b)
+	if err != nil {
+		return err
+	}
+	x.Meta = m
+	return nil
 }
 
 // CompleteRequestParamsArgument is the argument's information
@@ -324,6 +384,10 @@ func (*CreateMessageRequest) isServerRequest() {}
 // CreateMessageRequestParams is the schema definition
 // CreateMessageRequestParams.
 type CreateMessageRequestParams struct {
+	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
+	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
+	// usage.
+	Meta jsontext.Value
 	// IncludeContext is a request to include context from one or more MCP servers
 	// (including the caller), to be attached to the prompt. The client MAY ignore
 	// this request.
@@ -347,6 +411,30 @@ type CreateMessageRequestParams struct {
 	SystemPrompt *string
 	// Temperature is the "temperature" member.
 	Temperature *float64
+}
+
+// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+func (x *CreateMessageRequestParams) MetaProgressToken() (ProgressToken, bool) {
+	var v ProgressToken
+	raw, ok := wire.Member(x.Meta, "progressToken")
+	if !ok || wire.Unmarshal(raw, &v) != nil {
+		return ProgressToken{}, false
+	}
+	return v, true
+}
+
+// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+func (x *CreateMessageRequestParams) SetMetaProgressToken(v ProgressToken) error {
+	b, err := v.AppendJSON(nil)
+	if err != nil {
+		return err
+	}
+	m, err := wire.SetMember(x.Meta, "progressToken", b)
+	if err != nil {
+		return err
+	}
+	x.Meta = m
+	return nil
 }
 
 // CreateMessageRequestParamsIncludeContext is a request to include context
@@ -422,11 +510,39 @@ func (*ElicitRequest) isServerRequest() {}
 
 // ElicitRequestParams is the schema definition ElicitRequestParams.
 type ElicitRequestParams struct {
+	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
+	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
+	// usage.
+	Meta jsontext.Value
 	// Message is the message to present to the user.
 	Message string
 	// RequestedSchema is a restricted subset of JSON Schema. Only top-level
 	// properties are allowed, without nesting.
 	RequestedSchema ElicitRequestParamsRequestedSchema
+}
+
+// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+func (x *ElicitRequestParams) MetaProgressToken() (ProgressToken, bool) {
+	var v ProgressToken
+	raw, ok := wire.Member(x.Meta, "progressToken")
+	if !ok || wire.Unmarshal(raw, &v) != nil {
+		return ProgressToken{}, false
+	}
+	return v, true
+}
+
+// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+func (x *ElicitRequestParams) SetMetaProgressToken(v ProgressToken) error {
+	b, err := v.AppendJSON(nil)
+	if err != nil {
+		return err
+	}
+	m, err := wire.SetMember(x.Meta, "progressToken", b)
+	if err != nil {
+		return err
+	}
+	x.Meta = m
+	return nil
 }
 
 // ElicitRequestParamsRequestedSchema is a restricted subset of JSON Schema.
@@ -569,10 +685,38 @@ func (*GetPromptRequest) isClientRequest() {}
 
 // GetPromptRequestParams is the schema definition GetPromptRequestParams.
 type GetPromptRequestParams struct {
+	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
+	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
+	// usage.
+	Meta jsontext.Value
 	// Arguments to use for templating the prompt.
 	Arguments map[string]string
 	// Name is the name of the prompt or prompt template.
 	Name string
+}
+
+// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+func (x *GetPromptRequestParams) MetaProgressToken() (ProgressToken, bool) {
+	var v ProgressToken
+	raw, ok := wire.Member(x.Meta, "progressToken")
+	if !ok || wire.Unmarshal(raw, &v) != nil {
+		return ProgressToken{}, false
+	}
+	return v, true
+}
+
+// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+func (x *GetPromptRequestParams) SetMetaProgressToken(v ProgressToken) error {
+	b, err := v.AppendJSON(nil)
+	if err != nil {
+		return err
+	}
+	m, err := wire.SetMember(x.Meta, "progressToken", b)
+	if err != nil {
+		return err
+	}
+	x.Meta = m
+	return nil
 }
 
 // GetPromptResult is the server's response to a prompts/get request from the
@@ -636,6 +780,10 @@ func (*InitializeRequest) isClientRequest() {}
 
 // InitializeRequestParams is the schema definition InitializeRequestParams.
 type InitializeRequestParams struct {
+	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
+	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
+	// usage.
+	Meta jsontext.Value
 	// Capabilities is the "capabilities" member.
 	Capabilities ClientCapabilities
 	// ClientInfo is the "clientInfo" member.
@@ -643,6 +791,30 @@ type InitializeRequestParams struct {
 	// ProtocolVersion is the latest version of the Model Context Protocol that the
 	// client supports. The client MAY decide to support older versions as well.
 	ProtocolVersion string
+}
+
+// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+func (x *InitializeRequestParams) MetaProgressToken() (ProgressToken, bool) {
+	var v ProgressToken
+	raw, ok := wire.Member(x.Meta, "progressToken")
+	if !ok || wire.Unmarshal(raw, &v) != nil {
+		return ProgressToken{}, false
+	}
+	return v, true
+}
+
+// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+func (x *InitializeRequestParams) SetMetaProgressToken(v ProgressToken) error {
+	b, err := v.AppendJSON(nil)
+	if err != nil {
+		return err
+	}
+	m, err := wire.SetMember(x.Meta, "progressToken", b)
+	if err != nil {
+		return err
+	}
+	x.Meta = m
+	return nil
 }
 
 // InitializeResult: After receiving an initialize request from the client, the
@@ -814,9 +986,37 @@ func (*ListPromptsRequest) isClientRequest() {}
 
 // ListPromptsRequestParams is the schema definition ListPromptsRequestParams.
 type ListPromptsRequestParams struct {
+	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
+	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
+	// usage.
+	Meta jsontext.Value
 	// Cursor is an opaque token representing the current pagination position. If
 	// provided, the server should return results starting after this cursor.
 	Cursor *string
+}
+
+// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+func (x *ListPromptsRequestParams) MetaProgressToken() (ProgressToken, bool) {
+	var v ProgressToken
+	raw, ok := wire.Member(x.Meta, "progressToken")
+	if !ok || wire.Unmarshal(raw, &v) != nil {
+		return ProgressToken{}, false
+	}
+	return v, true
+}
+
+// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+func (x *ListPromptsRequestParams) SetMetaProgressToken(v ProgressToken) error {
+	b, err := v.AppendJSON(nil)
+	if err != nil {
+		return err
+	}
+	m, err := wire.SetMember(x.Meta, "progressToken", b)
+	if err != nil {
+		return err
+	}
+	x.Meta = m
+	return nil
 }
 
 // ListPromptsResult is the server's response to a prompts/list request from
@@ -847,9 +1047,37 @@ func (*ListResourceTemplatesRequest) isClientRequest() {}
 // ListResourceTemplatesRequestParams is the schema definition
 // ListResourceTemplatesRequestParams.
 type ListResourceTemplatesRequestParams struct {
+	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
+	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
+	// usage.
+	Meta jsontext.Value
 	// Cursor is an opaque token representing the current pagination position. If
 	// provided, the server should return results starting after this cursor.
 	Cursor *string
+}
+
+// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+func (x *ListResourceTemplatesRequestParams) MetaProgressToken() (ProgressToken, bool) {
+	var v ProgressToken
+	raw, ok := wire.Member(x.Meta, "progressToken")
+	if !ok || wire.Unmarshal(raw, &v) != nil {
+		return ProgressToken{}, false
+	}
+	return v, true
+}
+
+// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+func (x *ListResourceTemplatesRequestParams) SetMetaProgressToken(v ProgressToken) error {
+	b, err := v.AppendJSON(nil)
+	if err != nil {
+		return err
+	}
+	m, err := wire.SetMember(x.Meta, "progressToken", b)
+	if err != nil {
+		return err
+	}
+	x.Meta = m
+	return nil
 }
 
 // ListResourceTemplatesResult is the server's response to a
@@ -880,9 +1108,37 @@ func (*ListResourcesRequest) isClientRequest() {}
 // ListResourcesRequestParams is the schema definition
 // ListResourcesRequestParams.
 type ListResourcesRequestParams struct {
+	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
+	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
+	// usage.
+	Meta jsontext.Value
 	// Cursor is an opaque token representing the current pagination position. If
 	// provided, the server should return results starting after this cursor.
 	Cursor *string
+}
+
+// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+func (x *ListResourcesRequestParams) MetaProgressToken() (ProgressToken, bool) {
+	var v ProgressToken
+	raw, ok := wire.Member(x.Meta, "progressToken")
+	if !ok || wire.Unmarshal(raw, &v) != nil {
+		return ProgressToken{}, false
+	}
+	return v, true
+}
+
+// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+func (x *ListResourcesRequestParams) SetMetaProgressToken(v ProgressToken) error {
+	b, err := v.AppendJSON(nil)
+	if err != nil {
+		return err
+	}
+	m, err := wire.SetMember(x.Meta, "progressToken", b)
+	if err != nil {
+		return err
+	}
+	x.Meta = m
+	return nil
 }
 
 // ListResourcesResult is the server's response to a resources/list request
@@ -973,9 +1229,37 @@ func (*ListToolsRequest) isClientRequest() {}
 
 // ListToolsRequestParams is the schema definition ListToolsRequestParams.
 type ListToolsRequestParams struct {
+	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
+	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
+	// usage.
+	Meta jsontext.Value
 	// Cursor is an opaque token representing the current pagination position. If
 	// provided, the server should return results starting after this cursor.
 	Cursor *string
+}
+
+// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+func (x *ListToolsRequestParams) MetaProgressToken() (ProgressToken, bool) {
+	var v ProgressToken
+	raw, ok := wire.Member(x.Meta, "progressToken")
+	if !ok || wire.Unmarshal(raw, &v) != nil {
+		return ProgressToken{}, false
+	}
+	return v, true
+}
+
+// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+func (x *ListToolsRequestParams) SetMetaProgressToken(v ProgressToken) error {
+	b, err := v.AppendJSON(nil)
+	if err != nil {
+		return err
+	}
+	m, err := wire.SetMember(x.Meta, "progressToken", b)
+	if err != nil {
+		return err
+	}
+	x.Meta = m
+	return nil
 }
 
 // ListToolsResult is the server's response to a tools/list request from the
@@ -1035,6 +1319,10 @@ func (*LoggingMessageNotification) isServerNotification() {}
 // LoggingMessageNotificationParams is the schema definition
 // LoggingMessageNotificationParams.
 type LoggingMessageNotificationParams struct {
+	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
+	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
+	// usage.
+	Meta jsontext.Value
 	// Data is the data to be logged, such as a string message or an object. Any
 	// JSON serializable type is allowed here.
 	Data jsontext.Value
@@ -1243,6 +1531,10 @@ func (*ProgressNotification) isServerNotification() {}
 // ProgressNotificationParams is the schema definition
 // ProgressNotificationParams.
 type ProgressNotificationParams struct {
+	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
+	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
+	// usage.
+	Meta jsontext.Value
 	// Message is an optional message describing the current progress.
 	Message *string
 	// Progress is the progress thus far. This should increase every time progress
@@ -1356,9 +1648,37 @@ func (*ReadResourceRequest) isClientRequest() {}
 // ReadResourceRequestParams is the schema definition
 // ReadResourceRequestParams.
 type ReadResourceRequestParams struct {
+	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
+	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
+	// usage.
+	Meta jsontext.Value
 	// URI is the URI of the resource to read. The URI can use any protocol; it is
 	// up to the server how to interpret it.
 	URI string
+}
+
+// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+func (x *ReadResourceRequestParams) MetaProgressToken() (ProgressToken, bool) {
+	var v ProgressToken
+	raw, ok := wire.Member(x.Meta, "progressToken")
+	if !ok || wire.Unmarshal(raw, &v) != nil {
+		return ProgressToken{}, false
+	}
+	return v, true
+}
+
+// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+func (x *ReadResourceRequestParams) SetMetaProgressToken(v ProgressToken) error {
+	b, err := v.AppendJSON(nil)
+	if err != nil {
+		return err
+	}
+	m, err := wire.SetMember(x.Meta, "progressToken", b)
+	if err != nil {
+		return err
+	}
+	x.Meta = m
+	return nil
 }
 
 // ReadResourceResult is the server's response to a resources/read request from
@@ -1588,6 +1908,10 @@ func (*ResourceUpdatedNotification) isServerNotification() {}
 // ResourceUpdatedNotificationParams is the schema definition
 // ResourceUpdatedNotificationParams.
 type ResourceUpdatedNotificationParams struct {
+	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
+	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
+	// usage.
+	Meta jsontext.Value
 	// URI is the URI of the resource that has been updated. This might be a
 	// sub-resource of the one that the client actually subscribed to.
 	URI string
@@ -1784,10 +2108,38 @@ func (*SetLevelRequest) isClientRequest() {}
 
 // SetLevelRequestParams is the schema definition SetLevelRequestParams.
 type SetLevelRequestParams struct {
+	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
+	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
+	// usage.
+	Meta jsontext.Value
 	// Level is the level of logging that the client wants to receive from the
 	// server. The server should send all logs at this level and higher (i.e., more
 	// severe) to the client as notifications/message.
 	Level LoggingLevel
+}
+
+// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+func (x *SetLevelRequestParams) MetaProgressToken() (ProgressToken, bool) {
+	var v ProgressToken
+	raw, ok := wire.Member(x.Meta, "progressToken")
+	if !ok || wire.Unmarshal(raw, &v) != nil {
+		return ProgressToken{}, false
+	}
+	return v, true
+}
+
+// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+func (x *SetLevelRequestParams) SetMetaProgressToken(v ProgressToken) error {
+	b, err := v.AppendJSON(nil)
+	if err != nil {
+		return err
+	}
+	m, err := wire.SetMember(x.Meta, "progressToken", b)
+	if err != nil {
+		return err
+	}
+	x.Meta = m
+	return nil
 }
 
 // StringSchema is the schema definition StringSchema.
@@ -1839,9 +2191,37 @@ func (*SubscribeRequest) isClientRequest() {}
 
 // SubscribeRequestParams is the schema definition SubscribeRequestParams.
 type SubscribeRequestParams struct {
+	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
+	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
+	// usage.
+	Meta jsontext.Value
 	// URI is the URI of the resource to subscribe to. The URI can use any
 	// protocol; it is up to the server how to interpret it.
 	URI string
+}
+
+// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+func (x *SubscribeRequestParams) MetaProgressToken() (ProgressToken, bool) {
+	var v ProgressToken
+	raw, ok := wire.Member(x.Meta, "progressToken")
+	if !ok || wire.Unmarshal(raw, &v) != nil {
+		return ProgressToken{}, false
+	}
+	return v, true
+}
+
+// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+func (x *SubscribeRequestParams) SetMetaProgressToken(v ProgressToken) error {
+	b, err := v.AppendJSON(nil)
+	if err != nil {
+		return err
+	}
+	m, err := wire.SetMember(x.Meta, "progressToken", b)
+	if err != nil {
+		return err
+	}
+	x.Meta = m
+	return nil
 }
 
 // TextContent: Text provided to or from an LLM.
@@ -1967,6 +2347,34 @@ func (*UnsubscribeRequest) isClientRequest() {}
 
 // UnsubscribeRequestParams is the schema definition UnsubscribeRequestParams.
 type UnsubscribeRequestParams struct {
+	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
+	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
+	// usage.
+	Meta jsontext.Value
 	// URI is the URI of the resource to unsubscribe from.
 	URI string
+}
+
+// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+func (x *UnsubscribeRequestParams) MetaProgressToken() (ProgressToken, bool) {
+	var v ProgressToken
+	raw, ok := wire.Member(x.Meta, "progressToken")
+	if !ok || wire.Unmarshal(raw, &v) != nil {
+		return ProgressToken{}, false
+	}
+	return v, true
+}
+
+// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+func (x *UnsubscribeRequestParams) SetMetaProgressToken(v ProgressToken) error {
+	b, err := v.AppendJSON(nil)
+	if err != nil {
+		return err
+	}
+	m, err := wire.SetMember(x.Meta, "progressToken", b)
+	if err != nil {
+		return err
+	}
+	x.Meta = m
+	return nil
 }
