@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/dave/jennifer/jen"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/mcpgen/mcpgen/generator/model"
 	"github.com/mcpgen/mcpgen/generator/plan"
 )
@@ -139,19 +140,12 @@ func wire(name string) *jen.Statement { return jen.Qual(wirePkg, name) }
 // quoted returns a Go string literal holding the JSON text of a member name
 // and its colon, as wire.Encoder.Name takes it.
 func quotedName(n string) jen.Code {
-	b, _ := jsonQuote(n)
-	return jen.Lit(b + ":")
-}
-
-func jsonQuote(s string) (string, error) {
-	// Member names in MCP schemas are plain ASCII; strconv's quoting is JSON
-	// compatible for them.
-	for _, r := range s {
-		if r < 0x20 || r > 0x7e {
-			return "", fmt.Errorf("member name %q needs JSON escaping", s)
-		}
+	b, err := jsontext.AppendQuote(nil, n)
+	if err != nil {
+		// load only yields valid UTF-8 names.
+		panic(fmt.Sprintf("emit: member name %q: %v", n, err))
 	}
-	return strconv.Quote(s), nil
+	return jen.Lit(string(b) + ":")
 }
 
 // category says how a field keeps presence.

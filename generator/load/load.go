@@ -328,7 +328,11 @@ func (l *loader) schema(n *node, ptr string) (*Schema, error) {
 				s.AllOf = list
 			}
 		case "const":
-			s.Const = v.raw
+			c := v.raw.Clone()
+			if err := c.Compact(); err != nil {
+				return nil, l.errorf(kp, `keyword "const": %v`, err)
+			}
+			s.Const = c
 		case "enum":
 			if v.kind != '[' || len(v.elems) == 0 {
 				return nil, l.errorf(kp, `keyword "enum": want a non-empty array`)

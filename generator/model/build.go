@@ -41,6 +41,15 @@ func Build(rev string, doc *load.Document) (*Revision, error) {
 			return nil, err
 		}
 	}
+	for _, d := range b.out {
+		seen := map[*Decl]bool{}
+		for x := d; x.Kind == Alias && x.Target.Kind == Ref; x = x.Target.Decl {
+			if seen[x] {
+				return nil, b.errorf(d.Pointer, "definition %s is an alias of itself", d.Name)
+			}
+			seen[x] = true
+		}
+	}
 	b.inheritMeta()
 	r := &Revision{Name: rev, SHA256: doc.SHA256, Decls: b.out}
 	if err := b.methods(r); err != nil {
@@ -135,6 +144,9 @@ func (b *builder) fill(d *Decl, s *load.Schema) error {
 		t, err := b.typeOf(s, d.Name)
 		if err != nil {
 			return err
+		}
+		if t.Nullable {
+			return b.errorf(s.Pointer, `keyword "type": a nullable named type %v is not supported (only object members may be nullable)`, s.Types)
 		}
 		d.Kind = Alias
 		d.Target = t
@@ -254,8 +266,14 @@ func (b *builder) allOf(d *Decl, s *load.Schema) error {
 	var required []string
 	var extra *load.Schema
 	var collect func(p *load.Schema) error
+	visiting := map[string]bool{}
 	collect = func(p *load.Schema) error {
 		if p.Ref != "" {
+			if visiting[p.Ref] {
+				return b.errorf(p.Pointer, `keyword "allOf": definition %s includes itself`, p.Ref)
+			}
+			visiting[p.Ref] = true
+			defer delete(visiting, p.Ref)
 			def, _ := b.doc.Lookup(p.Ref)
 			return collect(def.Schema)
 		}
@@ -341,6 +359,9 @@ func (b *builder) object(d *Decl, s *load.Schema, props []*load.Property, requir
 			t, err := b.typeOf(ps, d.Name+pascal(p.Name))
 			if err != nil {
 				return err
+			}
+			if t.Nullable && !f.Required {
+				return b.errorf(ps.Pointer, `keyword "type": an optional nullable member is not supported (absent and null would be the same Go value)`)
 			}
 			f.Type = t
 		}

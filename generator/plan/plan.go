@@ -188,6 +188,9 @@ func (p *Plan) planUnion(d *model.Decl, used map[*override]bool) (*Union, error)
 		if v.Kind != model.Ref {
 			return nil, &Error{Decl: d.Name, Msg: "a union variant must be a named type"}
 		}
+		if v.Decl.Resolve().Kind == model.Union {
+			return nil, &Error{Decl: d.Name, Msg: fmt.Sprintf("%s: variant %s is itself a union (%s), which is not supported; list its members instead", d.Pointer, v.Decl.Name, v.Decl.Pointer)}
+		}
 		for _, k := range kinds(v.Decl) {
 			byKind[k] = append(byKind[k], v.Decl)
 		}

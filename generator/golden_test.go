@@ -1,0 +1,236 @@
+package generator_test
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"go/format"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mcpgen/mcpgen/generator/emit"
+	"github.com/mcpgen/mcpgen/generator/load"
+	"github.com/mcpgen/mcpgen/generator/model"
+	"github.com/mcpgen/mcpgen/generator/plan"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// The golden corpus lives in golden/ at the repository root:
+//
+//	golden/cases/<name>/schema.json       a schema exercising one construct
+//	golden/cases/<name>/revision.txt      optional: the revision, else defaultRevision
+//	golden/cases/<name>/plan.txt          the plan's String()
+//	golden/cases/<name>/<file>.go.golden  each emitted file
+//	golden/errors/<name>/schema.json      a schema the pipeline must reject
+//	golden/errors/<name>/error.txt        the exact error, followed by a newline
+//
+// Run "go test ./generator -update" to rewrite the goldens, then read the diff.
+const (
+	repoRoot        = ".."
+	goldenPackage   = "golden"
+	defaultRevision = "2025-06-18"
+)
+
+// run is the whole pipeline: load → model → plan → emit. src is the schema's
+// slash-separated path from the repository root; it names the schema in
+// errors and in the generated headers.
+func run(rev, src string, data []byte) (*plan.Plan, []emit.File, error) {
+	doc, err := load.Bytes(src, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := model.Build(rev, doc)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := plan.Build(m)
+	if err != nil {
+		return nil, nil, err
+	}
+	files, err := emit.Emit(p, emit.Options{Package: goldenPackage, Source: src})
+	if err != nil {
+		return p, nil, err
+	}
+	return p, files, nil
+}
+
+// caseDirs returns the names of the case directories under golden/<kind>.
+func caseDirs(t *testing.T, kind string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join(repoRoot, "golden", kind))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		if e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	if len(names) == 0 {
+		t.Fatalf("no cases in golden/%s", kind)
+	}
+	return names
+}
+
+// readCase returns the schema of a case, its slash path from the repository
+// root, and its revision.
+func readCase(t *testing.T, kind, name string) (src string, data []byte, rev string) {
+	t.Helper()
+	src = path.Join("golden", kind, name, "schema.json")
+	data, err := os.ReadFile(filepath.Join(repoRoot, filepath.FromSlash(src)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rev = defaultRevision
+	b, err := os.ReadFile(filepath.Join(repoRoot, "golden", kind, name, "revision.txt"))
+	switch {
+	case err == nil:
+		rev = strings.TrimSpace(string(b))
+	case !errors.Is(err, os.ErrNotExist):
+		t.Fatal(err)
+	}
+	return src, data, rev
+}
+
+// compare checks got against the golden file, or rewrites it under -update.
+// name is the golden's slash-separated path from the repository root.
+func compare(t *testing.T, name string, got []byte) {
+	t.Helper()
+	file := filepath.Join(repoRoot, filepath.FromSlash(name))
+	if *update {
+		if err := os.WriteFile(file, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Errorf("%v (run go test ./generator -update to create it)", err)
+		return
+	}
+	// Compared line by line, so that the diff reads like one.
+	if diff := cmp.Diff(strings.SplitAfter(string(want), "\n"), strings.SplitAfter(string(got), "\n")); diff != "" {
+		t.Errorf("%s differs (-want +got):\n%s\nrun go test ./generator -update to rewrite the goldens", name, diff)
+	}
+}
+
+// generated is one positive case's output, for the compile check.
+type generated struct {
+	name  string
+	files []emit.File
+}
+
+func TestGoldenCases(t *testing.T) {
+	var out []generated
+	for _, name := range caseDirs(t, "cases") {
+		t.Run(name, func(t *testing.T) {
+			src, data, rev := readCase(t, "cases", name)
+			p, files, err := run(rev, src, data)
+			if err != nil {
+				t.Fatalf("generate: %v", err)
+			}
+			dir := path.Join("golden", "cases", name)
+			compare(t, path.Join(dir, "plan.txt"), []byte(p.String()))
+			want := []string{"plan.txt", "schema.json", "revision.txt"}
+			for _, f := range files {
+				if formatted, err := format.Source(f.Content); err != nil {
+					t.Errorf("%s does not parse: %v", f.Name, err)
+				} else if !bytes.Equal(formatted, f.Content) {
+					t.Errorf("%s is not gofmt-clean:\n%s", f.Name, cmp.Diff(string(formatted), string(f.Content)))
+				}
+				compare(t, path.Join(dir, f.Name+".golden"), f.Content)
+				want = append(want, f.Name+".golden")
+			}
+			// A golden for a file the emitter no longer writes is stale.
+			entries, err := os.ReadDir(filepath.Join(repoRoot, filepath.FromSlash(dir)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range entries {
+				if slices.Contains(want, e.Name()) {
+					continue
+				}
+				if *update && strings.HasSuffix(e.Name(), ".go.golden") {
+					if err := os.Remove(filepath.Join(repoRoot, filepath.FromSlash(dir), e.Name())); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
+				t.Errorf("unexpected file %s/%s", dir, e.Name())
+			}
+			out = append(out, generated{name, files})
+		})
+	}
+	if len(out) == 0 {
+		return
+	}
+	t.Run("vet", func(t *testing.T) { vet(t, out) })
+}
+
+// vet writes every case's output into its own package of a throwaway module
+// that uses this repository, and runs go vet over all of them at once: a
+// golden that does not compile, or that vet rejects, fails the suite.
+func vet(t *testing.T, cases []generated) {
+	if testing.Short() {
+		t.Skip("compiling the generated packages is skipped in -short mode")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("no go command: %v", err)
+	}
+	root, err := filepath.Abs(repoRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	mod := "module goldencheck\n\ngo 1.25\n\nrequire github.com/mcpgen/mcpgen v0.0.0\n\nreplace github.com/mcpgen/mcpgen => " + strconv.Quote(root) + "\n"
+	if err := os.WriteFile(filepath.Join(tmp, "go.mod"), []byte(mod), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "go.sum"), sum, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		dir := filepath.Join(tmp, c.name)
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range c.files {
+			if err := os.WriteFile(filepath.Join(dir, f.Name), f.Content, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	cmd := exec.Command(goTool, "vet", "./...")
+	cmd.Dir = tmp
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go vet of the generated packages: %v\n%s", err, out)
+	}
+}
+
+func TestGoldenErrors(t *testing.T) {
+	for _, name := range caseDirs(t, "errors") {
+		t.Run(name, func(t *testing.T) {
+			src, data, rev := readCase(t, "errors", name)
+			_, _, err := run(rev, src, data)
+			if err == nil {
+				t.Fatalf("generate succeeded; want an error")
+			}
+			compare(t, path.Join("golden", "errors", name, "error.txt"), []byte(err.Error()+"\n"))
+		})
+	}
+}
