@@ -246,7 +246,7 @@ func (g *gen) present(f *model.Field, v *jen.Statement) *jen.Statement {
 	return v.Clone().Op("!=").Nil()
 }
 
-func fieldName(f *model.Field) string { return plan.GoName(f.Name) }
+func fieldName(f *model.Field) string { return plan.FieldName(f.Name) }
 
 // ---- types.go
 
@@ -376,13 +376,13 @@ func (g *gen) enum(f *jen.File, d *model.Decl) {
 	f.Type().Id(name).String()
 	var consts []jen.Code
 	for _, v := range d.Values {
-		consts = append(consts, jen.Id(name+plan.GoName(v)).Id(name).Op("=").Lit(v))
+		consts = append(consts, jen.Id(plan.EnumConst(name, v)).Id(name).Op("=").Lit(v))
 	}
 	f.Commentf("The values of %s.", name)
 	f.Const().Defs(consts...)
 	var cases []jen.Code
 	for _, v := range d.Values {
-		cases = append(cases, jen.Id(name+plan.GoName(v)))
+		cases = append(cases, jen.Id(plan.EnumConst(name, v)))
 	}
 	f.Commentf("Valid reports whether v is one of the values of %s.", name)
 	f.Func().Params(jen.Id("v").Id(name)).Id("Valid").Params().Bool().Block(

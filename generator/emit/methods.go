@@ -6,9 +6,8 @@ import (
 	"github.com/mcpgen/mcpgen/generator/plan"
 )
 
-// methodConst is the Go name of a method's constant: "tools/call" →
-// "MethodToolsCall".
-func methodConst(m *model.Method) string { return "Method" + plan.GoName(m.Name) }
+// methodConst is the Go name of a method's constant.
+func methodConst(m *model.Method) string { return plan.MethodConst(m.Name) }
 
 // ---- methods.go: method constants and the method table.
 

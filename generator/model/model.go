@@ -41,6 +41,8 @@ type Revision struct {
 	Name string
 	// SHA256 is the hex sha256 of the schema file.
 	SHA256 string
+	// Source is the schema file's name, for error messages.
+	Source string
 	// Decls are every declaration: the definitions in file order, each
 	// followed by the anonymous types hoisted out of it.
 	Decls []*Decl

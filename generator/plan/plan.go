@@ -6,6 +6,7 @@
 package plan
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -28,13 +29,25 @@ type Plan struct {
 	Markers map[*model.Decl][]*model.Decl
 }
 
-// Error is a planning error.
+// Error is a planning error: where in the schema, and what is wrong.
 type Error struct {
+	// Path is the schema file.
+	Path string
+	// Pointer is the JSON pointer of the definition concerned.
+	Pointer string
+	// Decl is the schema name of the definition concerned.
 	Decl string
 	Msg  string
 }
 
-func (e *Error) Error() string { return fmt.Sprintf("plan %s: %s", e.Decl, e.Msg) }
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s %s: %s: %s", e.Path, e.Pointer, e.Decl, e.Msg)
+}
+
+// errorf returns an *Error about the declaration d.
+func (p *Plan) errorf(d *model.Decl, format string, args ...any) error {
+	return &Error{Path: p.Rev.Source, Pointer: d.Pointer, Decl: d.Name, Msg: fmt.Sprintf(format, args...)}
+}
 
 // Union is how one union decodes.
 type Union struct {
@@ -99,7 +112,7 @@ func Build(rev *model.Revision) (*Plan, error) {
 	for _, d := range rev.Decls {
 		n := GoName(d.Name)
 		if prev := seen[n]; prev != nil {
-			return nil, &Error{Decl: d.Name, Msg: fmt.Sprintf("Go name %s is also the name of %s", n, prev.Name)}
+			return nil, p.errorf(d, "Go name %s is also the name of %s (%s)", n, prev.Name, prev.Pointer)
 		}
 		seen[n] = d
 		p.Names[d] = n
@@ -116,6 +129,10 @@ func Build(rev *model.Revision) (*Plan, error) {
 		}
 		u, err := p.planUnion(d, used)
 		if err != nil {
+			var pe *Error
+			if errors.As(err, &pe) && pe.Path == "" {
+				pe.Path = rev.Source
+			}
 			return nil, err
 		}
 		p.Unions[d] = u
@@ -126,6 +143,9 @@ func Build(rev *model.Revision) (*Plan, error) {
 			}
 		}
 	}
+	if err := p.checkIdents(); err != nil {
+		return nil, err
+	}
 	var unused []string
 	for _, o := range overrides {
 		if o.applies(rev) && !used[o] {
@@ -133,7 +153,7 @@ func Build(rev *model.Revision) (*Plan, error) {
 		}
 	}
 	if len(unused) > 0 {
-		return nil, &Error{Decl: rev.Name, Msg: "union override table entries that apply but were never used: " + strings.Join(unused, ", ")}
+		return nil, &Error{Path: rev.Source, Pointer: "#", Decl: rev.Name, Msg: "union override table entries that apply but were never used: " + strings.Join(unused, ", ")}
 	}
 	return p, nil
 }
@@ -186,10 +206,10 @@ func (p *Plan) planUnion(d *model.Decl, used map[*override]bool) (*Union, error)
 	byKind := map[string][]*model.Decl{}
 	for _, v := range d.Variants {
 		if v.Kind != model.Ref {
-			return nil, &Error{Decl: d.Name, Msg: "a union variant must be a named type"}
+			return nil, p.errorf(d, "%s", "a union variant must be a named type")
 		}
 		if v.Decl.Resolve().Kind == model.Union {
-			return nil, &Error{Decl: d.Name, Msg: fmt.Sprintf("%s: variant %s is itself a union (%s), which is not supported; list its members instead", d.Pointer, v.Decl.Name, v.Decl.Pointer)}
+			return nil, p.errorf(d, "variant %s is itself a union (%s), which is not supported; list its members instead", v.Decl.Name, v.Decl.Pointer)
 		}
 		for _, k := range kinds(v.Decl) {
 			byKind[k] = append(byKind[k], v.Decl)
@@ -211,7 +231,7 @@ func (p *Plan) planUnion(d *model.Decl, used map[*override]bool) (*Union, error)
 		} else if k == "object" {
 			n, err = p.objectPlan(d, vs, used)
 		} else {
-			err = &Error{Decl: d.Name, Msg: fmt.Sprintf("variants %s are all JSON %ss and nothing tells them apart; add an entry to the union override table", declNames(vs), k)}
+			err = p.errorf(d, "%s", fmt.Sprintf("variants %s are all JSON %ss and nothing tells them apart; add an entry to the union override table", declNames(vs), k))
 		}
 		if err != nil {
 			return nil, err
@@ -374,7 +394,7 @@ func (p *Plan) presencePlan(u *model.Decl, group string, vs []*model.Decl, used 
 			continue
 		}
 		if n.Else != nil {
-			return nil, &Error{Decl: u.Name, Msg: fmt.Sprintf("%s: neither %s nor %s requires a member the other variants lack, so they cannot be told apart; add an entry to the union override table", group, n.Else.Variant.Name, v.Name)}
+			return nil, p.errorf(u, "%s", fmt.Sprintf("%s: neither %s nor %s requires a member the other variants lack, so they cannot be told apart; add an entry to the union override table", group, n.Else.Variant.Name, v.Name))
 		}
 		n.Else = &Node{Variant: v}
 	}

@@ -114,7 +114,7 @@ func (o *override) node(u *model.Decl, vs []*model.Decl) (*Node, error) {
 				return v, nil
 			}
 		}
-		return nil, &Error{Decl: u.Name, Msg: fmt.Sprintf("override for %s names %s, which is not a variant of that group (%s)", o.Group, name, declNames(vs))}
+		return nil, &Error{Pointer: u.Pointer, Decl: u.Name, Msg: fmt.Sprintf("override for %s names %s, which is not a variant of that group (%s)", o.Group, name, declNames(vs))}
 	}
 	n := &Node{Why: o.Why}
 	named := map[*model.Decl]bool{}
@@ -124,10 +124,10 @@ func (o *override) node(u *model.Decl, vs []*model.Decl) (*Node, error) {
 			return nil, err
 		}
 		if len(r.Path) == 0 {
-			return nil, &Error{Decl: u.Name, Msg: "override has an empty path"}
+			return nil, &Error{Pointer: u.Pointer, Decl: u.Name, Msg: "override has an empty path"}
 		}
 		if all, _ := members(v); v.Resolve().Kind == model.Object && !slices.Contains(all, r.Path[0]) {
-			return nil, &Error{Decl: u.Name, Msg: fmt.Sprintf("override tests member %q, which %s does not declare", r.Path[0], v.Name)}
+			return nil, &Error{Pointer: u.Pointer, Decl: u.Name, Msg: fmt.Sprintf("override tests member %q, which %s does not declare", r.Path[0], v.Name)}
 		}
 		named[v] = true
 		n.Present = append(n.Present, PresentCase{Path: r.Path, Node: &Node{Variant: v}})
@@ -145,7 +145,7 @@ func (o *override) node(u *model.Decl, vs []*model.Decl) (*Node, error) {
 	}
 	for _, v := range vs {
 		if !named[v] {
-			return nil, &Error{Decl: u.Name, Msg: fmt.Sprintf("override for %s does not say when to choose %s", o.Group, v.Name)}
+			return nil, &Error{Pointer: u.Pointer, Decl: u.Name, Msg: fmt.Sprintf("override for %s does not say when to choose %s", o.Group, v.Name)}
 		}
 	}
 	return n, nil
