@@ -174,6 +174,10 @@ func (g *gen) objectCodec(f *jen.File, d *model.Decl) error {
 			jen.If(jen.Id("x").Dot("Extra").Op("==").Nil()).Block(jen.Id("x").Dot("Extra").Op("=").Map(jen.String()).Qual(jsontextPkg, "Value").Values()),
 			jen.Id("x").Dot("Extra").Index(jen.Id("k")).Op("=").Id("v"),
 		))
+	} else if d.Closed {
+		cases = append(cases, jen.Default().Block(
+			jen.Return(wire("UnknownMember").Call(jen.Id("d"), jen.Id("name"))),
+		))
 	} else {
 		cases = append(cases, jen.Default().Block(
 			jen.If(jen.Err().Op(":=").Add(wire("Skip")).Call(jen.Id("d")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
@@ -206,9 +210,12 @@ func (g *gen) objectCodec(f *jen.File, d *model.Decl) error {
 	dec = append(dec, jen.Return(jen.Nil()))
 	f.Comment("UnmarshalJSONFrom decodes x strictly from d: member names match case-sensitively,")
 	f.Comment("duplicates and missing required members are errors, and unknown members are")
-	if d.Open {
+	switch {
+	case d.Open:
 		f.Comment("kept in Extra.")
-	} else {
+	case d.Closed:
+		f.Comment("errors (the schema closes the object).")
+	default:
 		f.Comment("skipped.")
 	}
 	f.Func().Params(jen.Id("x").Op("*").Id(name)).Id("UnmarshalJSONFrom").Params(jen.Id("d").Op("*").Qual(jsontextPkg, "Decoder")).Error().Block(dec...)
@@ -239,7 +246,11 @@ func (g *gen) encodeValue(t *model.Type, v *jen.Statement, depth int) []jen.Code
 	case model.RawValue:
 		return []jen.Code{e.Dot("Raw").Call(v)}
 	case model.RawObject:
-		return []jen.Code{e.Dot("RawObject").Call(v)}
+		code := []jen.Code{e.Dot("RawObject").Call(v)}
+		for _, c := range t.ObjectConsts {
+			code = append(code, jen.Id("e").Dot("RequireConst").Call(v.Clone(), jen.Lit(c.Name), jen.Lit(string(c.Value))))
+		}
+		return code
 	case model.ID:
 		return []jen.Code{e.Dot("ID").Call(v)}
 	case model.Array:

@@ -89,7 +89,7 @@ func doc(name, text, fallback string) jen.Code {
 		w := words[0]
 		lower := strings.ToLower(w[:1]) + w[1:]
 		switch {
-		case w == name || strings.HasPrefix(w, name+"'") || strings.HasPrefix(w, name+","):
+		case w == name || strings.HasPrefix(w, name+"'") || strings.HasPrefix(w, name+",") || strings.HasPrefix(w, name+":"):
 		case verbs[w]:
 			words[0] = lower
 			first = name
@@ -129,11 +129,19 @@ func doc(name, text, fallback string) jen.Code {
 
 // verbs and articles start descriptions that read on after the Go name.
 var (
-	verbs    = map[string]bool{"Describes": true, "Indicates": true, "Represents": true, "Contains": true, "Specifies": true, "Identifies": true, "Provides": true, "Allows": true, "Sent": false}
-	articles = map[string]bool{"A": true, "An": true, "The": true, "Optional": true, "Used": false}
+	verbs    = map[string]bool{"Describes": true, "Indicates": true, "Represents": true, "Contains": true, "Specifies": true, "Identifies": true, "Provides": true, "Allows": true}
+	articles = map[string]bool{"A": true, "An": true, "The": true}
 )
 
 func (g *gen) name(d *model.Decl) string { return g.p.Names[d] }
+
+// fallback is the doc of a declaration the schema does not describe.
+func fallback(name string, d *model.Decl) string {
+	if d.Anonymous {
+		return name + " is the type of " + d.Pointer + "."
+	}
+	return name + " is the schema definition " + d.Name + "."
+}
 
 func wire(name string) *jen.Statement { return jen.Qual(wirePkg, name) }
 
@@ -291,14 +299,14 @@ func (g *gen) object(f *jen.File, d *model.Decl) error {
 			continue
 		}
 		fn := "Omit" + plan.GoName(c.Name)
-		fields = append(fields, jen.Comment(fmt.Sprintf("%s leaves out the optional member %q (whose only value is %s). Decoding sets it when the member was absent.", fn, c.Name, c.Value)))
+		fields = append(fields, doc(fn, fmt.Sprintf("%s leaves out the optional member %q (whose only value is %s). Decoding sets it when the member was absent.", fn, c.Name, c.Value), ""))
 		fields = append(fields, jen.Id(fn).Bool())
 	}
 	if d.Open {
-		fields = append(fields, jen.Comment("Extra holds the members the schema does not name, as raw JSON; the schema allows them."))
+		fields = append(fields, doc("Extra", "Extra holds the members the schema does not name, as raw JSON; the schema allows them.", ""))
 		fields = append(fields, jen.Id("Extra").Map(jen.String()).Qual(jsontextPkg, "Value"))
 	}
-	f.Add(doc(name, d.Doc, name+" is the schema definition "+d.Name+"."))
+	f.Add(doc(name, d.Doc, fallback(name, d)))
 	f.Type().Id(name).Struct(fields...)
 	for _, fl := range d.Fields {
 		if !fl.Meta {
@@ -355,14 +363,14 @@ func (g *gen) union(f *jen.File, d *model.Decl) error {
 			return fmt.Errorf("emit %s: a union as a variant of a union is not supported", d.Name)
 		}
 	}
-	f.Add(doc(name, d.Doc, name+" is the schema definition "+d.Name+"."))
+	f.Add(doc(name, d.Doc, fallback(name, d)))
 	f.Comment("")
-	f.Comment(fmt.Sprintf("It is a union: Value holds one of %s.", strings.Join(g.variantTypes(d), ", ")))
+	f.Add(doc("It", fmt.Sprintf("It is a union: Value holds one of %s.", strings.Join(g.variantTypes(d), ", ")), ""))
 	f.Type().Id(name).Struct(
 		jen.Comment("Value is the variant; nil means the union is not set."),
 		jen.Id("Value").Id(iface),
 	)
-	f.Commentf("%s is implemented by the variants of %s: %s.", iface, name, strings.Join(g.variantTypes(d), ", "))
+	f.Add(doc(iface, fmt.Sprintf("%s is implemented by the variants of %s: %s.", iface, name, strings.Join(g.variantTypes(d), ", ")), ""))
 	f.Type().Id(iface).Interface(
 		jen.Id("is"+name).Params(),
 		jen.Id("encode").Params(jen.Op("*").Add(wire("Encoder"))),
@@ -372,7 +380,7 @@ func (g *gen) union(f *jen.File, d *model.Decl) error {
 
 func (g *gen) enum(f *jen.File, d *model.Decl) {
 	name := g.name(d)
-	f.Add(doc(name, d.Doc, name+" is the schema definition "+d.Name+"."))
+	f.Add(doc(name, d.Doc, fallback(name, d)))
 	f.Type().Id(name).String()
 	var consts []jen.Code
 	for _, v := range d.Values {
@@ -412,7 +420,7 @@ func lowerFirst(s string) string {
 
 func (g *gen) alias(f *jen.File, d *model.Decl) {
 	name := g.name(d)
-	f.Add(doc(name, d.Doc, name+" is the schema definition "+d.Name+"."))
+	f.Add(doc(name, d.Doc, fallback(name, d)))
 	if !g.p.Defined[d] {
 		f.Type().Id(name).Op("=").Add(g.goType(d.Target))
 		return

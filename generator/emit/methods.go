@@ -1,6 +1,8 @@
 package emit
 
 import (
+	"fmt"
+
 	"github.com/dave/jennifer/jen"
 	"github.com/mcpgen/mcpgen/generator/model"
 	"github.com/mcpgen/mcpgen/generator/plan"
@@ -14,7 +16,12 @@ func methodConst(m *model.Method) string { return plan.MethodConst(m.Name) }
 func (g *gen) methods(f *jen.File) error {
 	var consts []jen.Code
 	for _, m := range g.p.Rev.Methods {
-		consts = append(consts, jen.Commentf("%s is the %s %s (%s), sent %s.", methodConst(m), m.Kind, m.Name, g.name(m.Message), m.Direction))
+		sender := map[model.Direction]string{model.ClientToServer: "the client", model.ServerToClient: "the server", model.Both: "either side"}[m.Direction]
+		text := fmt.Sprintf("%s is the %s %s (%s), sent by %s.", methodConst(m), m.Kind, m.Name, g.name(m.Message), sender)
+		if m.Why != "" {
+			text += " Results: " + m.Why + "."
+		}
+		consts = append(consts, doc(methodConst(m), text, ""))
 		consts = append(consts, jen.Id(methodConst(m)).Op("=").Lit(m.Name))
 	}
 	f.Comment("The methods of this revision.")

@@ -167,7 +167,7 @@ func (b *builder) enum(d *Decl, s *load.Schema) error {
 		u, _ := jsontext.AppendUnquote(nil, v)
 		d.Values = append(d.Values, string(u))
 	}
-	if ts, _ := nonNull(s); len(ts) > 1 || len(ts) == 1 && ts[0] != "string" {
+	if ts, null := nonNull(s); null || len(ts) > 1 || len(ts) == 1 && ts[0] != "string" {
 		return b.errorf(s.Pointer, `keyword "enum": an enum of type %v is not supported`, s.Types)
 	}
 	return nil
@@ -249,7 +249,7 @@ func (b *builder) scalarVariants(d *Decl, s *load.Schema, ts []string) error {
 		if err != nil {
 			return err
 		}
-		vd, err := b.hoistType(d.Name+pascal(t), s, st)
+		vd, err := b.hoistType(d.Name+pascal(t), &load.Schema{Pointer: s.Pointer}, st)
 		if err != nil {
 			return err
 		}
@@ -291,6 +291,11 @@ func (b *builder) allOf(d *Decl, s *load.Schema) error {
 		for _, prop := range p.Properties {
 			i := slices.IndexFunc(props, func(q *load.Property) bool { return q.Name == prop.Name })
 			if i >= 0 {
+				if prop.Schema.Description == "" && props[i].Schema.Description != "" {
+					narrowed := *prop.Schema
+					narrowed.Description = props[i].Schema.Description
+					prop = &load.Property{Name: prop.Name, Schema: &narrowed}
+				}
 				props[i] = prop
 			} else {
 				props = append(props, prop)
@@ -324,6 +329,10 @@ func (b *builder) object(d *Decl, s *load.Schema, props []*load.Property, requir
 		}
 	}
 	d.Open = extra != nil && !(extra.Bool != nil && !*extra.Bool)
+	d.Closed = extra != nil && extra.Bool != nil && !*extra.Bool
+	if d.Open && !extra.IsEmpty() {
+		return b.errorf(extra.Pointer, `keyword "additionalProperties": a typed schema next to "properties" is not supported (only {} or true keep unknown members, false rejects them)`)
+	}
 	for _, p := range props {
 		ps := p.Schema
 		if d.Message && (p.Name == "jsonrpc" || p.Name == "id") {
@@ -400,6 +409,8 @@ func (b *builder) typeOf(s *load.Schema, path string) (*Type, error) {
 		return nil, b.errorf(s.Pointer, `keyword "const" is only supported on object members`)
 	case isIDTypes(ts):
 		t = &Type{Kind: ID}
+	case len(ts) == 0 && null:
+		return nil, b.errorf(s.Pointer, `keyword "type": a value that is always null is not supported`)
 	case len(ts) == 0 && len(s.Properties) == 0 && s.Items == nil && s.AdditionalProperties == nil:
 		return nil, b.errorf(s.Pointer, `keyword "type" is missing and nothing else says what the value is`)
 	case isObject(s) || len(ts) == 0 && s.AdditionalProperties != nil:
@@ -431,8 +442,6 @@ func (b *builder) typeOf(s *load.Schema, path string) (*Type, error) {
 		t = &Type{Kind: Number}
 	case ts[0] == "boolean":
 		t = &Type{Kind: Boolean}
-	case ts[0] == "null":
-		return nil, b.errorf(s.Pointer, `keyword "type": a value that is always null is not supported`)
 	default:
 		return nil, b.errorf(s.Pointer, `keyword "type": %v is not supported here`, s.Types)
 	}

@@ -93,6 +93,9 @@ type Decl struct {
 	// Open reports an object that declares additionalProperties: the members
 	// it does not know are kept.
 	Open bool
+	// Closed reports an object with additionalProperties false: a member it
+	// does not know is an error.
+	Closed bool
 	// Message reports a request or notification definition (a required const
 	// "method"). Its envelope members jsonrpc and id, which 2025-11-25 embeds,
 	// are dropped: the JSON-RPC envelope belongs to the runtime.

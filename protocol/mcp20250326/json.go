@@ -9630,6 +9630,7 @@ func (x *Tool) encode(e *wire.Encoder) {
 	}
 	e.Name("\"inputSchema\":")
 	e.RawObject(x.InputSchema)
+	e.RequireConst(x.InputSchema, "type", "\"object\"")
 	e.Name("\"name\":")
 	e.String(x.Name)
 	e.EndObject()

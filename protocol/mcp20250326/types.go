@@ -14,7 +14,7 @@ const Revision = "2025-03-26"
 // The generated code needs a runtime that speaks codec contract version 1.
 const _ = wire.SupportsVersion1
 
-// Annotations is optional annotations for the client. The client can use
+// Annotations: Optional annotations for the client. The client can use
 // annotations to inform how objects are used or displayed
 type Annotations struct {
 	// Audience describes who the intended customer of this object or data is. It
@@ -30,7 +30,7 @@ type Annotations struct {
 
 // AudioContent: Audio provided to or from an LLM.
 type AudioContent struct {
-	// Annotations is optional annotations for the client.
+	// Annotations: Optional annotations for the client.
 	Annotations *Annotations
 	// Data is the base64-encoded audio data.
 	Data string
@@ -65,7 +65,8 @@ type CallToolRequest struct {
 
 func (*CallToolRequest) isClientRequest() {}
 
-// CallToolRequestParams is the schema definition CallToolRequestParams.
+// CallToolRequestParams is the type of
+// #/definitions/CallToolRequest/properties/params.
 type CallToolRequestParams struct {
 	// Meta is the "_meta" member, kept as raw JSON.
 	Meta jsontext.Value
@@ -120,16 +121,19 @@ type CallToolResult struct {
 
 func (*CallToolResult) isServerResult() {}
 
-// CallToolResultContentItem is the schema definition
-// CallToolResultContentItem.
+// CallToolResultContentItem is the type of
+// #/definitions/CallToolResult/properties/content/items.
 //
-// It is a union: Value holds one of *TextContent, *ImageContent, *AudioContent, *EmbeddedResource.
+// It is a union: Value holds one of *TextContent, *ImageContent,
+// *AudioContent, *EmbeddedResource.
 type CallToolResultContentItem struct {
 	// Value is the variant; nil means the union is not set.
 	Value CallToolResultContentItemValue
 }
 
-// CallToolResultContentItemValue is implemented by the variants of CallToolResultContentItem: *TextContent, *ImageContent, *AudioContent, *EmbeddedResource.
+// CallToolResultContentItemValue is implemented by the variants of
+// CallToolResultContentItem: *TextContent, *ImageContent, *AudioContent,
+// *EmbeddedResource.
 type CallToolResultContentItemValue interface {
 	isCallToolResultContentItem()
 	encode(*wire.Encoder)
@@ -150,8 +154,8 @@ type CancelledNotification struct {
 func (*CancelledNotification) isClientNotification() {}
 func (*CancelledNotification) isServerNotification() {}
 
-// CancelledNotificationParams is the schema definition
-// CancelledNotificationParams.
+// CancelledNotificationParams is the type of
+// #/definitions/CancelledNotification/properties/params.
 type CancelledNotificationParams struct {
 	// Meta is the "_meta" member, kept as raw JSON. This parameter name is
 	// reserved by MCP to allow clients and servers to attach additional metadata
@@ -186,13 +190,17 @@ type ClientCapabilitiesRoots struct {
 
 // ClientNotification is the schema definition ClientNotification.
 //
-// It is a union: Value holds one of *CancelledNotification, *InitializedNotification, *ProgressNotification, *RootsListChangedNotification.
+// It is a union: Value holds one of *CancelledNotification,
+// *InitializedNotification, *ProgressNotification,
+// *RootsListChangedNotification.
 type ClientNotification struct {
 	// Value is the variant; nil means the union is not set.
 	Value ClientNotificationValue
 }
 
-// ClientNotificationValue is implemented by the variants of ClientNotification: *CancelledNotification, *InitializedNotification, *ProgressNotification, *RootsListChangedNotification.
+// ClientNotificationValue is implemented by the variants of
+// ClientNotification: *CancelledNotification, *InitializedNotification,
+// *ProgressNotification, *RootsListChangedNotification.
 type ClientNotificationValue interface {
 	isClientNotification()
 	encode(*wire.Encoder)
@@ -200,13 +208,21 @@ type ClientNotificationValue interface {
 
 // ClientRequest is the schema definition ClientRequest.
 //
-// It is a union: Value holds one of *InitializeRequest, *PingRequest, *ListResourcesRequest, *ListResourceTemplatesRequest, *ReadResourceRequest, *SubscribeRequest, *UnsubscribeRequest, *ListPromptsRequest, *GetPromptRequest, *ListToolsRequest, *CallToolRequest, *SetLevelRequest, *CompleteRequest.
+// It is a union: Value holds one of *InitializeRequest, *PingRequest,
+// *ListResourcesRequest, *ListResourceTemplatesRequest, *ReadResourceRequest,
+// *SubscribeRequest, *UnsubscribeRequest, *ListPromptsRequest,
+// *GetPromptRequest, *ListToolsRequest, *CallToolRequest, *SetLevelRequest,
+// *CompleteRequest.
 type ClientRequest struct {
 	// Value is the variant; nil means the union is not set.
 	Value ClientRequestValue
 }
 
-// ClientRequestValue is implemented by the variants of ClientRequest: *InitializeRequest, *PingRequest, *ListResourcesRequest, *ListResourceTemplatesRequest, *ReadResourceRequest, *SubscribeRequest, *UnsubscribeRequest, *ListPromptsRequest, *GetPromptRequest, *ListToolsRequest, *CallToolRequest, *SetLevelRequest, *CompleteRequest.
+// ClientRequestValue is implemented by the variants of ClientRequest:
+// *InitializeRequest, *PingRequest, *ListResourcesRequest,
+// *ListResourceTemplatesRequest, *ReadResourceRequest, *SubscribeRequest,
+// *UnsubscribeRequest, *ListPromptsRequest, *GetPromptRequest,
+// *ListToolsRequest, *CallToolRequest, *SetLevelRequest, *CompleteRequest.
 type ClientRequestValue interface {
 	isClientRequest()
 	encode(*wire.Encoder)
@@ -214,13 +230,15 @@ type ClientRequestValue interface {
 
 // ClientResult is the schema definition ClientResult.
 //
-// It is a union: Value holds one of *Result, *CreateMessageResult, *ListRootsResult.
+// It is a union: Value holds one of *Result, *CreateMessageResult,
+// *ListRootsResult.
 type ClientResult struct {
 	// Value is the variant; nil means the union is not set.
 	Value ClientResultValue
 }
 
-// ClientResultValue is implemented by the variants of ClientResult: *Result, *CreateMessageResult, *ListRootsResult.
+// ClientResultValue is implemented by the variants of ClientResult: *Result,
+// *CreateMessageResult, *ListRootsResult.
 type ClientResultValue interface {
 	isClientResult()
 	encode(*wire.Encoder)
@@ -235,7 +253,8 @@ type CompleteRequest struct {
 
 func (*CompleteRequest) isClientRequest() {}
 
-// CompleteRequestParams is the schema definition CompleteRequestParams.
+// CompleteRequestParams is the type of
+// #/definitions/CompleteRequest/properties/params.
 type CompleteRequestParams struct {
 	// Meta is the "_meta" member, kept as raw JSON.
 	Meta jsontext.Value
@@ -277,7 +296,8 @@ type CompleteRequestParamsArgument struct {
 	Value string
 }
 
-// CompleteRequestParamsRef is the schema definition CompleteRequestParamsRef.
+// CompleteRequestParamsRef is the type of
+// #/definitions/CompleteRequest/properties/params/properties/ref.
 //
 // It is a union: Value holds one of *PromptReference, *ResourceReference.
 type CompleteRequestParamsRef struct {
@@ -285,7 +305,8 @@ type CompleteRequestParamsRef struct {
 	Value CompleteRequestParamsRefValue
 }
 
-// CompleteRequestParamsRefValue is implemented by the variants of CompleteRequestParamsRef: *PromptReference, *ResourceReference.
+// CompleteRequestParamsRefValue is implemented by the variants of
+// CompleteRequestParamsRef: *PromptReference, *ResourceReference.
 type CompleteRequestParamsRefValue interface {
 	isCompleteRequestParamsRef()
 	encode(*wire.Encoder)
@@ -303,7 +324,8 @@ type CompleteResult struct {
 
 func (*CompleteResult) isServerResult() {}
 
-// CompleteResultCompletion is the schema definition CompleteResultCompletion.
+// CompleteResultCompletion is the type of
+// #/definitions/CompleteResult/properties/completion.
 type CompleteResultCompletion struct {
 	// HasMore indicates whether there are additional completion options beyond
 	// those provided in the current response, even if the exact total is unknown.
@@ -326,8 +348,8 @@ type CreateMessageRequest struct {
 
 func (*CreateMessageRequest) isServerRequest() {}
 
-// CreateMessageRequestParams is the schema definition
-// CreateMessageRequestParams.
+// CreateMessageRequestParams is the type of
+// #/definitions/CreateMessageRequest/properties/params.
 type CreateMessageRequestParams struct {
 	// Meta is the "_meta" member, kept as raw JSON.
 	Meta jsontext.Value
@@ -340,8 +362,8 @@ type CreateMessageRequestParams struct {
 	MaxTokens int64
 	// Messages is the "messages" member.
 	Messages []SamplingMessage
-	// Metadata is optional metadata to pass through to the LLM provider. The
-	// format of this metadata is provider-specific.
+	// Metadata: Optional metadata to pass through to the LLM provider. The format
+	// of this metadata is provider-specific.
 	Metadata jsontext.Value
 	// ModelPreferences is the server's preferences for which model to select. The
 	// client MAY ignore these preferences.
@@ -423,16 +445,18 @@ type CreateMessageResult struct {
 
 func (*CreateMessageResult) isClientResult() {}
 
-// CreateMessageResultContent is the schema definition
-// CreateMessageResultContent.
+// CreateMessageResultContent is the type of
+// #/definitions/CreateMessageResult/properties/content.
 //
-// It is a union: Value holds one of *TextContent, *ImageContent, *AudioContent.
+// It is a union: Value holds one of *TextContent, *ImageContent,
+// *AudioContent.
 type CreateMessageResultContent struct {
 	// Value is the variant; nil means the union is not set.
 	Value CreateMessageResultContentValue
 }
 
-// CreateMessageResultContentValue is implemented by the variants of CreateMessageResultContent: *TextContent, *ImageContent, *AudioContent.
+// CreateMessageResultContentValue is implemented by the variants of
+// CreateMessageResultContent: *TextContent, *ImageContent, *AudioContent.
 type CreateMessageResultContentValue interface {
 	isCreateMessageResultContent()
 	encode(*wire.Encoder)
@@ -445,7 +469,7 @@ type Cursor string
 // tool call result. It is up to the client how best to render embedded
 // resources for the benefit of the LLM and/or the user.
 type EmbeddedResource struct {
-	// Annotations is optional annotations for the client.
+	// Annotations: Optional annotations for the client.
 	Annotations *Annotations
 	// Resource is the "resource" member.
 	Resource EmbeddedResourceResource
@@ -454,15 +478,18 @@ type EmbeddedResource struct {
 func (*EmbeddedResource) isCallToolResultContentItem() {}
 func (*EmbeddedResource) isPromptMessageContent()      {}
 
-// EmbeddedResourceResource is the schema definition EmbeddedResourceResource.
+// EmbeddedResourceResource is the type of
+// #/definitions/EmbeddedResource/properties/resource.
 //
-// It is a union: Value holds one of *TextResourceContents, *BlobResourceContents.
+// It is a union: Value holds one of *TextResourceContents,
+// *BlobResourceContents.
 type EmbeddedResourceResource struct {
 	// Value is the variant; nil means the union is not set.
 	Value EmbeddedResourceResourceValue
 }
 
-// EmbeddedResourceResourceValue is implemented by the variants of EmbeddedResourceResource: *TextResourceContents, *BlobResourceContents.
+// EmbeddedResourceResourceValue is implemented by the variants of
+// EmbeddedResourceResource: *TextResourceContents, *BlobResourceContents.
 type EmbeddedResourceResourceValue interface {
 	isEmbeddedResourceResource()
 	encode(*wire.Encoder)
@@ -479,7 +506,8 @@ type GetPromptRequest struct {
 
 func (*GetPromptRequest) isClientRequest() {}
 
-// GetPromptRequestParams is the schema definition GetPromptRequestParams.
+// GetPromptRequestParams is the type of
+// #/definitions/GetPromptRequest/properties/params.
 type GetPromptRequestParams struct {
 	// Meta is the "_meta" member, kept as raw JSON.
 	Meta jsontext.Value
@@ -530,7 +558,7 @@ func (*GetPromptResult) isServerResult() {}
 
 // ImageContent is an image provided to or from an LLM.
 type ImageContent struct {
-	// Annotations is optional annotations for the client.
+	// Annotations: Optional annotations for the client.
 	Annotations *Annotations
 	// Data is the base64-encoded image data.
 	Data string
@@ -561,7 +589,8 @@ type InitializeRequest struct {
 
 func (*InitializeRequest) isClientRequest() {}
 
-// InitializeRequestParams is the schema definition InitializeRequestParams.
+// InitializeRequestParams is the type of
+// #/definitions/InitializeRequest/properties/params.
 type InitializeRequestParams struct {
 	// Meta is the "_meta" member, kept as raw JSON.
 	Meta jsontext.Value
@@ -631,14 +660,15 @@ type InitializedNotification struct {
 
 func (*InitializedNotification) isClientNotification() {}
 
-// InitializedNotificationParams is the schema definition
-// InitializedNotificationParams.
+// InitializedNotificationParams is the type of
+// #/definitions/InitializedNotification/properties/params.
 type InitializedNotificationParams struct {
 	// Meta is the "_meta" member, kept as raw JSON. This parameter name is
 	// reserved by MCP to allow clients and servers to attach additional metadata
 	// to their notifications.
 	Meta jsontext.Value
-	// Extra holds the members the schema does not name, as raw JSON; the schema allows them.
+	// Extra holds the members the schema does not name, as raw JSON; the schema
+	// allows them.
 	Extra map[string]jsontext.Value
 }
 
@@ -646,7 +676,8 @@ type InitializedNotificationParams struct {
 // https://www.jsonrpc.org/specification#batch.
 type JSONRPCBatchRequest []JSONRPCBatchRequestItem
 
-// JSONRPCBatchRequestItem is the schema definition JSONRPCBatchRequestItem.
+// JSONRPCBatchRequestItem is the type of
+// #/definitions/JSONRPCBatchRequest/items.
 //
 // It is a union: Value holds one of *JSONRPCRequest, *JSONRPCNotification.
 type JSONRPCBatchRequestItem struct {
@@ -654,7 +685,8 @@ type JSONRPCBatchRequestItem struct {
 	Value JSONRPCBatchRequestItemValue
 }
 
-// JSONRPCBatchRequestItemValue is implemented by the variants of JSONRPCBatchRequestItem: *JSONRPCRequest, *JSONRPCNotification.
+// JSONRPCBatchRequestItemValue is implemented by the variants of
+// JSONRPCBatchRequestItem: *JSONRPCRequest, *JSONRPCNotification.
 type JSONRPCBatchRequestItemValue interface {
 	isJSONRPCBatchRequestItem()
 	encode(*wire.Encoder)
@@ -664,7 +696,8 @@ type JSONRPCBatchRequestItemValue interface {
 // https://www.jsonrpc.org/specification#batch.
 type JSONRPCBatchResponse []JSONRPCBatchResponseItem
 
-// JSONRPCBatchResponseItem is the schema definition JSONRPCBatchResponseItem.
+// JSONRPCBatchResponseItem is the type of
+// #/definitions/JSONRPCBatchResponse/items.
 //
 // It is a union: Value holds one of *JSONRPCResponse, *JSONRPCError.
 type JSONRPCBatchResponseItem struct {
@@ -672,7 +705,8 @@ type JSONRPCBatchResponseItem struct {
 	Value JSONRPCBatchResponseItemValue
 }
 
-// JSONRPCBatchResponseItemValue is implemented by the variants of JSONRPCBatchResponseItem: *JSONRPCResponse, *JSONRPCError.
+// JSONRPCBatchResponseItemValue is implemented by the variants of
+// JSONRPCBatchResponseItem: *JSONRPCResponse, *JSONRPCError.
 type JSONRPCBatchResponseItemValue interface {
 	isJSONRPCBatchResponseItem()
 	encode(*wire.Encoder)
@@ -690,7 +724,8 @@ func (*JSONRPCError) isJSONRPCBatchResponseItem() {}
 func (*JSONRPCError) isJSONRPCMessage()           {}
 func (*JSONRPCError) isJSONRPCMessageArray5Item() {}
 
-// JSONRPCErrorError is the schema definition JSONRPCErrorError.
+// JSONRPCErrorError is the type of
+// #/definitions/JSONRPCError/properties/error.
 type JSONRPCErrorError struct {
 	// Code is the error type that occurred.
 	Code int64
@@ -705,19 +740,23 @@ type JSONRPCErrorError struct {
 // JSONRPCMessage: Refers to any valid JSON-RPC object that can be decoded off
 // the wire, or encoded to be sent.
 //
-// It is a union: Value holds one of *JSONRPCRequest, *JSONRPCNotification, JSONRPCMessageArray, *JSONRPCResponse, *JSONRPCError, JSONRPCMessageArray5.
+// It is a union: Value holds one of *JSONRPCRequest, *JSONRPCNotification,
+// JSONRPCMessageArray, *JSONRPCResponse, *JSONRPCError, JSONRPCMessageArray5.
 type JSONRPCMessage struct {
 	// Value is the variant; nil means the union is not set.
 	Value JSONRPCMessageValue
 }
 
-// JSONRPCMessageValue is implemented by the variants of JSONRPCMessage: *JSONRPCRequest, *JSONRPCNotification, JSONRPCMessageArray, *JSONRPCResponse, *JSONRPCError, JSONRPCMessageArray5.
+// JSONRPCMessageValue is implemented by the variants of JSONRPCMessage:
+// *JSONRPCRequest, *JSONRPCNotification, JSONRPCMessageArray,
+// *JSONRPCResponse, *JSONRPCError, JSONRPCMessageArray5.
 type JSONRPCMessageValue interface {
 	isJSONRPCMessage()
 	encode(*wire.Encoder)
 }
 
-// JSONRPCMessageArrayItem is the schema definition JSONRPCMessageArrayItem.
+// JSONRPCMessageArrayItem is the type of
+// #/definitions/JSONRPCMessage/anyOf/2/items.
 //
 // It is a union: Value holds one of *JSONRPCRequest, *JSONRPCNotification.
 type JSONRPCMessageArrayItem struct {
@@ -725,7 +764,8 @@ type JSONRPCMessageArrayItem struct {
 	Value JSONRPCMessageArrayItemValue
 }
 
-// JSONRPCMessageArrayItemValue is implemented by the variants of JSONRPCMessageArrayItem: *JSONRPCRequest, *JSONRPCNotification.
+// JSONRPCMessageArrayItemValue is implemented by the variants of
+// JSONRPCMessageArrayItem: *JSONRPCRequest, *JSONRPCNotification.
 type JSONRPCMessageArrayItemValue interface {
 	isJSONRPCMessageArrayItem()
 	encode(*wire.Encoder)
@@ -737,7 +777,8 @@ type JSONRPCMessageArray []JSONRPCMessageArrayItem
 
 func (JSONRPCMessageArray) isJSONRPCMessage() {}
 
-// JSONRPCMessageArray5Item is the schema definition JSONRPCMessageArray5Item.
+// JSONRPCMessageArray5Item is the type of
+// #/definitions/JSONRPCMessage/anyOf/5/items.
 //
 // It is a union: Value holds one of *JSONRPCResponse, *JSONRPCError.
 type JSONRPCMessageArray5Item struct {
@@ -745,7 +786,8 @@ type JSONRPCMessageArray5Item struct {
 	Value JSONRPCMessageArray5ItemValue
 }
 
-// JSONRPCMessageArray5ItemValue is implemented by the variants of JSONRPCMessageArray5Item: *JSONRPCResponse, *JSONRPCError.
+// JSONRPCMessageArray5ItemValue is implemented by the variants of
+// JSONRPCMessageArray5Item: *JSONRPCResponse, *JSONRPCError.
 type JSONRPCMessageArray5ItemValue interface {
 	isJSONRPCMessageArray5Item()
 	encode(*wire.Encoder)
@@ -769,14 +811,15 @@ func (*JSONRPCNotification) isJSONRPCBatchRequestItem() {}
 func (*JSONRPCNotification) isJSONRPCMessage()          {}
 func (*JSONRPCNotification) isJSONRPCMessageArrayItem() {}
 
-// JSONRPCNotificationParams is the schema definition
-// JSONRPCNotificationParams.
+// JSONRPCNotificationParams is the type of
+// #/definitions/JSONRPCNotification/properties/params.
 type JSONRPCNotificationParams struct {
 	// Meta is the "_meta" member, kept as raw JSON. This parameter name is
 	// reserved by MCP to allow clients and servers to attach additional metadata
 	// to their notifications.
 	Meta jsontext.Value
-	// Extra holds the members the schema does not name, as raw JSON; the schema allows them.
+	// Extra holds the members the schema does not name, as raw JSON; the schema
+	// allows them.
 	Extra map[string]jsontext.Value
 }
 
@@ -794,11 +837,13 @@ func (*JSONRPCRequest) isJSONRPCBatchRequestItem() {}
 func (*JSONRPCRequest) isJSONRPCMessage()          {}
 func (*JSONRPCRequest) isJSONRPCMessageArrayItem() {}
 
-// JSONRPCRequestParams is the schema definition JSONRPCRequestParams.
+// JSONRPCRequestParams is the type of
+// #/definitions/JSONRPCRequest/properties/params.
 type JSONRPCRequestParams struct {
 	// Meta is the "_meta" member, kept as raw JSON.
 	Meta jsontext.Value
-	// Extra holds the members the schema does not name, as raw JSON; the schema allows them.
+	// Extra holds the members the schema does not name, as raw JSON; the schema
+	// allows them.
 	Extra map[string]jsontext.Value
 }
 
@@ -847,7 +892,8 @@ type ListPromptsRequest struct {
 
 func (*ListPromptsRequest) isClientRequest() {}
 
-// ListPromptsRequestParams is the schema definition ListPromptsRequestParams.
+// ListPromptsRequestParams is the type of
+// #/definitions/ListPromptsRequest/properties/params.
 type ListPromptsRequestParams struct {
 	// Meta is the "_meta" member, kept as raw JSON.
 	Meta jsontext.Value
@@ -905,8 +951,8 @@ type ListResourceTemplatesRequest struct {
 
 func (*ListResourceTemplatesRequest) isClientRequest() {}
 
-// ListResourceTemplatesRequestParams is the schema definition
-// ListResourceTemplatesRequestParams.
+// ListResourceTemplatesRequestParams is the type of
+// #/definitions/ListResourceTemplatesRequest/properties/params.
 type ListResourceTemplatesRequestParams struct {
 	// Meta is the "_meta" member, kept as raw JSON.
 	Meta jsontext.Value
@@ -964,8 +1010,8 @@ type ListResourcesRequest struct {
 
 func (*ListResourcesRequest) isClientRequest() {}
 
-// ListResourcesRequestParams is the schema definition
-// ListResourcesRequestParams.
+// ListResourcesRequestParams is the type of
+// #/definitions/ListResourcesRequest/properties/params.
 type ListResourcesRequestParams struct {
 	// Meta is the "_meta" member, kept as raw JSON.
 	Meta jsontext.Value
@@ -1027,11 +1073,13 @@ type ListRootsRequest struct {
 
 func (*ListRootsRequest) isServerRequest() {}
 
-// ListRootsRequestParams is the schema definition ListRootsRequestParams.
+// ListRootsRequestParams is the type of
+// #/definitions/ListRootsRequest/properties/params.
 type ListRootsRequestParams struct {
 	// Meta is the "_meta" member, kept as raw JSON.
 	Meta jsontext.Value
-	// Extra holds the members the schema does not name, as raw JSON; the schema allows them.
+	// Extra holds the members the schema does not name, as raw JSON; the schema
+	// allows them.
 	Extra map[string]jsontext.Value
 }
 
@@ -1082,7 +1130,8 @@ type ListToolsRequest struct {
 
 func (*ListToolsRequest) isClientRequest() {}
 
-// ListToolsRequestParams is the schema definition ListToolsRequestParams.
+// ListToolsRequestParams is the type of
+// #/definitions/ListToolsRequest/properties/params.
 type ListToolsRequestParams struct {
 	// Meta is the "_meta" member, kept as raw JSON.
 	Meta jsontext.Value
@@ -1169,8 +1218,8 @@ type LoggingMessageNotification struct {
 
 func (*LoggingMessageNotification) isServerNotification() {}
 
-// LoggingMessageNotificationParams is the schema definition
-// LoggingMessageNotificationParams.
+// LoggingMessageNotificationParams is the type of
+// #/definitions/LoggingMessageNotification/properties/params.
 type LoggingMessageNotificationParams struct {
 	// Meta is the "_meta" member, kept as raw JSON. This parameter name is
 	// reserved by MCP to allow clients and servers to attach additional metadata
@@ -1215,7 +1264,7 @@ type ModelPreferences struct {
 	// 0 means cost is not important, while a value of 1 means cost is the most
 	// important factor.
 	CostPriority *float64
-	// Hints is optional hints to use for model selection. If multiple hints are
+	// Hints: Optional hints to use for model selection. If multiple hints are
 	// specified, the client MUST evaluate them in order (such that the first match
 	// is taken). The client SHOULD prioritize these hints over the numeric
 	// priorities, but MAY still use the priorities to select from ambiguous
@@ -1239,13 +1288,15 @@ type Notification struct {
 	Params *NotificationParams
 }
 
-// NotificationParams is the schema definition NotificationParams.
+// NotificationParams is the type of
+// #/definitions/Notification/properties/params.
 type NotificationParams struct {
 	// Meta is the "_meta" member, kept as raw JSON. This parameter name is
 	// reserved by MCP to allow clients and servers to attach additional metadata
 	// to their notifications.
 	Meta jsontext.Value
-	// Extra holds the members the schema does not name, as raw JSON; the schema allows them.
+	// Extra holds the members the schema does not name, as raw JSON; the schema
+	// allows them.
 	Extra map[string]jsontext.Value
 }
 
@@ -1257,7 +1308,8 @@ type PaginatedRequest struct {
 	Params *PaginatedRequestParams
 }
 
-// PaginatedRequestParams is the schema definition PaginatedRequestParams.
+// PaginatedRequestParams is the type of
+// #/definitions/PaginatedRequest/properties/params.
 type PaginatedRequestParams struct {
 	// Cursor is an opaque token representing the current pagination position. If
 	// provided, the server should return results starting after this cursor.
@@ -1286,11 +1338,13 @@ type PingRequest struct {
 func (*PingRequest) isClientRequest() {}
 func (*PingRequest) isServerRequest() {}
 
-// PingRequestParams is the schema definition PingRequestParams.
+// PingRequestParams is the type of
+// #/definitions/PingRequest/properties/params.
 type PingRequestParams struct {
 	// Meta is the "_meta" member, kept as raw JSON.
 	Meta jsontext.Value
-	// Extra holds the members the schema does not name, as raw JSON; the schema allows them.
+	// Extra holds the members the schema does not name, as raw JSON; the schema
+	// allows them.
 	Extra map[string]jsontext.Value
 }
 
@@ -1328,8 +1382,8 @@ type ProgressNotification struct {
 func (*ProgressNotification) isClientNotification() {}
 func (*ProgressNotification) isServerNotification() {}
 
-// ProgressNotificationParams is the schema definition
-// ProgressNotificationParams.
+// ProgressNotificationParams is the type of
+// #/definitions/ProgressNotification/properties/params.
 type ProgressNotificationParams struct {
 	// Meta is the "_meta" member, kept as raw JSON. This parameter name is
 	// reserved by MCP to allow clients and servers to attach additional metadata
@@ -1382,14 +1436,15 @@ type PromptListChangedNotification struct {
 
 func (*PromptListChangedNotification) isServerNotification() {}
 
-// PromptListChangedNotificationParams is the schema definition
-// PromptListChangedNotificationParams.
+// PromptListChangedNotificationParams is the type of
+// #/definitions/PromptListChangedNotification/properties/params.
 type PromptListChangedNotificationParams struct {
 	// Meta is the "_meta" member, kept as raw JSON. This parameter name is
 	// reserved by MCP to allow clients and servers to attach additional metadata
 	// to their notifications.
 	Meta jsontext.Value
-	// Extra holds the members the schema does not name, as raw JSON; the schema allows them.
+	// Extra holds the members the schema does not name, as raw JSON; the schema
+	// allows them.
 	Extra map[string]jsontext.Value
 }
 
@@ -1403,15 +1458,19 @@ type PromptMessage struct {
 	Role Role
 }
 
-// PromptMessageContent is the schema definition PromptMessageContent.
+// PromptMessageContent is the type of
+// #/definitions/PromptMessage/properties/content.
 //
-// It is a union: Value holds one of *TextContent, *ImageContent, *AudioContent, *EmbeddedResource.
+// It is a union: Value holds one of *TextContent, *ImageContent,
+// *AudioContent, *EmbeddedResource.
 type PromptMessageContent struct {
 	// Value is the variant; nil means the union is not set.
 	Value PromptMessageContentValue
 }
 
-// PromptMessageContentValue is implemented by the variants of PromptMessageContent: *TextContent, *ImageContent, *AudioContent, *EmbeddedResource.
+// PromptMessageContentValue is implemented by the variants of
+// PromptMessageContent: *TextContent, *ImageContent, *AudioContent,
+// *EmbeddedResource.
 type PromptMessageContentValue interface {
 	isPromptMessageContent()
 	encode(*wire.Encoder)
@@ -1434,8 +1493,8 @@ type ReadResourceRequest struct {
 
 func (*ReadResourceRequest) isClientRequest() {}
 
-// ReadResourceRequestParams is the schema definition
-// ReadResourceRequestParams.
+// ReadResourceRequestParams is the type of
+// #/definitions/ReadResourceRequest/properties/params.
 type ReadResourceRequestParams struct {
 	// Meta is the "_meta" member, kept as raw JSON.
 	Meta jsontext.Value
@@ -1481,16 +1540,19 @@ type ReadResourceResult struct {
 
 func (*ReadResourceResult) isServerResult() {}
 
-// ReadResourceResultContentsItem is the schema definition
-// ReadResourceResultContentsItem.
+// ReadResourceResultContentsItem is the type of
+// #/definitions/ReadResourceResult/properties/contents/items.
 //
-// It is a union: Value holds one of *TextResourceContents, *BlobResourceContents.
+// It is a union: Value holds one of *TextResourceContents,
+// *BlobResourceContents.
 type ReadResourceResultContentsItem struct {
 	// Value is the variant; nil means the union is not set.
 	Value ReadResourceResultContentsItemValue
 }
 
-// ReadResourceResultContentsItemValue is implemented by the variants of ReadResourceResultContentsItem: *TextResourceContents, *BlobResourceContents.
+// ReadResourceResultContentsItemValue is implemented by the variants of
+// ReadResourceResultContentsItem: *TextResourceContents,
+// *BlobResourceContents.
 type ReadResourceResultContentsItemValue interface {
 	isReadResourceResultContentsItem()
 	encode(*wire.Encoder)
@@ -1504,11 +1566,12 @@ type Request struct {
 	Params *RequestParams
 }
 
-// RequestParams is the schema definition RequestParams.
+// RequestParams is the type of #/definitions/Request/properties/params.
 type RequestParams struct {
 	// Meta is the "_meta" member, kept as raw JSON.
 	Meta jsontext.Value
-	// Extra holds the members the schema does not name, as raw JSON; the schema allows them.
+	// Extra holds the members the schema does not name, as raw JSON; the schema
+	// allows them.
 	Extra map[string]jsontext.Value
 }
 
@@ -1541,7 +1604,7 @@ type RequestID = wire.ID
 
 // Resource is a known resource that the server is capable of reading.
 type Resource struct {
-	// Annotations is optional annotations for the client.
+	// Annotations: Optional annotations for the client.
 	Annotations *Annotations
 	// Description is a description of what this resource represents. This can be
 	// used by clients to improve the LLM's understanding of available resources.
@@ -1579,14 +1642,15 @@ type ResourceListChangedNotification struct {
 
 func (*ResourceListChangedNotification) isServerNotification() {}
 
-// ResourceListChangedNotificationParams is the schema definition
-// ResourceListChangedNotificationParams.
+// ResourceListChangedNotificationParams is the type of
+// #/definitions/ResourceListChangedNotification/properties/params.
 type ResourceListChangedNotificationParams struct {
 	// Meta is the "_meta" member, kept as raw JSON. This parameter name is
 	// reserved by MCP to allow clients and servers to attach additional metadata
 	// to their notifications.
 	Meta jsontext.Value
-	// Extra holds the members the schema does not name, as raw JSON; the schema allows them.
+	// Extra holds the members the schema does not name, as raw JSON; the schema
+	// allows them.
 	Extra map[string]jsontext.Value
 }
 
@@ -1602,7 +1666,7 @@ func (*ResourceReference) isCompleteRequestParamsRef() {}
 // ResourceTemplate is a template description for resources available on the
 // server.
 type ResourceTemplate struct {
-	// Annotations is optional annotations for the client.
+	// Annotations: Optional annotations for the client.
 	Annotations *Annotations
 	// Description is a description of what this template is for. This can be used
 	// by clients to improve the LLM's understanding of available resources. It can
@@ -1631,8 +1695,8 @@ type ResourceUpdatedNotification struct {
 
 func (*ResourceUpdatedNotification) isServerNotification() {}
 
-// ResourceUpdatedNotificationParams is the schema definition
-// ResourceUpdatedNotificationParams.
+// ResourceUpdatedNotificationParams is the type of
+// #/definitions/ResourceUpdatedNotification/properties/params.
 type ResourceUpdatedNotificationParams struct {
 	// Meta is the "_meta" member, kept as raw JSON. This parameter name is
 	// reserved by MCP to allow clients and servers to attach additional metadata
@@ -1649,7 +1713,8 @@ type Result struct {
 	// reserved by the protocol to allow clients and servers to attach additional
 	// metadata to their responses.
 	Meta jsontext.Value
-	// Extra holds the members the schema does not name, as raw JSON; the schema allows them.
+	// Extra holds the members the schema does not name, as raw JSON; the schema
+	// allows them.
 	Extra map[string]jsontext.Value
 }
 
@@ -1700,14 +1765,15 @@ type RootsListChangedNotification struct {
 
 func (*RootsListChangedNotification) isClientNotification() {}
 
-// RootsListChangedNotificationParams is the schema definition
-// RootsListChangedNotificationParams.
+// RootsListChangedNotificationParams is the type of
+// #/definitions/RootsListChangedNotification/properties/params.
 type RootsListChangedNotificationParams struct {
 	// Meta is the "_meta" member, kept as raw JSON. This parameter name is
 	// reserved by MCP to allow clients and servers to attach additional metadata
 	// to their notifications.
 	Meta jsontext.Value
-	// Extra holds the members the schema does not name, as raw JSON; the schema allows them.
+	// Extra holds the members the schema does not name, as raw JSON; the schema
+	// allows them.
 	Extra map[string]jsontext.Value
 }
 
@@ -1719,15 +1785,18 @@ type SamplingMessage struct {
 	Role Role
 }
 
-// SamplingMessageContent is the schema definition SamplingMessageContent.
+// SamplingMessageContent is the type of
+// #/definitions/SamplingMessage/properties/content.
 //
-// It is a union: Value holds one of *TextContent, *ImageContent, *AudioContent.
+// It is a union: Value holds one of *TextContent, *ImageContent,
+// *AudioContent.
 type SamplingMessageContent struct {
 	// Value is the variant; nil means the union is not set.
 	Value SamplingMessageContentValue
 }
 
-// SamplingMessageContentValue is implemented by the variants of SamplingMessageContent: *TextContent, *ImageContent, *AudioContent.
+// SamplingMessageContentValue is implemented by the variants of
+// SamplingMessageContent: *TextContent, *ImageContent, *AudioContent.
 type SamplingMessageContentValue interface {
 	isSamplingMessageContent()
 	encode(*wire.Encoder)
@@ -1779,13 +1848,20 @@ type ServerCapabilitiesTools struct {
 
 // ServerNotification is the schema definition ServerNotification.
 //
-// It is a union: Value holds one of *CancelledNotification, *ProgressNotification, *ResourceListChangedNotification, *ResourceUpdatedNotification, *PromptListChangedNotification, *ToolListChangedNotification, *LoggingMessageNotification.
+// It is a union: Value holds one of *CancelledNotification,
+// *ProgressNotification, *ResourceListChangedNotification,
+// *ResourceUpdatedNotification, *PromptListChangedNotification,
+// *ToolListChangedNotification, *LoggingMessageNotification.
 type ServerNotification struct {
 	// Value is the variant; nil means the union is not set.
 	Value ServerNotificationValue
 }
 
-// ServerNotificationValue is implemented by the variants of ServerNotification: *CancelledNotification, *ProgressNotification, *ResourceListChangedNotification, *ResourceUpdatedNotification, *PromptListChangedNotification, *ToolListChangedNotification, *LoggingMessageNotification.
+// ServerNotificationValue is implemented by the variants of
+// ServerNotification: *CancelledNotification, *ProgressNotification,
+// *ResourceListChangedNotification, *ResourceUpdatedNotification,
+// *PromptListChangedNotification, *ToolListChangedNotification,
+// *LoggingMessageNotification.
 type ServerNotificationValue interface {
 	isServerNotification()
 	encode(*wire.Encoder)
@@ -1793,13 +1869,15 @@ type ServerNotificationValue interface {
 
 // ServerRequest is the schema definition ServerRequest.
 //
-// It is a union: Value holds one of *PingRequest, *CreateMessageRequest, *ListRootsRequest.
+// It is a union: Value holds one of *PingRequest, *CreateMessageRequest,
+// *ListRootsRequest.
 type ServerRequest struct {
 	// Value is the variant; nil means the union is not set.
 	Value ServerRequestValue
 }
 
-// ServerRequestValue is implemented by the variants of ServerRequest: *PingRequest, *CreateMessageRequest, *ListRootsRequest.
+// ServerRequestValue is implemented by the variants of ServerRequest:
+// *PingRequest, *CreateMessageRequest, *ListRootsRequest.
 type ServerRequestValue interface {
 	isServerRequest()
 	encode(*wire.Encoder)
@@ -1807,13 +1885,19 @@ type ServerRequestValue interface {
 
 // ServerResult is the schema definition ServerResult.
 //
-// It is a union: Value holds one of *Result, *InitializeResult, *ListResourcesResult, *ListResourceTemplatesResult, *ReadResourceResult, *ListPromptsResult, *GetPromptResult, *ListToolsResult, *CallToolResult, *CompleteResult.
+// It is a union: Value holds one of *Result, *InitializeResult,
+// *ListResourcesResult, *ListResourceTemplatesResult, *ReadResourceResult,
+// *ListPromptsResult, *GetPromptResult, *ListToolsResult, *CallToolResult,
+// *CompleteResult.
 type ServerResult struct {
 	// Value is the variant; nil means the union is not set.
 	Value ServerResultValue
 }
 
-// ServerResultValue is implemented by the variants of ServerResult: *Result, *InitializeResult, *ListResourcesResult, *ListResourceTemplatesResult, *ReadResourceResult, *ListPromptsResult, *GetPromptResult, *ListToolsResult, *CallToolResult, *CompleteResult.
+// ServerResultValue is implemented by the variants of ServerResult: *Result,
+// *InitializeResult, *ListResourcesResult, *ListResourceTemplatesResult,
+// *ReadResourceResult, *ListPromptsResult, *GetPromptResult, *ListToolsResult,
+// *CallToolResult, *CompleteResult.
 type ServerResultValue interface {
 	isServerResult()
 	encode(*wire.Encoder)
@@ -1828,7 +1912,8 @@ type SetLevelRequest struct {
 
 func (*SetLevelRequest) isClientRequest() {}
 
-// SetLevelRequestParams is the schema definition SetLevelRequestParams.
+// SetLevelRequestParams is the type of
+// #/definitions/SetLevelRequest/properties/params.
 type SetLevelRequestParams struct {
 	// Meta is the "_meta" member, kept as raw JSON.
 	Meta jsontext.Value
@@ -1871,7 +1956,8 @@ type SubscribeRequest struct {
 
 func (*SubscribeRequest) isClientRequest() {}
 
-// SubscribeRequestParams is the schema definition SubscribeRequestParams.
+// SubscribeRequestParams is the type of
+// #/definitions/SubscribeRequest/properties/params.
 type SubscribeRequestParams struct {
 	// Meta is the "_meta" member, kept as raw JSON.
 	Meta jsontext.Value
@@ -1906,7 +1992,7 @@ func (x *SubscribeRequestParams) SetMetaProgressToken(v ProgressToken) error {
 
 // TextContent: Text provided to or from an LLM.
 type TextContent struct {
-	// Annotations is optional annotations for the client.
+	// Annotations: Optional annotations for the client.
 	Annotations *Annotations
 	// Text is the text content of the message.
 	Text string
@@ -1933,7 +2019,7 @@ func (*TextResourceContents) isReadResourceResultContentsItem() {}
 
 // Tool: Definition for a tool the client can call.
 type Tool struct {
-	// Annotations is optional additional tool information.
+	// Annotations: Optional additional tool information.
 	Annotations *ToolAnnotations
 	// Description is a human-readable description of the tool. This can be used by
 	// clients to improve the LLM's understanding of available tools. It can be
@@ -1982,14 +2068,15 @@ type ToolListChangedNotification struct {
 
 func (*ToolListChangedNotification) isServerNotification() {}
 
-// ToolListChangedNotificationParams is the schema definition
-// ToolListChangedNotificationParams.
+// ToolListChangedNotificationParams is the type of
+// #/definitions/ToolListChangedNotification/properties/params.
 type ToolListChangedNotificationParams struct {
 	// Meta is the "_meta" member, kept as raw JSON. This parameter name is
 	// reserved by MCP to allow clients and servers to attach additional metadata
 	// to their notifications.
 	Meta jsontext.Value
-	// Extra holds the members the schema does not name, as raw JSON; the schema allows them.
+	// Extra holds the members the schema does not name, as raw JSON; the schema
+	// allows them.
 	Extra map[string]jsontext.Value
 }
 
@@ -2003,7 +2090,8 @@ type UnsubscribeRequest struct {
 
 func (*UnsubscribeRequest) isClientRequest() {}
 
-// UnsubscribeRequestParams is the schema definition UnsubscribeRequestParams.
+// UnsubscribeRequestParams is the type of
+// #/definitions/UnsubscribeRequest/properties/params.
 type UnsubscribeRequestParams struct {
 	// Meta is the "_meta" member, kept as raw JSON.
 	Meta jsontext.Value

@@ -7,55 +7,88 @@ import "github.com/mcpgen/mcpgen/runtime/wire"
 
 // The methods of this revision.
 const (
-	// MethodCompletionComplete is the request completion/complete (CompleteRequest), sent client→server.
+	// MethodCompletionComplete is the request completion/complete
+	// (CompleteRequest), sent by the client.
 	MethodCompletionComplete = "completion/complete"
-	// MethodElicitationCreate is the request elicitation/create (ElicitRequest), sent server→client.
+	// MethodElicitationCreate is the request elicitation/create (ElicitRequest),
+	// sent by the server.
 	MethodElicitationCreate = "elicitation/create"
-	// MethodInitialize is the request initialize (InitializeRequest), sent client→server.
+	// MethodInitialize is the request initialize (InitializeRequest), sent by the
+	// client.
 	MethodInitialize = "initialize"
-	// MethodLoggingSetLevel is the request logging/setLevel (SetLevelRequest), sent client→server.
+	// MethodLoggingSetLevel is the request logging/setLevel (SetLevelRequest),
+	// sent by the client. Results: setting the log level is answered with an empty
+	// result.
 	MethodLoggingSetLevel = "logging/setLevel"
-	// MethodNotificationsCancelled is the notification notifications/cancelled (CancelledNotification), sent both.
+	// MethodNotificationsCancelled is the notification notifications/cancelled
+	// (CancelledNotification), sent by either side.
 	MethodNotificationsCancelled = "notifications/cancelled"
-	// MethodNotificationsInitialized is the notification notifications/initialized (InitializedNotification), sent client→server.
+	// MethodNotificationsInitialized is the notification notifications/initialized
+	// (InitializedNotification), sent by the client.
 	MethodNotificationsInitialized = "notifications/initialized"
-	// MethodNotificationsMessage is the notification notifications/message (LoggingMessageNotification), sent server→client.
+	// MethodNotificationsMessage is the notification notifications/message
+	// (LoggingMessageNotification), sent by the server.
 	MethodNotificationsMessage = "notifications/message"
-	// MethodNotificationsProgress is the notification notifications/progress (ProgressNotification), sent both.
+	// MethodNotificationsProgress is the notification notifications/progress
+	// (ProgressNotification), sent by either side.
 	MethodNotificationsProgress = "notifications/progress"
-	// MethodNotificationsPromptsListChanged is the notification notifications/prompts/list_changed (PromptListChangedNotification), sent server→client.
+	// MethodNotificationsPromptsListChanged is the notification
+	// notifications/prompts/list_changed (PromptListChangedNotification), sent by
+	// the server.
 	MethodNotificationsPromptsListChanged = "notifications/prompts/list_changed"
-	// MethodNotificationsResourcesListChanged is the notification notifications/resources/list_changed (ResourceListChangedNotification), sent server→client.
+	// MethodNotificationsResourcesListChanged is the notification
+	// notifications/resources/list_changed (ResourceListChangedNotification), sent
+	// by the server.
 	MethodNotificationsResourcesListChanged = "notifications/resources/list_changed"
-	// MethodNotificationsResourcesUpdated is the notification notifications/resources/updated (ResourceUpdatedNotification), sent server→client.
+	// MethodNotificationsResourcesUpdated is the notification
+	// notifications/resources/updated (ResourceUpdatedNotification), sent by the
+	// server.
 	MethodNotificationsResourcesUpdated = "notifications/resources/updated"
-	// MethodNotificationsRootsListChanged is the notification notifications/roots/list_changed (RootsListChangedNotification), sent client→server.
+	// MethodNotificationsRootsListChanged is the notification
+	// notifications/roots/list_changed (RootsListChangedNotification), sent by the
+	// client.
 	MethodNotificationsRootsListChanged = "notifications/roots/list_changed"
-	// MethodNotificationsToolsListChanged is the notification notifications/tools/list_changed (ToolListChangedNotification), sent server→client.
+	// MethodNotificationsToolsListChanged is the notification
+	// notifications/tools/list_changed (ToolListChangedNotification), sent by the
+	// server.
 	MethodNotificationsToolsListChanged = "notifications/tools/list_changed"
-	// MethodPing is the request ping (PingRequest), sent both.
+	// MethodPing is the request ping (PingRequest), sent by either side. Results:
+	// a ping is answered with an empty result.
 	MethodPing = "ping"
-	// MethodPromptsGet is the request prompts/get (GetPromptRequest), sent client→server.
+	// MethodPromptsGet is the request prompts/get (GetPromptRequest), sent by the
+	// client.
 	MethodPromptsGet = "prompts/get"
-	// MethodPromptsList is the request prompts/list (ListPromptsRequest), sent client→server.
+	// MethodPromptsList is the request prompts/list (ListPromptsRequest), sent by
+	// the client.
 	MethodPromptsList = "prompts/list"
-	// MethodResourcesList is the request resources/list (ListResourcesRequest), sent client→server.
+	// MethodResourcesList is the request resources/list (ListResourcesRequest),
+	// sent by the client.
 	MethodResourcesList = "resources/list"
-	// MethodResourcesRead is the request resources/read (ReadResourceRequest), sent client→server.
+	// MethodResourcesRead is the request resources/read (ReadResourceRequest),
+	// sent by the client.
 	MethodResourcesRead = "resources/read"
-	// MethodResourcesSubscribe is the request resources/subscribe (SubscribeRequest), sent client→server.
+	// MethodResourcesSubscribe is the request resources/subscribe
+	// (SubscribeRequest), sent by the client. Results: subscribing is answered
+	// with an empty result.
 	MethodResourcesSubscribe = "resources/subscribe"
-	// MethodResourcesTemplatesList is the request resources/templates/list (ListResourceTemplatesRequest), sent client→server.
+	// MethodResourcesTemplatesList is the request resources/templates/list
+	// (ListResourceTemplatesRequest), sent by the client.
 	MethodResourcesTemplatesList = "resources/templates/list"
-	// MethodResourcesUnsubscribe is the request resources/unsubscribe (UnsubscribeRequest), sent client→server.
+	// MethodResourcesUnsubscribe is the request resources/unsubscribe
+	// (UnsubscribeRequest), sent by the client. Results: unsubscribing is answered
+	// with an empty result.
 	MethodResourcesUnsubscribe = "resources/unsubscribe"
-	// MethodRootsList is the request roots/list (ListRootsRequest), sent server→client.
+	// MethodRootsList is the request roots/list (ListRootsRequest), sent by the
+	// server.
 	MethodRootsList = "roots/list"
-	// MethodSamplingCreateMessage is the request sampling/createMessage (CreateMessageRequest), sent server→client.
+	// MethodSamplingCreateMessage is the request sampling/createMessage
+	// (CreateMessageRequest), sent by the server.
 	MethodSamplingCreateMessage = "sampling/createMessage"
-	// MethodToolsCall is the request tools/call (CallToolRequest), sent client→server.
+	// MethodToolsCall is the request tools/call (CallToolRequest), sent by the
+	// client.
 	MethodToolsCall = "tools/call"
-	// MethodToolsList is the request tools/list (ListToolsRequest), sent client→server.
+	// MethodToolsList is the request tools/list (ListToolsRequest), sent by the
+	// client.
 	MethodToolsList = "tools/list"
 )
 

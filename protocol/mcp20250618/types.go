@@ -14,7 +14,7 @@ const Revision = "2025-06-18"
 // The generated code needs a runtime that speaks codec contract version 1.
 const _ = wire.SupportsVersion1
 
-// Annotations is optional annotations for the client. The client can use
+// Annotations: Optional annotations for the client. The client can use
 // annotations to inform how objects are used or displayed
 type Annotations struct {
 	// Audience describes who the intended customer of this object or data is. It
@@ -39,7 +39,7 @@ type AudioContent struct {
 	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
 	// usage.
 	Meta jsontext.Value
-	// Annotations is optional annotations for the client.
+	// Annotations: Optional annotations for the client.
 	Annotations *Annotations
 	// Data is the base64-encoded audio data.
 	Data string
@@ -103,7 +103,8 @@ type CallToolRequest struct {
 
 func (*CallToolRequest) isClientRequest() {}
 
-// CallToolRequestParams is the schema definition CallToolRequestParams.
+// CallToolRequestParams is the type of
+// #/definitions/CallToolRequest/properties/params.
 type CallToolRequestParams struct {
 	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
 	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
@@ -179,8 +180,8 @@ type CancelledNotification struct {
 func (*CancelledNotification) isClientNotification() {}
 func (*CancelledNotification) isServerNotification() {}
 
-// CancelledNotificationParams is the schema definition
-// CancelledNotificationParams.
+// CancelledNotificationParams is the type of
+// #/definitions/CancelledNotification/properties/params.
 type CancelledNotificationParams struct {
 	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
 	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
@@ -217,13 +218,17 @@ type ClientCapabilitiesRoots struct {
 
 // ClientNotification is the schema definition ClientNotification.
 //
-// It is a union: Value holds one of *CancelledNotification, *InitializedNotification, *ProgressNotification, *RootsListChangedNotification.
+// It is a union: Value holds one of *CancelledNotification,
+// *InitializedNotification, *ProgressNotification,
+// *RootsListChangedNotification.
 type ClientNotification struct {
 	// Value is the variant; nil means the union is not set.
 	Value ClientNotificationValue
 }
 
-// ClientNotificationValue is implemented by the variants of ClientNotification: *CancelledNotification, *InitializedNotification, *ProgressNotification, *RootsListChangedNotification.
+// ClientNotificationValue is implemented by the variants of
+// ClientNotification: *CancelledNotification, *InitializedNotification,
+// *ProgressNotification, *RootsListChangedNotification.
 type ClientNotificationValue interface {
 	isClientNotification()
 	encode(*wire.Encoder)
@@ -231,13 +236,21 @@ type ClientNotificationValue interface {
 
 // ClientRequest is the schema definition ClientRequest.
 //
-// It is a union: Value holds one of *InitializeRequest, *PingRequest, *ListResourcesRequest, *ListResourceTemplatesRequest, *ReadResourceRequest, *SubscribeRequest, *UnsubscribeRequest, *ListPromptsRequest, *GetPromptRequest, *ListToolsRequest, *CallToolRequest, *SetLevelRequest, *CompleteRequest.
+// It is a union: Value holds one of *InitializeRequest, *PingRequest,
+// *ListResourcesRequest, *ListResourceTemplatesRequest, *ReadResourceRequest,
+// *SubscribeRequest, *UnsubscribeRequest, *ListPromptsRequest,
+// *GetPromptRequest, *ListToolsRequest, *CallToolRequest, *SetLevelRequest,
+// *CompleteRequest.
 type ClientRequest struct {
 	// Value is the variant; nil means the union is not set.
 	Value ClientRequestValue
 }
 
-// ClientRequestValue is implemented by the variants of ClientRequest: *InitializeRequest, *PingRequest, *ListResourcesRequest, *ListResourceTemplatesRequest, *ReadResourceRequest, *SubscribeRequest, *UnsubscribeRequest, *ListPromptsRequest, *GetPromptRequest, *ListToolsRequest, *CallToolRequest, *SetLevelRequest, *CompleteRequest.
+// ClientRequestValue is implemented by the variants of ClientRequest:
+// *InitializeRequest, *PingRequest, *ListResourcesRequest,
+// *ListResourceTemplatesRequest, *ReadResourceRequest, *SubscribeRequest,
+// *UnsubscribeRequest, *ListPromptsRequest, *GetPromptRequest,
+// *ListToolsRequest, *CallToolRequest, *SetLevelRequest, *CompleteRequest.
 type ClientRequestValue interface {
 	isClientRequest()
 	encode(*wire.Encoder)
@@ -245,13 +258,15 @@ type ClientRequestValue interface {
 
 // ClientResult is the schema definition ClientResult.
 //
-// It is a union: Value holds one of *Result, *CreateMessageResult, *ListRootsResult, *ElicitResult.
+// It is a union: Value holds one of *Result, *CreateMessageResult,
+// *ListRootsResult, *ElicitResult.
 type ClientResult struct {
 	// Value is the variant; nil means the union is not set.
 	Value ClientResultValue
 }
 
-// ClientResultValue is implemented by the variants of ClientResult: *Result, *CreateMessageResult, *ListRootsResult, *ElicitResult.
+// ClientResultValue is implemented by the variants of ClientResult: *Result,
+// *CreateMessageResult, *ListRootsResult, *ElicitResult.
 type ClientResultValue interface {
 	isClientResult()
 	encode(*wire.Encoder)
@@ -266,7 +281,8 @@ type CompleteRequest struct {
 
 func (*CompleteRequest) isClientRequest() {}
 
-// CompleteRequestParams is the schema definition CompleteRequestParams.
+// CompleteRequestParams is the type of
+// #/definitions/CompleteRequest/properties/params.
 type CompleteRequestParams struct {
 	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
 	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
@@ -318,15 +334,18 @@ type CompleteRequestParamsContext struct {
 	Arguments map[string]string
 }
 
-// CompleteRequestParamsRef is the schema definition CompleteRequestParamsRef.
+// CompleteRequestParamsRef is the type of
+// #/definitions/CompleteRequest/properties/params/properties/ref.
 //
-// It is a union: Value holds one of *PromptReference, *ResourceTemplateReference.
+// It is a union: Value holds one of *PromptReference,
+// *ResourceTemplateReference.
 type CompleteRequestParamsRef struct {
 	// Value is the variant; nil means the union is not set.
 	Value CompleteRequestParamsRefValue
 }
 
-// CompleteRequestParamsRefValue is implemented by the variants of CompleteRequestParamsRef: *PromptReference, *ResourceTemplateReference.
+// CompleteRequestParamsRefValue is implemented by the variants of
+// CompleteRequestParamsRef: *PromptReference, *ResourceTemplateReference.
 type CompleteRequestParamsRefValue interface {
 	isCompleteRequestParamsRef()
 	encode(*wire.Encoder)
@@ -344,7 +363,8 @@ type CompleteResult struct {
 
 func (*CompleteResult) isServerResult() {}
 
-// CompleteResultCompletion is the schema definition CompleteResultCompletion.
+// CompleteResultCompletion is the type of
+// #/definitions/CompleteResult/properties/completion.
 type CompleteResultCompletion struct {
 	// HasMore indicates whether there are additional completion options beyond
 	// those provided in the current response, even if the exact total is unknown.
@@ -358,13 +378,16 @@ type CompleteResultCompletion struct {
 
 // ContentBlock is the schema definition ContentBlock.
 //
-// It is a union: Value holds one of *TextContent, *ImageContent, *AudioContent, *ResourceLink, *EmbeddedResource.
+// It is a union: Value holds one of *TextContent, *ImageContent,
+// *AudioContent, *ResourceLink, *EmbeddedResource.
 type ContentBlock struct {
 	// Value is the variant; nil means the union is not set.
 	Value ContentBlockValue
 }
 
-// ContentBlockValue is implemented by the variants of ContentBlock: *TextContent, *ImageContent, *AudioContent, *ResourceLink, *EmbeddedResource.
+// ContentBlockValue is implemented by the variants of ContentBlock:
+// *TextContent, *ImageContent, *AudioContent, *ResourceLink,
+// *EmbeddedResource.
 type ContentBlockValue interface {
 	isContentBlock()
 	encode(*wire.Encoder)
@@ -381,8 +404,8 @@ type CreateMessageRequest struct {
 
 func (*CreateMessageRequest) isServerRequest() {}
 
-// CreateMessageRequestParams is the schema definition
-// CreateMessageRequestParams.
+// CreateMessageRequestParams is the type of
+// #/definitions/CreateMessageRequest/properties/params.
 type CreateMessageRequestParams struct {
 	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
 	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
@@ -398,8 +421,8 @@ type CreateMessageRequestParams struct {
 	MaxTokens int64
 	// Messages is the "messages" member.
 	Messages []SamplingMessage
-	// Metadata is optional metadata to pass through to the LLM provider. The
-	// format of this metadata is provider-specific.
+	// Metadata: Optional metadata to pass through to the LLM provider. The format
+	// of this metadata is provider-specific.
 	Metadata jsontext.Value
 	// ModelPreferences is the server's preferences for which model to select. The
 	// client MAY ignore these preferences.
@@ -481,16 +504,18 @@ type CreateMessageResult struct {
 
 func (*CreateMessageResult) isClientResult() {}
 
-// CreateMessageResultContent is the schema definition
-// CreateMessageResultContent.
+// CreateMessageResultContent is the type of
+// #/definitions/CreateMessageResult/properties/content.
 //
-// It is a union: Value holds one of *TextContent, *ImageContent, *AudioContent.
+// It is a union: Value holds one of *TextContent, *ImageContent,
+// *AudioContent.
 type CreateMessageResultContent struct {
 	// Value is the variant; nil means the union is not set.
 	Value CreateMessageResultContentValue
 }
 
-// CreateMessageResultContentValue is implemented by the variants of CreateMessageResultContent: *TextContent, *ImageContent, *AudioContent.
+// CreateMessageResultContentValue is implemented by the variants of
+// CreateMessageResultContent: *TextContent, *ImageContent, *AudioContent.
 type CreateMessageResultContentValue interface {
 	isCreateMessageResultContent()
 	encode(*wire.Encoder)
@@ -508,7 +533,8 @@ type ElicitRequest struct {
 
 func (*ElicitRequest) isServerRequest() {}
 
-// ElicitRequestParams is the schema definition ElicitRequestParams.
+// ElicitRequestParams is the type of
+// #/definitions/ElicitRequest/properties/params.
 type ElicitRequestParams struct {
 	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
 	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
@@ -596,34 +622,38 @@ func (v ElicitResultAction) Valid() bool {
 
 var elicitResultActionValues = []string{"accept", "cancel", "decline"}
 
-// ElicitResultContentValue is the schema definition ElicitResultContentValue.
+// ElicitResultContentValue is the type of
+// #/definitions/ElicitResult/properties/content/additionalProperties.
 //
-// It is a union: Value holds one of ElicitResultContentValueString, ElicitResultContentValueInteger, ElicitResultContentValueBoolean.
+// It is a union: Value holds one of ElicitResultContentValueString,
+// ElicitResultContentValueInteger, ElicitResultContentValueBoolean.
 type ElicitResultContentValue struct {
 	// Value is the variant; nil means the union is not set.
 	Value ElicitResultContentValueValue
 }
 
-// ElicitResultContentValueValue is implemented by the variants of ElicitResultContentValue: ElicitResultContentValueString, ElicitResultContentValueInteger, ElicitResultContentValueBoolean.
+// ElicitResultContentValueValue is implemented by the variants of
+// ElicitResultContentValue: ElicitResultContentValueString,
+// ElicitResultContentValueInteger, ElicitResultContentValueBoolean.
 type ElicitResultContentValueValue interface {
 	isElicitResultContentValue()
 	encode(*wire.Encoder)
 }
 
-// ElicitResultContentValueString is the schema definition
-// ElicitResultContentValueString.
+// ElicitResultContentValueString is the type of
+// #/definitions/ElicitResult/properties/content/additionalProperties.
 type ElicitResultContentValueString string
 
 func (ElicitResultContentValueString) isElicitResultContentValue() {}
 
-// ElicitResultContentValueInteger is the schema definition
-// ElicitResultContentValueInteger.
+// ElicitResultContentValueInteger is the type of
+// #/definitions/ElicitResult/properties/content/additionalProperties.
 type ElicitResultContentValueInteger int64
 
 func (ElicitResultContentValueInteger) isElicitResultContentValue() {}
 
-// ElicitResultContentValueBoolean is the schema definition
-// ElicitResultContentValueBoolean.
+// ElicitResultContentValueBoolean is the type of
+// #/definitions/ElicitResult/properties/content/additionalProperties.
 type ElicitResultContentValueBoolean bool
 
 func (ElicitResultContentValueBoolean) isElicitResultContentValue() {}
@@ -636,7 +666,7 @@ type EmbeddedResource struct {
 	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
 	// usage.
 	Meta jsontext.Value
-	// Annotations is optional annotations for the client.
+	// Annotations: Optional annotations for the client.
 	Annotations *Annotations
 	// Resource is the "resource" member.
 	Resource EmbeddedResourceResource
@@ -644,15 +674,18 @@ type EmbeddedResource struct {
 
 func (*EmbeddedResource) isContentBlock() {}
 
-// EmbeddedResourceResource is the schema definition EmbeddedResourceResource.
+// EmbeddedResourceResource is the type of
+// #/definitions/EmbeddedResource/properties/resource.
 //
-// It is a union: Value holds one of *TextResourceContents, *BlobResourceContents.
+// It is a union: Value holds one of *TextResourceContents,
+// *BlobResourceContents.
 type EmbeddedResourceResource struct {
 	// Value is the variant; nil means the union is not set.
 	Value EmbeddedResourceResourceValue
 }
 
-// EmbeddedResourceResourceValue is implemented by the variants of EmbeddedResourceResource: *TextResourceContents, *BlobResourceContents.
+// EmbeddedResourceResourceValue is implemented by the variants of
+// EmbeddedResourceResource: *TextResourceContents, *BlobResourceContents.
 type EmbeddedResourceResourceValue interface {
 	isEmbeddedResourceResource()
 	encode(*wire.Encoder)
@@ -683,7 +716,8 @@ type GetPromptRequest struct {
 
 func (*GetPromptRequest) isClientRequest() {}
 
-// GetPromptRequestParams is the schema definition GetPromptRequestParams.
+// GetPromptRequestParams is the type of
+// #/definitions/GetPromptRequest/properties/params.
 type GetPromptRequestParams struct {
 	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
 	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
@@ -740,7 +774,7 @@ type ImageContent struct {
 	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
 	// usage.
 	Meta jsontext.Value
-	// Annotations is optional annotations for the client.
+	// Annotations: Optional annotations for the client.
 	Annotations *Annotations
 	// Data is the base64-encoded image data.
 	Data string
@@ -778,7 +812,8 @@ type InitializeRequest struct {
 
 func (*InitializeRequest) isClientRequest() {}
 
-// InitializeRequestParams is the schema definition InitializeRequestParams.
+// InitializeRequestParams is the type of
+// #/definitions/InitializeRequest/properties/params.
 type InitializeRequestParams struct {
 	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
 	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
@@ -850,14 +885,15 @@ type InitializedNotification struct {
 
 func (*InitializedNotification) isClientNotification() {}
 
-// InitializedNotificationParams is the schema definition
-// InitializedNotificationParams.
+// InitializedNotificationParams is the type of
+// #/definitions/InitializedNotification/properties/params.
 type InitializedNotificationParams struct {
 	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
 	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
 	// usage.
 	Meta jsontext.Value
-	// Extra holds the members the schema does not name, as raw JSON; the schema allows them.
+	// Extra holds the members the schema does not name, as raw JSON; the schema
+	// allows them.
 	Extra map[string]jsontext.Value
 }
 
@@ -871,7 +907,8 @@ type JSONRPCError struct {
 
 func (*JSONRPCError) isJSONRPCMessage() {}
 
-// JSONRPCErrorError is the schema definition JSONRPCErrorError.
+// JSONRPCErrorError is the type of
+// #/definitions/JSONRPCError/properties/error.
 type JSONRPCErrorError struct {
 	// Code is the error type that occurred.
 	Code int64
@@ -886,13 +923,15 @@ type JSONRPCErrorError struct {
 // JSONRPCMessage: Refers to any valid JSON-RPC object that can be decoded off
 // the wire, or encoded to be sent.
 //
-// It is a union: Value holds one of *JSONRPCRequest, *JSONRPCNotification, *JSONRPCResponse, *JSONRPCError.
+// It is a union: Value holds one of *JSONRPCRequest, *JSONRPCNotification,
+// *JSONRPCResponse, *JSONRPCError.
 type JSONRPCMessage struct {
 	// Value is the variant; nil means the union is not set.
 	Value JSONRPCMessageValue
 }
 
-// JSONRPCMessageValue is implemented by the variants of JSONRPCMessage: *JSONRPCRequest, *JSONRPCNotification, *JSONRPCResponse, *JSONRPCError.
+// JSONRPCMessageValue is implemented by the variants of JSONRPCMessage:
+// *JSONRPCRequest, *JSONRPCNotification, *JSONRPCResponse, *JSONRPCError.
 type JSONRPCMessageValue interface {
 	isJSONRPCMessage()
 	encode(*wire.Encoder)
@@ -908,14 +947,15 @@ type JSONRPCNotification struct {
 
 func (*JSONRPCNotification) isJSONRPCMessage() {}
 
-// JSONRPCNotificationParams is the schema definition
-// JSONRPCNotificationParams.
+// JSONRPCNotificationParams is the type of
+// #/definitions/JSONRPCNotification/properties/params.
 type JSONRPCNotificationParams struct {
 	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
 	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
 	// usage.
 	Meta jsontext.Value
-	// Extra holds the members the schema does not name, as raw JSON; the schema allows them.
+	// Extra holds the members the schema does not name, as raw JSON; the schema
+	// allows them.
 	Extra map[string]jsontext.Value
 }
 
@@ -931,13 +971,15 @@ type JSONRPCRequest struct {
 
 func (*JSONRPCRequest) isJSONRPCMessage() {}
 
-// JSONRPCRequestParams is the schema definition JSONRPCRequestParams.
+// JSONRPCRequestParams is the type of
+// #/definitions/JSONRPCRequest/properties/params.
 type JSONRPCRequestParams struct {
 	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
 	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
 	// usage.
 	Meta jsontext.Value
-	// Extra holds the members the schema does not name, as raw JSON; the schema allows them.
+	// Extra holds the members the schema does not name, as raw JSON; the schema
+	// allows them.
 	Extra map[string]jsontext.Value
 }
 
@@ -984,7 +1026,8 @@ type ListPromptsRequest struct {
 
 func (*ListPromptsRequest) isClientRequest() {}
 
-// ListPromptsRequestParams is the schema definition ListPromptsRequestParams.
+// ListPromptsRequestParams is the type of
+// #/definitions/ListPromptsRequest/properties/params.
 type ListPromptsRequestParams struct {
 	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
 	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
@@ -1044,8 +1087,8 @@ type ListResourceTemplatesRequest struct {
 
 func (*ListResourceTemplatesRequest) isClientRequest() {}
 
-// ListResourceTemplatesRequestParams is the schema definition
-// ListResourceTemplatesRequestParams.
+// ListResourceTemplatesRequestParams is the type of
+// #/definitions/ListResourceTemplatesRequest/properties/params.
 type ListResourceTemplatesRequestParams struct {
 	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
 	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
@@ -1105,8 +1148,8 @@ type ListResourcesRequest struct {
 
 func (*ListResourcesRequest) isClientRequest() {}
 
-// ListResourcesRequestParams is the schema definition
-// ListResourcesRequestParams.
+// ListResourcesRequestParams is the type of
+// #/definitions/ListResourcesRequest/properties/params.
 type ListResourcesRequestParams struct {
 	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
 	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
@@ -1170,13 +1213,15 @@ type ListRootsRequest struct {
 
 func (*ListRootsRequest) isServerRequest() {}
 
-// ListRootsRequestParams is the schema definition ListRootsRequestParams.
+// ListRootsRequestParams is the type of
+// #/definitions/ListRootsRequest/properties/params.
 type ListRootsRequestParams struct {
 	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
 	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
 	// usage.
 	Meta jsontext.Value
-	// Extra holds the members the schema does not name, as raw JSON; the schema allows them.
+	// Extra holds the members the schema does not name, as raw JSON; the schema
+	// allows them.
 	Extra map[string]jsontext.Value
 }
 
@@ -1227,7 +1272,8 @@ type ListToolsRequest struct {
 
 func (*ListToolsRequest) isClientRequest() {}
 
-// ListToolsRequestParams is the schema definition ListToolsRequestParams.
+// ListToolsRequestParams is the type of
+// #/definitions/ListToolsRequest/properties/params.
 type ListToolsRequestParams struct {
 	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
 	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
@@ -1316,8 +1362,8 @@ type LoggingMessageNotification struct {
 
 func (*LoggingMessageNotification) isServerNotification() {}
 
-// LoggingMessageNotificationParams is the schema definition
-// LoggingMessageNotificationParams.
+// LoggingMessageNotificationParams is the type of
+// #/definitions/LoggingMessageNotification/properties/params.
 type LoggingMessageNotificationParams struct {
 	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
 	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
@@ -1362,7 +1408,7 @@ type ModelPreferences struct {
 	// 0 means cost is not important, while a value of 1 means cost is the most
 	// important factor.
 	CostPriority *float64
-	// Hints is optional hints to use for model selection. If multiple hints are
+	// Hints: Optional hints to use for model selection. If multiple hints are
 	// specified, the client MUST evaluate them in order (such that the first match
 	// is taken). The client SHOULD prioritize these hints over the numeric
 	// priorities, but MAY still use the priorities to select from ambiguous
@@ -1386,13 +1432,15 @@ type Notification struct {
 	Params *NotificationParams
 }
 
-// NotificationParams is the schema definition NotificationParams.
+// NotificationParams is the type of
+// #/definitions/Notification/properties/params.
 type NotificationParams struct {
 	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
 	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
 	// usage.
 	Meta jsontext.Value
-	// Extra holds the members the schema does not name, as raw JSON; the schema allows them.
+	// Extra holds the members the schema does not name, as raw JSON; the schema
+	// allows them.
 	Extra map[string]jsontext.Value
 }
 
@@ -1412,7 +1460,7 @@ type NumberSchema struct {
 
 func (*NumberSchema) isPrimitiveSchemaDefinition() {}
 
-// NumberSchemaType is the schema definition NumberSchemaType.
+// NumberSchemaType is the type of #/definitions/NumberSchema/properties/type.
 type NumberSchemaType string
 
 // The values of NumberSchemaType.
@@ -1440,7 +1488,8 @@ type PaginatedRequest struct {
 	Params *PaginatedRequestParams
 }
 
-// PaginatedRequestParams is the schema definition PaginatedRequestParams.
+// PaginatedRequestParams is the type of
+// #/definitions/PaginatedRequest/properties/params.
 type PaginatedRequestParams struct {
 	// Cursor is an opaque token representing the current pagination position. If
 	// provided, the server should return results starting after this cursor.
@@ -1469,13 +1518,15 @@ type PingRequest struct {
 func (*PingRequest) isClientRequest() {}
 func (*PingRequest) isServerRequest() {}
 
-// PingRequestParams is the schema definition PingRequestParams.
+// PingRequestParams is the type of
+// #/definitions/PingRequest/properties/params.
 type PingRequestParams struct {
 	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
 	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
 	// usage.
 	Meta jsontext.Value
-	// Extra holds the members the schema does not name, as raw JSON; the schema allows them.
+	// Extra holds the members the schema does not name, as raw JSON; the schema
+	// allows them.
 	Extra map[string]jsontext.Value
 }
 
@@ -1506,13 +1557,16 @@ func (x *PingRequestParams) SetMetaProgressToken(v ProgressToken) error {
 // PrimitiveSchemaDefinition: Restricted schema definitions that only allow
 // primitive types without nested objects or arrays.
 //
-// It is a union: Value holds one of *StringSchema, *NumberSchema, *BooleanSchema, *EnumSchema.
+// It is a union: Value holds one of *StringSchema, *NumberSchema,
+// *BooleanSchema, *EnumSchema.
 type PrimitiveSchemaDefinition struct {
 	// Value is the variant; nil means the union is not set.
 	Value PrimitiveSchemaDefinitionValue
 }
 
-// PrimitiveSchemaDefinitionValue is implemented by the variants of PrimitiveSchemaDefinition: *StringSchema, *NumberSchema, *BooleanSchema, *EnumSchema.
+// PrimitiveSchemaDefinitionValue is implemented by the variants of
+// PrimitiveSchemaDefinition: *StringSchema, *NumberSchema, *BooleanSchema,
+// *EnumSchema.
 type PrimitiveSchemaDefinitionValue interface {
 	isPrimitiveSchemaDefinition()
 	encode(*wire.Encoder)
@@ -1528,8 +1582,8 @@ type ProgressNotification struct {
 func (*ProgressNotification) isClientNotification() {}
 func (*ProgressNotification) isServerNotification() {}
 
-// ProgressNotificationParams is the schema definition
-// ProgressNotificationParams.
+// ProgressNotificationParams is the type of
+// #/definitions/ProgressNotification/properties/params.
 type ProgressNotificationParams struct {
 	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
 	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
@@ -1600,14 +1654,15 @@ type PromptListChangedNotification struct {
 
 func (*PromptListChangedNotification) isServerNotification() {}
 
-// PromptListChangedNotificationParams is the schema definition
-// PromptListChangedNotificationParams.
+// PromptListChangedNotificationParams is the type of
+// #/definitions/PromptListChangedNotification/properties/params.
 type PromptListChangedNotificationParams struct {
 	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
 	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
 	// usage.
 	Meta jsontext.Value
-	// Extra holds the members the schema does not name, as raw JSON; the schema allows them.
+	// Extra holds the members the schema does not name, as raw JSON; the schema
+	// allows them.
 	Extra map[string]jsontext.Value
 }
 
@@ -1645,8 +1700,8 @@ type ReadResourceRequest struct {
 
 func (*ReadResourceRequest) isClientRequest() {}
 
-// ReadResourceRequestParams is the schema definition
-// ReadResourceRequestParams.
+// ReadResourceRequestParams is the type of
+// #/definitions/ReadResourceRequest/properties/params.
 type ReadResourceRequestParams struct {
 	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
 	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
@@ -1694,16 +1749,19 @@ type ReadResourceResult struct {
 
 func (*ReadResourceResult) isServerResult() {}
 
-// ReadResourceResultContentsItem is the schema definition
-// ReadResourceResultContentsItem.
+// ReadResourceResultContentsItem is the type of
+// #/definitions/ReadResourceResult/properties/contents/items.
 //
-// It is a union: Value holds one of *TextResourceContents, *BlobResourceContents.
+// It is a union: Value holds one of *TextResourceContents,
+// *BlobResourceContents.
 type ReadResourceResultContentsItem struct {
 	// Value is the variant; nil means the union is not set.
 	Value ReadResourceResultContentsItemValue
 }
 
-// ReadResourceResultContentsItemValue is implemented by the variants of ReadResourceResultContentsItem: *TextResourceContents, *BlobResourceContents.
+// ReadResourceResultContentsItemValue is implemented by the variants of
+// ReadResourceResultContentsItem: *TextResourceContents,
+// *BlobResourceContents.
 type ReadResourceResultContentsItemValue interface {
 	isReadResourceResultContentsItem()
 	encode(*wire.Encoder)
@@ -1717,13 +1775,14 @@ type Request struct {
 	Params *RequestParams
 }
 
-// RequestParams is the schema definition RequestParams.
+// RequestParams is the type of #/definitions/Request/properties/params.
 type RequestParams struct {
 	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
 	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
 	// usage.
 	Meta jsontext.Value
-	// Extra holds the members the schema does not name, as raw JSON; the schema allows them.
+	// Extra holds the members the schema does not name, as raw JSON; the schema
+	// allows them.
 	Extra map[string]jsontext.Value
 }
 
@@ -1760,7 +1819,7 @@ type Resource struct {
 	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
 	// usage.
 	Meta jsontext.Value
-	// Annotations is optional annotations for the client.
+	// Annotations: Optional annotations for the client.
 	Annotations *Annotations
 	// Description is a description of what this resource represents. This can be
 	// used by clients to improve the LLM's understanding of available resources.
@@ -1805,7 +1864,7 @@ type ResourceLink struct {
 	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
 	// usage.
 	Meta jsontext.Value
-	// Annotations is optional annotations for the client.
+	// Annotations: Optional annotations for the client.
 	Annotations *Annotations
 	// Description is a description of what this resource represents. This can be
 	// used by clients to improve the LLM's understanding of available resources.
@@ -1843,14 +1902,15 @@ type ResourceListChangedNotification struct {
 
 func (*ResourceListChangedNotification) isServerNotification() {}
 
-// ResourceListChangedNotificationParams is the schema definition
-// ResourceListChangedNotificationParams.
+// ResourceListChangedNotificationParams is the type of
+// #/definitions/ResourceListChangedNotification/properties/params.
 type ResourceListChangedNotificationParams struct {
 	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
 	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
 	// usage.
 	Meta jsontext.Value
-	// Extra holds the members the schema does not name, as raw JSON; the schema allows them.
+	// Extra holds the members the schema does not name, as raw JSON; the schema
+	// allows them.
 	Extra map[string]jsontext.Value
 }
 
@@ -1861,7 +1921,7 @@ type ResourceTemplate struct {
 	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
 	// usage.
 	Meta jsontext.Value
-	// Annotations is optional annotations for the client.
+	// Annotations: Optional annotations for the client.
 	Annotations *Annotations
 	// Description is a description of what this template is for. This can be used
 	// by clients to improve the LLM's understanding of available resources. It can
@@ -1905,8 +1965,8 @@ type ResourceUpdatedNotification struct {
 
 func (*ResourceUpdatedNotification) isServerNotification() {}
 
-// ResourceUpdatedNotificationParams is the schema definition
-// ResourceUpdatedNotificationParams.
+// ResourceUpdatedNotificationParams is the type of
+// #/definitions/ResourceUpdatedNotification/properties/params.
 type ResourceUpdatedNotificationParams struct {
 	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
 	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
@@ -1923,7 +1983,8 @@ type Result struct {
 	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
 	// usage.
 	Meta jsontext.Value
-	// Extra holds the members the schema does not name, as raw JSON; the schema allows them.
+	// Extra holds the members the schema does not name, as raw JSON; the schema
+	// allows them.
 	Extra map[string]jsontext.Value
 }
 
@@ -1978,14 +2039,15 @@ type RootsListChangedNotification struct {
 
 func (*RootsListChangedNotification) isClientNotification() {}
 
-// RootsListChangedNotificationParams is the schema definition
-// RootsListChangedNotificationParams.
+// RootsListChangedNotificationParams is the type of
+// #/definitions/RootsListChangedNotification/properties/params.
 type RootsListChangedNotificationParams struct {
 	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
 	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
 	// usage.
 	Meta jsontext.Value
-	// Extra holds the members the schema does not name, as raw JSON; the schema allows them.
+	// Extra holds the members the schema does not name, as raw JSON; the schema
+	// allows them.
 	Extra map[string]jsontext.Value
 }
 
@@ -1997,15 +2059,18 @@ type SamplingMessage struct {
 	Role Role
 }
 
-// SamplingMessageContent is the schema definition SamplingMessageContent.
+// SamplingMessageContent is the type of
+// #/definitions/SamplingMessage/properties/content.
 //
-// It is a union: Value holds one of *TextContent, *ImageContent, *AudioContent.
+// It is a union: Value holds one of *TextContent, *ImageContent,
+// *AudioContent.
 type SamplingMessageContent struct {
 	// Value is the variant; nil means the union is not set.
 	Value SamplingMessageContentValue
 }
 
-// SamplingMessageContentValue is implemented by the variants of SamplingMessageContent: *TextContent, *ImageContent, *AudioContent.
+// SamplingMessageContentValue is implemented by the variants of
+// SamplingMessageContent: *TextContent, *ImageContent, *AudioContent.
 type SamplingMessageContentValue interface {
 	isSamplingMessageContent()
 	encode(*wire.Encoder)
@@ -2057,13 +2122,20 @@ type ServerCapabilitiesTools struct {
 
 // ServerNotification is the schema definition ServerNotification.
 //
-// It is a union: Value holds one of *CancelledNotification, *ProgressNotification, *ResourceListChangedNotification, *ResourceUpdatedNotification, *PromptListChangedNotification, *ToolListChangedNotification, *LoggingMessageNotification.
+// It is a union: Value holds one of *CancelledNotification,
+// *ProgressNotification, *ResourceListChangedNotification,
+// *ResourceUpdatedNotification, *PromptListChangedNotification,
+// *ToolListChangedNotification, *LoggingMessageNotification.
 type ServerNotification struct {
 	// Value is the variant; nil means the union is not set.
 	Value ServerNotificationValue
 }
 
-// ServerNotificationValue is implemented by the variants of ServerNotification: *CancelledNotification, *ProgressNotification, *ResourceListChangedNotification, *ResourceUpdatedNotification, *PromptListChangedNotification, *ToolListChangedNotification, *LoggingMessageNotification.
+// ServerNotificationValue is implemented by the variants of
+// ServerNotification: *CancelledNotification, *ProgressNotification,
+// *ResourceListChangedNotification, *ResourceUpdatedNotification,
+// *PromptListChangedNotification, *ToolListChangedNotification,
+// *LoggingMessageNotification.
 type ServerNotificationValue interface {
 	isServerNotification()
 	encode(*wire.Encoder)
@@ -2071,13 +2143,15 @@ type ServerNotificationValue interface {
 
 // ServerRequest is the schema definition ServerRequest.
 //
-// It is a union: Value holds one of *PingRequest, *CreateMessageRequest, *ListRootsRequest, *ElicitRequest.
+// It is a union: Value holds one of *PingRequest, *CreateMessageRequest,
+// *ListRootsRequest, *ElicitRequest.
 type ServerRequest struct {
 	// Value is the variant; nil means the union is not set.
 	Value ServerRequestValue
 }
 
-// ServerRequestValue is implemented by the variants of ServerRequest: *PingRequest, *CreateMessageRequest, *ListRootsRequest, *ElicitRequest.
+// ServerRequestValue is implemented by the variants of ServerRequest:
+// *PingRequest, *CreateMessageRequest, *ListRootsRequest, *ElicitRequest.
 type ServerRequestValue interface {
 	isServerRequest()
 	encode(*wire.Encoder)
@@ -2085,13 +2159,19 @@ type ServerRequestValue interface {
 
 // ServerResult is the schema definition ServerResult.
 //
-// It is a union: Value holds one of *Result, *InitializeResult, *ListResourcesResult, *ListResourceTemplatesResult, *ReadResourceResult, *ListPromptsResult, *GetPromptResult, *ListToolsResult, *CallToolResult, *CompleteResult.
+// It is a union: Value holds one of *Result, *InitializeResult,
+// *ListResourcesResult, *ListResourceTemplatesResult, *ReadResourceResult,
+// *ListPromptsResult, *GetPromptResult, *ListToolsResult, *CallToolResult,
+// *CompleteResult.
 type ServerResult struct {
 	// Value is the variant; nil means the union is not set.
 	Value ServerResultValue
 }
 
-// ServerResultValue is implemented by the variants of ServerResult: *Result, *InitializeResult, *ListResourcesResult, *ListResourceTemplatesResult, *ReadResourceResult, *ListPromptsResult, *GetPromptResult, *ListToolsResult, *CallToolResult, *CompleteResult.
+// ServerResultValue is implemented by the variants of ServerResult: *Result,
+// *InitializeResult, *ListResourcesResult, *ListResourceTemplatesResult,
+// *ReadResourceResult, *ListPromptsResult, *GetPromptResult, *ListToolsResult,
+// *CallToolResult, *CompleteResult.
 type ServerResultValue interface {
 	isServerResult()
 	encode(*wire.Encoder)
@@ -2106,7 +2186,8 @@ type SetLevelRequest struct {
 
 func (*SetLevelRequest) isClientRequest() {}
 
-// SetLevelRequestParams is the schema definition SetLevelRequestParams.
+// SetLevelRequestParams is the type of
+// #/definitions/SetLevelRequest/properties/params.
 type SetLevelRequestParams struct {
 	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
 	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
@@ -2158,7 +2239,8 @@ type StringSchema struct {
 
 func (*StringSchema) isPrimitiveSchemaDefinition() {}
 
-// StringSchemaFormat is the schema definition StringSchemaFormat.
+// StringSchemaFormat is the type of
+// #/definitions/StringSchema/properties/format.
 type StringSchemaFormat string
 
 // The values of StringSchemaFormat.
@@ -2189,7 +2271,8 @@ type SubscribeRequest struct {
 
 func (*SubscribeRequest) isClientRequest() {}
 
-// SubscribeRequestParams is the schema definition SubscribeRequestParams.
+// SubscribeRequestParams is the type of
+// #/definitions/SubscribeRequest/properties/params.
 type SubscribeRequestParams struct {
 	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
 	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
@@ -2230,7 +2313,7 @@ type TextContent struct {
 	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
 	// usage.
 	Meta jsontext.Value
-	// Annotations is optional annotations for the client.
+	// Annotations: Optional annotations for the client.
 	Annotations *Annotations
 	// Text is the text content of the message.
 	Text string
@@ -2264,7 +2347,7 @@ type Tool struct {
 	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
 	// usage.
 	Meta jsontext.Value
-	// Annotations is optional additional tool information. Display name precedence
+	// Annotations: Optional additional tool information. Display name precedence
 	// order is: title, annotations.title, then name.
 	Annotations *ToolAnnotations
 	// Description is a human-readable description of the tool. This can be used by
@@ -2324,14 +2407,15 @@ type ToolListChangedNotification struct {
 
 func (*ToolListChangedNotification) isServerNotification() {}
 
-// ToolListChangedNotificationParams is the schema definition
-// ToolListChangedNotificationParams.
+// ToolListChangedNotificationParams is the type of
+// #/definitions/ToolListChangedNotification/properties/params.
 type ToolListChangedNotificationParams struct {
 	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
 	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`
 	// usage.
 	Meta jsontext.Value
-	// Extra holds the members the schema does not name, as raw JSON; the schema allows them.
+	// Extra holds the members the schema does not name, as raw JSON; the schema
+	// allows them.
 	Extra map[string]jsontext.Value
 }
 
@@ -2345,7 +2429,8 @@ type UnsubscribeRequest struct {
 
 func (*UnsubscribeRequest) isClientRequest() {}
 
-// UnsubscribeRequestParams is the schema definition UnsubscribeRequestParams.
+// UnsubscribeRequestParams is the type of
+// #/definitions/UnsubscribeRequest/properties/params.
 type UnsubscribeRequestParams struct {
 	// Meta is the "_meta" member, kept as raw JSON. See [General fields:
 	// `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta`

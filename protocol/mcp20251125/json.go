@@ -14364,11 +14364,13 @@ func (x *Tool) encode(e *wire.Encoder) {
 	}
 	e.Name("\"inputSchema\":")
 	e.RawObject(x.InputSchema)
+	e.RequireConst(x.InputSchema, "type", "\"object\"")
 	e.Name("\"name\":")
 	e.String(x.Name)
 	if x.OutputSchema != nil {
 		e.Name("\"outputSchema\":")
 		e.RawObject(x.OutputSchema)
+		e.RequireConst(x.OutputSchema, "type", "\"object\"")
 	}
 	if x.Title != nil {
 		e.Name("\"title\":")

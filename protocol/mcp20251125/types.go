@@ -14,7 +14,7 @@ const Revision = "2025-11-25"
 // The generated code needs a runtime that speaks codec contract version 1.
 const _ = wire.SupportsVersion1
 
-// Annotations is optional annotations for the client. The client can use
+// Annotations: Optional annotations for the client. The client can use
 // annotations to inform how objects are used or displayed
 type Annotations struct {
 	// Audience describes who the intended audience of this object or data is. It
@@ -39,7 +39,7 @@ type AudioContent struct {
 	// `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta`
 	// usage.
 	Meta jsontext.Value
-	// Annotations is optional annotations for the client.
+	// Annotations: Optional annotations for the client.
 	Annotations *Annotations
 	// Data is the base64-encoded audio data.
 	Data string
@@ -180,7 +180,8 @@ type CancelTaskRequest struct {
 func (*CancelTaskRequest) isClientRequest() {}
 func (*CancelTaskRequest) isServerRequest() {}
 
-// CancelTaskRequestParams is the schema definition CancelTaskRequestParams.
+// CancelTaskRequestParams is the type of
+// #/$defs/CancelTaskRequest/properties/params.
 type CancelTaskRequestParams struct {
 	// TaskID is the task identifier to cancel.
 	TaskID string
@@ -200,7 +201,7 @@ type CancelTaskResult struct {
 	PollInterval *int64
 	// Status: Current task state.
 	Status TaskStatus
-	// StatusMessage is optional human-readable message describing the current task
+	// StatusMessage: Optional human-readable message describing the current task
 	// state. This can provide context for any status, including: - Reasons for
 	// "cancelled" status - Summaries for "completed" status - Diagnostic
 	// information for "failed" status (e.g., error details, what went wrong)
@@ -210,7 +211,8 @@ type CancelTaskResult struct {
 	// TTL: Actual retention duration from creation in milliseconds, null for
 	// unlimited.
 	TTL *int64
-	// Extra holds the members the schema does not name, as raw JSON; the schema allows them.
+	// Extra holds the members the schema does not name, as raw JSON; the schema
+	// allows them.
 	Extra map[string]jsontext.Value
 }
 
@@ -332,13 +334,18 @@ type ClientCapabilitiesTasksRequestsSampling struct {
 
 // ClientNotification is the schema definition ClientNotification.
 //
-// It is a union: Value holds one of *CancelledNotification, *InitializedNotification, *ProgressNotification, *TaskStatusNotification, *RootsListChangedNotification.
+// It is a union: Value holds one of *CancelledNotification,
+// *InitializedNotification, *ProgressNotification, *TaskStatusNotification,
+// *RootsListChangedNotification.
 type ClientNotification struct {
 	// Value is the variant; nil means the union is not set.
 	Value ClientNotificationValue
 }
 
-// ClientNotificationValue is implemented by the variants of ClientNotification: *CancelledNotification, *InitializedNotification, *ProgressNotification, *TaskStatusNotification, *RootsListChangedNotification.
+// ClientNotificationValue is implemented by the variants of
+// ClientNotification: *CancelledNotification, *InitializedNotification,
+// *ProgressNotification, *TaskStatusNotification,
+// *RootsListChangedNotification.
 type ClientNotificationValue interface {
 	isClientNotification()
 	encode(*wire.Encoder)
@@ -346,13 +353,24 @@ type ClientNotificationValue interface {
 
 // ClientRequest is the schema definition ClientRequest.
 //
-// It is a union: Value holds one of *InitializeRequest, *PingRequest, *ListResourcesRequest, *ListResourceTemplatesRequest, *ReadResourceRequest, *SubscribeRequest, *UnsubscribeRequest, *ListPromptsRequest, *GetPromptRequest, *ListToolsRequest, *CallToolRequest, *GetTaskRequest, *GetTaskPayloadRequest, *CancelTaskRequest, *ListTasksRequest, *SetLevelRequest, *CompleteRequest.
+// It is a union: Value holds one of *InitializeRequest, *PingRequest,
+// *ListResourcesRequest, *ListResourceTemplatesRequest, *ReadResourceRequest,
+// *SubscribeRequest, *UnsubscribeRequest, *ListPromptsRequest,
+// *GetPromptRequest, *ListToolsRequest, *CallToolRequest, *GetTaskRequest,
+// *GetTaskPayloadRequest, *CancelTaskRequest, *ListTasksRequest,
+// *SetLevelRequest, *CompleteRequest.
 type ClientRequest struct {
 	// Value is the variant; nil means the union is not set.
 	Value ClientRequestValue
 }
 
-// ClientRequestValue is implemented by the variants of ClientRequest: *InitializeRequest, *PingRequest, *ListResourcesRequest, *ListResourceTemplatesRequest, *ReadResourceRequest, *SubscribeRequest, *UnsubscribeRequest, *ListPromptsRequest, *GetPromptRequest, *ListToolsRequest, *CallToolRequest, *GetTaskRequest, *GetTaskPayloadRequest, *CancelTaskRequest, *ListTasksRequest, *SetLevelRequest, *CompleteRequest.
+// ClientRequestValue is implemented by the variants of ClientRequest:
+// *InitializeRequest, *PingRequest, *ListResourcesRequest,
+// *ListResourceTemplatesRequest, *ReadResourceRequest, *SubscribeRequest,
+// *UnsubscribeRequest, *ListPromptsRequest, *GetPromptRequest,
+// *ListToolsRequest, *CallToolRequest, *GetTaskRequest,
+// *GetTaskPayloadRequest, *CancelTaskRequest, *ListTasksRequest,
+// *SetLevelRequest, *CompleteRequest.
 type ClientRequestValue interface {
 	isClientRequest()
 	encode(*wire.Encoder)
@@ -360,13 +378,17 @@ type ClientRequestValue interface {
 
 // ClientResult is the schema definition ClientResult.
 //
-// It is a union: Value holds one of *Result, *GetTaskResult, *GetTaskPayloadResult, *CancelTaskResult, *ListTasksResult, *CreateMessageResult, *ListRootsResult, *ElicitResult.
+// It is a union: Value holds one of *Result, *GetTaskResult,
+// *GetTaskPayloadResult, *CancelTaskResult, *ListTasksResult,
+// *CreateMessageResult, *ListRootsResult, *ElicitResult.
 type ClientResult struct {
 	// Value is the variant; nil means the union is not set.
 	Value ClientResultValue
 }
 
-// ClientResultValue is implemented by the variants of ClientResult: *Result, *GetTaskResult, *GetTaskPayloadResult, *CancelTaskResult, *ListTasksResult, *CreateMessageResult, *ListRootsResult, *ElicitResult.
+// ClientResultValue is implemented by the variants of ClientResult: *Result,
+// *GetTaskResult, *GetTaskPayloadResult, *CancelTaskResult, *ListTasksResult,
+// *CreateMessageResult, *ListRootsResult, *ElicitResult.
 type ClientResultValue interface {
 	isClientResult()
 	encode(*wire.Encoder)
@@ -433,15 +455,18 @@ type CompleteRequestParamsContext struct {
 	Arguments map[string]string
 }
 
-// CompleteRequestParamsRef is the schema definition CompleteRequestParamsRef.
+// CompleteRequestParamsRef is the type of
+// #/$defs/CompleteRequestParams/properties/ref.
 //
-// It is a union: Value holds one of *PromptReference, *ResourceTemplateReference.
+// It is a union: Value holds one of *PromptReference,
+// *ResourceTemplateReference.
 type CompleteRequestParamsRef struct {
 	// Value is the variant; nil means the union is not set.
 	Value CompleteRequestParamsRefValue
 }
 
-// CompleteRequestParamsRefValue is implemented by the variants of CompleteRequestParamsRef: *PromptReference, *ResourceTemplateReference.
+// CompleteRequestParamsRefValue is implemented by the variants of
+// CompleteRequestParamsRef: *PromptReference, *ResourceTemplateReference.
 type CompleteRequestParamsRefValue interface {
 	isCompleteRequestParamsRef()
 	encode(*wire.Encoder)
@@ -459,7 +484,8 @@ type CompleteResult struct {
 
 func (*CompleteResult) isServerResult() {}
 
-// CompleteResultCompletion is the schema definition CompleteResultCompletion.
+// CompleteResultCompletion is the type of
+// #/$defs/CompleteResult/properties/completion.
 type CompleteResultCompletion struct {
 	// HasMore indicates whether there are additional completion options beyond
 	// those provided in the current response, even if the exact total is unknown.
@@ -473,13 +499,16 @@ type CompleteResultCompletion struct {
 
 // ContentBlock is the schema definition ContentBlock.
 //
-// It is a union: Value holds one of *TextContent, *ImageContent, *AudioContent, *ResourceLink, *EmbeddedResource.
+// It is a union: Value holds one of *TextContent, *ImageContent,
+// *AudioContent, *ResourceLink, *EmbeddedResource.
 type ContentBlock struct {
 	// Value is the variant; nil means the union is not set.
 	Value ContentBlockValue
 }
 
-// ContentBlockValue is implemented by the variants of ContentBlock: *TextContent, *ImageContent, *AudioContent, *ResourceLink, *EmbeddedResource.
+// ContentBlockValue is implemented by the variants of ContentBlock:
+// *TextContent, *ImageContent, *AudioContent, *ResourceLink,
+// *EmbeddedResource.
 type ContentBlockValue interface {
 	isContentBlock()
 	encode(*wire.Encoder)
@@ -516,8 +545,8 @@ type CreateMessageRequestParams struct {
 	MaxTokens int64
 	// Messages is the "messages" member.
 	Messages []SamplingMessage
-	// Metadata is optional metadata to pass through to the LLM provider. The
-	// format of this metadata is provider-specific.
+	// Metadata: Optional metadata to pass through to the LLM provider. The format
+	// of this metadata is provider-specific.
 	Metadata jsontext.Value
 	// ModelPreferences is the server's preferences for which model to select. The
 	// client MAY ignore these preferences.
@@ -620,23 +649,27 @@ type CreateMessageResult struct {
 
 func (*CreateMessageResult) isClientResult() {}
 
-// CreateMessageResultContent is the schema definition
-// CreateMessageResultContent.
+// CreateMessageResultContent is the type of
+// #/$defs/CreateMessageResult/properties/content.
 //
-// It is a union: Value holds one of *TextContent, *ImageContent, *AudioContent, *ToolUseContent, *ToolResultContent, CreateMessageResultContentArray.
+// It is a union: Value holds one of *TextContent, *ImageContent,
+// *AudioContent, *ToolUseContent, *ToolResultContent,
+// CreateMessageResultContentArray.
 type CreateMessageResultContent struct {
 	// Value is the variant; nil means the union is not set.
 	Value CreateMessageResultContentValue
 }
 
-// CreateMessageResultContentValue is implemented by the variants of CreateMessageResultContent: *TextContent, *ImageContent, *AudioContent, *ToolUseContent, *ToolResultContent, CreateMessageResultContentArray.
+// CreateMessageResultContentValue is implemented by the variants of
+// CreateMessageResultContent: *TextContent, *ImageContent, *AudioContent,
+// *ToolUseContent, *ToolResultContent, CreateMessageResultContentArray.
 type CreateMessageResultContentValue interface {
 	isCreateMessageResultContent()
 	encode(*wire.Encoder)
 }
 
-// CreateMessageResultContentArray is the schema definition
-// CreateMessageResultContentArray.
+// CreateMessageResultContentArray is the type of
+// #/$defs/CreateMessageResult/properties/content/anyOf/5.
 type CreateMessageResultContentArray []SamplingMessageContentBlock
 
 func (CreateMessageResultContentArray) isCreateMessageResultContent() {}
@@ -682,7 +715,8 @@ type ElicitRequestFormParams struct {
 	// is subject to capability negotiation - receivers MUST declare support for
 	// task augmentation of specific request types in their capabilities.
 	Task *TaskMetadata
-	// OmitMode leaves out the optional member "mode" (whose only value is "form"). Decoding sets it when the member was absent.
+	// OmitMode leaves out the optional member "mode" (whose only value is "form").
+	// Decoding sets it when the member was absent.
 	OmitMode bool
 }
 
@@ -725,13 +759,15 @@ type ElicitRequestFormParamsRequestedSchema struct {
 // ElicitRequestParams is the parameters for a request to elicit additional
 // information from the user via the client.
 //
-// It is a union: Value holds one of *ElicitRequestURLParams, *ElicitRequestFormParams.
+// It is a union: Value holds one of *ElicitRequestURLParams,
+// *ElicitRequestFormParams.
 type ElicitRequestParams struct {
 	// Value is the variant; nil means the union is not set.
 	Value ElicitRequestParamsValue
 }
 
-// ElicitRequestParamsValue is implemented by the variants of ElicitRequestParams: *ElicitRequestURLParams, *ElicitRequestFormParams.
+// ElicitRequestParamsValue is implemented by the variants of
+// ElicitRequestParams: *ElicitRequestURLParams, *ElicitRequestFormParams.
 type ElicitRequestParamsValue interface {
 	isElicitRequestParams()
 	encode(*wire.Encoder)
@@ -827,40 +863,46 @@ func (v ElicitResultAction) Valid() bool {
 
 var elicitResultActionValues = []string{"accept", "cancel", "decline"}
 
-// ElicitResultContentValue is the schema definition ElicitResultContentValue.
+// ElicitResultContentValue is the type of
+// #/$defs/ElicitResult/properties/content/additionalProperties.
 //
-// It is a union: Value holds one of ElicitResultContentValueArray, ElicitResultContentValueString, ElicitResultContentValueInteger, ElicitResultContentValueBoolean.
+// It is a union: Value holds one of ElicitResultContentValueArray,
+// ElicitResultContentValueString, ElicitResultContentValueInteger,
+// ElicitResultContentValueBoolean.
 type ElicitResultContentValue struct {
 	// Value is the variant; nil means the union is not set.
 	Value ElicitResultContentValueValue
 }
 
-// ElicitResultContentValueValue is implemented by the variants of ElicitResultContentValue: ElicitResultContentValueArray, ElicitResultContentValueString, ElicitResultContentValueInteger, ElicitResultContentValueBoolean.
+// ElicitResultContentValueValue is implemented by the variants of
+// ElicitResultContentValue: ElicitResultContentValueArray,
+// ElicitResultContentValueString, ElicitResultContentValueInteger,
+// ElicitResultContentValueBoolean.
 type ElicitResultContentValueValue interface {
 	isElicitResultContentValue()
 	encode(*wire.Encoder)
 }
 
-// ElicitResultContentValueArray is the schema definition
-// ElicitResultContentValueArray.
+// ElicitResultContentValueArray is the type of
+// #/$defs/ElicitResult/properties/content/additionalProperties/anyOf/0.
 type ElicitResultContentValueArray []string
 
 func (ElicitResultContentValueArray) isElicitResultContentValue() {}
 
-// ElicitResultContentValueString is the schema definition
-// ElicitResultContentValueString.
+// ElicitResultContentValueString is the type of
+// #/$defs/ElicitResult/properties/content/additionalProperties/anyOf/1.
 type ElicitResultContentValueString string
 
 func (ElicitResultContentValueString) isElicitResultContentValue() {}
 
-// ElicitResultContentValueInteger is the schema definition
-// ElicitResultContentValueInteger.
+// ElicitResultContentValueInteger is the type of
+// #/$defs/ElicitResult/properties/content/additionalProperties/anyOf/1.
 type ElicitResultContentValueInteger int64
 
 func (ElicitResultContentValueInteger) isElicitResultContentValue() {}
 
-// ElicitResultContentValueBoolean is the schema definition
-// ElicitResultContentValueBoolean.
+// ElicitResultContentValueBoolean is the type of
+// #/$defs/ElicitResult/properties/content/additionalProperties/anyOf/1.
 type ElicitResultContentValueBoolean bool
 
 func (ElicitResultContentValueBoolean) isElicitResultContentValue() {}
@@ -875,8 +917,8 @@ type ElicitationCompleteNotification struct {
 
 func (*ElicitationCompleteNotification) isServerNotification() {}
 
-// ElicitationCompleteNotificationParams is the schema definition
-// ElicitationCompleteNotificationParams.
+// ElicitationCompleteNotificationParams is the type of
+// #/$defs/ElicitationCompleteNotification/properties/params.
 type ElicitationCompleteNotificationParams struct {
 	// ElicitationID is the ID of the elicitation that completed.
 	ElicitationID string
@@ -890,7 +932,7 @@ type EmbeddedResource struct {
 	// `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta`
 	// usage.
 	Meta jsontext.Value
-	// Annotations is optional annotations for the client.
+	// Annotations: Optional annotations for the client.
 	Annotations *Annotations
 	// Resource is the "resource" member.
 	Resource EmbeddedResourceResource
@@ -898,15 +940,18 @@ type EmbeddedResource struct {
 
 func (*EmbeddedResource) isContentBlock() {}
 
-// EmbeddedResourceResource is the schema definition EmbeddedResourceResource.
+// EmbeddedResourceResource is the type of
+// #/$defs/EmbeddedResource/properties/resource.
 //
-// It is a union: Value holds one of *TextResourceContents, *BlobResourceContents.
+// It is a union: Value holds one of *TextResourceContents,
+// *BlobResourceContents.
 type EmbeddedResourceResource struct {
 	// Value is the variant; nil means the union is not set.
 	Value EmbeddedResourceResourceValue
 }
 
-// EmbeddedResourceResourceValue is implemented by the variants of EmbeddedResourceResource: *TextResourceContents, *BlobResourceContents.
+// EmbeddedResourceResourceValue is implemented by the variants of
+// EmbeddedResourceResource: *TextResourceContents, *BlobResourceContents.
 type EmbeddedResourceResourceValue interface {
 	isEmbeddedResourceResource()
 	encode(*wire.Encoder)
@@ -917,13 +962,18 @@ type EmptyResult = Result
 
 // EnumSchema is the schema definition EnumSchema.
 //
-// It is a union: Value holds one of *UntitledSingleSelectEnumSchema, *TitledSingleSelectEnumSchema, *UntitledMultiSelectEnumSchema, *TitledMultiSelectEnumSchema, *LegacyTitledEnumSchema.
+// It is a union: Value holds one of *UntitledSingleSelectEnumSchema,
+// *TitledSingleSelectEnumSchema, *UntitledMultiSelectEnumSchema,
+// *TitledMultiSelectEnumSchema, *LegacyTitledEnumSchema.
 type EnumSchema struct {
 	// Value is the variant; nil means the union is not set.
 	Value EnumSchemaValue
 }
 
-// EnumSchemaValue is implemented by the variants of EnumSchema: *UntitledSingleSelectEnumSchema, *TitledSingleSelectEnumSchema, *UntitledMultiSelectEnumSchema, *TitledMultiSelectEnumSchema, *LegacyTitledEnumSchema.
+// EnumSchemaValue is implemented by the variants of EnumSchema:
+// *UntitledSingleSelectEnumSchema, *TitledSingleSelectEnumSchema,
+// *UntitledMultiSelectEnumSchema, *TitledMultiSelectEnumSchema,
+// *LegacyTitledEnumSchema.
 type EnumSchemaValue interface {
 	isEnumSchema()
 	encode(*wire.Encoder)
@@ -1010,8 +1060,8 @@ type GetTaskPayloadRequest struct {
 func (*GetTaskPayloadRequest) isClientRequest() {}
 func (*GetTaskPayloadRequest) isServerRequest() {}
 
-// GetTaskPayloadRequestParams is the schema definition
-// GetTaskPayloadRequestParams.
+// GetTaskPayloadRequestParams is the type of
+// #/$defs/GetTaskPayloadRequest/properties/params.
 type GetTaskPayloadRequestParams struct {
 	// TaskID is the task identifier to retrieve results for.
 	TaskID string
@@ -1025,7 +1075,8 @@ type GetTaskPayloadResult struct {
 	// `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta`
 	// usage.
 	Meta jsontext.Value
-	// Extra holds the members the schema does not name, as raw JSON; the schema allows them.
+	// Extra holds the members the schema does not name, as raw JSON; the schema
+	// allows them.
 	Extra map[string]jsontext.Value
 }
 
@@ -1041,7 +1092,8 @@ type GetTaskRequest struct {
 func (*GetTaskRequest) isClientRequest() {}
 func (*GetTaskRequest) isServerRequest() {}
 
-// GetTaskRequestParams is the schema definition GetTaskRequestParams.
+// GetTaskRequestParams is the type of
+// #/$defs/GetTaskRequest/properties/params.
 type GetTaskRequestParams struct {
 	// TaskID is the task identifier to query.
 	TaskID string
@@ -1061,7 +1113,7 @@ type GetTaskResult struct {
 	PollInterval *int64
 	// Status: Current task state.
 	Status TaskStatus
-	// StatusMessage is optional human-readable message describing the current task
+	// StatusMessage: Optional human-readable message describing the current task
 	// state. This can provide context for any status, including: - Reasons for
 	// "cancelled" status - Summaries for "completed" status - Diagnostic
 	// information for "failed" status (e.g., error details, what went wrong)
@@ -1071,7 +1123,8 @@ type GetTaskResult struct {
 	// TTL: Actual retention duration from creation in milliseconds, null for
 	// unlimited.
 	TTL *int64
-	// Extra holds the members the schema does not name, as raw JSON; the schema allows them.
+	// Extra holds the members the schema does not name, as raw JSON; the schema
+	// allows them.
 	Extra map[string]jsontext.Value
 }
 
@@ -1080,12 +1133,11 @@ func (*GetTaskResult) isServerResult() {}
 
 // Icon is an optionally-sized icon that can be displayed in a user interface.
 type Icon struct {
-	// MIMEType is optional MIME type override if the source MIME type is missing
-	// or generic. For example: `"image/png"`, `"image/jpeg"`, or
-	// `"image/svg+xml"`.
+	// MIMEType: Optional MIME type override if the source MIME type is missing or
+	// generic. For example: `"image/png"`, `"image/jpeg"`, or `"image/svg+xml"`.
 	MIMEType *string
-	// Sizes is optional array of strings that specify sizes at which the icon can
-	// be used. Each string should be in WxH format (e.g., `"48x48"`, `"96x96"`) or
+	// Sizes: Optional array of strings that specify sizes at which the icon can be
+	// used. Each string should be in WxH format (e.g., `"48x48"`, `"96x96"`) or
 	// `"any"` for scalable formats like SVG. If not provided, the client should
 	// assume that the icon can be used at any size.
 	Sizes []string
@@ -1095,14 +1147,14 @@ type Icon struct {
 	// client/server or a trusted domain. Consumers SHOULD take appropriate
 	// precautions when consuming SVGs as they can contain executable JavaScript.
 	Src string
-	// Theme is optional specifier for the theme this icon is designed for. `light`
+	// Theme: Optional specifier for the theme this icon is designed for. `light`
 	// indicates the icon is designed to be used with a light background, and
 	// `dark` indicates the icon is designed to be used with a dark background. If
 	// not provided, the client should assume the icon can be used with any theme.
 	Theme IconTheme
 }
 
-// IconTheme is optional specifier for the theme this icon is designed for.
+// IconTheme: Optional specifier for the theme this icon is designed for.
 // `light` indicates the icon is designed to be used with a light background,
 // and `dark` indicates the icon is designed to be used with a dark background.
 // If not provided, the client should assume the icon can be used with any
@@ -1128,7 +1180,7 @@ var iconThemeValues = []string{"dark", "light"}
 
 // Icons: Base interface to add `icons` property.
 type Icons struct {
-	// Icons is optional set of sized icons that the client can display in a user
+	// Icons: Optional set of sized icons that the client can display in a user
 	// interface. Clients that support rendering icons MUST support at least the
 	// following MIME types: - `image/png` - PNG images (safe, universal
 	// compatibility) - `image/jpeg` (and `image/jpg`) - JPEG images (safe,
@@ -1144,7 +1196,7 @@ type ImageContent struct {
 	// `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta`
 	// usage.
 	Meta jsontext.Value
-	// Annotations is optional annotations for the client.
+	// Annotations: Optional annotations for the client.
 	Annotations *Annotations
 	// Data is the base64-encoded image data.
 	Data string
@@ -1166,7 +1218,7 @@ type Implementation struct {
 	// describe the types of resources or tools it provides, while a client might
 	// describe its intended use case.
 	Description *string
-	// Icons is optional set of sized icons that the client can display in a user
+	// Icons: Optional set of sized icons that the client can display in a user
 	// interface. Clients that support rendering icons MUST support at least the
 	// following MIME types: - `image/png` - PNG images (safe, universal
 	// compatibility) - `image/jpeg` (and `image/jpg`) - JPEG images (safe,
@@ -1285,13 +1337,16 @@ func (*JSONRPCErrorResponse) isJSONRPCResponse() {}
 // JSONRPCMessage: Refers to any valid JSON-RPC object that can be decoded off
 // the wire, or encoded to be sent.
 //
-// It is a union: Value holds one of *JSONRPCRequest, *JSONRPCNotification, *JSONRPCResultResponse, *JSONRPCErrorResponse.
+// It is a union: Value holds one of *JSONRPCRequest, *JSONRPCNotification,
+// *JSONRPCResultResponse, *JSONRPCErrorResponse.
 type JSONRPCMessage struct {
 	// Value is the variant; nil means the union is not set.
 	Value JSONRPCMessageValue
 }
 
-// JSONRPCMessageValue is implemented by the variants of JSONRPCMessage: *JSONRPCRequest, *JSONRPCNotification, *JSONRPCResultResponse, *JSONRPCErrorResponse.
+// JSONRPCMessageValue is implemented by the variants of JSONRPCMessage:
+// *JSONRPCRequest, *JSONRPCNotification, *JSONRPCResultResponse,
+// *JSONRPCErrorResponse.
 type JSONRPCMessageValue interface {
 	isJSONRPCMessage()
 	encode(*wire.Encoder)
@@ -1322,13 +1377,15 @@ func (*JSONRPCRequest) isJSONRPCMessage() {}
 // JSONRPCResponse is a response to a request, containing either the result or
 // error.
 //
-// It is a union: Value holds one of *JSONRPCResultResponse, *JSONRPCErrorResponse.
+// It is a union: Value holds one of *JSONRPCResultResponse,
+// *JSONRPCErrorResponse.
 type JSONRPCResponse struct {
 	// Value is the variant; nil means the union is not set.
 	Value JSONRPCResponseValue
 }
 
-// JSONRPCResponseValue is implemented by the variants of JSONRPCResponse: *JSONRPCResultResponse, *JSONRPCErrorResponse.
+// JSONRPCResponseValue is implemented by the variants of JSONRPCResponse:
+// *JSONRPCResultResponse, *JSONRPCErrorResponse.
 type JSONRPCResponseValue interface {
 	isJSONRPCResponse()
 	encode(*wire.Encoder)
@@ -1600,7 +1657,7 @@ type ModelPreferences struct {
 	// 0 means cost is not important, while a value of 1 means cost is the most
 	// important factor.
 	CostPriority *float64
-	// Hints is optional hints to use for model selection. If multiple hints are
+	// Hints: Optional hints to use for model selection. If multiple hints are
 	// specified, the client MUST evaluate them in order (such that the first match
 	// is taken). The client SHOULD prioritize these hints over the numeric
 	// priorities, but MAY still use the priorities to select from ambiguous
@@ -1618,13 +1675,16 @@ type ModelPreferences struct {
 
 // MultiSelectEnumSchema is the schema definition MultiSelectEnumSchema.
 //
-// It is a union: Value holds one of *UntitledMultiSelectEnumSchema, *TitledMultiSelectEnumSchema.
+// It is a union: Value holds one of *UntitledMultiSelectEnumSchema,
+// *TitledMultiSelectEnumSchema.
 type MultiSelectEnumSchema struct {
 	// Value is the variant; nil means the union is not set.
 	Value MultiSelectEnumSchemaValue
 }
 
-// MultiSelectEnumSchemaValue is implemented by the variants of MultiSelectEnumSchema: *UntitledMultiSelectEnumSchema, *TitledMultiSelectEnumSchema.
+// MultiSelectEnumSchemaValue is implemented by the variants of
+// MultiSelectEnumSchema: *UntitledMultiSelectEnumSchema,
+// *TitledMultiSelectEnumSchema.
 type MultiSelectEnumSchemaValue interface {
 	isMultiSelectEnumSchema()
 	encode(*wire.Encoder)
@@ -1664,7 +1724,7 @@ type NumberSchema struct {
 
 func (*NumberSchema) isPrimitiveSchemaDefinition() {}
 
-// NumberSchemaType is the schema definition NumberSchemaType.
+// NumberSchemaType is the type of #/$defs/NumberSchema/properties/type.
 type NumberSchemaType string
 
 // The values of NumberSchemaType.
@@ -1754,13 +1814,20 @@ func (*PingRequest) isServerRequest() {}
 // PrimitiveSchemaDefinition: Restricted schema definitions that only allow
 // primitive types without nested objects or arrays.
 //
-// It is a union: Value holds one of *StringSchema, *NumberSchema, *BooleanSchema, *UntitledSingleSelectEnumSchema, *TitledSingleSelectEnumSchema, *UntitledMultiSelectEnumSchema, *TitledMultiSelectEnumSchema, *LegacyTitledEnumSchema.
+// It is a union: Value holds one of *StringSchema, *NumberSchema,
+// *BooleanSchema, *UntitledSingleSelectEnumSchema,
+// *TitledSingleSelectEnumSchema, *UntitledMultiSelectEnumSchema,
+// *TitledMultiSelectEnumSchema, *LegacyTitledEnumSchema.
 type PrimitiveSchemaDefinition struct {
 	// Value is the variant; nil means the union is not set.
 	Value PrimitiveSchemaDefinitionValue
 }
 
-// PrimitiveSchemaDefinitionValue is implemented by the variants of PrimitiveSchemaDefinition: *StringSchema, *NumberSchema, *BooleanSchema, *UntitledSingleSelectEnumSchema, *TitledSingleSelectEnumSchema, *UntitledMultiSelectEnumSchema, *TitledMultiSelectEnumSchema, *LegacyTitledEnumSchema.
+// PrimitiveSchemaDefinitionValue is implemented by the variants of
+// PrimitiveSchemaDefinition: *StringSchema, *NumberSchema, *BooleanSchema,
+// *UntitledSingleSelectEnumSchema, *TitledSingleSelectEnumSchema,
+// *UntitledMultiSelectEnumSchema, *TitledMultiSelectEnumSchema,
+// *LegacyTitledEnumSchema.
 type PrimitiveSchemaDefinitionValue interface {
 	isPrimitiveSchemaDefinition()
 	encode(*wire.Encoder)
@@ -1809,7 +1876,7 @@ type Prompt struct {
 	Arguments []PromptArgument
 	// Description is an optional description of what this prompt provides
 	Description *string
-	// Icons is optional set of sized icons that the client can display in a user
+	// Icons: Optional set of sized icons that the client can display in a user
 	// interface. Clients that support rendering icons MUST support at least the
 	// following MIME types: - `image/png` - PNG images (safe, universal
 	// compatibility) - `image/jpeg` (and `image/jpg`) - JPEG images (safe,
@@ -1938,16 +2005,19 @@ type ReadResourceResult struct {
 
 func (*ReadResourceResult) isServerResult() {}
 
-// ReadResourceResultContentsItem is the schema definition
-// ReadResourceResultContentsItem.
+// ReadResourceResultContentsItem is the type of
+// #/$defs/ReadResourceResult/properties/contents/items.
 //
-// It is a union: Value holds one of *TextResourceContents, *BlobResourceContents.
+// It is a union: Value holds one of *TextResourceContents,
+// *BlobResourceContents.
 type ReadResourceResultContentsItem struct {
 	// Value is the variant; nil means the union is not set.
 	Value ReadResourceResultContentsItemValue
 }
 
-// ReadResourceResultContentsItemValue is implemented by the variants of ReadResourceResultContentsItem: *TextResourceContents, *BlobResourceContents.
+// ReadResourceResultContentsItemValue is implemented by the variants of
+// ReadResourceResultContentsItem: *TextResourceContents,
+// *BlobResourceContents.
 type ReadResourceResultContentsItemValue interface {
 	isReadResourceResultContentsItem()
 	encode(*wire.Encoder)
@@ -2010,13 +2080,13 @@ type Resource struct {
 	// `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta`
 	// usage.
 	Meta jsontext.Value
-	// Annotations is optional annotations for the client.
+	// Annotations: Optional annotations for the client.
 	Annotations *Annotations
 	// Description is a description of what this resource represents. This can be
 	// used by clients to improve the LLM's understanding of available resources.
 	// It can be thought of like a "hint" to the model.
 	Description *string
-	// Icons is optional set of sized icons that the client can display in a user
+	// Icons: Optional set of sized icons that the client can display in a user
 	// interface. Clients that support rendering icons MUST support at least the
 	// following MIME types: - `image/png` - PNG images (safe, universal
 	// compatibility) - `image/jpeg` (and `image/jpg`) - JPEG images (safe,
@@ -2063,13 +2133,13 @@ type ResourceLink struct {
 	// `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta`
 	// usage.
 	Meta jsontext.Value
-	// Annotations is optional annotations for the client.
+	// Annotations: Optional annotations for the client.
 	Annotations *Annotations
 	// Description is a description of what this resource represents. This can be
 	// used by clients to improve the LLM's understanding of available resources.
 	// It can be thought of like a "hint" to the model.
 	Description *string
-	// Icons is optional set of sized icons that the client can display in a user
+	// Icons: Optional set of sized icons that the client can display in a user
 	// interface. Clients that support rendering icons MUST support at least the
 	// following MIME types: - `image/png` - PNG images (safe, universal
 	// compatibility) - `image/jpeg` (and `image/jpg`) - JPEG images (safe,
@@ -2151,13 +2221,13 @@ type ResourceTemplate struct {
 	// `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta`
 	// usage.
 	Meta jsontext.Value
-	// Annotations is optional annotations for the client.
+	// Annotations: Optional annotations for the client.
 	Annotations *Annotations
 	// Description is a description of what this template is for. This can be used
 	// by clients to improve the LLM's understanding of available resources. It can
 	// be thought of like a "hint" to the model.
 	Description *string
-	// Icons is optional set of sized icons that the client can display in a user
+	// Icons: Optional set of sized icons that the client can display in a user
 	// interface. Clients that support rendering icons MUST support at least the
 	// following MIME types: - `image/png` - PNG images (safe, universal
 	// compatibility) - `image/jpeg` (and `image/jpg`) - JPEG images (safe,
@@ -2221,7 +2291,8 @@ type Result struct {
 	// `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta`
 	// usage.
 	Meta jsontext.Value
-	// Extra holds the members the schema does not name, as raw JSON; the schema allows them.
+	// Extra holds the members the schema does not name, as raw JSON; the schema
+	// allows them.
 	Extra map[string]jsontext.Value
 }
 
@@ -2288,22 +2359,27 @@ type SamplingMessage struct {
 	Role Role
 }
 
-// SamplingMessageContent is the schema definition SamplingMessageContent.
+// SamplingMessageContent is the type of
+// #/$defs/SamplingMessage/properties/content.
 //
-// It is a union: Value holds one of *TextContent, *ImageContent, *AudioContent, *ToolUseContent, *ToolResultContent, SamplingMessageContentArray.
+// It is a union: Value holds one of *TextContent, *ImageContent,
+// *AudioContent, *ToolUseContent, *ToolResultContent,
+// SamplingMessageContentArray.
 type SamplingMessageContent struct {
 	// Value is the variant; nil means the union is not set.
 	Value SamplingMessageContentValue
 }
 
-// SamplingMessageContentValue is implemented by the variants of SamplingMessageContent: *TextContent, *ImageContent, *AudioContent, *ToolUseContent, *ToolResultContent, SamplingMessageContentArray.
+// SamplingMessageContentValue is implemented by the variants of
+// SamplingMessageContent: *TextContent, *ImageContent, *AudioContent,
+// *ToolUseContent, *ToolResultContent, SamplingMessageContentArray.
 type SamplingMessageContentValue interface {
 	isSamplingMessageContent()
 	encode(*wire.Encoder)
 }
 
-// SamplingMessageContentArray is the schema definition
-// SamplingMessageContentArray.
+// SamplingMessageContentArray is the type of
+// #/$defs/SamplingMessage/properties/content/anyOf/5.
 type SamplingMessageContentArray []SamplingMessageContentBlock
 
 func (SamplingMessageContentArray) isSamplingMessageContent() {}
@@ -2311,13 +2387,16 @@ func (SamplingMessageContentArray) isSamplingMessageContent() {}
 // SamplingMessageContentBlock is the schema definition
 // SamplingMessageContentBlock.
 //
-// It is a union: Value holds one of *TextContent, *ImageContent, *AudioContent, *ToolUseContent, *ToolResultContent.
+// It is a union: Value holds one of *TextContent, *ImageContent,
+// *AudioContent, *ToolUseContent, *ToolResultContent.
 type SamplingMessageContentBlock struct {
 	// Value is the variant; nil means the union is not set.
 	Value SamplingMessageContentBlockValue
 }
 
-// SamplingMessageContentBlockValue is implemented by the variants of SamplingMessageContentBlock: *TextContent, *ImageContent, *AudioContent, *ToolUseContent, *ToolResultContent.
+// SamplingMessageContentBlockValue is implemented by the variants of
+// SamplingMessageContentBlock: *TextContent, *ImageContent, *AudioContent,
+// *ToolUseContent, *ToolResultContent.
 type SamplingMessageContentBlockValue interface {
 	isSamplingMessageContentBlock()
 	encode(*wire.Encoder)
@@ -2396,13 +2475,22 @@ type ServerCapabilitiesTools struct {
 
 // ServerNotification is the schema definition ServerNotification.
 //
-// It is a union: Value holds one of *CancelledNotification, *ProgressNotification, *ResourceListChangedNotification, *ResourceUpdatedNotification, *PromptListChangedNotification, *ToolListChangedNotification, *TaskStatusNotification, *LoggingMessageNotification, *ElicitationCompleteNotification.
+// It is a union: Value holds one of *CancelledNotification,
+// *ProgressNotification, *ResourceListChangedNotification,
+// *ResourceUpdatedNotification, *PromptListChangedNotification,
+// *ToolListChangedNotification, *TaskStatusNotification,
+// *LoggingMessageNotification, *ElicitationCompleteNotification.
 type ServerNotification struct {
 	// Value is the variant; nil means the union is not set.
 	Value ServerNotificationValue
 }
 
-// ServerNotificationValue is implemented by the variants of ServerNotification: *CancelledNotification, *ProgressNotification, *ResourceListChangedNotification, *ResourceUpdatedNotification, *PromptListChangedNotification, *ToolListChangedNotification, *TaskStatusNotification, *LoggingMessageNotification, *ElicitationCompleteNotification.
+// ServerNotificationValue is implemented by the variants of
+// ServerNotification: *CancelledNotification, *ProgressNotification,
+// *ResourceListChangedNotification, *ResourceUpdatedNotification,
+// *PromptListChangedNotification, *ToolListChangedNotification,
+// *TaskStatusNotification, *LoggingMessageNotification,
+// *ElicitationCompleteNotification.
 type ServerNotificationValue interface {
 	isServerNotification()
 	encode(*wire.Encoder)
@@ -2410,13 +2498,17 @@ type ServerNotificationValue interface {
 
 // ServerRequest is the schema definition ServerRequest.
 //
-// It is a union: Value holds one of *PingRequest, *GetTaskRequest, *GetTaskPayloadRequest, *CancelTaskRequest, *ListTasksRequest, *CreateMessageRequest, *ListRootsRequest, *ElicitRequest.
+// It is a union: Value holds one of *PingRequest, *GetTaskRequest,
+// *GetTaskPayloadRequest, *CancelTaskRequest, *ListTasksRequest,
+// *CreateMessageRequest, *ListRootsRequest, *ElicitRequest.
 type ServerRequest struct {
 	// Value is the variant; nil means the union is not set.
 	Value ServerRequestValue
 }
 
-// ServerRequestValue is implemented by the variants of ServerRequest: *PingRequest, *GetTaskRequest, *GetTaskPayloadRequest, *CancelTaskRequest, *ListTasksRequest, *CreateMessageRequest, *ListRootsRequest, *ElicitRequest.
+// ServerRequestValue is implemented by the variants of ServerRequest:
+// *PingRequest, *GetTaskRequest, *GetTaskPayloadRequest, *CancelTaskRequest,
+// *ListTasksRequest, *CreateMessageRequest, *ListRootsRequest, *ElicitRequest.
 type ServerRequestValue interface {
 	isServerRequest()
 	encode(*wire.Encoder)
@@ -2424,13 +2516,21 @@ type ServerRequestValue interface {
 
 // ServerResult is the schema definition ServerResult.
 //
-// It is a union: Value holds one of *Result, *InitializeResult, *ListResourcesResult, *ListResourceTemplatesResult, *ReadResourceResult, *ListPromptsResult, *GetPromptResult, *ListToolsResult, *CallToolResult, *GetTaskResult, *GetTaskPayloadResult, *CancelTaskResult, *ListTasksResult, *CompleteResult.
+// It is a union: Value holds one of *Result, *InitializeResult,
+// *ListResourcesResult, *ListResourceTemplatesResult, *ReadResourceResult,
+// *ListPromptsResult, *GetPromptResult, *ListToolsResult, *CallToolResult,
+// *GetTaskResult, *GetTaskPayloadResult, *CancelTaskResult, *ListTasksResult,
+// *CompleteResult.
 type ServerResult struct {
 	// Value is the variant; nil means the union is not set.
 	Value ServerResultValue
 }
 
-// ServerResultValue is implemented by the variants of ServerResult: *Result, *InitializeResult, *ListResourcesResult, *ListResourceTemplatesResult, *ReadResourceResult, *ListPromptsResult, *GetPromptResult, *ListToolsResult, *CallToolResult, *GetTaskResult, *GetTaskPayloadResult, *CancelTaskResult, *ListTasksResult, *CompleteResult.
+// ServerResultValue is implemented by the variants of ServerResult: *Result,
+// *InitializeResult, *ListResourcesResult, *ListResourceTemplatesResult,
+// *ReadResourceResult, *ListPromptsResult, *GetPromptResult, *ListToolsResult,
+// *CallToolResult, *GetTaskResult, *GetTaskPayloadResult, *CancelTaskResult,
+// *ListTasksResult, *CompleteResult.
 type ServerResultValue interface {
 	isServerResult()
 	encode(*wire.Encoder)
@@ -2483,13 +2583,16 @@ func (x *SetLevelRequestParams) SetMetaProgressToken(v ProgressToken) error {
 
 // SingleSelectEnumSchema is the schema definition SingleSelectEnumSchema.
 //
-// It is a union: Value holds one of *UntitledSingleSelectEnumSchema, *TitledSingleSelectEnumSchema.
+// It is a union: Value holds one of *UntitledSingleSelectEnumSchema,
+// *TitledSingleSelectEnumSchema.
 type SingleSelectEnumSchema struct {
 	// Value is the variant; nil means the union is not set.
 	Value SingleSelectEnumSchemaValue
 }
 
-// SingleSelectEnumSchemaValue is implemented by the variants of SingleSelectEnumSchema: *UntitledSingleSelectEnumSchema, *TitledSingleSelectEnumSchema.
+// SingleSelectEnumSchemaValue is implemented by the variants of
+// SingleSelectEnumSchema: *UntitledSingleSelectEnumSchema,
+// *TitledSingleSelectEnumSchema.
 type SingleSelectEnumSchemaValue interface {
 	isSingleSelectEnumSchema()
 	encode(*wire.Encoder)
@@ -2513,7 +2616,7 @@ type StringSchema struct {
 
 func (*StringSchema) isPrimitiveSchemaDefinition() {}
 
-// StringSchemaFormat is the schema definition StringSchemaFormat.
+// StringSchemaFormat is the type of #/$defs/StringSchema/properties/format.
 type StringSchemaFormat string
 
 // The values of StringSchemaFormat.
@@ -2589,7 +2692,7 @@ type Task struct {
 	PollInterval *int64
 	// Status: Current task state.
 	Status TaskStatus
-	// StatusMessage is optional human-readable message describing the current task
+	// StatusMessage: Optional human-readable message describing the current task
 	// state. This can provide context for any status, including: - Reasons for
 	// "cancelled" status - Summaries for "completed" status - Diagnostic
 	// information for "failed" status (e.g., error details, what went wrong)
@@ -2695,7 +2798,7 @@ type TaskStatusNotificationParams struct {
 	PollInterval *int64
 	// Status: Current task state.
 	Status TaskStatus
-	// StatusMessage is optional human-readable message describing the current task
+	// StatusMessage: Optional human-readable message describing the current task
 	// state. This can provide context for any status, including: - Reasons for
 	// "cancelled" status - Summaries for "completed" status - Diagnostic
 	// information for "failed" status (e.g., error details, what went wrong)
@@ -2713,7 +2816,7 @@ type TextContent struct {
 	// `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta`
 	// usage.
 	Meta jsontext.Value
-	// Annotations is optional annotations for the client.
+	// Annotations: Optional annotations for the client.
 	Annotations *Annotations
 	// Text is the text content of the message.
 	Text string
@@ -2745,9 +2848,9 @@ func (*TextResourceContents) isReadResourceResultContentsItem() {}
 // TitledMultiSelectEnumSchema: Schema for multiple-selection enumeration with
 // display titles for each option.
 type TitledMultiSelectEnumSchema struct {
-	// Default is optional default value.
+	// Default: Optional default value.
 	Default []string
-	// Description is optional description for the enum field.
+	// Description: Optional description for the enum field.
 	Description *string
 	// Items: Schema for array items with enum options and display labels.
 	Items TitledMultiSelectEnumSchemaItems
@@ -2755,7 +2858,7 @@ type TitledMultiSelectEnumSchema struct {
 	MaxItems *int64
 	// MinItems: Minimum number of items to select.
 	MinItems *int64
-	// Title is optional title for the enum field.
+	// Title: Optional title for the enum field.
 	Title *string
 }
 
@@ -2770,8 +2873,8 @@ type TitledMultiSelectEnumSchemaItems struct {
 	AnyOf []TitledMultiSelectEnumSchemaItemsAnyOfItem
 }
 
-// TitledMultiSelectEnumSchemaItemsAnyOfItem is the schema definition
-// TitledMultiSelectEnumSchemaItemsAnyOfItem.
+// TitledMultiSelectEnumSchemaItemsAnyOfItem is the type of
+// #/$defs/TitledMultiSelectEnumSchema/properties/items/properties/anyOf/items.
 type TitledMultiSelectEnumSchemaItemsAnyOfItem struct {
 	// Const is the constant enum value.
 	Const string
@@ -2782,13 +2885,13 @@ type TitledMultiSelectEnumSchemaItemsAnyOfItem struct {
 // TitledSingleSelectEnumSchema: Schema for single-selection enumeration with
 // display titles for each option.
 type TitledSingleSelectEnumSchema struct {
-	// Default is optional default value.
+	// Default: Optional default value.
 	Default *string
-	// Description is optional description for the enum field.
+	// Description: Optional description for the enum field.
 	Description *string
 	// OneOf: Array of enum options with values and display labels.
 	OneOf []TitledSingleSelectEnumSchemaOneOfItem
-	// Title is optional title for the enum field.
+	// Title: Optional title for the enum field.
 	Title *string
 }
 
@@ -2796,8 +2899,8 @@ func (*TitledSingleSelectEnumSchema) isEnumSchema()                {}
 func (*TitledSingleSelectEnumSchema) isPrimitiveSchemaDefinition() {}
 func (*TitledSingleSelectEnumSchema) isSingleSelectEnumSchema()    {}
 
-// TitledSingleSelectEnumSchemaOneOfItem is the schema definition
-// TitledSingleSelectEnumSchemaOneOfItem.
+// TitledSingleSelectEnumSchemaOneOfItem is the type of
+// #/$defs/TitledSingleSelectEnumSchema/properties/oneOf/items.
 type TitledSingleSelectEnumSchemaOneOfItem struct {
 	// Const is the enum value.
 	Const string
@@ -2811,7 +2914,7 @@ type Tool struct {
 	// `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta`
 	// usage.
 	Meta jsontext.Value
-	// Annotations is optional additional tool information. Display name precedence
+	// Annotations: Optional additional tool information. Display name precedence
 	// order is: title, annotations.title, then name.
 	Annotations *ToolAnnotations
 	// Description is a human-readable description of the tool. This can be used by
@@ -2820,7 +2923,7 @@ type Tool struct {
 	Description *string
 	// Execution: Execution-related properties for this tool.
 	Execution *ToolExecution
-	// Icons is optional set of sized icons that the client can display in a user
+	// Icons: Optional set of sized icons that the client can display in a user
 	// interface. Clients that support rendering icons MUST support at least the
 	// following MIME types: - `image/png` - PNG images (safe, universal
 	// compatibility) - `image/jpeg` (and `image/jpg`) - JPEG images (safe,
@@ -3011,22 +3114,25 @@ type URLElicitationRequiredError struct {
 	ID RequestID
 }
 
-// URLElicitationRequiredErrorError is the schema definition
-// URLElicitationRequiredErrorError.
+// URLElicitationRequiredErrorError is the type of
+// #/$defs/URLElicitationRequiredError/properties/error.
 type URLElicitationRequiredErrorError struct {
-	// Data is the "data" member.
+	// Data: Additional information about the error. The value of this member is
+	// defined by the sender (e.g. detailed error information, nested errors etc.).
 	Data URLElicitationRequiredErrorErrorData
 	// Message is a short description of the error. The message SHOULD be limited
 	// to a concise single sentence.
 	Message string
 }
 
-// URLElicitationRequiredErrorErrorData is the schema definition
-// URLElicitationRequiredErrorErrorData.
+// URLElicitationRequiredErrorErrorData: Additional information about the
+// error. The value of this member is defined by the sender (e.g. detailed
+// error information, nested errors etc.).
 type URLElicitationRequiredErrorErrorData struct {
 	// Elicitations is the "elicitations" member.
 	Elicitations []ElicitRequestURLParams
-	// Extra holds the members the schema does not name, as raw JSON; the schema allows them.
+	// Extra holds the members the schema does not name, as raw JSON; the schema
+	// allows them.
 	Extra map[string]jsontext.Value
 }
 
@@ -3078,9 +3184,9 @@ func (x *UnsubscribeRequestParams) SetMetaProgressToken(v ProgressToken) error {
 // UntitledMultiSelectEnumSchema: Schema for multiple-selection enumeration
 // without display titles for options.
 type UntitledMultiSelectEnumSchema struct {
-	// Default is optional default value.
+	// Default: Optional default value.
 	Default []string
-	// Description is optional description for the enum field.
+	// Description: Optional description for the enum field.
 	Description *string
 	// Items: Schema for the array items.
 	Items UntitledMultiSelectEnumSchemaItems
@@ -3088,7 +3194,7 @@ type UntitledMultiSelectEnumSchema struct {
 	MaxItems *int64
 	// MinItems: Minimum number of items to select.
 	MinItems *int64
-	// Title is optional title for the enum field.
+	// Title: Optional title for the enum field.
 	Title *string
 }
 
@@ -3105,13 +3211,13 @@ type UntitledMultiSelectEnumSchemaItems struct {
 // UntitledSingleSelectEnumSchema: Schema for single-selection enumeration
 // without display titles for options.
 type UntitledSingleSelectEnumSchema struct {
-	// Default is optional default value.
+	// Default: Optional default value.
 	Default *string
-	// Description is optional description for the enum field.
+	// Description: Optional description for the enum field.
 	Description *string
 	// Enum: Array of enum values to choose from.
 	Enum []string
-	// Title is optional title for the enum field.
+	// Title: Optional title for the enum field.
 	Title *string
 }
 

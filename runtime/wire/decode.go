@@ -103,9 +103,11 @@ func NextName(d *jsontext.Decoder) (name []byte, ok bool, err error) {
 	return u, true, nil
 }
 
-// Skip consumes the next value, for members the type does not know.
+// Skip consumes the next value, for members the type does not know. Like
+// ReadValue, it checks that the value nests no deeper than MaxDepth.
 func Skip(d *jsontext.Decoder) error {
-	return convert(d, d.SkipValue())
+	_, err := ReadUnionValue(d)
+	return err
 }
 
 // Missing reports a required member that was not present. It is called after
@@ -192,7 +194,7 @@ func ReadInt(d *jsontext.Decoder) (int64, error) {
 }
 
 // parseInt parses an integer literal, or a float literal with an integral
-// value in range.
+// value in range. The value is computed exactly, never through a float64.
 func parseInt(v []byte) (int64, bool) {
 	s := v
 	neg := false
@@ -216,13 +218,97 @@ func parseInt(v []byte) (int64, bool) {
 			return n, true
 		}
 	}
-	f, err := strconv.ParseFloat(string(v), 64)
-	if err != nil || f != math.Trunc(f) || f < -(1<<63) || f >= 1<<63 {
-		// ParseInt handles the exact edges of the range.
-		n, ierr := strconv.ParseInt(string(v), 10, 64)
-		return n, ierr == nil
+	neg, digits, exp, ok := decimal(v)
+	if ok && len(digits) == 0 {
+		return 0, true
 	}
-	return int64(f), true
+	if !ok || exp < 0 || int64(len(digits))+exp > 19 {
+		return 0, false
+	}
+	b := make([]byte, 0, 20)
+	if neg {
+		b = append(b, '-')
+	}
+	b = append(b, digits...)
+	for range exp {
+		b = append(b, '0')
+	}
+	n, err := strconv.ParseInt(string(b), 10, 64)
+	return n, err == nil
+}
+
+// decimal splits the JSON number v into its sign and the digits and exponent
+// of its exact value, ±digits × 10^exp, with neither leading nor trailing
+// zeros in digits. Zero has no digits, exponent 0 and no sign. ok is false if
+// v is not a JSON number, or if it is not zero and the exponent written in it
+// is 10^16 or more in magnitude.
+func decimal(v []byte) (neg bool, digits []byte, exp int64, ok bool) {
+	i := 0
+	if i < len(v) && v[i] == '-' {
+		neg, i = true, i+1
+	}
+	start := i
+	for i < len(v) && v[i] >= '0' && v[i] <= '9' {
+		i++
+	}
+	if i == start {
+		return false, nil, 0, false
+	}
+	digits = append(digits, v[start:i]...)
+	if i < len(v) && v[i] == '.' {
+		i++
+		start = i
+		for i < len(v) && v[i] >= '0' && v[i] <= '9' {
+			i++
+		}
+		if i == start {
+			return false, nil, 0, false
+		}
+		digits = append(digits, v[start:i]...)
+		exp = -int64(i - start)
+	}
+	huge := false
+	if i < len(v) && (v[i] == 'e' || v[i] == 'E') {
+		i++
+		eneg := false
+		if i < len(v) && (v[i] == '+' || v[i] == '-') {
+			eneg, i = v[i] == '-', i+1
+		}
+		start = i
+		var e int64
+		for i < len(v) && v[i] >= '0' && v[i] <= '9' {
+			if e >= 1e15 {
+				huge = true
+			} else {
+				e = e*10 + int64(v[i]-'0')
+			}
+			i++
+		}
+		if i == start {
+			return false, nil, 0, false
+		}
+		if eneg {
+			e = -e
+		}
+		exp += e
+	}
+	if i != len(v) {
+		return false, nil, 0, false
+	}
+	for len(digits) > 0 && digits[0] == '0' {
+		digits = digits[1:]
+	}
+	for len(digits) > 0 && digits[len(digits)-1] == '0' {
+		digits = digits[:len(digits)-1]
+		exp++
+	}
+	if len(digits) == 0 {
+		return false, nil, 0, true
+	}
+	if huge {
+		return false, nil, 0, false
+	}
+	return neg, digits, exp, true
 }
 
 // ReadFloat reads a JSON number as a float64.
@@ -322,24 +408,32 @@ func ReadConst(d *jsontext.Decoder, want string) error {
 	if err != nil {
 		return convert(d, err)
 	}
-	if string(v) == want {
+	if constEqual(v, want) {
 		return nil
 	}
-	if v.Kind() == '"' && bytes.IndexByte(v, '\\') >= 0 {
+	return ConstError(d, string(v), want)
+}
+
+// constEqual reports whether the valid JSON value v equals the JSON text
+// want: strings compare by their unescaped contents, numbers by their exact
+// values, and other values byte by byte.
+func constEqual(v []byte, want string) bool {
+	if string(v) == want {
+		return true
+	}
+	if jsontext.Value(v).Kind() == '"' && bytes.IndexByte(v, '\\') >= 0 {
 		if u, err := jsontext.AppendUnquote(nil, v); err == nil {
 			if q, err := jsontext.AppendQuote(nil, u); err == nil && string(q) == want {
-				return nil
+				return true
 			}
 		}
 	}
-	if v.Kind() == '0' && want != "" && (want[0] == '-' || want[0] >= '0' && want[0] <= '9') {
-		a, errA := strconv.ParseFloat(string(v), 64)
-		b, errB := strconv.ParseFloat(want, 64)
-		if errA == nil && errB == nil && a == b {
-			return nil
-		}
+	if jsontext.Value(v).Kind() == '0' && want != "" && (want[0] == '-' || want[0] >= '0' && want[0] <= '9') {
+		negA, a, expA, okA := decimal(v)
+		negB, b, expB, okB := decimal([]byte(want))
+		return okA && okB && negA == negB && bytes.Equal(a, b) && expA == expB
 	}
-	return ConstError(d, string(v), want)
+	return false
 }
 
 func escapeToken(s string) string {
@@ -358,4 +452,15 @@ func escapeToken(s string) string {
 		}
 	}
 	return string(b)
+}
+
+// UnknownMember reports a member that a closed object (additionalProperties
+// false) does not allow. The member's value is consumed first, so that the
+// pointer names it.
+func UnknownMember(d *jsontext.Decoder, name []byte) error {
+	n := string(name)
+	if err := d.SkipValue(); err != nil {
+		return convert(d, err)
+	}
+	return &Error{Pointer: string(d.StackPointer()), Msg: "unknown member " + strconv.Quote(n) + " (the object allows no others)"}
 }

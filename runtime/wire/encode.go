@@ -224,3 +224,15 @@ func SortedKeys[V any](m map[string]V) []string {
 	slices.Sort(keys)
 	return keys
 }
+
+// RequireConst checks that the raw object v, about to be or just written,
+// has the member name with the JSON value want; an empty v is left to the
+// required-member checks.
+func (e *Encoder) RequireConst(v jsontext.Value, name, want string) {
+	if len(v) == 0 || !v.IsValid() {
+		return
+	}
+	if m, ok := Member(v, name); !ok || string(m) != want {
+		e.Fail("raw object must have " + strconv.Quote(name) + ": " + want)
+	}
+}
