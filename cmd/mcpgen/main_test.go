@@ -351,3 +351,37 @@ func assertDir(t *testing.T, dir string, want map[string]string) {
 		t.Errorf("directory %s mismatch (-want +got):\n%s", dir, diff)
 	}
 }
+
+// TestGenerateOutsideRepository checks that generate without --schema works
+// where there is no mcpgen repository (a downstream go generate): the
+// pinned schema is materialized into the user cache directory from
+// $MCPGEN_SCHEMA_MIRROR.
+func TestGenerateOutsideRepository(t *testing.T) {
+	root, err := schema.FindRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mirror := schema.DefaultMirror(root)
+	if mirror == "" {
+		t.Fatalf("no schema mirror beside %s (../shared/schema)", root)
+	}
+	old := findRoot
+	findRoot = func() (string, error) { return "", errors.New("not in the repository") }
+	t.Cleanup(func() { findRoot = old })
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	t.Setenv("HOME", cache)
+	t.Setenv("MCPGEN_SCHEMA_MIRROR", mirror)
+	out := filepath.Join(t.TempDir(), "mcp")
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"generate", "--revision", "2025-06-18", "--out", out, "--package", "mcp"}, strings.NewReader(""), &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(cache, "mcpgen", "schema", "2025-06-18", "schema.json")); err != nil {
+		t.Errorf("schema not cached: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "types.go")); err != nil {
+		t.Errorf("nothing generated: %v", err)
+	}
+}
