@@ -206,7 +206,6 @@ func downstreamSchema(t *testing.T, root, rev string) string {
 	return ""
 }
 
-
 // runDownstreamGo runs the go command goBin with args in dir, adding env to
 // the environment, and returns its combined output, failing the test with
 // that output if it does not succeed within downstreamCmdTimeout.
