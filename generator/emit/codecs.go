@@ -530,12 +530,12 @@ func (g *gen) node(u *model.Decl, n *plan.Node, depth int) []jen.Code {
 		}
 		cases = append(cases, jen.Case(jen.Op("!").Id(ok)).Block(absent...))
 		for _, c := range n.Cases {
-			cases = append(cases, jen.Case(jen.Id(tag).Op("==").Lit(c.Value)).Block(g.node(u, c.Node, depth+1)...))
+			cases = append(cases, jen.Case(jen.String().Call(jen.Id(tag)).Op("==").Lit(c.Value)).Block(g.node(u, c.Node, depth+1)...))
 		}
 		return []jen.Code{
-			jen.List(jen.Id(tag), jen.Id(ok)).Op(":=").Add(wire("MemberString")).Call(jen.Id("raw"), jen.Lit(n.Tag)),
+			jen.List(jen.Id(tag), jen.Id(ok)).Op(":=").Add(wire("MemberTag")).Call(jen.Id("raw"), jen.Lit(n.Tag)),
 			jen.Switch().Block(cases...),
-			jen.Return(wire("TagError").Call(jen.Id("d"), jen.Lit(uname), jen.Lit(n.Tag), jen.Id(tag), jen.True())),
+			jen.Return(wire("TagError").Call(jen.Id("d"), jen.Lit(uname), jen.Lit(n.Tag), jen.String().Call(jen.Id(tag)), jen.True())),
 		}
 	default:
 		var cases []jen.Code

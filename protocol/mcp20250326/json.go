@@ -572,32 +572,32 @@ func (x *CallToolResultContentItem) UnmarshalJSONFrom(d *jsontext.Decoder) error
 	}
 	switch raw.Kind() {
 	case '{':
-		tag0, ok0 := wire.MemberString(raw, "type")
+		tag0, ok0 := wire.MemberTag(raw, "type")
 		switch {
 		case !ok0:
 			return wire.TagError(d, "CallToolResultContentItem", "type", "", false)
-		case tag0 == "audio":
+		case string(tag0) == "audio":
 			v := new(AudioContent)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "image":
+		case string(tag0) == "image":
 			v := new(ImageContent)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "resource":
+		case string(tag0) == "resource":
 			v := new(EmbeddedResource)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "text":
+		case string(tag0) == "text":
 			v := new(TextContent)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
@@ -605,7 +605,7 @@ func (x *CallToolResultContentItem) UnmarshalJSONFrom(d *jsontext.Decoder) error
 			x.Value = v
 			return nil
 		}
-		return wire.TagError(d, "CallToolResultContentItem", "type", tag0, true)
+		return wire.TagError(d, "CallToolResultContentItem", "type", string(tag0), true)
 	}
 	return wire.KindError(d, "CallToolResultContentItem", raw.Kind(), "object")
 }
@@ -965,32 +965,32 @@ func (x *ClientNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	switch raw.Kind() {
 	case '{':
-		tag0, ok0 := wire.MemberString(raw, "method")
+		tag0, ok0 := wire.MemberTag(raw, "method")
 		switch {
 		case !ok0:
 			return wire.TagError(d, "ClientNotification", "method", "", false)
-		case tag0 == "notifications/cancelled":
+		case string(tag0) == "notifications/cancelled":
 			v := new(CancelledNotification)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "notifications/initialized":
+		case string(tag0) == "notifications/initialized":
 			v := new(InitializedNotification)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "notifications/progress":
+		case string(tag0) == "notifications/progress":
 			v := new(ProgressNotification)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "notifications/roots/list_changed":
+		case string(tag0) == "notifications/roots/list_changed":
 			v := new(RootsListChangedNotification)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
@@ -998,7 +998,7 @@ func (x *ClientNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			x.Value = v
 			return nil
 		}
-		return wire.TagError(d, "ClientNotification", "method", tag0, true)
+		return wire.TagError(d, "ClientNotification", "method", string(tag0), true)
 	}
 	return wire.KindError(d, "ClientNotification", raw.Kind(), "object")
 }
@@ -1053,95 +1053,95 @@ func (x *ClientRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	switch raw.Kind() {
 	case '{':
-		tag0, ok0 := wire.MemberString(raw, "method")
+		tag0, ok0 := wire.MemberTag(raw, "method")
 		switch {
 		case !ok0:
 			return wire.TagError(d, "ClientRequest", "method", "", false)
-		case tag0 == "completion/complete":
+		case string(tag0) == "completion/complete":
 			v := new(CompleteRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "initialize":
+		case string(tag0) == "initialize":
 			v := new(InitializeRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "logging/setLevel":
+		case string(tag0) == "logging/setLevel":
 			v := new(SetLevelRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "ping":
+		case string(tag0) == "ping":
 			v := new(PingRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "prompts/get":
+		case string(tag0) == "prompts/get":
 			v := new(GetPromptRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "prompts/list":
+		case string(tag0) == "prompts/list":
 			v := new(ListPromptsRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "resources/list":
+		case string(tag0) == "resources/list":
 			v := new(ListResourcesRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "resources/read":
+		case string(tag0) == "resources/read":
 			v := new(ReadResourceRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "resources/subscribe":
+		case string(tag0) == "resources/subscribe":
 			v := new(SubscribeRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "resources/templates/list":
+		case string(tag0) == "resources/templates/list":
 			v := new(ListResourceTemplatesRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "resources/unsubscribe":
+		case string(tag0) == "resources/unsubscribe":
 			v := new(UnsubscribeRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "tools/call":
+		case string(tag0) == "tools/call":
 			v := new(CallToolRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "tools/list":
+		case string(tag0) == "tools/list":
 			v := new(ListToolsRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
@@ -1149,7 +1149,7 @@ func (x *ClientRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			x.Value = v
 			return nil
 		}
-		return wire.TagError(d, "ClientRequest", "method", tag0, true)
+		return wire.TagError(d, "ClientRequest", "method", string(tag0), true)
 	}
 	return wire.KindError(d, "ClientRequest", raw.Kind(), "object")
 }
@@ -1463,18 +1463,18 @@ func (x *CompleteRequestParamsRef) UnmarshalJSONFrom(d *jsontext.Decoder) error 
 	}
 	switch raw.Kind() {
 	case '{':
-		tag0, ok0 := wire.MemberString(raw, "type")
+		tag0, ok0 := wire.MemberTag(raw, "type")
 		switch {
 		case !ok0:
 			return wire.TagError(d, "CompleteRequestParamsRef", "type", "", false)
-		case tag0 == "ref/prompt":
+		case string(tag0) == "ref/prompt":
 			v := new(PromptReference)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "ref/resource":
+		case string(tag0) == "ref/resource":
 			v := new(ResourceReference)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
@@ -1482,7 +1482,7 @@ func (x *CompleteRequestParamsRef) UnmarshalJSONFrom(d *jsontext.Decoder) error 
 			x.Value = v
 			return nil
 		}
-		return wire.TagError(d, "CompleteRequestParamsRef", "type", tag0, true)
+		return wire.TagError(d, "CompleteRequestParamsRef", "type", string(tag0), true)
 	}
 	return wire.KindError(d, "CompleteRequestParamsRef", raw.Kind(), "object")
 }
@@ -2099,25 +2099,25 @@ func (x *CreateMessageResultContent) UnmarshalJSONFrom(d *jsontext.Decoder) erro
 	}
 	switch raw.Kind() {
 	case '{':
-		tag0, ok0 := wire.MemberString(raw, "type")
+		tag0, ok0 := wire.MemberTag(raw, "type")
 		switch {
 		case !ok0:
 			return wire.TagError(d, "CreateMessageResultContent", "type", "", false)
-		case tag0 == "audio":
+		case string(tag0) == "audio":
 			v := new(AudioContent)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "image":
+		case string(tag0) == "image":
 			v := new(ImageContent)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "text":
+		case string(tag0) == "text":
 			v := new(TextContent)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
@@ -2125,7 +2125,7 @@ func (x *CreateMessageResultContent) UnmarshalJSONFrom(d *jsontext.Decoder) erro
 			x.Value = v
 			return nil
 		}
-		return wire.TagError(d, "CreateMessageResultContent", "type", tag0, true)
+		return wire.TagError(d, "CreateMessageResultContent", "type", string(tag0), true)
 	}
 	return wire.KindError(d, "CreateMessageResultContent", raw.Kind(), "object")
 }
@@ -6949,32 +6949,32 @@ func (x *PromptMessageContent) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	switch raw.Kind() {
 	case '{':
-		tag0, ok0 := wire.MemberString(raw, "type")
+		tag0, ok0 := wire.MemberTag(raw, "type")
 		switch {
 		case !ok0:
 			return wire.TagError(d, "PromptMessageContent", "type", "", false)
-		case tag0 == "audio":
+		case string(tag0) == "audio":
 			v := new(AudioContent)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "image":
+		case string(tag0) == "image":
 			v := new(ImageContent)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "resource":
+		case string(tag0) == "resource":
 			v := new(EmbeddedResource)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "text":
+		case string(tag0) == "text":
 			v := new(TextContent)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
@@ -6982,7 +6982,7 @@ func (x *PromptMessageContent) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			x.Value = v
 			return nil
 		}
-		return wire.TagError(d, "PromptMessageContent", "type", tag0, true)
+		return wire.TagError(d, "PromptMessageContent", "type", string(tag0), true)
 	}
 	return wire.KindError(d, "PromptMessageContent", raw.Kind(), "object")
 }
@@ -8593,25 +8593,25 @@ func (x *SamplingMessageContent) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	switch raw.Kind() {
 	case '{':
-		tag0, ok0 := wire.MemberString(raw, "type")
+		tag0, ok0 := wire.MemberTag(raw, "type")
 		switch {
 		case !ok0:
 			return wire.TagError(d, "SamplingMessageContent", "type", "", false)
-		case tag0 == "audio":
+		case string(tag0) == "audio":
 			v := new(AudioContent)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "image":
+		case string(tag0) == "image":
 			v := new(ImageContent)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "text":
+		case string(tag0) == "text":
 			v := new(TextContent)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
@@ -8619,7 +8619,7 @@ func (x *SamplingMessageContent) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			x.Value = v
 			return nil
 		}
-		return wire.TagError(d, "SamplingMessageContent", "type", tag0, true)
+		return wire.TagError(d, "SamplingMessageContent", "type", string(tag0), true)
 	}
 	return wire.KindError(d, "SamplingMessageContent", raw.Kind(), "object")
 }
@@ -8992,53 +8992,53 @@ func (x *ServerNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	switch raw.Kind() {
 	case '{':
-		tag0, ok0 := wire.MemberString(raw, "method")
+		tag0, ok0 := wire.MemberTag(raw, "method")
 		switch {
 		case !ok0:
 			return wire.TagError(d, "ServerNotification", "method", "", false)
-		case tag0 == "notifications/cancelled":
+		case string(tag0) == "notifications/cancelled":
 			v := new(CancelledNotification)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "notifications/message":
+		case string(tag0) == "notifications/message":
 			v := new(LoggingMessageNotification)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "notifications/progress":
+		case string(tag0) == "notifications/progress":
 			v := new(ProgressNotification)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "notifications/prompts/list_changed":
+		case string(tag0) == "notifications/prompts/list_changed":
 			v := new(PromptListChangedNotification)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "notifications/resources/list_changed":
+		case string(tag0) == "notifications/resources/list_changed":
 			v := new(ResourceListChangedNotification)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "notifications/resources/updated":
+		case string(tag0) == "notifications/resources/updated":
 			v := new(ResourceUpdatedNotification)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "notifications/tools/list_changed":
+		case string(tag0) == "notifications/tools/list_changed":
 			v := new(ToolListChangedNotification)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
@@ -9046,7 +9046,7 @@ func (x *ServerNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			x.Value = v
 			return nil
 		}
-		return wire.TagError(d, "ServerNotification", "method", tag0, true)
+		return wire.TagError(d, "ServerNotification", "method", string(tag0), true)
 	}
 	return wire.KindError(d, "ServerNotification", raw.Kind(), "object")
 }
@@ -9091,25 +9091,25 @@ func (x *ServerRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	switch raw.Kind() {
 	case '{':
-		tag0, ok0 := wire.MemberString(raw, "method")
+		tag0, ok0 := wire.MemberTag(raw, "method")
 		switch {
 		case !ok0:
 			return wire.TagError(d, "ServerRequest", "method", "", false)
-		case tag0 == "ping":
+		case string(tag0) == "ping":
 			v := new(PingRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "roots/list":
+		case string(tag0) == "roots/list":
 			v := new(ListRootsRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "sampling/createMessage":
+		case string(tag0) == "sampling/createMessage":
 			v := new(CreateMessageRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
@@ -9117,7 +9117,7 @@ func (x *ServerRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			x.Value = v
 			return nil
 		}
-		return wire.TagError(d, "ServerRequest", "method", tag0, true)
+		return wire.TagError(d, "ServerRequest", "method", string(tag0), true)
 	}
 	return wire.KindError(d, "ServerRequest", raw.Kind(), "object")
 }

@@ -1108,32 +1108,32 @@ func (x *ClientNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	switch raw.Kind() {
 	case '{':
-		tag0, ok0 := wire.MemberString(raw, "method")
+		tag0, ok0 := wire.MemberTag(raw, "method")
 		switch {
 		case !ok0:
 			return wire.TagError(d, "ClientNotification", "method", "", false)
-		case tag0 == "notifications/cancelled":
+		case string(tag0) == "notifications/cancelled":
 			v := new(CancelledNotification)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "notifications/initialized":
+		case string(tag0) == "notifications/initialized":
 			v := new(InitializedNotification)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "notifications/progress":
+		case string(tag0) == "notifications/progress":
 			v := new(ProgressNotification)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "notifications/roots/list_changed":
+		case string(tag0) == "notifications/roots/list_changed":
 			v := new(RootsListChangedNotification)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
@@ -1141,7 +1141,7 @@ func (x *ClientNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			x.Value = v
 			return nil
 		}
-		return wire.TagError(d, "ClientNotification", "method", tag0, true)
+		return wire.TagError(d, "ClientNotification", "method", string(tag0), true)
 	}
 	return wire.KindError(d, "ClientNotification", raw.Kind(), "object")
 }
@@ -1196,95 +1196,95 @@ func (x *ClientRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	switch raw.Kind() {
 	case '{':
-		tag0, ok0 := wire.MemberString(raw, "method")
+		tag0, ok0 := wire.MemberTag(raw, "method")
 		switch {
 		case !ok0:
 			return wire.TagError(d, "ClientRequest", "method", "", false)
-		case tag0 == "completion/complete":
+		case string(tag0) == "completion/complete":
 			v := new(CompleteRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "initialize":
+		case string(tag0) == "initialize":
 			v := new(InitializeRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "logging/setLevel":
+		case string(tag0) == "logging/setLevel":
 			v := new(SetLevelRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "ping":
+		case string(tag0) == "ping":
 			v := new(PingRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "prompts/get":
+		case string(tag0) == "prompts/get":
 			v := new(GetPromptRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "prompts/list":
+		case string(tag0) == "prompts/list":
 			v := new(ListPromptsRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "resources/list":
+		case string(tag0) == "resources/list":
 			v := new(ListResourcesRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "resources/read":
+		case string(tag0) == "resources/read":
 			v := new(ReadResourceRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "resources/subscribe":
+		case string(tag0) == "resources/subscribe":
 			v := new(SubscribeRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "resources/templates/list":
+		case string(tag0) == "resources/templates/list":
 			v := new(ListResourceTemplatesRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "resources/unsubscribe":
+		case string(tag0) == "resources/unsubscribe":
 			v := new(UnsubscribeRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "tools/call":
+		case string(tag0) == "tools/call":
 			v := new(CallToolRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "tools/list":
+		case string(tag0) == "tools/list":
 			v := new(ListToolsRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
@@ -1292,7 +1292,7 @@ func (x *ClientRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			x.Value = v
 			return nil
 		}
-		return wire.TagError(d, "ClientRequest", "method", tag0, true)
+		return wire.TagError(d, "ClientRequest", "method", string(tag0), true)
 	}
 	return wire.KindError(d, "ClientRequest", raw.Kind(), "object")
 }
@@ -1697,18 +1697,18 @@ func (x *CompleteRequestParamsRef) UnmarshalJSONFrom(d *jsontext.Decoder) error 
 	}
 	switch raw.Kind() {
 	case '{':
-		tag0, ok0 := wire.MemberString(raw, "type")
+		tag0, ok0 := wire.MemberTag(raw, "type")
 		switch {
 		case !ok0:
 			return wire.TagError(d, "CompleteRequestParamsRef", "type", "", false)
-		case tag0 == "ref/prompt":
+		case string(tag0) == "ref/prompt":
 			v := new(PromptReference)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "ref/resource":
+		case string(tag0) == "ref/resource":
 			v := new(ResourceTemplateReference)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
@@ -1716,7 +1716,7 @@ func (x *CompleteRequestParamsRef) UnmarshalJSONFrom(d *jsontext.Decoder) error 
 			x.Value = v
 			return nil
 		}
-		return wire.TagError(d, "CompleteRequestParamsRef", "type", tag0, true)
+		return wire.TagError(d, "CompleteRequestParamsRef", "type", string(tag0), true)
 	}
 	return wire.KindError(d, "CompleteRequestParamsRef", raw.Kind(), "object")
 }
@@ -1939,39 +1939,39 @@ func (x *ContentBlock) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	switch raw.Kind() {
 	case '{':
-		tag0, ok0 := wire.MemberString(raw, "type")
+		tag0, ok0 := wire.MemberTag(raw, "type")
 		switch {
 		case !ok0:
 			return wire.TagError(d, "ContentBlock", "type", "", false)
-		case tag0 == "audio":
+		case string(tag0) == "audio":
 			v := new(AudioContent)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "image":
+		case string(tag0) == "image":
 			v := new(ImageContent)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "resource":
+		case string(tag0) == "resource":
 			v := new(EmbeddedResource)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "resource_link":
+		case string(tag0) == "resource_link":
 			v := new(ResourceLink)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "text":
+		case string(tag0) == "text":
 			v := new(TextContent)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
@@ -1979,7 +1979,7 @@ func (x *ContentBlock) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			x.Value = v
 			return nil
 		}
-		return wire.TagError(d, "ContentBlock", "type", tag0, true)
+		return wire.TagError(d, "ContentBlock", "type", string(tag0), true)
 	}
 	return wire.KindError(d, "ContentBlock", raw.Kind(), "object")
 }
@@ -2420,25 +2420,25 @@ func (x *CreateMessageResultContent) UnmarshalJSONFrom(d *jsontext.Decoder) erro
 	}
 	switch raw.Kind() {
 	case '{':
-		tag0, ok0 := wire.MemberString(raw, "type")
+		tag0, ok0 := wire.MemberTag(raw, "type")
 		switch {
 		case !ok0:
 			return wire.TagError(d, "CreateMessageResultContent", "type", "", false)
-		case tag0 == "audio":
+		case string(tag0) == "audio":
 			v := new(AudioContent)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "image":
+		case string(tag0) == "image":
 			v := new(ImageContent)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "text":
+		case string(tag0) == "text":
 			v := new(TextContent)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
@@ -2446,7 +2446,7 @@ func (x *CreateMessageResultContent) UnmarshalJSONFrom(d *jsontext.Decoder) erro
 			x.Value = v
 			return nil
 		}
-		return wire.TagError(d, "CreateMessageResultContent", "type", tag0, true)
+		return wire.TagError(d, "CreateMessageResultContent", "type", string(tag0), true)
 	}
 	return wire.KindError(d, "CreateMessageResultContent", raw.Kind(), "object")
 }
@@ -7132,32 +7132,32 @@ func (x *PrimitiveSchemaDefinition) UnmarshalJSONFrom(d *jsontext.Decoder) error
 	}
 	switch raw.Kind() {
 	case '{':
-		tag0, ok0 := wire.MemberString(raw, "type")
+		tag0, ok0 := wire.MemberTag(raw, "type")
 		switch {
 		case !ok0:
 			return wire.TagError(d, "PrimitiveSchemaDefinition", "type", "", false)
-		case tag0 == "boolean":
+		case string(tag0) == "boolean":
 			v := new(BooleanSchema)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "integer":
+		case string(tag0) == "integer":
 			v := new(NumberSchema)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "number":
+		case string(tag0) == "number":
 			v := new(NumberSchema)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "string":
+		case string(tag0) == "string":
 			switch {
 			case wire.Has(raw, "enum"):
 				v := new(EnumSchema)
@@ -7174,7 +7174,7 @@ func (x *PrimitiveSchemaDefinition) UnmarshalJSONFrom(d *jsontext.Decoder) error
 			x.Value = v
 			return nil
 		}
-		return wire.TagError(d, "PrimitiveSchemaDefinition", "type", tag0, true)
+		return wire.TagError(d, "PrimitiveSchemaDefinition", "type", string(tag0), true)
 	}
 	return wire.KindError(d, "PrimitiveSchemaDefinition", raw.Kind(), "object")
 }
@@ -9623,25 +9623,25 @@ func (x *SamplingMessageContent) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	switch raw.Kind() {
 	case '{':
-		tag0, ok0 := wire.MemberString(raw, "type")
+		tag0, ok0 := wire.MemberTag(raw, "type")
 		switch {
 		case !ok0:
 			return wire.TagError(d, "SamplingMessageContent", "type", "", false)
-		case tag0 == "audio":
+		case string(tag0) == "audio":
 			v := new(AudioContent)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "image":
+		case string(tag0) == "image":
 			v := new(ImageContent)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "text":
+		case string(tag0) == "text":
 			v := new(TextContent)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
@@ -9649,7 +9649,7 @@ func (x *SamplingMessageContent) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			x.Value = v
 			return nil
 		}
-		return wire.TagError(d, "SamplingMessageContent", "type", tag0, true)
+		return wire.TagError(d, "SamplingMessageContent", "type", string(tag0), true)
 	}
 	return wire.KindError(d, "SamplingMessageContent", raw.Kind(), "object")
 }
@@ -10022,53 +10022,53 @@ func (x *ServerNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	switch raw.Kind() {
 	case '{':
-		tag0, ok0 := wire.MemberString(raw, "method")
+		tag0, ok0 := wire.MemberTag(raw, "method")
 		switch {
 		case !ok0:
 			return wire.TagError(d, "ServerNotification", "method", "", false)
-		case tag0 == "notifications/cancelled":
+		case string(tag0) == "notifications/cancelled":
 			v := new(CancelledNotification)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "notifications/message":
+		case string(tag0) == "notifications/message":
 			v := new(LoggingMessageNotification)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "notifications/progress":
+		case string(tag0) == "notifications/progress":
 			v := new(ProgressNotification)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "notifications/prompts/list_changed":
+		case string(tag0) == "notifications/prompts/list_changed":
 			v := new(PromptListChangedNotification)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "notifications/resources/list_changed":
+		case string(tag0) == "notifications/resources/list_changed":
 			v := new(ResourceListChangedNotification)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "notifications/resources/updated":
+		case string(tag0) == "notifications/resources/updated":
 			v := new(ResourceUpdatedNotification)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "notifications/tools/list_changed":
+		case string(tag0) == "notifications/tools/list_changed":
 			v := new(ToolListChangedNotification)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
@@ -10076,7 +10076,7 @@ func (x *ServerNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			x.Value = v
 			return nil
 		}
-		return wire.TagError(d, "ServerNotification", "method", tag0, true)
+		return wire.TagError(d, "ServerNotification", "method", string(tag0), true)
 	}
 	return wire.KindError(d, "ServerNotification", raw.Kind(), "object")
 }
@@ -10122,32 +10122,32 @@ func (x *ServerRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	switch raw.Kind() {
 	case '{':
-		tag0, ok0 := wire.MemberString(raw, "method")
+		tag0, ok0 := wire.MemberTag(raw, "method")
 		switch {
 		case !ok0:
 			return wire.TagError(d, "ServerRequest", "method", "", false)
-		case tag0 == "elicitation/create":
+		case string(tag0) == "elicitation/create":
 			v := new(ElicitRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "ping":
+		case string(tag0) == "ping":
 			v := new(PingRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "roots/list":
+		case string(tag0) == "roots/list":
 			v := new(ListRootsRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "sampling/createMessage":
+		case string(tag0) == "sampling/createMessage":
 			v := new(CreateMessageRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
@@ -10155,7 +10155,7 @@ func (x *ServerRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			x.Value = v
 			return nil
 		}
-		return wire.TagError(d, "ServerRequest", "method", tag0, true)
+		return wire.TagError(d, "ServerRequest", "method", string(tag0), true)
 	}
 	return wire.KindError(d, "ServerRequest", raw.Kind(), "object")
 }

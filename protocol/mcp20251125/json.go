@@ -1826,39 +1826,39 @@ func (x *ClientNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	switch raw.Kind() {
 	case '{':
-		tag0, ok0 := wire.MemberString(raw, "method")
+		tag0, ok0 := wire.MemberTag(raw, "method")
 		switch {
 		case !ok0:
 			return wire.TagError(d, "ClientNotification", "method", "", false)
-		case tag0 == "notifications/cancelled":
+		case string(tag0) == "notifications/cancelled":
 			v := new(CancelledNotification)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "notifications/initialized":
+		case string(tag0) == "notifications/initialized":
 			v := new(InitializedNotification)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "notifications/progress":
+		case string(tag0) == "notifications/progress":
 			v := new(ProgressNotification)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "notifications/roots/list_changed":
+		case string(tag0) == "notifications/roots/list_changed":
 			v := new(RootsListChangedNotification)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "notifications/tasks/status":
+		case string(tag0) == "notifications/tasks/status":
 			v := new(TaskStatusNotification)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
@@ -1866,7 +1866,7 @@ func (x *ClientNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			x.Value = v
 			return nil
 		}
-		return wire.TagError(d, "ClientNotification", "method", tag0, true)
+		return wire.TagError(d, "ClientNotification", "method", string(tag0), true)
 	}
 	return wire.KindError(d, "ClientNotification", raw.Kind(), "object")
 }
@@ -1925,123 +1925,123 @@ func (x *ClientRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	switch raw.Kind() {
 	case '{':
-		tag0, ok0 := wire.MemberString(raw, "method")
+		tag0, ok0 := wire.MemberTag(raw, "method")
 		switch {
 		case !ok0:
 			return wire.TagError(d, "ClientRequest", "method", "", false)
-		case tag0 == "completion/complete":
+		case string(tag0) == "completion/complete":
 			v := new(CompleteRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "initialize":
+		case string(tag0) == "initialize":
 			v := new(InitializeRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "logging/setLevel":
+		case string(tag0) == "logging/setLevel":
 			v := new(SetLevelRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "ping":
+		case string(tag0) == "ping":
 			v := new(PingRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "prompts/get":
+		case string(tag0) == "prompts/get":
 			v := new(GetPromptRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "prompts/list":
+		case string(tag0) == "prompts/list":
 			v := new(ListPromptsRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "resources/list":
+		case string(tag0) == "resources/list":
 			v := new(ListResourcesRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "resources/read":
+		case string(tag0) == "resources/read":
 			v := new(ReadResourceRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "resources/subscribe":
+		case string(tag0) == "resources/subscribe":
 			v := new(SubscribeRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "resources/templates/list":
+		case string(tag0) == "resources/templates/list":
 			v := new(ListResourceTemplatesRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "resources/unsubscribe":
+		case string(tag0) == "resources/unsubscribe":
 			v := new(UnsubscribeRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "tasks/cancel":
+		case string(tag0) == "tasks/cancel":
 			v := new(CancelTaskRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "tasks/get":
+		case string(tag0) == "tasks/get":
 			v := new(GetTaskRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "tasks/list":
+		case string(tag0) == "tasks/list":
 			v := new(ListTasksRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "tasks/result":
+		case string(tag0) == "tasks/result":
 			v := new(GetTaskPayloadRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "tools/call":
+		case string(tag0) == "tools/call":
 			v := new(CallToolRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "tools/list":
+		case string(tag0) == "tools/list":
 			v := new(ListToolsRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
@@ -2049,7 +2049,7 @@ func (x *ClientRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			x.Value = v
 			return nil
 		}
-		return wire.TagError(d, "ClientRequest", "method", tag0, true)
+		return wire.TagError(d, "ClientRequest", "method", string(tag0), true)
 	}
 	return wire.KindError(d, "ClientRequest", raw.Kind(), "object")
 }
@@ -2454,18 +2454,18 @@ func (x *CompleteRequestParamsRef) UnmarshalJSONFrom(d *jsontext.Decoder) error 
 	}
 	switch raw.Kind() {
 	case '{':
-		tag0, ok0 := wire.MemberString(raw, "type")
+		tag0, ok0 := wire.MemberTag(raw, "type")
 		switch {
 		case !ok0:
 			return wire.TagError(d, "CompleteRequestParamsRef", "type", "", false)
-		case tag0 == "ref/prompt":
+		case string(tag0) == "ref/prompt":
 			v := new(PromptReference)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "ref/resource":
+		case string(tag0) == "ref/resource":
 			v := new(ResourceTemplateReference)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
@@ -2473,7 +2473,7 @@ func (x *CompleteRequestParamsRef) UnmarshalJSONFrom(d *jsontext.Decoder) error 
 			x.Value = v
 			return nil
 		}
-		return wire.TagError(d, "CompleteRequestParamsRef", "type", tag0, true)
+		return wire.TagError(d, "CompleteRequestParamsRef", "type", string(tag0), true)
 	}
 	return wire.KindError(d, "CompleteRequestParamsRef", raw.Kind(), "object")
 }
@@ -2696,39 +2696,39 @@ func (x *ContentBlock) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	switch raw.Kind() {
 	case '{':
-		tag0, ok0 := wire.MemberString(raw, "type")
+		tag0, ok0 := wire.MemberTag(raw, "type")
 		switch {
 		case !ok0:
 			return wire.TagError(d, "ContentBlock", "type", "", false)
-		case tag0 == "audio":
+		case string(tag0) == "audio":
 			v := new(AudioContent)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "image":
+		case string(tag0) == "image":
 			v := new(ImageContent)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "resource":
+		case string(tag0) == "resource":
 			v := new(EmbeddedResource)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "resource_link":
+		case string(tag0) == "resource_link":
 			v := new(ResourceLink)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "text":
+		case string(tag0) == "text":
 			v := new(TextContent)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
@@ -2736,7 +2736,7 @@ func (x *ContentBlock) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			x.Value = v
 			return nil
 		}
-		return wire.TagError(d, "ContentBlock", "type", tag0, true)
+		return wire.TagError(d, "ContentBlock", "type", string(tag0), true)
 	}
 	return wire.KindError(d, "ContentBlock", raw.Kind(), "object")
 }
@@ -3226,39 +3226,39 @@ func (x *CreateMessageResultContent) UnmarshalJSONFrom(d *jsontext.Decoder) erro
 	}
 	switch raw.Kind() {
 	case '{':
-		tag0, ok0 := wire.MemberString(raw, "type")
+		tag0, ok0 := wire.MemberTag(raw, "type")
 		switch {
 		case !ok0:
 			return wire.TagError(d, "CreateMessageResultContent", "type", "", false)
-		case tag0 == "audio":
+		case string(tag0) == "audio":
 			v := new(AudioContent)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "image":
+		case string(tag0) == "image":
 			v := new(ImageContent)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "text":
+		case string(tag0) == "text":
 			v := new(TextContent)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "tool_result":
+		case string(tag0) == "tool_result":
 			v := new(ToolResultContent)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "tool_use":
+		case string(tag0) == "tool_use":
 			v := new(ToolUseContent)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
@@ -3266,7 +3266,7 @@ func (x *CreateMessageResultContent) UnmarshalJSONFrom(d *jsontext.Decoder) erro
 			x.Value = v
 			return nil
 		}
-		return wire.TagError(d, "CreateMessageResultContent", "type", tag0, true)
+		return wire.TagError(d, "CreateMessageResultContent", "type", string(tag0), true)
 	case '[':
 		var v CreateMessageResultContentArray
 		if err := wire.UnmarshalAt(d, raw, &v); err != nil {
@@ -3781,7 +3781,7 @@ func (x *ElicitRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	switch raw.Kind() {
 	case '{':
-		tag0, ok0 := wire.MemberString(raw, "mode")
+		tag0, ok0 := wire.MemberTag(raw, "mode")
 		switch {
 		case !ok0:
 			v := new(ElicitRequestFormParams)
@@ -3790,14 +3790,14 @@ func (x *ElicitRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			}
 			x.Value = v
 			return nil
-		case tag0 == "form":
+		case string(tag0) == "form":
 			v := new(ElicitRequestFormParams)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "url":
+		case string(tag0) == "url":
 			v := new(ElicitRequestURLParams)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
@@ -3805,7 +3805,7 @@ func (x *ElicitRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			x.Value = v
 			return nil
 		}
-		return wire.TagError(d, "ElicitRequestParams", "mode", tag0, true)
+		return wire.TagError(d, "ElicitRequestParams", "mode", string(tag0), true)
 	}
 	return wire.KindError(d, "ElicitRequestParams", raw.Kind(), "object")
 }
@@ -4619,11 +4619,11 @@ func (x *EnumSchema) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	switch raw.Kind() {
 	case '{':
-		tag0, ok0 := wire.MemberString(raw, "type")
+		tag0, ok0 := wire.MemberTag(raw, "type")
 		switch {
 		case !ok0:
 			return wire.TagError(d, "EnumSchema", "type", "", false)
-		case tag0 == "array":
+		case string(tag0) == "array":
 			switch {
 			case wire.Has(raw, "items", "anyOf"):
 				v := new(TitledMultiSelectEnumSchema)
@@ -4639,7 +4639,7 @@ func (x *EnumSchema) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			}
 			x.Value = v
 			return nil
-		case tag0 == "string":
+		case string(tag0) == "string":
 			switch {
 			case wire.Has(raw, "oneOf"):
 				v := new(TitledSingleSelectEnumSchema)
@@ -4663,7 +4663,7 @@ func (x *EnumSchema) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			x.Value = v
 			return nil
 		}
-		return wire.TagError(d, "EnumSchema", "type", tag0, true)
+		return wire.TagError(d, "EnumSchema", "type", string(tag0), true)
 	}
 	return wire.KindError(d, "EnumSchema", raw.Kind(), "object")
 }
@@ -9057,11 +9057,11 @@ func (x *PrimitiveSchemaDefinition) UnmarshalJSONFrom(d *jsontext.Decoder) error
 	}
 	switch raw.Kind() {
 	case '{':
-		tag0, ok0 := wire.MemberString(raw, "type")
+		tag0, ok0 := wire.MemberTag(raw, "type")
 		switch {
 		case !ok0:
 			return wire.TagError(d, "PrimitiveSchemaDefinition", "type", "", false)
-		case tag0 == "array":
+		case string(tag0) == "array":
 			switch {
 			case wire.Has(raw, "items", "anyOf"):
 				v := new(TitledMultiSelectEnumSchema)
@@ -9077,28 +9077,28 @@ func (x *PrimitiveSchemaDefinition) UnmarshalJSONFrom(d *jsontext.Decoder) error
 			}
 			x.Value = v
 			return nil
-		case tag0 == "boolean":
+		case string(tag0) == "boolean":
 			v := new(BooleanSchema)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "integer":
+		case string(tag0) == "integer":
 			v := new(NumberSchema)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "number":
+		case string(tag0) == "number":
 			v := new(NumberSchema)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "string":
+		case string(tag0) == "string":
 			switch {
 			case wire.Has(raw, "oneOf"):
 				v := new(TitledSingleSelectEnumSchema)
@@ -9129,7 +9129,7 @@ func (x *PrimitiveSchemaDefinition) UnmarshalJSONFrom(d *jsontext.Decoder) error
 			x.Value = v
 			return nil
 		}
-		return wire.TagError(d, "PrimitiveSchemaDefinition", "type", tag0, true)
+		return wire.TagError(d, "PrimitiveSchemaDefinition", "type", string(tag0), true)
 	}
 	return wire.KindError(d, "PrimitiveSchemaDefinition", raw.Kind(), "object")
 }
@@ -11601,39 +11601,39 @@ func (x *SamplingMessageContent) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	switch raw.Kind() {
 	case '{':
-		tag0, ok0 := wire.MemberString(raw, "type")
+		tag0, ok0 := wire.MemberTag(raw, "type")
 		switch {
 		case !ok0:
 			return wire.TagError(d, "SamplingMessageContent", "type", "", false)
-		case tag0 == "audio":
+		case string(tag0) == "audio":
 			v := new(AudioContent)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "image":
+		case string(tag0) == "image":
 			v := new(ImageContent)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "text":
+		case string(tag0) == "text":
 			v := new(TextContent)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "tool_result":
+		case string(tag0) == "tool_result":
 			v := new(ToolResultContent)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "tool_use":
+		case string(tag0) == "tool_use":
 			v := new(ToolUseContent)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
@@ -11641,7 +11641,7 @@ func (x *SamplingMessageContent) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			x.Value = v
 			return nil
 		}
-		return wire.TagError(d, "SamplingMessageContent", "type", tag0, true)
+		return wire.TagError(d, "SamplingMessageContent", "type", string(tag0), true)
 	case '[':
 		var v SamplingMessageContentArray
 		if err := wire.UnmarshalAt(d, raw, &v); err != nil {
@@ -11748,39 +11748,39 @@ func (x *SamplingMessageContentBlock) UnmarshalJSONFrom(d *jsontext.Decoder) err
 	}
 	switch raw.Kind() {
 	case '{':
-		tag0, ok0 := wire.MemberString(raw, "type")
+		tag0, ok0 := wire.MemberTag(raw, "type")
 		switch {
 		case !ok0:
 			return wire.TagError(d, "SamplingMessageContentBlock", "type", "", false)
-		case tag0 == "audio":
+		case string(tag0) == "audio":
 			v := new(AudioContent)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "image":
+		case string(tag0) == "image":
 			v := new(ImageContent)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "text":
+		case string(tag0) == "text":
 			v := new(TextContent)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "tool_result":
+		case string(tag0) == "tool_result":
 			v := new(ToolResultContent)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "tool_use":
+		case string(tag0) == "tool_use":
 			v := new(ToolUseContent)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
@@ -11788,7 +11788,7 @@ func (x *SamplingMessageContentBlock) UnmarshalJSONFrom(d *jsontext.Decoder) err
 			x.Value = v
 			return nil
 		}
-		return wire.TagError(d, "SamplingMessageContentBlock", "type", tag0, true)
+		return wire.TagError(d, "SamplingMessageContentBlock", "type", string(tag0), true)
 	}
 	return wire.KindError(d, "SamplingMessageContentBlock", raw.Kind(), "object")
 }
@@ -12367,67 +12367,67 @@ func (x *ServerNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	switch raw.Kind() {
 	case '{':
-		tag0, ok0 := wire.MemberString(raw, "method")
+		tag0, ok0 := wire.MemberTag(raw, "method")
 		switch {
 		case !ok0:
 			return wire.TagError(d, "ServerNotification", "method", "", false)
-		case tag0 == "notifications/cancelled":
+		case string(tag0) == "notifications/cancelled":
 			v := new(CancelledNotification)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "notifications/elicitation/complete":
+		case string(tag0) == "notifications/elicitation/complete":
 			v := new(ElicitationCompleteNotification)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "notifications/message":
+		case string(tag0) == "notifications/message":
 			v := new(LoggingMessageNotification)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "notifications/progress":
+		case string(tag0) == "notifications/progress":
 			v := new(ProgressNotification)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "notifications/prompts/list_changed":
+		case string(tag0) == "notifications/prompts/list_changed":
 			v := new(PromptListChangedNotification)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "notifications/resources/list_changed":
+		case string(tag0) == "notifications/resources/list_changed":
 			v := new(ResourceListChangedNotification)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "notifications/resources/updated":
+		case string(tag0) == "notifications/resources/updated":
 			v := new(ResourceUpdatedNotification)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "notifications/tasks/status":
+		case string(tag0) == "notifications/tasks/status":
 			v := new(TaskStatusNotification)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "notifications/tools/list_changed":
+		case string(tag0) == "notifications/tools/list_changed":
 			v := new(ToolListChangedNotification)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
@@ -12435,7 +12435,7 @@ func (x *ServerNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			x.Value = v
 			return nil
 		}
-		return wire.TagError(d, "ServerNotification", "method", tag0, true)
+		return wire.TagError(d, "ServerNotification", "method", string(tag0), true)
 	}
 	return wire.KindError(d, "ServerNotification", raw.Kind(), "object")
 }
@@ -12485,60 +12485,60 @@ func (x *ServerRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	switch raw.Kind() {
 	case '{':
-		tag0, ok0 := wire.MemberString(raw, "method")
+		tag0, ok0 := wire.MemberTag(raw, "method")
 		switch {
 		case !ok0:
 			return wire.TagError(d, "ServerRequest", "method", "", false)
-		case tag0 == "elicitation/create":
+		case string(tag0) == "elicitation/create":
 			v := new(ElicitRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "ping":
+		case string(tag0) == "ping":
 			v := new(PingRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "roots/list":
+		case string(tag0) == "roots/list":
 			v := new(ListRootsRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "sampling/createMessage":
+		case string(tag0) == "sampling/createMessage":
 			v := new(CreateMessageRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "tasks/cancel":
+		case string(tag0) == "tasks/cancel":
 			v := new(CancelTaskRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "tasks/get":
+		case string(tag0) == "tasks/get":
 			v := new(GetTaskRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "tasks/list":
+		case string(tag0) == "tasks/list":
 			v := new(ListTasksRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
 			}
 			x.Value = v
 			return nil
-		case tag0 == "tasks/result":
+		case string(tag0) == "tasks/result":
 			v := new(GetTaskPayloadRequest)
 			if err := wire.UnmarshalAt(d, raw, v); err != nil {
 				return err
@@ -12546,7 +12546,7 @@ func (x *ServerRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			x.Value = v
 			return nil
 		}
-		return wire.TagError(d, "ServerRequest", "method", tag0, true)
+		return wire.TagError(d, "ServerRequest", "method", string(tag0), true)
 	}
 	return wire.KindError(d, "ServerRequest", raw.Kind(), "object")
 }

@@ -335,7 +335,7 @@ func ReadValue(d *jsontext.Decoder) (jsontext.Value, error) {
 	if err != nil {
 		return nil, convert(d, err)
 	}
-	if depth+nesting(v) > MaxDepth {
+	if tooDeep(depth, v) {
 		return nil, &Error{Pointer: string(d.StackPointer()), Msg: "nesting too deep"}
 	}
 	return bytes.Clone(v), nil
@@ -357,7 +357,7 @@ func ReadUnionValue(d *jsontext.Decoder) (jsontext.Value, error) {
 	if err != nil {
 		return nil, convert(d, err)
 	}
-	if depth+nesting(v) > MaxDepth {
+	if tooDeep(depth, v) {
 		return nil, &Error{Pointer: string(d.StackPointer()), Msg: "nesting too deep"}
 	}
 	return v, nil
@@ -463,4 +463,13 @@ func UnknownMember(d *jsontext.Decoder, name []byte) error {
 		return convert(d, err)
 	}
 	return &Error{Pointer: string(d.StackPointer()), Msg: "unknown member " + strconv.Quote(n) + " (the object allows no others)"}
+}
+
+// tooDeep reports whether the value v, read at depth, nests past MaxDepth. A
+// value of n bytes nests at most n/2 levels, so short values need no scan.
+func tooDeep(depth int, v []byte) bool {
+	if depth+len(v)/2 <= MaxDepth {
+		return false
+	}
+	return depth+nesting(v) > MaxDepth
 }

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"strconv"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -8,7 +9,8 @@ import (
 
 // The functions in this file look inside a JSON value that a jsontext.Decoder
 // has already validated, to choose a union variant before decoding it. They
-// assume valid JSON and never fail on it.
+// assume valid JSON and never fail on it; on invalid JSON their results are
+// unspecified, but they do not panic.
 
 // nesting returns how deeply v nests objects and arrays (0 for a scalar).
 func nesting(v []byte) int {
@@ -29,7 +31,8 @@ func nesting(v []byte) int {
 	return max
 }
 
-// skipString returns the index of the closing quote of the string opening at i.
+// skipString returns the index of the closing quote of the string opening at
+// i, or len(v) if the string is not terminated.
 func skipString(v []byte, i int) int {
 	for i++; i < len(v); i++ {
 		switch v[i] {
@@ -39,7 +42,7 @@ func skipString(v []byte, i int) int {
 			return i
 		}
 	}
-	return i
+	return len(v)
 }
 
 func skipSpace(v []byte, i int) int {
@@ -57,7 +60,7 @@ func skipValue(v []byte, i int) int {
 	}
 	switch v[i] {
 	case '"':
-		return skipString(v, i) + 1
+		return min(skipString(v, i)+1, len(v))
 	case '{', '[':
 		depth := 0
 		for ; i < len(v); i++ {
@@ -73,7 +76,7 @@ func skipValue(v []byte, i int) int {
 				}
 			}
 		}
-		return i
+		return len(v)
 	default:
 		for i < len(v) && v[i] != ',' && v[i] != '}' && v[i] != ']' && v[i] != ' ' && v[i] != '\t' && v[i] != '\n' && v[i] != '\r' {
 			i++
@@ -84,16 +87,11 @@ func skipValue(v []byte, i int) int {
 
 // nameEquals reports whether the quoted JSON string q equals name.
 func nameEquals(q []byte, name string) bool {
-	if len(q) == len(name)+2 && string(q[1:len(q)-1]) == name {
-		return true
+	if bytes.IndexByte(q, '\\') < 0 {
+		return len(q) == len(name)+2 && string(q[1:len(q)-1]) == name
 	}
-	for _, c := range q {
-		if c == '\\' {
-			u, err := jsontext.AppendUnquote(nil, q)
-			return err == nil && string(u) == name
-		}
-	}
-	return false
+	u, err := jsontext.AppendUnquote(nil, q)
+	return err == nil && string(u) == name
 }
 
 // Member returns the value of the member name of the object v.
@@ -111,10 +109,21 @@ func Member(v jsontext.Value, name string) (jsontext.Value, bool) {
 		if v[i] == ',' {
 			i = skipSpace(v, i+1)
 		}
+		// Invalid JSON (which applications can put in raw members) ends the
+		// search rather than crashing it.
+		if i >= len(v) || v[i] != '"' {
+			return nil, false
+		}
 		end := skipString(v, i)
+		if end >= len(v) {
+			return nil, false
+		}
 		key := v[i : end+1]
-		i = skipSpace(v, end+1) + 1 // past ':'
-		start := skipSpace(v, i)
+		i = skipSpace(v, end+1)
+		if i >= len(v) || v[i] != ':' {
+			return nil, false
+		}
+		start := skipSpace(v, i+1)
 		i = skipValue(v, start)
 		if nameEquals(key, name) {
 			return v[start:i], true
@@ -139,6 +148,9 @@ func element(v jsontext.Value, n int) (jsontext.Value, bool) {
 		}
 		start := i
 		i = skipValue(v, start)
+		if i == start {
+			return nil, false // invalid JSON
+		}
 		if k == n {
 			return v[start:i], true
 		}
@@ -160,6 +172,29 @@ func MemberString(v jsontext.Value, name string) (s string, present bool) {
 		return string(m), true
 	}
 	return string(u), true
+}
+
+// MemberTag returns the member name of the object v for comparison with a
+// union's tag values: a string's contents (unescaped only when it has
+// escapes, so usually without allocating), or the JSON text of any other
+// value. The bytes alias v unless unescaping was needed.
+func MemberTag(v jsontext.Value, name string) (tag []byte, present bool) {
+	m, ok := Member(v, name)
+	if !ok {
+		return nil, false
+	}
+	if len(m) < 2 || m[0] != '"' {
+		return m, true
+	}
+	for _, c := range m {
+		if c == '\\' {
+			if u, err := jsontext.AppendUnquote(nil, m); err == nil {
+				return u, true
+			}
+			return m, true
+		}
+	}
+	return m[1 : len(m)-1], true
 }
 
 // Has reports whether the path of member names (or, on arrays, decimal
@@ -190,7 +225,7 @@ func RequireConst(d *jsontext.Decoder, v jsontext.Value, name, want string) erro
 	if !ok {
 		return &Error{Pointer: string(d.StackPointer()), Msg: "missing required field " + strconv.Quote(name)}
 	}
-	if string(m) != want {
+	if !constEqual(m, want) {
 		return &Error{Pointer: string(d.StackPointer()) + "/" + escapeToken(name), Msg: "want " + want + ", got " + string(m)}
 	}
 	return nil
