@@ -232,7 +232,7 @@ func (e *Encoder) RequireConst(v jsontext.Value, name, want string) {
 	if len(v) == 0 || !v.IsValid() {
 		return
 	}
-	if m, ok := Member(v, name); !ok || string(m) != want {
+	if m, ok := Member(v, name); !ok || !constEqual(m, want) {
 		e.Fail("raw object must have " + strconv.Quote(name) + ": " + want)
 	}
 }
