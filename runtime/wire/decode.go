@@ -24,7 +24,7 @@ type decoder struct {
 var decoders = sync.Pool{New: func() any { return new(decoder) }}
 
 // Unmarshal decodes the single JSON value in data into u. Anything but
-// white space after the value is an error.
+// white space after the value is an error. On error, u may be partly filled.
 func Unmarshal(data []byte, u Unmarshaler) error {
 	p := decoders.Get().(*decoder)
 	p.buf = *bytes.NewBuffer(data)

@@ -156,7 +156,15 @@ func (e *Encoder) Float(f float64) {
 	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
 		format = 'e'
 	}
+	n := len(e.buf)
 	e.buf = strconv.AppendFloat(e.buf, f, format, -1, 64)
+	if format == 'e' {
+		// Shorten e-07 to e-7, as JavaScript and encoding/json write it.
+		if m := len(e.buf); m-n >= 4 && e.buf[m-4] == 'e' && e.buf[m-3] == '-' && e.buf[m-2] == '0' {
+			e.buf[m-2] = e.buf[m-1]
+			e.buf = e.buf[:m-1]
+		}
+	}
 	e.more = true
 }
 

@@ -60,11 +60,14 @@ func Errorf(pointer string, format string, args ...any) error {
 // decoding a value that sits at pointer in a larger document. Errors that are
 // not *Error are wrapped into one.
 func Prefix(pointer string, err error) error {
-	if err == nil || pointer == "" {
-		return err
+	if err == nil {
+		return nil
 	}
 	var we *Error
 	if errors.As(err, &we) {
+		if pointer == "" {
+			return err
+		}
 		return &Error{Pointer: pointer + we.Pointer, Msg: we.Msg, Err: we.Err}
 	}
 	return &Error{Pointer: pointer, Msg: err.Error(), Err: err}

@@ -93,9 +93,15 @@ func TestPrefix(t *testing.T) {
 	if !errors.Is(wire.Prefix("/a", plain), plain) {
 		t.Error("plain error lost")
 	}
-	// At the top level there is nothing to add: the error is returned as is.
-	if got := wire.Prefix("", plain); got != plain {
-		t.Errorf("Prefix(\"\", plain) = %#v", got)
+	// At the top level a plain error is wrapped too, as the doc says, so
+	// that callers always get an *Error; an *Error is returned as is.
+	var we *wire.Error
+	if got := wire.Prefix("", plain); !errors.As(got, &we) || we.Pointer != "" || !errors.Is(got, plain) {
+		t.Errorf("Prefix(\"\", plain) = %#v, want an *Error at \"\" wrapping plain", got)
+	}
+	top := &wire.Error{Msg: "top"}
+	if got := wire.Prefix("", top); got != error(top) {
+		t.Errorf("Prefix(\"\", *Error) = %#v, want it unchanged", got)
 	}
 }
 
