@@ -12,6 +12,9 @@ type Config struct {
 	SchemaPath string
 	// Package is the Go package name of the output, such as "mcp20250618".
 	Package string
+	// Templates is a directory whose templates replace the built-in ones of
+	// package templates, file by file; "" uses the built-in ones.
+	Templates string
 }
 
 // File is one generated Go file.

@@ -8,6 +8,7 @@ import (
 	"github.com/mcpgen/mcpgen/generator/load"
 	"github.com/mcpgen/mcpgen/generator/model"
 	"github.com/mcpgen/mcpgen/generator/plan"
+	"github.com/mcpgen/mcpgen/templates"
 )
 
 func generate(cfg Config) ([]File, error) {
@@ -23,7 +24,11 @@ func generate(cfg Config) ([]File, error) {
 	if err != nil {
 		return nil, err
 	}
-	files, err := emit.Emit(p, emit.Options{Package: cfg.Package, Source: "schema/" + cfg.Revision + "/" + filepath.Base(cfg.SchemaPath)})
+	tmpl, err := templates.Load(cfg.Templates)
+	if err != nil {
+		return nil, err
+	}
+	files, err := emit.Emit(p, emit.Options{Package: cfg.Package, Source: "schema/" + cfg.Revision + "/" + filepath.Base(cfg.SchemaPath), Templates: tmpl})
 	if err != nil {
 		return nil, fmt.Errorf("generate %s: %w", cfg.Revision, err)
 	}

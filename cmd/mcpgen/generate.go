@@ -50,12 +50,13 @@ removed is reported as "stale: <file>" and the exit status is 1 if any is.`
 
 // generateFlags are the flags of mcpgen generate.
 type generateFlags struct {
-	revision string
-	schema   string
-	out      string
-	pkg      string
-	check    bool
-	verbose  bool
+	revision  string
+	schema    string
+	out       string
+	templates string
+	pkg       string
+	check     bool
+	verbose   bool
 }
 
 func runGenerate(e *env, args []string) int {
@@ -65,6 +66,7 @@ func runGenerate(e *env, args []string) int {
 	fset.StringVar(&f.schema, "schema", "", "schema `FILE` to read (default: the pinned schema of the revision, materialized if missing; see above)")
 	fset.StringVar(&f.out, "out", "", "output directory `DIR`, created if needed (required)")
 	fset.StringVar(&f.pkg, "package", "", "Go package `NAME` of the output (default: mcp followed by the revision without dashes, such as mcp20250618)")
+	fset.StringVar(&f.templates, "templates", "", "directory `DIR` of templates replacing the built-in ones file by file (doc.go.tmpl: the package documentation)")
 	fset.BoolVar(&f.check, "check", false, "write nothing; report stale files and exit 1 if the output is not up to date")
 	fset.BoolVarP(&f.verbose, "verbose", "v", false, "report every file written, removed or unchanged on stderr")
 	if code := parseFlags(e, fset, args, generateSynopsis, generateDescription); code >= 0 {
@@ -109,7 +111,7 @@ func runGenerate(e *env, args []string) int {
 		}
 		schemaPath = p
 	}
-	files, err := generateFiles(generator.Config{Revision: f.revision, SchemaPath: schemaPath, Package: f.pkg})
+	files, err := generateFiles(generator.Config{Revision: f.revision, SchemaPath: schemaPath, Package: f.pkg, Templates: f.templates})
 	if err != nil {
 		return fail(err)
 	}

@@ -1,0 +1,45 @@
+// Package templates holds the text templates for the file-level scaffolding
+// of generated packages, such as the package documentation. Data-driven Go
+// code is built with jennifer, not templates; these are the parts a user may
+// want to word differently, and `mcpgen generate --templates DIR` overrides
+// them file by file.
+package templates
+
+import (
+	"embed"
+	"fmt"
+	"os"
+	"path/filepath"
+	"text/template"
+)
+
+//go:embed *.tmpl
+var builtin embed.FS
+
+// Names are the templates there are.
+var Names = []string{"doc.go.tmpl"}
+
+// Load returns the templates: the built-in ones, each replaced by the file of
+// the same name in dir when dir is not "" and has it.
+func Load(dir string) (*template.Template, error) {
+	root := template.New("templates").Option("missingkey=error")
+	for _, name := range Names {
+		text, err := builtin.ReadFile(name)
+		if err != nil {
+			return nil, fmt.Errorf("templates: %w", err)
+		}
+		if dir != "" {
+			b, err := os.ReadFile(filepath.Join(dir, name))
+			switch {
+			case err == nil:
+				text = b
+			case !os.IsNotExist(err):
+				return nil, fmt.Errorf("templates: %w", err)
+			}
+		}
+		if _, err := root.New(name).Parse(string(text)); err != nil {
+			return nil, fmt.Errorf("templates: %s: %w", name, err)
+		}
+	}
+	return root, nil
+}
