@@ -7,9 +7,9 @@ import (
 	"bytes"
 	"fmt"
 	"go/format"
-	"text/template"
 	"strconv"
 	"strings"
+	"text/template"
 
 	"github.com/dave/jennifer/jen"
 	"github.com/go-json-experiment/json/jsontext"
