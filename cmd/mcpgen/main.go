@@ -53,6 +53,7 @@ type command struct {
 // by run itself.
 var commands = []*command{
 	generateCmd,
+	methodsCmd,
 	schemaCmd,
 	versionCmd,
 }

@@ -1,0 +1,94 @@
+// Package revision is the registry of protocol revisions linked into a
+// binary. Each generated package registers its revision from an init
+// function, so a session can negotiate any revision the binary has: a server
+// built with several revision packages answers a client in the client's
+// revision when it has it, otherwise in its newest.
+package revision
+
+import (
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/mcpgen/mcpgen/runtime/wire"
+)
+
+// Revision describes one generated revision package.
+type Revision struct {
+	// Name is the revision, such as "2025-06-18".
+	Name string
+	// Batching reports whether the revision has JSON-RPC batches.
+	Batching bool
+	// Methods is the method table, sorted by name.
+	Methods []wire.Method
+	// New returns a new value of the schema definition called name.
+	New func(name string) (wire.Codec, bool)
+}
+
+// Method returns the method called name.
+func (r *Revision) Method(name string) (wire.Method, bool) {
+	i, ok := slices.BinarySearchFunc(r.Methods, name, func(m wire.Method, n string) int { return strings.Compare(m.Name, n) })
+	if !ok {
+		return wire.Method{}, false
+	}
+	return r.Methods[i], true
+}
+
+var (
+	mu  sync.RWMutex
+	all []*Revision // newest first
+)
+
+// Register adds r to the registry. Generated packages call it from init;
+// registering a revision twice keeps the first.
+func Register(r *Revision) {
+	mu.Lock()
+	defer mu.Unlock()
+	for _, x := range all {
+		if x.Name == r.Name {
+			return
+		}
+	}
+	all = append(all, r)
+	// Revision names are dates: newest first is descending order.
+	slices.SortFunc(all, func(a, b *Revision) int { return strings.Compare(b.Name, a.Name) })
+}
+
+// All returns the registered revisions, newest first.
+func All() []*Revision {
+	mu.RLock()
+	defer mu.RUnlock()
+	return slices.Clone(all)
+}
+
+// Lookup returns the registered revision called name.
+func Lookup(name string) (*Revision, bool) {
+	mu.RLock()
+	defer mu.RUnlock()
+	for _, r := range all {
+		if r.Name == name {
+			return r, true
+		}
+	}
+	return nil, false
+}
+
+// Negotiate picks the revision to answer a client that asked for requested
+// (L-4): requested itself when it is among supported, otherwise the newest of
+// supported. supported lists revision names; nil means every registered one.
+// It returns nil when nothing is supported.
+func Negotiate(requested string, supported []string) *Revision {
+	var newest *Revision
+	for _, r := range All() {
+		if supported != nil && !slices.Contains(supported, r.Name) {
+			continue
+		}
+		if r.Name == requested {
+			return r
+		}
+		if newest == nil {
+			newest = r
+		}
+	}
+	return newest
+}

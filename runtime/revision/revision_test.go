@@ -1,0 +1,43 @@
+package revision
+
+import "testing"
+
+func TestNegotiate(t *testing.T) {
+	saved := all
+	t.Cleanup(func() { all = saved })
+	all = nil
+	for _, n := range []string{"2025-03-26", "2025-11-25", "2025-06-18"} {
+		Register(&Revision{Name: n})
+	}
+	Register(&Revision{Name: "2025-06-18", Batching: true}) // ignored: already there
+	if r, _ := Lookup("2025-06-18"); r.Batching {
+		t.Error("a second registration replaced the first")
+	}
+	tests := []struct {
+		requested string
+		supported []string
+		want      string
+	}{
+		{"2025-06-18", nil, "2025-06-18"},
+		{"2024-11-05", nil, "2025-11-25"},
+		{"2099-01-01", nil, "2025-11-25"},
+		{"2025-11-25", []string{"2025-03-26", "2025-06-18"}, "2025-06-18"},
+		{"2025-03-26", []string{"2025-03-26"}, "2025-03-26"},
+	}
+	for _, tt := range tests {
+		got := Negotiate(tt.requested, tt.supported)
+		if got == nil || got.Name != tt.want {
+			t.Errorf("Negotiate(%q, %v) = %v, want %s", tt.requested, tt.supported, got, tt.want)
+		}
+	}
+	if got := Negotiate("2025-06-18", []string{"1999-01-01"}); got != nil {
+		t.Errorf("Negotiate with nothing supported = %v, want nil", got.Name)
+	}
+	names := []string{}
+	for _, r := range All() {
+		names = append(names, r.Name)
+	}
+	if len(names) != 3 || names[0] != "2025-11-25" || names[2] != "2025-03-26" {
+		t.Errorf("All() = %v, want newest first", names)
+	}
+}
