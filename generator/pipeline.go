@@ -3,6 +3,8 @@ package generator
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/mcpgen/mcpgen/generator/emit"
 	"github.com/mcpgen/mcpgen/generator/load"
@@ -36,5 +38,6 @@ func generate(cfg Config) ([]File, error) {
 	for _, f := range files {
 		out = append(out, File{Name: f.Name, Content: f.Content})
 	}
+	slices.SortFunc(out, func(a, b File) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
 }

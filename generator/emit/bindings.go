@@ -1,0 +1,308 @@
+package emit
+
+import (
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+	"github.com/mcpgen/mcpgen/generator/model"
+)
+
+const (
+	sessionPkg   = "github.com/mcpgen/mcpgen/runtime/session"
+	jsonrpcPkg   = "github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	revisionPkg  = "github.com/mcpgen/mcpgen/runtime/revision"
+	transportPkg = "github.com/mcpgen/mcpgen/runtime/transport"
+)
+
+// engineMethods are answered or consumed by the session engine itself, so
+// they are not part of the typed handler interfaces.
+var engineMethods = map[string]bool{
+	"ping":                    true,
+	"logging/setLevel":        true,
+	"notifications/cancelled": true,
+	"notifications/progress":  true,
+}
+
+// goMethod is the Go method name of a method: its message definition's name
+// without "Request" or "Notification" ("CallToolRequest" → "CallTool").
+func (g *gen) goMethod(m *model.Method) string {
+	n := g.name(m.Message)
+	if m.Kind == model.Request {
+		return strings.TrimSuffix(n, "Request")
+	}
+	return strings.TrimSuffix(n, "Notification")
+}
+
+// paramsType is the Go type a handler or stub takes for m's params: a
+// pointer to the params type, or raw JSON.
+func (g *gen) paramsType(m *model.Method) *jen.Statement {
+	if m.Params == nil {
+		return jen.Qual(jsontextPkg, "Value")
+	}
+	if m.Params.Kind == model.Ref {
+		return jen.Op("*").Add(g.goType(m.Params))
+	}
+	return g.goType(m.Params)
+}
+
+func (g *gen) paramsIsPointer(m *model.Method) bool { return m.Params != nil && m.Params.Kind == model.Ref }
+
+func (g *gen) resultType(m *model.Method) *jen.Statement {
+	return jen.Op("*").Id(g.name(m.Results[0].Resolve()))
+}
+
+func ctxParam() jen.Code { return jen.Id("ctx").Qual("context", "Context") }
+
+// receives lists the methods side (a direction bit) receives and handles
+// through its typed interface.
+func (g *gen) handled(dir model.Direction) []*model.Method {
+	var out []*model.Method
+	for _, m := range g.p.Rev.Methods {
+		if m.Direction&dir != 0 && !engineMethods[m.Name] {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// interfaceMethod is the signature of m in a handler interface.
+func (g *gen) interfaceMethod(m *model.Method) jen.Code {
+	if m.Kind == model.Request {
+		return jen.Id(g.goMethod(m)).Params(ctxParam(), jen.Id("params").Add(g.paramsType(m))).Params(g.resultType(m), jen.Error())
+	}
+	return jen.Id(g.goMethod(m)).Params(ctxParam(), jen.Id("params").Add(g.paramsType(m)))
+}
+
+// ---- server.go and client.go: the typed bindings.
+
+func (g *gen) serverFile(f *jen.File) error {
+	return g.side(f, "Server", "server", model.ClientToServer, "client")
+}
+
+func (g *gen) clientFile(f *jen.File) error {
+	return g.side(f, "Client", "client", model.ServerToClient, "server")
+}
+
+// side emits the handler interface of one side (what it receives), its
+// Unimplemented base, the session handler that dispatches to it, and the
+// typed session through which it calls the peer.
+func (g *gen) side(f *jen.File, iface, role string, receives model.Direction, peer string) error {
+	methods := g.handled(receives)
+	var sigs []jen.Code
+	for _, m := range methods {
+		sigs = append(sigs, doc(g.goMethod(m), g.methodDoc(m, "handles"), ""))
+		sigs = append(sigs, g.interfaceMethod(m))
+	}
+	f.Add(doc(iface, iface+" is the "+role+" side of revision "+g.p.Rev.Name+": one method per request and notification a "+peer+" sends it. ping, logging/setLevel, cancellation and progress are handled by the session itself. Embed Unimplemented"+iface+" to serve only some methods.", ""))
+	f.Type().Id(iface).Interface(sigs...)
+
+	unimpl := "Unimplemented" + iface
+	f.Add(doc(unimpl, unimpl+" answers every request with error -32601 (method not found) and ignores every notification. Embed it in a "+iface+" implementation to serve only some methods.", ""))
+	f.Type().Id(unimpl).Struct()
+	for _, m := range methods {
+		if m.Kind == model.Request {
+			f.Func().Params(jen.Id(unimpl)).Add(g.interfaceMethod(m)).Block(
+				jen.Return(jen.Nil(), jen.Op("&").Qual(jsonrpcPkg, "Error").Values(jen.Dict{
+					jen.Id("Code"):    jen.Qual(jsonrpcPkg, "MethodNotFound"),
+					jen.Id("Message"): jen.Lit("method " + m.Name + " is not implemented"),
+				})),
+			)
+		} else {
+			f.Func().Params(jen.Id(unimpl)).Add(g.interfaceMethod(m)).Block()
+		}
+	}
+
+	// The session handler.
+	h := strings.ToLower(iface[:1]) + iface[1:] + "Handler"
+	f.Type().Id(h).Struct(jen.Id("impl").Id(iface))
+	newH := "New" + iface + "Handler"
+	f.Add(doc(newH, newH+" returns the session handler that decodes the "+peer+"'s messages with this revision's types and calls impl.", ""))
+	f.Func().Id(newH).Params(jen.Id("impl").Id(iface)).Qual(sessionPkg, "Handler").Block(jen.Return(jen.Id(h).Values(jen.Id("impl"))))
+	f.Func().Params(jen.Id(h)).Id("Revision").Params().Op("*").Qual(revisionPkg, "Revision").Block(jen.Return(jen.Id("Protocol")))
+
+	var reqCases, noteCases []jen.Code
+	for _, m := range methods {
+		decode := g.decodeParams(m)
+		if m.Kind == model.Request {
+			body := append(decode,
+				jen.List(jen.Id("r"), jen.Err()).Op(":=").Id("h").Dot("impl").Dot(g.goMethod(m)).Call(jen.Id("ctx"), jen.Id("p")),
+				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+				jen.If(jen.Id("r").Op("==").Nil()).Block(jen.Return(jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit(m.Name+": the handler returned neither a result nor an error")))),
+				jen.Return(jen.Id("r"), jen.Nil()),
+			)
+			reqCases = append(reqCases, jen.Case(jen.Id(methodConst(m))).Block(body...))
+		} else {
+			body := append(decode, jen.Id("h").Dot("impl").Dot(g.goMethod(m)).Call(jen.Id("ctx"), jen.Id("p")))
+			noteCases = append(noteCases, jen.Case(jen.Id(methodConst(m))).Block(body...))
+		}
+	}
+	f.Func().Params(jen.Id("h").Id(h)).Id("HandleRequest").Params(ctxParam(), jen.Id("_").Op("*").Qual(sessionPkg, "Session"), jen.Id("method").String(), jen.Id("params").Qual(jsontextPkg, "Value")).Params(wire("Appender"), jen.Error()).Block(
+		jen.Switch(jen.Id("method")).Block(reqCases...),
+		jen.Return(jen.Nil(), jen.Op("&").Qual(jsonrpcPkg, "Error").Values(jen.Dict{
+			jen.Id("Code"):    jen.Qual(jsonrpcPkg, "MethodNotFound"),
+			jen.Id("Message"): jen.Lit("method ").Op("+").Id("method").Op("+").Lit(" not found"),
+		})),
+	)
+	f.Func().Params(jen.Id("h").Id(h)).Id("HandleNotification").Params(ctxParam(), jen.Id("_").Op("*").Qual(sessionPkg, "Session"), jen.Id("method").String(), jen.Id("params").Qual(jsontextPkg, "Value")).Block(
+		jen.Switch(jen.Id("method")).Block(noteCases...),
+	)
+
+	// The typed session: what this side sends to the peer.
+	sess := iface + "Session"
+	f.Add(doc(sess, sess+" is a session seen from the "+role+" side: typed calls of the "+peer+"'s methods, and the session engine's own (Close, Wait, PeerCapabilities…).", ""))
+	f.Type().Id(sess).Struct(jen.Op("*").Qual(sessionPkg, "Session"))
+	from := sess + "From"
+	f.Add(doc(from, from+" returns the session a handler's ctx belongs to, to call the "+peer+" back (for example to sample, to elicit, or to report progress).", ""))
+	f.Func().Id(from).Params(ctxParam()).Params(jen.Op("*").Id(sess), jen.Bool()).Block(
+		jen.List(jen.Id("s"), jen.Id("ok")).Op(":=").Qual(sessionPkg, "FromContext").Call(jen.Id("ctx")),
+		jen.If(jen.Op("!").Id("ok")).Block(jen.Return(jen.Nil(), jen.False())),
+		jen.Return(jen.Op("&").Id(sess).Values(jen.Id("s")), jen.True()),
+	)
+	sendDir := model.ServerToClient
+	if receives == model.ServerToClient {
+		sendDir = model.ClientToServer
+	}
+	for _, m := range g.p.Rev.Methods {
+		if m.Direction&sendDir == 0 || m.Name == "initialize" || m.Name == "notifications/cancelled" || m.Name == "notifications/progress" || m.Name == "notifications/initialized" {
+			continue
+		}
+		g.stub(f, sess, m)
+	}
+	return nil
+}
+
+// decodeParams declares p, the params of m decoded from params.
+func (g *gen) decodeParams(m *model.Method) []jen.Code {
+	if !g.paramsIsPointer(m) {
+		return []jen.Code{jen.Id("p").Op(":=").Id("params")}
+	}
+	return []jen.Code{
+		jen.Id("p").Op(":=").New(g.goType(m.Params)),
+		jen.If(jen.Id("params").Op("!=").Nil()).Block(
+			jen.If(jen.Err().Op(":=").Add(wire("Unmarshal")).Call(jen.Id("params"), jen.Id("p")), jen.Err().Op("!=").Nil()).Block(
+				g.paramsError(m)...,
+			),
+		),
+	}
+}
+
+func (g *gen) paramsError(m *model.Method) []jen.Code {
+	if m.Kind == model.Notification {
+		return []jen.Code{jen.Return()}
+	}
+	return []jen.Code{jen.Return(jen.Nil(), jen.Op("&").Qual(jsonrpcPkg, "Error").Values(jen.Dict{
+		jen.Id("Code"):    jen.Qual(jsonrpcPkg, "InvalidParams"),
+		jen.Id("Message"): jen.Lit(m.Name + " params: ").Op("+").Err().Dot("Error").Call(),
+	}))}
+}
+
+func (g *gen) methodDoc(m *model.Method, verb string) string {
+	s := g.goMethod(m) + " " + verb + " " + m.Name + " (" + g.name(m.Message) + ")."
+	if m.Gate != "" {
+		s += " It needs the capability " + m.GateSide() + ":" + m.Gate + "."
+	}
+	return s
+}
+
+// stub emits the typed call of m on the session type sess.
+func (g *gen) stub(f *jen.File, sess string, m *model.Method) {
+	name := g.goMethod(m)
+	var arg jen.Code = jen.Id("params")
+	if g.paramsIsPointer(m) {
+		// A nil pointer sends no params.
+		arg = jen.Id("in")
+	}
+	pre := []jen.Code{}
+	if g.paramsIsPointer(m) {
+		pre = append(pre,
+			jen.Var().Id("in").Add(wire("Appender")),
+			jen.If(jen.Id("params").Op("!=").Nil()).Block(jen.Id("in").Op("=").Id("params")),
+		)
+	} else {
+		arg = jen.Qual(sessionPkg, "Raw").Call(jen.Id("params"))
+	}
+	if m.Kind == model.Notification {
+		f.Add(doc("Notify"+name, "Notify"+name+" sends "+m.Name+"; nil params sends none.", ""))
+		f.Func().Params(jen.Id("s").Op("*").Id(sess)).Id("Notify"+name).Params(ctxParam(), jen.Id("params").Add(g.paramsType(m))).Error().Block(
+			append(pre, jen.Return(jen.Id("s").Dot("Session").Dot("Notify").Call(jen.Id("ctx"), jen.Id(methodConst(m)), arg)))...,
+		)
+		return
+	}
+	res := m.Results[0].Resolve()
+	f.Add(doc(name, name+" sends "+m.Name+" and returns its result; nil params sends none.", ""))
+	f.Func().Params(jen.Id("s").Op("*").Id(sess)).Id(name).Params(ctxParam(), jen.Id("params").Add(g.paramsType(m)), jen.Id("opts").Op("...").Qual(sessionPkg, "CallOption")).Params(g.resultType(m), jen.Error()).Block(
+		append(pre,
+			jen.List(jen.Id("raw"), jen.Err()).Op(":=").Id("s").Dot("Session").Dot("Call").Call(jen.Id("ctx"), jen.Id(methodConst(m)), arg, jen.Id("opts").Op("...")),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+			jen.Id("r").Op(":=").New(jen.Id(g.name(res))),
+			jen.If(jen.Err().Op(":=").Add(wire("Unmarshal")).Call(jen.Id("raw"), jen.Id("r")), jen.Err().Op("!=").Nil()).Block(
+				jen.Return(jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit(m.Name+" result: %w"), jen.Err())),
+			),
+			jen.Return(jen.Id("r"), jen.Nil()),
+		)...,
+	)
+}
+
+// connectFile emits Protocol, its registration, Connect and Serve.
+func (g *gen) connectFile(f *jen.File) error {
+	f.Add(doc("Protocol", "Protocol describes this revision to the session engine. Importing the package registers it, so that sessions in this binary can negotiate it.", ""))
+	f.Var().Id("Protocol").Op("=").Op("&").Qual(revisionPkg, "Revision").Values(jen.Dict{
+		jen.Id("Name"):     jen.Id("Revision"),
+		jen.Id("Batching"): jen.Id("Batching"),
+		jen.Id("Methods"):  jen.Id("methodTable"),
+		jen.Id("New"):      jen.Id("New"),
+	})
+	f.Func().Id("init").Params().Block(jen.Qual(revisionPkg, "Register").Call(jen.Id("Protocol")))
+
+	if !g.hasHandshake() {
+		g.serveFunc(f)
+		return nil
+	}
+	f.Add(doc("Connect", "Connect starts the client side of a session on t: it sends initialize with info and caps (offering the newest revision linked into the binary), checks the answer, sends notifications/initialized and returns the ready session. c answers the server's requests; nil means UnimplementedClient.", ""))
+	f.Func().Id("Connect").Params(ctxParam(), jen.Id("t").Qual(transportPkg, "Transport"), jen.Id("info").Id("Implementation"), jen.Id("caps").Id("ClientCapabilities"), jen.Id("c").Id("Client"), jen.Id("opts").Qual(sessionPkg, "Options")).Params(jen.Op("*").Id("ClientSession"), jen.Error()).Block(
+		jen.If(jen.Id("c").Op("==").Nil()).Block(jen.Id("c").Op("=").Id("UnimplementedClient").Values()),
+		jen.Id("s").Op(":=").Qual(sessionPkg, "New").Call(jen.Qual(sessionPkg, "Client"), jen.Id("t"), jen.Id("NewClientHandler").Call(jen.Id("c")), jen.Id("opts")),
+		jen.Id("params").Op(":=").Op("&").Id("InitializeRequestParams").Values(jen.Dict{
+			jen.Id("ProtocolVersion"): jen.Id("Revision"),
+			jen.Id("Capabilities"):    jen.Id("caps"),
+			jen.Id("ClientInfo"):      jen.Id("info"),
+		}),
+		jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("s").Dot("Initialize").Call(jen.Id("ctx"), jen.Id("params")), jen.Err().Op("!=").Nil()).Block(
+			jen.Id("s").Dot("Close").Call(),
+			jen.Return(jen.Nil(), jen.Err()),
+		),
+		jen.Return(jen.Op("&").Id("ClientSession").Values(jen.Id("s")), jen.Nil()),
+	)
+	g.serveFunc(f)
+	return nil
+}
+
+// hasHandshake reports whether the revision has the initialize request with
+// the members Connect fills in.
+func (g *gen) hasHandshake() bool {
+	m := g.p.Rev.Method("initialize")
+	if m == nil || m.Params == nil || m.Params.Kind != model.Ref || g.p.Rev.Lookup("Implementation") == nil || g.p.Rev.Lookup("ClientCapabilities") == nil {
+		return false
+	}
+	d := m.Params.Decl.Resolve()
+	if d.Kind != model.Object || g.name(d) != "InitializeRequestParams" {
+		return false
+	}
+	for _, f := range []string{"protocolVersion", "capabilities", "clientInfo"} {
+		if d.Field(f) == nil {
+			return false
+		}
+	}
+	return true
+}
+
+func (g *gen) serveFunc(f *jen.File) {
+	f.Add(doc("Serve", "Serve runs srv as the server side of a session on t until the client closes the connection or ctx ends, and returns why (nil for a normal end).", ""))
+	f.Func().Id("Serve").Params(ctxParam(), jen.Id("t").Qual(transportPkg, "Transport"), jen.Id("srv").Id("Server"), jen.Id("opts").Qual(sessionPkg, "Options")).Error().Block(
+		jen.Id("s").Op(":=").Qual(sessionPkg, "New").Call(jen.Qual(sessionPkg, "Server"), jen.Id("t"), jen.Id("NewServerHandler").Call(jen.Id("srv")), jen.Id("opts")),
+		jen.Select().Block(
+			jen.Case(jen.Op("<-").Id("ctx").Dot("Done").Call()).Block(jen.Return(jen.Id("s").Dot("Close").Call())),
+			jen.Case(jen.Op("<-").Id("s").Dot("Done").Call()).Block(jen.Return(jen.Id("s").Dot("Wait").Call())),
+		),
+	)
+}

@@ -1,0 +1,418 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/revision"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+)
+
+// request handles a request from the peer.
+func (s *Session) request(m *jsonrpc.Message, reply func(*jsonrpc.Message)) {
+	fail := func(code int64, format string, args ...any) {
+		reply(errorMessage(m.ID, &jsonrpc.Error{Code: code, Message: fmt.Sprintf(format, args...)}))
+	}
+	// ping is answered at any time, even before initialize (U-G1).
+	if m.Method == "ping" {
+		reply(&jsonrpc.Message{Kind: jsonrpc.Response, ID: m.ID, Result: jsontext.Value("{}")})
+		return
+	}
+	if m.Method == "initialize" && s.role == Server {
+		s.initialize(m, reply)
+		return
+	}
+	s.mu.Lock()
+	st, rev := s.state, s.rev
+	s.mu.Unlock()
+	if st == stateNew {
+		fail(jsonrpc.InvalidRequest, "%s before initialize: the session is not initialized (L-1)", m.Method)
+		return
+	}
+	if st == stateClosed {
+		return
+	}
+	if s.role == Client && st != stateReady {
+		fail(jsonrpc.InvalidRequest, "%s before the session is initialized (L-9)", m.Method)
+		return
+	}
+	md, ok := rev.Method(m.Method)
+	if !ok || md.Notification || !s.mayReceive(md) {
+		fail(jsonrpc.MethodNotFound, "method %q not found in revision %s for a %s", m.Method, rev.Name, s.role)
+		return
+	}
+	if path, ok := s.gateOwn(md); !ok {
+		fail(jsonrpc.MethodNotFound, "method %q not found: this %s did not declare the capability %s", m.Method, s.role, path)
+		return
+	}
+	if err := checkParams(md, m.Params); err != nil {
+		reply(errorMessage(m.ID, err))
+		return
+	}
+	if m.Method == "logging/setLevel" && s.role == Server {
+		s.setLevel(m, reply)
+		return
+	}
+	ctx, cancel := context.WithCancel(s.ctx)
+	s.mu.Lock()
+	if _, dup := s.inflight[m.ID]; dup {
+		s.mu.Unlock()
+		cancel()
+		fail(jsonrpc.InvalidRequest, "request ID %v is already in use by a request in flight (M-2)", m.ID)
+		return
+	}
+	if len(s.inflight) >= s.opts.MaxInFlight {
+		s.mu.Unlock()
+		cancel()
+		fail(Busy, "too many requests in flight (%d)", s.opts.MaxInFlight)
+		return
+	}
+	s.inflight[m.ID] = cancel
+	s.handlers.Add(1)
+	s.mu.Unlock()
+	ctx = withRequest(ctx, s, m.ID, progressToken(m.Params))
+	go func() {
+		defer s.handlers.Done()
+		res, err := s.run(ctx, md, m.Params)
+		s.mu.Lock()
+		delete(s.inflight, m.ID)
+		s.mu.Unlock()
+		cancelled := ctx.Err() != nil
+		cancel()
+		if cancelled && s.ctx.Err() == nil {
+			// Cancelled by the peer: no response (U-C4).
+			reply(nil)
+			return
+		}
+		if err != nil {
+			reply(errorMessage(m.ID, err))
+			return
+		}
+		reply(&jsonrpc.Message{Kind: jsonrpc.Response, ID: m.ID, Result: res})
+	}()
+}
+
+// run calls the handler, turning panics and errors into JSON-RPC errors and
+// converting the result to the negotiated revision.
+func (s *Session) run(ctx context.Context, md wire.Method, params jsontext.Value) (raw jsontext.Value, jerr *jsonrpc.Error) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("mcp: handler panicked", "method", md.Name, "panic", p, "stack", string(debug.Stack()))
+			raw, jerr = nil, &jsonrpc.Error{Code: jsonrpc.InternalError, Message: fmt.Sprintf("internal error handling %s", md.Name)}
+		}
+	}()
+	res, err := s.handler.HandleRequest(ctx, s, md.Name, params)
+	if err != nil {
+		return nil, asJSONRPC(err)
+	}
+	if res == nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.InternalError, Message: md.Name + ": the handler returned no result"}
+	}
+	b, err := res.AppendJSON(nil)
+	if err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.InternalError, Message: md.Name + ": the result cannot be encoded: " + err.Error()}
+	}
+	b, err = s.toNegotiated(md, b)
+	if err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.InternalError, Message: err.Error()}
+	}
+	return b, nil
+}
+
+// asJSONRPC turns a handler error into a JSON-RPC error.
+func asJSONRPC(err error) *jsonrpc.Error {
+	var je *jsonrpc.Error
+	if errors.As(err, &je) {
+		return je
+	}
+	return &jsonrpc.Error{Code: jsonrpc.InternalError, Message: err.Error()}
+}
+
+// toNegotiated converts a result the handler encoded in its revision to the
+// negotiated one: decoded strictly with the negotiated revision's result
+// types (the first that accepts it), then encoded again.
+func (s *Session) toNegotiated(md wire.Method, b []byte) ([]byte, error) {
+	s.mu.Lock()
+	rev := s.rev
+	s.mu.Unlock()
+	if rev == nil || rev == s.handler.Revision() || len(md.NewResult) == 0 {
+		return b, nil
+	}
+	var errs []string
+	for i, newResult := range md.NewResult {
+		v := newResult()
+		if err := wire.Unmarshal(b, v); err != nil {
+			errs = append(errs, md.Results[i]+": "+err.Error())
+			continue
+		}
+		return v.AppendJSON(nil)
+	}
+	return nil, fmt.Errorf("%s: the result cannot be expressed in revision %s (%s)", md.Name, rev.Name, strings.Join(errs, "; "))
+}
+
+// checkParams decodes params strictly with the revision's params type, so
+// that handlers only see valid params; errors are -32602 naming the pointer.
+func checkParams(md wire.Method, params jsontext.Value) *jsonrpc.Error {
+	if params == nil {
+		if md.ParamsRequired {
+			return &jsonrpc.Error{Code: jsonrpc.InvalidParams, Message: md.Name + " params: missing, but required"}
+		}
+		return nil
+	}
+	if md.NewParams == nil {
+		return nil
+	}
+	if err := wire.Unmarshal(params, md.NewParams()); err != nil {
+		return &jsonrpc.Error{Code: jsonrpc.InvalidParams, Message: md.Name + " params: " + err.Error()}
+	}
+	return nil
+}
+
+// mayReceive reports whether this side may receive md.
+func (s *Session) mayReceive(md wire.Method) bool {
+	if s.role == Server {
+		return md.Direction&wire.ClientToServer != 0
+	}
+	return md.Direction&wire.ServerToClient != 0
+}
+
+// maySend reports whether this side may send md.
+func (s *Session) maySend(md wire.Method) bool {
+	if s.role == Server {
+		return md.Direction&wire.ServerToClient != 0
+	}
+	return md.Direction&wire.ClientToServer != 0
+}
+
+// gateOwn checks a method this side receives against its own declared
+// capabilities.
+func (s *Session) gateOwn(md wire.Method) (string, bool) {
+	if md.Gate == "" || !s.ownsGate(md.GateSide, true) {
+		return "", true
+	}
+	s.mu.Lock()
+	caps := s.ownCaps
+	s.mu.Unlock()
+	return md.Gate, HasCapability(caps, md.Gate)
+}
+
+// gatePeer checks a method this side sends against the peer's capabilities.
+func (s *Session) gatePeer(md wire.Method) (string, bool) {
+	if md.Gate == "" {
+		return "", true
+	}
+	s.mu.Lock()
+	own, peer := s.ownCaps, s.peerCaps
+	s.mu.Unlock()
+	if s.ownsGate(md.GateSide, false) {
+		// A gate on the sender's own capabilities: a server only sends
+		// list_changed notifications it declared (L-17).
+		return md.Gate, HasCapability(own, md.Gate)
+	}
+	return md.Gate, HasCapability(peer, md.Gate)
+}
+
+// ownsGate reports whether a gate on side refers to this side's
+// capabilities, for a message this side receives (receiving) or sends.
+func (s *Session) ownsGate(side string, receiving bool) bool {
+	switch side {
+	case "receiver":
+		return receiving
+	case "server":
+		return s.role == Server
+	case "client":
+		return s.role == Client
+	}
+	return false
+}
+
+// HasCapability reports whether the capabilities object caps declares the
+// dotted path, such as "resources.subscribe": present and not false or null.
+func HasCapability(caps jsontext.Value, path string) bool {
+	v := caps
+	for _, p := range strings.Split(path, ".") {
+		var ok bool
+		if v, ok = wire.Member(v, p); !ok {
+			return false
+		}
+	}
+	s := strings.TrimSpace(string(v))
+	return s != "false" && s != "null"
+}
+
+// progressToken returns params._meta.progressToken, if any.
+func progressToken(params jsontext.Value) wire.ID {
+	meta, ok := wire.Member(params, "_meta")
+	if !ok {
+		return wire.ID{}
+	}
+	raw, ok := wire.Member(meta, "progressToken")
+	if !ok {
+		return wire.ID{}
+	}
+	var id wire.ID
+	if wire.Unmarshal(raw, &id) != nil {
+		return wire.ID{}
+	}
+	return id
+}
+
+// initialize answers the client's initialize request (server side).
+func (s *Session) initialize(m *jsonrpc.Message, reply func(*jsonrpc.Message)) {
+	fail := func(code int64, msg string) { reply(errorMessage(m.ID, &jsonrpc.Error{Code: code, Message: msg})) }
+	s.mu.Lock()
+	st := s.state
+	s.mu.Unlock()
+	if st != stateNew {
+		fail(jsonrpc.InvalidRequest, "initialize: the session is already initialized")
+		return
+	}
+	requested, _ := wire.MemberString(m.Params, "protocolVersion")
+	rev := revision.Negotiate(requested, s.supported())
+	if rev == nil {
+		fail(jsonrpc.InternalError, "initialize: this server supports no protocol revision")
+		return
+	}
+	md, ok := rev.Method("initialize")
+	if !ok {
+		fail(jsonrpc.MethodNotFound, "initialize: revision "+rev.Name+" has no initialize")
+		return
+	}
+	if err := checkParams(md, m.Params); err != nil {
+		reply(errorMessage(m.ID, err))
+		return
+	}
+	caps, _ := wire.Member(m.Params, "capabilities")
+	info, _ := wire.Member(m.Params, "clientInfo")
+	s.mu.Lock()
+	s.rev = rev
+	s.peerCaps = cloneValue(caps)
+	s.peerInfo = cloneValue(info)
+	s.mu.Unlock()
+	raw, jerr := s.run(withRequest(s.ctx, s, m.ID, wire.ID{}), md, m.Params)
+	if jerr != nil {
+		s.mu.Lock()
+		s.rev, s.peerCaps, s.peerInfo = nil, nil, nil
+		s.mu.Unlock()
+		reply(errorMessage(m.ID, jerr))
+		return
+	}
+	// The answer names the negotiated revision (L-4), whatever the handler wrote.
+	q, _ := jsontext.AppendQuote(nil, rev.Name)
+	raw, err := wire.SetMember(raw, "protocolVersion", q)
+	if err != nil {
+		fail(jsonrpc.InternalError, "initialize: "+err.Error())
+		return
+	}
+	own, _ := wire.Member(raw, "capabilities")
+	s.mu.Lock()
+	s.ownCaps = cloneValue(own)
+	s.state = stateInitializing
+	s.mu.Unlock()
+	reply(&jsonrpc.Message{Kind: jsonrpc.Response, ID: m.ID, Result: raw})
+}
+
+func (s *Session) supported() []string { return s.opts.Revisions }
+
+func cloneValue(v jsontext.Value) jsontext.Value {
+	if v == nil {
+		return nil
+	}
+	return append(jsontext.Value(nil), v...)
+}
+
+// logLevels are the RFC 5424 levels in increasing severity.
+var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+func levelIndex(level string) int {
+	for i, l := range logLevels {
+		if l == level {
+			return i
+		}
+	}
+	return -1
+}
+
+func (s *Session) setLevel(m *jsonrpc.Message, reply func(*jsonrpc.Message)) {
+	level, _ := wire.MemberString(m.Params, "level")
+	i := levelIndex(level)
+	if i < 0 {
+		reply(errorMessage(m.ID, &jsonrpc.Error{Code: jsonrpc.InvalidParams, Message: fmt.Sprintf("logging/setLevel params: /level: unknown level %q", level)}))
+		return
+	}
+	s.mu.Lock()
+	s.logLevel = i
+	s.mu.Unlock()
+	reply(&jsonrpc.Message{Kind: jsonrpc.Response, ID: m.ID, Result: jsontext.Value("{}")})
+}
+
+// notification handles a notification from the peer. Cancellation and
+// progress are the engine's; the rest go to the handler, in order.
+func (s *Session) notification(m *jsonrpc.Message) {
+	switch m.Method {
+	case "notifications/cancelled":
+		raw, ok := wire.Member(m.Params, "requestId")
+		var id wire.ID
+		if !ok || wire.Unmarshal(raw, &id) != nil {
+			return // malformed cancellations are ignored (U-C4)
+		}
+		s.mu.Lock()
+		cancel := s.inflight[id]
+		s.mu.Unlock()
+		if cancel != nil {
+			cancel()
+		}
+		return
+	case "notifications/progress":
+		tok := progressTokenOf(m.Params)
+		s.mu.Lock()
+		fn := s.progress[tok]
+		s.mu.Unlock()
+		if fn != nil {
+			p, err := decodeProgress(m.Params)
+			if err == nil {
+				fn(p)
+			}
+		}
+		return
+	case "notifications/initialized":
+		s.mu.Lock()
+		if s.role == Server && s.state == stateInitializing {
+			s.state = stateReady
+		}
+		s.mu.Unlock()
+	}
+	s.mu.Lock()
+	rev, st := s.rev, s.state
+	s.mu.Unlock()
+	if rev == nil || st == stateClosed {
+		return
+	}
+	md, ok := rev.Method(m.Method)
+	if !ok || !md.Notification || !s.mayReceive(md) {
+		s.log.Debug("mcp: unknown notification ignored", "method", m.Method)
+		return
+	}
+	if err := checkParams(md, m.Params); err != nil {
+		s.log.Debug("mcp: invalid notification ignored", "method", m.Method, "err", err)
+		return
+	}
+	select {
+	case s.notes <- note{m.Method, m.Params}:
+	case <-s.ctx.Done():
+	}
+}
+
+func (s *Session) handleNotification(method string, params jsontext.Value) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("mcp: notification handler panicked", "method", method, "panic", p)
+		}
+	}()
+	s.handler.HandleNotification(s.ctx, s, method, params)
+}

@@ -1,0 +1,440 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/revision"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+)
+
+// Progress is one notifications/progress report.
+type Progress struct {
+	Progress float64
+	Total    *float64
+	Message  string
+}
+
+// CallOption changes one call.
+type CallOption func(*callOptions)
+
+type callOptions struct {
+	progress func(Progress)
+}
+
+// WithProgress asks the peer for progress reports on the call (U-P1): a
+// progress token is put in the request's _meta, and the peer's
+// notifications/progress for it are passed to fn, on the reader goroutine.
+func WithProgress(fn func(Progress)) CallOption {
+	return func(o *callOptions) { o.progress = fn }
+}
+
+// Call sends the request method with params (nil for none) and waits for
+// its result, as raw JSON in the negotiated revision. Cancelling ctx, or the
+// session's CallTimeout passing, sends notifications/cancelled and returns
+// the context's error (L-15, U-C1). An error response is a *jsonrpc.Error.
+func (s *Session) Call(ctx context.Context, method string, params wire.Appender, opts ...CallOption) (jsontext.Value, error) {
+	var o callOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	md, raw, err := s.outgoing(method, params, false)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	if s.state == stateClosed {
+		s.mu.Unlock()
+		return nil, ErrClosed
+	}
+	s.nextID++
+	id := wire.IntID(s.nextID)
+	ch := make(chan callResult, 1)
+	s.pending[id] = ch
+	if o.progress != nil {
+		s.progress[id] = o.progress
+	}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.pending, id)
+		delete(s.progress, id)
+		s.mu.Unlock()
+	}()
+	if o.progress != nil {
+		if raw, err = setProgressToken(raw, id); err != nil {
+			return nil, fmt.Errorf("%s: %w", method, err)
+		}
+	}
+	if s.opts.CallTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.opts.CallTimeout)
+		defer cancel()
+	}
+	b, err := (&jsonrpc.Message{Kind: jsonrpc.Request, ID: id, Method: method, Params: raw}).AppendJSON(nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
+	if err := s.t.Write(ctx, b); err != nil {
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			return nil, r.err
+		}
+		return s.fromNegotiated(md, r.raw)
+	case <-ctx.Done():
+		if method != "initialize" { // initialize is never cancelled (U-C3)
+			s.cancelRequest(id, ctx.Err().Error())
+		}
+		return nil, fmt.Errorf("%s: %w", method, ctx.Err())
+	}
+}
+
+// fromNegotiated checks a result against the negotiated revision's result
+// types when the handler's revision differs; the caller decodes it with its
+// own types.
+func (s *Session) fromNegotiated(md wire.Method, raw jsontext.Value) (jsontext.Value, error) {
+	s.mu.Lock()
+	rev := s.rev
+	s.mu.Unlock()
+	if rev == nil || rev == s.handler.Revision() || len(md.NewResult) == 0 {
+		return raw, nil
+	}
+	var first error
+	for _, newResult := range md.NewResult {
+		if err := wire.Unmarshal(raw, newResult()); err != nil {
+			if first == nil {
+				first = err
+			}
+			continue
+		}
+		return raw, nil
+	}
+	return nil, fmt.Errorf("%s result: %w", md.Name, first)
+}
+
+func (s *Session) cancelRequest(id wire.ID, reason string) {
+	idJSON, err := id.AppendJSON(nil)
+	if err != nil {
+		return
+	}
+	e := wire.NewEncoder(nil)
+	e.BeginObject()
+	e.Name(`"requestId":`)
+	e.Raw(idJSON)
+	e.Name(`"reason":`)
+	e.String(reason)
+	e.EndObject()
+	params, _ := e.Bytes()
+	s.notify("notifications/cancelled", params)
+}
+
+// Notify sends the notification method with params (nil for none).
+func (s *Session) Notify(ctx context.Context, method string, params wire.Appender) error {
+	_, raw, err := s.outgoing(method, params, true)
+	if err != nil {
+		return err
+	}
+	b, err := (&jsonrpc.Message{Kind: jsonrpc.Notification, Method: method, Params: raw}).AppendJSON(nil)
+	if err != nil {
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	return s.t.Write(ctx, b)
+}
+
+// notify sends a notification the engine makes itself.
+func (s *Session) notify(method string, params jsontext.Value) {
+	b, err := (&jsonrpc.Message{Kind: jsonrpc.Notification, Method: method, Params: params}).AppendJSON(nil)
+	if err == nil {
+		s.write(b)
+	}
+}
+
+// outgoing checks that this side may send method now, and encodes params in
+// the negotiated revision.
+func (s *Session) outgoing(method string, params wire.Appender, notification bool) (wire.Method, jsontext.Value, error) {
+	s.mu.Lock()
+	st, rev := s.state, s.rev
+	s.mu.Unlock()
+	if st == stateClosed {
+		return wire.Method{}, nil, ErrClosed
+	}
+	if rev == nil {
+		if method != "ping" && method != "initialize" {
+			return wire.Method{}, nil, fmt.Errorf("%s: the session is not initialized (L-8)", method)
+		}
+		rev = s.handler.Revision()
+	} else if s.role == Server && st != stateReady && !notification && method != "ping" {
+		return wire.Method{}, nil, fmt.Errorf("%s: the client has not sent notifications/initialized yet (L-9)", method)
+	}
+	md, ok := rev.Method(method)
+	if !ok || md.Notification != notification || !s.maySend(md) {
+		return wire.Method{}, nil, fmt.Errorf("%s: not a %s a %s may send in revision %s", method, kindWord(notification), s.role, rev.Name)
+	}
+	if path, ok := s.gatePeer(md); !ok && s.state != stateNew {
+		return wire.Method{}, nil, &jsonrpc.Error{Code: jsonrpc.MethodNotFound, Message: fmt.Sprintf("%s: the capability %s was not declared (L-17)", method, path)}
+	}
+	if params == nil {
+		if md.ParamsRequired {
+			return md, nil, fmt.Errorf("%s: params are required", method)
+		}
+		return md, nil, nil
+	}
+	raw, err := params.AppendJSON(nil)
+	if err != nil {
+		return md, nil, fmt.Errorf("%s params: %w", method, err)
+	}
+	if len(raw) == 0 {
+		if md.ParamsRequired {
+			return md, nil, fmt.Errorf("%s: params are required", method)
+		}
+		return md, nil, nil
+	}
+	if rev != s.handler.Revision() && md.NewParams != nil {
+		v := md.NewParams()
+		if err := wire.Unmarshal(raw, v); err != nil {
+			return md, nil, fmt.Errorf("%s params cannot be expressed in revision %s: %w", method, rev.Name, err)
+		}
+		if raw, err = v.AppendJSON(nil); err != nil {
+			return md, nil, fmt.Errorf("%s params: %w", method, err)
+		}
+	}
+	return md, raw, nil
+}
+
+func kindWord(notification bool) string {
+	if notification {
+		return "notification"
+	}
+	return "request"
+}
+
+// Initialize runs the client side of the handshake (L-2…L-7): it sends
+// initialize with params (whose protocolVersion is set to the newest
+// revision this side supports), checks the server's answer, and sends
+// notifications/initialized. It returns the raw InitializeResult.
+func (s *Session) Initialize(ctx context.Context, params wire.Appender) (jsontext.Value, error) {
+	if s.role != Client {
+		return nil, fmt.Errorf("initialize: only a client initializes")
+	}
+	s.mu.Lock()
+	if s.state != stateNew {
+		s.mu.Unlock()
+		return nil, fmt.Errorf("initialize: the session is already initialized")
+	}
+	s.mu.Unlock()
+	offer := revision.Negotiate("", s.supported())
+	if offer == nil {
+		return nil, fmt.Errorf("initialize: this client supports no protocol revision")
+	}
+	raw, err := params.AppendJSON(nil)
+	if err != nil {
+		return nil, fmt.Errorf("initialize params: %w", err)
+	}
+	q, _ := jsontext.AppendQuote(nil, offer.Name)
+	if raw, err = wire.SetMember(raw, "protocolVersion", q); err != nil {
+		return nil, fmt.Errorf("initialize params: %w", err)
+	}
+	caps, _ := wire.Member(raw, "capabilities")
+	s.mu.Lock()
+	s.ownCaps = cloneValue(caps)
+	s.mu.Unlock()
+	res, err := s.Call(ctx, "initialize", rawAppender(raw))
+	if err != nil {
+		return nil, err
+	}
+	version, _ := wire.MemberString(res, "protocolVersion")
+	rev, ok := revision.Lookup(version)
+	if !ok || (s.opts.Revisions != nil && !contains(s.opts.Revisions, version)) {
+		// L-5: a revision this client does not implement ends the session.
+		s.shutdown(fmt.Errorf("initialize: the server answered with protocol revision %q, which this client does not support", version))
+		return nil, fmt.Errorf("initialize: the server answered with protocol revision %q, which this client does not support", version)
+	}
+	if md, ok := rev.Method("initialize"); ok && len(md.NewResult) > 0 {
+		if err := wire.Unmarshal(res, md.NewResult[0]()); err != nil {
+			return nil, fmt.Errorf("initialize result: %w", err)
+		}
+	}
+	peerCaps, _ := wire.Member(res, "capabilities")
+	info, _ := wire.Member(res, "serverInfo")
+	s.mu.Lock()
+	s.rev = rev
+	s.peerCaps = cloneValue(peerCaps)
+	s.peerInfo = cloneValue(info)
+	s.state = stateReady
+	s.mu.Unlock()
+	if err := s.Notify(ctx, "notifications/initialized", nil); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// rawAppender is JSON that is already encoded.
+type rawAppender jsontext.Value
+
+func (r rawAppender) AppendJSON(b []byte) ([]byte, error) { return append(b, r...), nil }
+
+// setProgressToken puts tok into params._meta.progressToken.
+func setProgressToken(params jsontext.Value, tok wire.ID) (jsontext.Value, error) {
+	meta, _ := wire.Member(params, "_meta")
+	t, err := tok.AppendJSON(nil)
+	if err != nil {
+		return nil, err
+	}
+	meta, err = wire.SetMember(meta, "progressToken", t)
+	if err != nil {
+		return nil, err
+	}
+	return wire.SetMember(params, "_meta", meta)
+}
+
+func progressTokenOf(params jsontext.Value) wire.ID {
+	raw, ok := wire.Member(params, "progressToken")
+	if !ok {
+		return wire.ID{}
+	}
+	var id wire.ID
+	if wire.Unmarshal(raw, &id) != nil {
+		return wire.ID{}
+	}
+	return id
+}
+
+func decodeProgress(params jsontext.Value) (Progress, error) {
+	var p Progress
+	raw, ok := wire.Member(params, "progress")
+	if !ok {
+		return p, fmt.Errorf("progress: missing")
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil {
+		return p, err
+	}
+	p.Progress = f
+	if raw, ok := wire.Member(params, "total"); ok {
+		if t, err := strconv.ParseFloat(string(raw), 64); err == nil {
+			p.Total = &t
+		}
+	}
+	p.Message, _ = wire.MemberString(params, "message")
+	return p, nil
+}
+
+// requestKey is the context key of the request a handler runs for.
+type requestKey struct{}
+
+type requestInfo struct {
+	s     *Session
+	id    wire.ID
+	token wire.ID
+}
+
+func withRequest(ctx context.Context, s *Session, id, token wire.ID) context.Context {
+	return context.WithValue(ctx, requestKey{}, &requestInfo{s: s, id: id, token: token})
+}
+
+// FromContext returns the session a handler's context belongs to.
+func FromContext(ctx context.Context) (*Session, bool) {
+	ri, ok := ctx.Value(requestKey{}).(*requestInfo)
+	if !ok {
+		return nil, false
+	}
+	return ri.s, true
+}
+
+// ReportProgress sends notifications/progress for the request the handler
+// of ctx is answering, if the requester asked for progress (U-P1). Progress
+// must increase from report to report (U-P2). Without a token it does
+// nothing.
+func ReportProgress(ctx context.Context, progress float64, total *float64, message string) error {
+	ri, ok := ctx.Value(requestKey{}).(*requestInfo)
+	if !ok || !ri.token.IsValid() {
+		return nil
+	}
+	if ctx.Err() != nil {
+		return ctx.Err() // the request is over (U-P3)
+	}
+	s := ri.s
+	s.mu.Lock()
+	last, seen := s.sentLevel[ri.token]
+	if seen && progress <= last {
+		s.mu.Unlock()
+		return fmt.Errorf("progress %v does not increase on %v (U-P2)", progress, last)
+	}
+	s.sentLevel[ri.token] = progress
+	s.mu.Unlock()
+	tok, _ := ri.token.AppendJSON(nil)
+	e := wire.NewEncoder(nil)
+	e.BeginObject()
+	e.Name(`"progressToken":`)
+	e.Raw(tok)
+	e.Name(`"progress":`)
+	e.Float(progress)
+	if total != nil {
+		e.Name(`"total":`)
+		e.Float(*total)
+	}
+	if message != "" {
+		e.Name(`"message":`)
+		e.String(message)
+	}
+	e.EndObject()
+	params, err := e.Bytes()
+	if err != nil {
+		return err
+	}
+	return s.Notify(ctx, "notifications/progress", rawAppender(params))
+}
+
+// Log sends notifications/message at level if it is at or above the level
+// the client set with logging/setLevel (server side; the server must have
+// declared logging). data is any JSON value; logger may be "".
+func (s *Session) Log(ctx context.Context, level, logger string, data jsontext.Value) error {
+	i := levelIndex(level)
+	if i < 0 {
+		return fmt.Errorf("log: unknown level %q", level)
+	}
+	s.mu.Lock()
+	min := s.logLevel
+	s.mu.Unlock()
+	if i < min {
+		return nil
+	}
+	e := wire.NewEncoder(nil)
+	e.BeginObject()
+	e.Name(`"level":`)
+	e.String(level)
+	if logger != "" {
+		e.Name(`"logger":`)
+		e.String(logger)
+	}
+	e.Name(`"data":`)
+	e.Raw(data)
+	e.EndObject()
+	params, err := e.Bytes()
+	if err != nil {
+		return err
+	}
+	return s.Notify(ctx, "notifications/message", rawAppender(params))
+}
+
+// Raw is JSON that is already encoded, as params of Call or Notify.
+type Raw jsontext.Value
+
+// AppendJSON appends r; nil r appends nothing, so Call and Notify send no
+// params for it.
+func (r Raw) AppendJSON(b []byte) ([]byte, error) { return append(b, r...), nil }

@@ -1,0 +1,401 @@
+// Package session is the MCP session loop: one reader per connection,
+// handlers run concurrently, responses matched to pending calls by ID, the
+// initialize lifecycle with version negotiation across every revision
+// package linked into the binary, capability gating both ways, cancellation,
+// progress, ping, logging levels, request timeouts and clean shutdown.
+//
+// The engine works on raw JSON and the method tables of runtime/revision;
+// generated packages give it typed Server and Client bindings. When the
+// negotiated revision differs from the one a handler's types speak, messages
+// are converted by strict re-decoding: what the handler sends is decoded with
+// the negotiated revision's types (members that revision lacks are dropped, so
+// newer fields never leak to an older peer) and encoded again.
+package session
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/revision"
+	"github.com/mcpgen/mcpgen/runtime/transport"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+)
+
+// Role is the side of the session this process plays.
+type Role uint8
+
+// The roles.
+const (
+	Client Role = iota + 1
+	Server
+)
+
+func (r Role) String() string {
+	if r == Client {
+		return "client"
+	}
+	return "server"
+}
+
+// Handler answers the peer's requests and notifications. Generated packages
+// implement it around their typed Server and Client interfaces.
+type Handler interface {
+	// Revision is the revision whose types the handler speaks.
+	Revision() *revision.Revision
+	// HandleRequest answers a request; params were already checked against the
+	// negotiated revision. It returns the result, or an error: a
+	// *jsonrpc.Error chooses the code, any other error is -32603.
+	HandleRequest(ctx context.Context, s *Session, method string, params jsontext.Value) (wire.Appender, error)
+	// HandleNotification handles a notification. Notifications are handled one
+	// at a time, in order, off the reader goroutine.
+	HandleNotification(ctx context.Context, s *Session, method string, params jsontext.Value)
+}
+
+// Options configure a session. The zero value is usable.
+type Options struct {
+	// Revisions are the revisions this side supports; nil means every one
+	// registered in the binary.
+	Revisions []string
+	// MaxInFlight is the most peer requests handled at once; more are
+	// answered with error -32000. Default 64.
+	MaxInFlight int
+	// CallTimeout bounds every outgoing request unless its context has an
+	// earlier deadline; on expiry the request is cancelled (L-15). Default
+	// 60s; negative means no timeout.
+	CallTimeout time.Duration
+	// Logger receives diagnostics (malformed messages, late responses). Default:
+	// discard.
+	Logger *slog.Logger
+}
+
+// Busy is the error code for a request refused because MaxInFlight requests
+// are already being handled.
+const Busy = -32000
+
+// ErrClosed is returned by calls on a closed session.
+var ErrClosed = errors.New("session closed")
+
+type state uint8
+
+const (
+	stateNew          state = iota // before initialize
+	stateInitializing              // initialize answered, initialized not yet seen
+	stateReady
+	stateClosed
+)
+
+// Session is one MCP connection.
+type Session struct {
+	role    Role
+	t       transport.Transport
+	handler Handler
+	opts    Options
+	log     *slog.Logger
+
+	ctx    context.Context // the session's lifetime
+	cancel context.CancelFunc
+
+	mu        sync.Mutex
+	state     state
+	rev       *revision.Revision // negotiated
+	ownCaps   jsontext.Value
+	peerCaps  jsontext.Value
+	peerInfo  jsontext.Value
+	nextID    int64
+	pending   map[wire.ID]chan callResult
+	inflight  map[wire.ID]context.CancelFunc
+	progress  map[wire.ID]func(Progress)
+	logLevel  int // index in logLevels; messages below are not sent
+	sentLevel map[wire.ID]float64
+
+	handlers sync.WaitGroup
+	notes    chan note
+	done     chan struct{}
+	err      error
+	readErr  error
+}
+
+type callResult struct {
+	raw jsontext.Value
+	err error
+}
+
+type note struct {
+	method string
+	params jsontext.Value
+}
+
+// New starts a session on t. The reader runs until the transport ends or
+// Close is called; Wait returns why.
+func New(role Role, t transport.Transport, h Handler, opts Options) *Session {
+	if opts.MaxInFlight <= 0 {
+		opts.MaxInFlight = 64
+	}
+	if opts.CallTimeout == 0 {
+		opts.CallTimeout = 60 * time.Second
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Session{
+		role: role, t: t, handler: h, opts: opts, log: log,
+		ctx: ctx, cancel: cancel,
+		pending:   map[wire.ID]chan callResult{},
+		inflight:  map[wire.ID]context.CancelFunc{},
+		progress:  map[wire.ID]func(Progress){},
+		sentLevel: map[wire.ID]float64{},
+		notes:     make(chan note, 256),
+		done:      make(chan struct{}),
+	}
+	go s.notifications()
+	go s.read()
+	return s
+}
+
+// Role returns the side this session plays.
+func (s *Session) Role() Role { return s.role }
+
+// Revision returns the negotiated revision, or nil before initialize.
+func (s *Session) Revision() *revision.Revision {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rev
+}
+
+// PeerCapabilities returns the capabilities object the peer declared in the
+// initialize exchange, as raw JSON.
+func (s *Session) PeerCapabilities() jsontext.Value {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.peerCaps
+}
+
+// PeerInfo returns the peer's Implementation object (clientInfo or
+// serverInfo), as raw JSON.
+func (s *Session) PeerInfo() jsontext.Value {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.peerInfo
+}
+
+// Done is closed when the session has ended.
+func (s *Session) Done() <-chan struct{} { return s.done }
+
+// Wait blocks until the session ends and returns why: nil when the peer
+// closed the connection or Close was called.
+func (s *Session) Wait() error {
+	<-s.done
+	return s.err
+}
+
+// Close ends the session: in-flight handlers are cancelled and waited for,
+// pending calls fail with ErrClosed, and the transport is closed.
+func (s *Session) Close() error {
+	s.shutdown(nil)
+	<-s.done
+	return s.err
+}
+
+func (s *Session) shutdown(reason error) {
+	s.mu.Lock()
+	if s.state == stateClosed {
+		s.mu.Unlock()
+		return
+	}
+	s.state = stateClosed
+	s.readErr = reason
+	for id, ch := range s.pending {
+		ch <- callResult{err: ErrClosed}
+		delete(s.pending, id)
+	}
+	for _, cancel := range s.inflight {
+		cancel()
+	}
+	s.mu.Unlock()
+	s.cancel()
+	go func() {
+		s.handlers.Wait()
+		err := s.t.Close()
+		if reason != nil {
+			err = reason
+		}
+		s.err = err
+		close(s.done)
+	}()
+}
+
+// read is the one reader of the connection.
+func (s *Session) read() {
+	defer close(s.notes)
+	for {
+		data, err := s.t.Read(s.ctx)
+		if err != nil {
+			if errors.Is(err, context.Canceled) || isEOF(err) {
+				err = nil
+			}
+			s.shutdown(err)
+			return
+		}
+		s.payload(data)
+	}
+}
+
+func (s *Session) notifications() {
+	for n := range s.notes {
+		s.handleNotification(n.method, n.params)
+	}
+}
+
+// write sends one payload, logging failures: a peer that cannot be written to
+// ends the session through its reader.
+func (s *Session) write(data []byte) {
+	if err := s.t.Write(s.ctx, data); err != nil {
+		s.log.Debug("mcp: write failed", "err", err)
+	}
+}
+
+func (s *Session) writeMessage(m *jsonrpc.Message) {
+	b, err := m.AppendJSON(nil)
+	if err != nil {
+		s.log.Error("mcp: cannot encode a message", "method", m.Method, "err", err)
+		if m.Kind == jsonrpc.Response {
+			// The result was not encodable: answer with an error instead.
+			b, _ = (&jsonrpc.Message{Kind: jsonrpc.ErrorResponse, ID: m.ID, Error: &jsonrpc.Error{Code: jsonrpc.InternalError, Message: "result cannot be encoded: " + err.Error()}}).AppendJSON(nil)
+		} else {
+			return
+		}
+	}
+	s.write(b)
+}
+
+func errorMessage(id wire.ID, e *jsonrpc.Error) *jsonrpc.Message {
+	return &jsonrpc.Message{Kind: jsonrpc.ErrorResponse, ID: id, Error: e}
+}
+
+// payload handles one payload: a message or a batch.
+func (s *Session) payload(data []byte) {
+	s.mu.Lock()
+	batching := s.rev != nil && s.rev.Batching
+	s.mu.Unlock()
+	items, batch, err := jsonrpc.Decode(data, batching)
+	if err != nil {
+		var de *jsonrpc.DecodeError
+		e := &jsonrpc.Error{Code: jsonrpc.ParseError, Message: err.Error()}
+		if errors.As(err, &de) {
+			e = de.RPCError()
+		}
+		s.log.Debug("mcp: malformed payload", "err", err)
+		s.writeMessage(errorMessage(wire.ID{}, e))
+		return
+	}
+	if !batch {
+		s.item(items[0], false, func(m *jsonrpc.Message) {
+			if m != nil {
+				s.writeMessage(m)
+			}
+		})
+		return
+	}
+	// A batch is answered with one array of the responses to its requests,
+	// once all are done; a batch of notifications and responses gets none.
+	var (
+		mu        sync.Mutex
+		responses []*jsonrpc.Message
+		wg        sync.WaitGroup
+	)
+	reply := func(m *jsonrpc.Message) {
+		if m != nil {
+			mu.Lock()
+			responses = append(responses, m)
+			mu.Unlock()
+		}
+		wg.Done()
+	}
+	for _, it := range items {
+		if answered(it) {
+			wg.Add(1)
+		}
+		s.item(it, true, reply)
+	}
+	go func() {
+		wg.Wait()
+		if len(responses) == 0 {
+			return
+		}
+		b, err := jsonrpc.AppendBatch(nil, responses)
+		if err != nil {
+			s.log.Error("mcp: cannot encode a batch response", "err", err)
+			return
+		}
+		s.write(b)
+	}()
+}
+
+// item handles one message; reply is called exactly once for each request
+// and each invalid item, with nil for a request the peer cancelled (which
+// gets no answer).
+func (s *Session) item(it jsonrpc.Item, inBatch bool, reply func(*jsonrpc.Message)) {
+	if it.Err != nil {
+		switch it.Kind {
+		case jsonrpc.Notification:
+			// A notification is never answered (M-5), even a malformed one.
+			s.log.Debug("mcp: malformed notification ignored", "err", it.Err)
+		case jsonrpc.Response, jsonrpc.ErrorResponse:
+			// A malformed answer fails the call it answers, if known.
+			if it.ID.IsValid() {
+				s.response(&jsonrpc.Message{Kind: jsonrpc.ErrorResponse, ID: it.ID, Error: it.Err})
+			}
+		default:
+			reply(errorMessage(it.ID, it.Err))
+		}
+		return
+	}
+	m := it.Msg
+	switch m.Kind {
+	case jsonrpc.Request:
+		if inBatch && m.Method == "initialize" {
+			reply(errorMessage(m.ID, &jsonrpc.Error{Code: jsonrpc.InvalidRequest, Message: "initialize must not be part of a batch (L-10)"}))
+			return
+		}
+		s.request(m, reply)
+	case jsonrpc.Notification:
+		s.notification(m)
+	case jsonrpc.Response, jsonrpc.ErrorResponse:
+		s.response(m)
+	}
+}
+
+// answered reports whether an item gets a response.
+func answered(it jsonrpc.Item) bool {
+	if it.Err != nil {
+		return it.Kind != jsonrpc.Notification && it.Kind != jsonrpc.Response && it.Kind != jsonrpc.ErrorResponse
+	}
+	return it.Msg.Kind == jsonrpc.Request
+}
+
+func (s *Session) response(m *jsonrpc.Message) {
+	s.mu.Lock()
+	ch, ok := s.pending[m.ID]
+	delete(s.pending, m.ID)
+	s.mu.Unlock()
+	if !ok {
+		// A late answer to a cancelled call, or a stray one (U-C4).
+		s.log.Debug("mcp: response to no pending request", "id", m.ID)
+		return
+	}
+	if m.Kind == jsonrpc.ErrorResponse {
+		ch <- callResult{err: m.Error}
+		return
+	}
+	ch <- callResult{raw: m.Result}
+}
+
+func isEOF(err error) bool { return errors.Is(err, io.EOF) }
