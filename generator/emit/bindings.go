@@ -45,7 +45,9 @@ func (g *gen) paramsType(m *model.Method) *jen.Statement {
 	return g.goType(m.Params)
 }
 
-func (g *gen) paramsIsPointer(m *model.Method) bool { return m.Params != nil && m.Params.Kind == model.Ref }
+func (g *gen) paramsIsPointer(m *model.Method) bool {
+	return m.Params != nil && m.Params.Kind == model.Ref
+}
 
 func (g *gen) resultType(m *model.Method) *jen.Statement {
 	return jen.Op("*").Id(g.name(m.Results[0].Resolve()))
