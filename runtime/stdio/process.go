@@ -1,0 +1,224 @@
+package stdio
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mcpgen/mcpgen/runtime/transport"
+)
+
+// Process is the client side of the stdio transport: a server running as a
+// child process (T-IO1), spoken to over its stdin and stdout. It implements
+// transport.Transport; Read and Write behave as those of Transport. Read
+// returns io.EOF once the server has closed its stdout (usually: exited).
+type Process struct {
+	t      *Transport
+	cmd    *exec.Cmd
+	stdin  *os.File // our end of the child's stdin
+	stdout *os.File // our end of the child's stdout
+	grace  time.Duration
+
+	done    chan struct{} // closed when cmd.Wait has returned
+	waitErr error         // cmd.Wait's result, set before done is closed
+	stopCtx func() bool
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var _ transport.Transport = (*Process)(nil)
+
+// Command starts cmd as an MCP server speaking over its stdin and stdout.
+// cmd must not have been started and must leave Stdin and Stdout nil; they
+// are set to pipes. If cmd.Stderr is nil it is set to the WithStderr writer
+// (default os.Stderr): the server's stderr is forwarded, never read as a
+// sign of failure (T-IO4). If cmd.WaitDelay is zero it is set to the grace
+// period, which bounds how long waiting for the process can be held up by a
+// stderr pipe kept open by its descendants.
+//
+// ctx bounds the lifetime of the process: if it is done before Close, the
+// process is shut down as by Close, and a later Close returns the result of
+// that shutdown. A ctx already done when Command is called starts nothing.
+func Command(ctx context.Context, cmd *exec.Cmd, opts ...Option) (*Process, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	switch {
+	case cmd.Process != nil:
+		return nil, errors.New("stdio: Command: process already started")
+	case cmd.Stdin != nil:
+		return nil, errors.New("stdio: Command: cmd.Stdin already set")
+	case cmd.Stdout != nil:
+		return nil, errors.New("stdio: Command: cmd.Stdout already set")
+	}
+	c := newConfig(opts)
+
+	// Our own pipes rather than cmd.StdinPipe/StdoutPipe: Wait closes those,
+	// which would lose output still buffered in the pipe when the process
+	// exits; and *os.File ends are handed to the child without copying
+	// goroutines.
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("stdio: Command: %w", err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, fmt.Errorf("stdio: Command: %w", err)
+	}
+	cmd.Stdin = inR
+	cmd.Stdout = outW
+	if cmd.Stderr == nil {
+		if c.stderrSet {
+			cmd.Stderr = c.stderr // nil: the null device
+		} else {
+			cmd.Stderr = os.Stderr
+		}
+	}
+	if cmd.WaitDelay == 0 && c.grace > 0 {
+		cmd.WaitDelay = c.grace
+	}
+	err = cmd.Start()
+	// The child has its copies; ours would keep its stdin from reaching EOF
+	// and our reads of its stdout from ending.
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, fmt.Errorf("stdio: Command: %w", err)
+	}
+
+	p := &Process{
+		t:      newTransport(outR, inW, c),
+		cmd:    cmd,
+		stdin:  inW,
+		stdout: outR,
+		grace:  c.grace,
+		done:   make(chan struct{}),
+	}
+	p.t.drain = true
+	ready := make(chan struct{})
+	p.stopCtx = context.AfterFunc(ctx, func() {
+		<-ready // p.stopCtx is set
+		_ = p.Close()
+	})
+	close(ready)
+	go func() {
+		p.waitErr = cmd.Wait()
+		close(p.done)
+		p.stopCtx()
+	}()
+	return p, nil
+}
+
+// Read returns the next message from the server's stdout; see
+// Transport.Read.
+func (p *Process) Read(ctx context.Context) ([]byte, error) { return p.t.Read(ctx) }
+
+// Write sends a message to the server's stdin; see Transport.Write.
+func (p *Process) Write(ctx context.Context, data []byte) error { return p.t.Write(ctx, data) }
+
+// Done returns a channel closed when the process has exited and been
+// waited for.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// ExitErr returns the result of waiting for the process (see exec.Cmd.Wait):
+// nil for a zero exit status, an *exec.ExitError otherwise. It is nil until
+// Done is closed.
+func (p *Process) ExitErr() error {
+	select {
+	case <-p.done:
+		return p.waitErr
+	default:
+		return nil
+	}
+}
+
+// Close shuts the server down as the stdio shutdown sequence says (L-14):
+// it closes the server's stdin, waits up to the grace period for it to exit,
+// then sends SIGTERM and waits up to the grace period again, then sends
+// SIGKILL and waits for the exit. (Where SIGTERM cannot be sent, as on
+// Windows, it goes straight to killing.) Meanwhile pending and later Reads
+// return io.EOF, Writes fail, and whatever the server still writes to its
+// stdout is read and discarded so that it cannot block on a full pipe.
+//
+// Close returns once the process has exited and the goroutines reading its
+// output and waiting for it have ended. If the process exited on its own,
+// before or after its stdin was closed, Close returns its exit error (a
+// non-zero status) wrapped, or nil. If Close had to signal it, the exit
+// caused by that is expected and Close returns nil; ExitErr still tells how
+// it ended. Close is idempotent: later calls return the first one's result.
+func (p *Process) Close() error {
+	p.closeOnce.Do(func() { p.closeErr = p.shutdown() })
+	return p.closeErr
+}
+
+func (p *Process) shutdown() error {
+	p.stopCtx()
+	p.t.start() // drain the server's output from now on
+	_ = p.t.Close()
+	_ = p.stdin.Close()
+
+	signalled := false
+	if !p.waitExit(p.grace) {
+		err := p.cmd.Process.Signal(syscall.SIGTERM)
+		switch {
+		case err == nil:
+			signalled = true
+			p.waitExit(p.grace)
+		case errors.Is(err, os.ErrProcessDone):
+			<-p.done
+		}
+		select {
+		case <-p.done:
+		default:
+			signalled = true
+			_ = p.cmd.Process.Kill()
+			<-p.done
+		}
+	}
+
+	// The child is gone; a descendant may still hold its stdout open, so
+	// stop reading it. os.Pipe files are pollable where it matters, and
+	// closing one interrupts a blocked Read; the bound is a safety net.
+	_ = p.stdout.Close()
+	timer := time.NewTimer(max(p.grace, time.Second))
+	select {
+	case <-p.t.readerDone:
+	case <-timer.C:
+	}
+	timer.Stop()
+
+	if signalled || p.waitErr == nil {
+		return nil
+	}
+	return fmt.Errorf("stdio: server process %s: %w", p.cmd.Path, p.waitErr)
+}
+
+// waitExit waits up to d for the process to exit and reports whether it did.
+func (p *Process) waitExit(d time.Duration) bool {
+	if d <= 0 {
+		select {
+		case <-p.done:
+			return true
+		default:
+			return false
+		}
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-p.done:
+		return true
+	case <-timer.C:
+		return false
+	}
+}

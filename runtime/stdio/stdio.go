@@ -1,0 +1,396 @@
+// Package stdio is the MCP stdio transport (spec C.1): JSON-RPC messages
+// exchanged as newline-delimited lines, the server over its standard input
+// and output, the client over the pipes of the server process it started.
+//
+// New frames any reader and writer (the server side: os.Stdin and
+// os.Stdout). Command starts a server process and returns a *Process, the
+// client side, whose Close performs the stdio shutdown sequence (L-14).
+// Both implement transport.Transport.
+//
+// Framing (T-IO2): each message is one line ending in "\n". Read tolerates a
+// "\r" before the "\n", skips blank lines, and accepts a last line that has
+// no newline before the end of input. Write rejects a payload that contains a
+// raw "\n" or "\r" byte; JSON from this module's encoders never does (those
+// characters are always escaped inside strings and never used as
+// whitespace), so such a payload is a programming error. Neither side
+// checks that the payload is UTF-8 or JSON: that is the codec's business.
+package stdio
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/mcpgen/mcpgen/runtime/transport"
+)
+
+// DefaultMaxMessageSize is the longest line Read accepts unless
+// WithMaxMessageSize says otherwise: 64 MiB.
+const DefaultMaxMessageSize = 64 << 20
+
+// DefaultGrace is how long Process.Close waits at each step of the shutdown
+// sequence unless WithGrace says otherwise.
+const DefaultGrace = 5 * time.Second
+
+// ErrMessageTooLarge is wrapped by the error Read returns for a line longer
+// than the maximum message size. The line is skipped: the next Read returns
+// the line after it.
+var ErrMessageTooLarge = errors.New("stdio: message too large")
+
+// ErrInvalidMessage is wrapped by the error Write returns for a payload that
+// cannot be framed: an empty one, or one with a raw newline or carriage
+// return byte (T-IO2).
+var ErrInvalidMessage = errors.New("stdio: invalid message")
+
+// An Option configures New or Command.
+type Option func(*config)
+
+type config struct {
+	maxSize   int
+	stderr    io.Writer
+	stderrSet bool
+	grace     time.Duration
+}
+
+func newConfig(opts []Option) config {
+	c := config{maxSize: DefaultMaxMessageSize, grace: DefaultGrace}
+	for _, o := range opts {
+		o(&c)
+	}
+	return c
+}
+
+// WithMaxMessageSize sets the longest line, in bytes and without its line
+// ending, that Read accepts (default DefaultMaxMessageSize). Read buffers at
+// most about this much per message. n <= 0 keeps the default.
+func WithMaxMessageSize(n int) Option {
+	return func(c *config) {
+		if n > 0 {
+			c.maxSize = n
+		}
+	}
+}
+
+// WithStderr sets where Command forwards the server's standard error when
+// cmd.Stderr is nil (default os.Stderr). nil discards it. The client never
+// reads stderr as a sign of failure (T-IO4). New ignores this option.
+func WithStderr(w io.Writer) Option {
+	return func(c *config) {
+		c.stderr = w
+		c.stderrSet = true
+	}
+}
+
+// WithGrace sets how long Process.Close waits for the server to exit after
+// closing its stdin, and again after SIGTERM, before escalating (default
+// DefaultGrace). d <= 0 escalates at once. New ignores this option.
+func WithGrace(d time.Duration) Option {
+	return func(c *config) {
+		c.grace = max(d, 0)
+	}
+}
+
+// Transport is a newline-delimited JSON transport over a reader and a
+// writer. It implements transport.Transport.
+type Transport struct {
+	max     int
+	br      *bufio.Reader
+	w       io.Writer
+	closers []io.Closer // closed by Close
+	// drain makes the reading goroutine read and discard the rest of the
+	// input after Close instead of stopping (Process: the child must not
+	// block writing to a pipe nobody reads).
+	drain bool
+
+	// Writing. sem is the write lock: a channel so that waiting for it
+	// honours ctx.
+	sem  chan struct{}
+	wbuf []byte
+
+	// Reading: readLoop runs in its own goroutine, started by the first Read,
+	// and hands each line (or a non-fatal error) over lines. When it stops it
+	// sets rerr, closes lines, then closes readerDone.
+	startOnce  sync.Once
+	lines      chan readResult
+	readerDone chan struct{}
+	rerr       error
+	skipping   bool  // in the rest of an oversized line (readLoop only)
+	pending    error // error to return after a last unterminated line (readLoop only)
+
+	done      chan struct{} // closed by Close
+	closeOnce sync.Once
+	closeErr  error
+}
+
+type readResult struct {
+	data []byte
+	err  error
+}
+
+var _ transport.Transport = (*Transport)(nil)
+
+// New returns a transport that reads lines from r and writes lines to w: the
+// server side over os.Stdin and os.Stdout, or either side over any pipes.
+// Of the options only WithMaxMessageSize applies.
+//
+// Read runs the blocking reads of r in one goroutine, started by the first
+// Read, so that Read can honour ctx. Close closes r and w when they implement
+// io.Closer (once if they are the same object); closing the writer is how a
+// server signals shutdown to its client (L-14). If Close does not unblock a
+// pending r.Read (os.Stdin usually is such a reader: a blocking file that
+// closing does not interrupt), that goroutine stays until the read returns;
+// Read and Close return at once regardless. To keep w open after Close,
+// hide its Close method: New(os.Stdin, struct{ io.Writer }{os.Stdout}).
+func New(r io.Reader, w io.Writer, opts ...Option) *Transport {
+	t := newTransport(r, w, newConfig(opts))
+	if c, ok := r.(io.Closer); ok {
+		t.closers = append(t.closers, c)
+	}
+	if c, ok := w.(io.Closer); ok && !same(r, w) {
+		t.closers = append(t.closers, c)
+	}
+	return t
+}
+
+func newTransport(r io.Reader, w io.Writer, c config) *Transport {
+	bufSize := 64 << 10
+	if c.maxSize+2 < bufSize {
+		bufSize = c.maxSize + 2
+	}
+	return &Transport{
+		max:        c.maxSize,
+		br:         bufio.NewReaderSize(r, bufSize),
+		w:          w,
+		sem:        make(chan struct{}, 1),
+		lines:      make(chan readResult),
+		readerDone: make(chan struct{}),
+		done:       make(chan struct{}),
+	}
+}
+
+// same reports whether a and b are the same comparable value.
+func same(a, b any) (eq bool) {
+	defer func() {
+		if recover() != nil {
+			eq = false
+		}
+	}()
+	return a == b
+}
+
+// Read returns the next message: one line without its line ending. Blank
+// lines are skipped. A line longer than the maximum message size yields an
+// error wrapping ErrMessageTooLarge that names the limit; that line is
+// skipped and the transport stays usable, so the caller may Read again
+// (a session answers such input with a parse error, or gives up). Read
+// returns io.EOF at the end of the input and after Close, and ctx.Err()
+// when ctx is done first; a Read abandoned that way loses no data.
+// Other errors from the reader are final and wrapped.
+func (t *Transport) Read(ctx context.Context) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	select {
+	case <-t.done:
+		return nil, io.EOF
+	default:
+	}
+	t.start()
+	select {
+	case r, ok := <-t.lines:
+		if !ok {
+			return nil, t.rerr
+		}
+		return r.data, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-t.done:
+		return nil, io.EOF
+	}
+}
+
+func (t *Transport) start() {
+	t.startOnce.Do(func() { go t.readLoop() })
+}
+
+func (t *Transport) readLoop() {
+	defer close(t.readerDone)
+	for {
+		line, err := t.readLine()
+		if err != nil && !errors.Is(err, ErrMessageTooLarge) {
+			if err != io.EOF {
+				err = fmt.Errorf("stdio: read: %w", err)
+			}
+			t.rerr = err
+			close(t.lines)
+			return
+		}
+		select {
+		case t.lines <- readResult{line, err}:
+		case <-t.done:
+			if t.drain {
+				_, _ = io.Copy(io.Discard, t.br)
+			}
+			t.rerr = io.EOF
+			close(t.lines)
+			return
+		}
+	}
+}
+
+// readLine returns the next non-blank line, without its line ending, in a
+// new slice; or a *tooLarge error after which the rest of that line is
+// skipped; or the reader's error.
+func (t *Transport) readLine() ([]byte, error) {
+	if t.pending != nil {
+		return nil, t.pending
+	}
+	var buf []byte
+	for {
+		chunk, err := t.br.ReadSlice('\n')
+		if t.skipping {
+			switch err {
+			case nil:
+				t.skipping = false
+			case bufio.ErrBufferFull:
+			default:
+				return nil, err
+			}
+			continue
+		}
+		if err == bufio.ErrBufferFull {
+			// No line ending yet. The line is too long if even a "\r" as
+			// its last byte would leave more than max bytes.
+			if len(buf)+len(chunk) > t.max+1 {
+				t.skipping = true
+				return nil, t.tooLarge()
+			}
+			buf = append(buf, chunk...)
+			continue
+		}
+		// chunk ends the line: with "\n", or at the end of input or a read
+		// error (err != nil), in which case a last unterminated line is
+		// still returned, and err after it.
+		line := chunk
+		if buf != nil {
+			buf = append(buf, chunk...)
+			line = buf
+		}
+		line = bytes.TrimSuffix(line, []byte{'\n'})
+		line = bytes.TrimSuffix(line, []byte{'\r'})
+		if blank(line) {
+			if err != nil {
+				return nil, err
+			}
+			buf = buf[:0]
+			continue
+		}
+		if err != nil {
+			t.pending = err
+		}
+		if len(line) > t.max {
+			return nil, t.tooLarge()
+		}
+		if buf == nil {
+			line = bytes.Clone(line) // chunk is bufio's buffer
+		}
+		return line, nil
+	}
+}
+
+func (t *Transport) tooLarge() error {
+	return fmt.Errorf("%w: line longer than the limit of %d bytes, skipped", ErrMessageTooLarge, t.max)
+}
+
+// blank reports whether line holds only JSON whitespace without newlines.
+func blank(line []byte) bool {
+	for _, c := range line {
+		if c != ' ' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+// Write sends data as one line: data+"\n", in a single Write call to the
+// underlying writer. Concurrent Writes are serialized, so lines never
+// interleave. data must be non-empty and contain no raw "\n" or "\r" byte
+// (an error wrapping ErrInvalidMessage otherwise). ctx is honoured while
+// waiting for another Write to finish; the underlying Write itself cannot be
+// interrupted except by Close (for writers whose Close does that). After
+// Close, Write returns an error wrapping net.ErrClosed.
+func (t *Transport) Write(ctx context.Context, data []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := checkFrame(data); err != nil {
+		return err
+	}
+	select {
+	case t.sem <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.done:
+		return errClosed
+	}
+	defer func() { <-t.sem }()
+	select {
+	case <-t.done:
+		return errClosed
+	default:
+	}
+	buf := append(append(t.wbuf[:0], data...), '\n')
+	n, err := t.w.Write(buf)
+	if cap(buf) <= 1<<20 {
+		t.wbuf = buf[:0]
+	} else {
+		t.wbuf = nil // do not keep a huge buffer for the next small message
+	}
+	if err == nil && n != len(buf) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		return fmt.Errorf("stdio: write: %w", err)
+	}
+	return nil
+}
+
+var errClosed = fmt.Errorf("stdio: transport closed: %w", net.ErrClosed)
+
+func checkFrame(data []byte) error {
+	if len(data) == 0 {
+		return fmt.Errorf("%w: empty payload", ErrInvalidMessage)
+	}
+	i := bytes.IndexByte(data, '\n')
+	if j := bytes.IndexByte(data, '\r'); j >= 0 && (i < 0 || j < i) {
+		i = j
+	}
+	if i >= 0 {
+		return fmt.Errorf("%w: raw line break at byte %d (T-IO2: messages contain no embedded newline)", ErrInvalidMessage, i)
+	}
+	return nil
+}
+
+// Close makes pending and later Reads return io.EOF and later Writes fail,
+// and closes the reader and writer given to New if they are io.Closers. It
+// returns the errors of those Close calls. Close is idempotent.
+func (t *Transport) Close() error {
+	t.closeOnce.Do(func() {
+		close(t.done)
+		var errs []error
+		for _, c := range t.closers {
+			if err := c.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
+				errs = append(errs, err)
+			}
+		}
+		t.closeErr = errors.Join(errs...)
+	})
+	return t.closeErr
+}
