@@ -176,7 +176,7 @@ func (s *Session) outgoing(method string, params wire.Appender, notification boo
 	if !ok || md.Notification != notification || !s.maySend(md) {
 		return wire.Method{}, nil, fmt.Errorf("%s: not a %s a %s may send in revision %s", method, kindWord(notification), s.role, rev.Name)
 	}
-	if path, ok := s.gatePeer(md); !ok && s.state != stateNew {
+	if path, ok := s.gatePeer(md); !ok && st != stateNew {
 		return wire.Method{}, nil, &jsonrpc.Error{Code: jsonrpc.MethodNotFound, Message: fmt.Sprintf("%s: the capability %s was not declared (L-17)", method, path)}
 	}
 	if params == nil {
