@@ -5,6 +5,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 	"github.com/mcpgen/mcpgen/generator/model"
+	"github.com/mcpgen/mcpgen/generator/plan"
 )
 
 const (
@@ -95,6 +96,17 @@ func (g *gen) side(f *jen.File, iface, role string, receives model.Direction, pe
 		sigs = append(sigs, doc(g.goMethod(m), g.methodDoc(m, "handles"), ""))
 		sigs = append(sigs, g.interfaceMethod(m))
 	}
+	var taskSigs []jen.Code
+	for _, m := range methods {
+		if g.taskResult(m) != nil {
+			taskSigs = append(taskSigs, doc(g.goMethod(m)+"AsTask", g.goMethod(m)+"AsTask handles a task-augmented "+m.Name+" (params.task is set): it starts the work and answers at once with the task.", ""))
+			taskSigs = append(taskSigs, jen.Id(g.goMethod(m)+"AsTask").Params(ctxParam(), jen.Id("params").Add(g.paramsType(m))).Params(jen.Op("*").Id(g.name(g.taskResult(m))), jen.Error()))
+		}
+	}
+	if len(taskSigs) > 0 {
+		f.Add(doc("Task"+iface, "Task"+iface+" is implemented by a "+iface+" that accepts task-augmented requests (U-T3). Without it, such requests are answered with error -32601 (U-T2).", ""))
+		f.Type().Id("Task" + iface).Interface(taskSigs...)
+	}
 	f.Add(doc(iface, iface+" is the "+role+" side of revision "+g.p.Rev.Name+": one method per request and notification a "+peer+" sends it. ping, logging/setLevel, cancellation and progress are handled by the session itself. Embed Unimplemented"+iface+" to serve only some methods.", ""))
 	f.Type().Id(iface).Interface(sigs...)
 
@@ -126,6 +138,19 @@ func (g *gen) side(f *jen.File, iface, role string, receives model.Direction, pe
 	for _, m := range methods {
 		decode := g.decodeParams(m)
 		if m.Kind == model.Request {
+			if tr := g.taskResult(m); tr != nil {
+				decode = append(decode, jen.If(jen.Id("p").Dot("Task").Op("!=").Nil()).Block(
+					jen.List(jen.Id("t"), jen.Id("ok")).Op(":=").Id("h").Dot("impl").Assert(jen.Id("Task"+iface)),
+					jen.If(jen.Op("!").Id("ok")).Block(jen.Return(jen.Nil(), jen.Op("&").Qual(jsonrpcPkg, "Error").Values(jen.Dict{
+						jen.Id("Code"):    jen.Qual(jsonrpcPkg, "MethodNotFound"),
+						jen.Id("Message"): jen.Lit(m.Name + " as a task is not supported (U-T2)"),
+					}))),
+					jen.List(jen.Id("r"), jen.Err()).Op(":=").Id("t").Dot(g.goMethod(m)+"AsTask").Call(jen.Id("ctx"), jen.Id("p")),
+					jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+					jen.If(jen.Id("r").Op("==").Nil()).Block(jen.Return(jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit(m.Name+": the task handler returned neither a result nor an error")))),
+					jen.Return(jen.Id("r"), jen.Nil()),
+				))
+			}
 			body := append(decode,
 				jen.List(jen.Id("r"), jen.Err()).Op(":=").Id("h").Dot("impl").Dot(g.goMethod(m)).Call(jen.Id("ctx"), jen.Id("p")),
 				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
@@ -169,8 +194,98 @@ func (g *gen) side(f *jen.File, iface, role string, receives model.Direction, pe
 			continue
 		}
 		g.stub(f, sess, m)
+		if items := g.listItems(m); items != nil {
+			g.iterator(f, sess, m, items)
+		}
+		if tr := g.taskResult(m); tr != nil {
+			g.taskStub(f, sess, m, tr)
+		}
 	}
 	return nil
+}
+
+// taskStub emits <Method>AsTask, which sends a task-augmented request and
+// returns the created task.
+func (g *gen) taskStub(f *jen.File, sess string, m *model.Method, tr *model.Decl) {
+	name := g.goMethod(m) + "AsTask"
+	taskType := g.goType(m.Params.Decl.Resolve().Field("task").Type)
+	f.Add(doc(name, name+" sends "+m.Name+" as a task (with params.task set, empty if nil) and returns the task the receiver created; fetch the outcome with tasks/result.", ""))
+	f.Func().Params(jen.Id("s").Op("*").Id(sess)).Id(name).Params(ctxParam(), jen.Id("params").Add(g.paramsType(m)), jen.Id("opts").Op("...").Qual(sessionPkg, "CallOption")).Params(jen.Op("*").Id(g.name(tr)), jen.Error()).Block(
+		jen.If(jen.Id("params").Op("==").Nil()).Block(jen.Id("params").Op("=").New(g.goType(m.Params))),
+		jen.If(jen.Id("params").Dot("Task").Op("==").Nil()).Block(jen.Id("params").Dot("Task").Op("=").New(taskType)),
+		jen.List(jen.Id("raw"), jen.Err()).Op(":=").Id("s").Dot("Session").Dot("Call").Call(jen.Id("ctx"), jen.Id(methodConst(m)), jen.Id("params"), jen.Id("opts").Op("...")),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Id("r").Op(":=").New(jen.Id(g.name(tr))),
+		jen.If(jen.Err().Op(":=").Add(wire("Unmarshal")).Call(jen.Id("raw"), jen.Id("r")), jen.Err().Op("!=").Nil()).Block(
+			jen.Return(jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit(m.Name+" task result: %w"), jen.Err())),
+		),
+		jen.Return(jen.Id("r"), jen.Nil()),
+	)
+}
+
+// taskResult returns the task result of a task-augmentable request whose
+// params are an object with a "task" member, or nil.
+func (g *gen) taskResult(m *model.Method) *model.Decl {
+	if m.Kind != model.Request || len(m.Results) < 2 || !g.paramsIsPointer(m) {
+		return nil
+	}
+	pd := m.Params.Decl.Resolve()
+	if pd.Kind != model.Object || pd.Field("task") == nil {
+		return nil
+	}
+	return m.Results[1].Resolve()
+}
+
+// listItems returns the items field of a paginated list result and the
+// params' cursor field, or nil when m is not a paginated list.
+func (g *gen) listItems(m *model.Method) *model.Field {
+	if m.Kind != model.Request || len(m.Results) == 0 || !g.paramsIsPointer(m) {
+		return nil
+	}
+	pd := m.Params.Decl.Resolve()
+	res := m.Results[0].Resolve()
+	if pd.Kind != model.Object || res.Kind != model.Object || pd.Field("cursor") == nil || res.Field("nextCursor") == nil {
+		return nil
+	}
+	var items *model.Field
+	for _, f := range res.Fields {
+		if f.Type.Kind == model.Array && f.Required {
+			if items != nil {
+				return nil
+			}
+			items = f
+		}
+	}
+	if items == nil || pd.Field("cursor").Type.Kind != model.String || res.Field("nextCursor").Type.Kind != model.String {
+		return nil
+	}
+	return items
+}
+
+// iterator emits All<Items>, which walks every page of a list method.
+func (g *gen) iterator(f *jen.File, sess string, m *model.Method, items *model.Field) {
+	name := "All" + plan.FieldName(items.Name)
+	elem := g.goType(items.Type.Elem)
+	pd := g.name(m.Params.Decl.Resolve())
+	f.Add(doc(name, name+" calls "+m.Name+" page by page, following nextCursor, and yields every item; it stops at the first error, which it yields.", ""))
+	f.Func().Params(jen.Id("s").Op("*").Id(sess)).Id(name).Params(ctxParam(), jen.Id("opts").Op("...").Qual(sessionPkg, "CallOption")).Qual("iter", "Seq2").Types(elem.Clone(), jen.Error()).Block(
+		jen.Return(jen.Func().Params(jen.Id("yield").Func().Params(elem.Clone(), jen.Error()).Bool()).Block(
+			jen.Id("params").Op(":=").Op("&").Id(pd).Values(),
+			jen.For().Block(
+				jen.List(jen.Id("page"), jen.Err()).Op(":=").Id("s").Dot(g.goMethod(m)).Call(jen.Id("ctx"), jen.Id("params"), jen.Id("opts").Op("...")),
+				jen.If(jen.Err().Op("!=").Nil()).Block(
+					jen.Var().Id("zero").Add(elem.Clone()),
+					jen.Id("yield").Call(jen.Id("zero"), jen.Err()),
+					jen.Return(),
+				),
+				jen.For(jen.List(jen.Id("_"), jen.Id("x")).Op(":=").Range().Id("page").Dot(plan.FieldName(items.Name))).Block(
+					jen.If(jen.Op("!").Id("yield").Call(jen.Id("x"), jen.Nil())).Block(jen.Return()),
+				),
+				jen.If(jen.Id("page").Dot("NextCursor").Op("==").Nil()).Block(jen.Return()),
+				jen.Id("params").Dot("Cursor").Op("=").Id("page").Dot("NextCursor"),
+			),
+		)),
+	)
 }
 
 // decodeParams declares p, the params of m decoded from params.

@@ -11,6 +11,7 @@ import (
 	revision "github.com/mcpgen/mcpgen/runtime/revision"
 	session "github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/wire"
+	"iter"
 )
 
 // Client is the client side of revision 2025-03-26: one method per request and
@@ -289,6 +290,31 @@ func (s *ClientSession) ListPrompts(ctx context.Context, params *ListPromptsRequ
 	return r, nil
 }
 
+// AllPrompts calls prompts/list page by page, following nextCursor, and yields
+// every item; it stops at the first error, which it yields.
+func (s *ClientSession) AllPrompts(ctx context.Context, opts ...session.CallOption) iter.Seq2[Prompt, error] {
+	return func(yield func(Prompt, error) bool) {
+		params := &ListPromptsRequestParams{}
+		for {
+			page, err := s.ListPrompts(ctx, params, opts...)
+			if err != nil {
+				var zero Prompt
+				yield(zero, err)
+				return
+			}
+			for _, x := range page.Prompts {
+				if !yield(x, nil) {
+					return
+				}
+			}
+			if page.NextCursor == nil {
+				return
+			}
+			params.Cursor = page.NextCursor
+		}
+	}
+}
+
 // ListResources sends resources/list and returns its result; nil params sends
 // none.
 func (s *ClientSession) ListResources(ctx context.Context, params *ListResourcesRequestParams, opts ...session.CallOption) (*ListResourcesResult, error) {
@@ -305,6 +331,31 @@ func (s *ClientSession) ListResources(ctx context.Context, params *ListResources
 		return nil, fmt.Errorf("resources/list result: %w", err)
 	}
 	return r, nil
+}
+
+// AllResources calls resources/list page by page, following nextCursor, and
+// yields every item; it stops at the first error, which it yields.
+func (s *ClientSession) AllResources(ctx context.Context, opts ...session.CallOption) iter.Seq2[Resource, error] {
+	return func(yield func(Resource, error) bool) {
+		params := &ListResourcesRequestParams{}
+		for {
+			page, err := s.ListResources(ctx, params, opts...)
+			if err != nil {
+				var zero Resource
+				yield(zero, err)
+				return
+			}
+			for _, x := range page.Resources {
+				if !yield(x, nil) {
+					return
+				}
+			}
+			if page.NextCursor == nil {
+				return
+			}
+			params.Cursor = page.NextCursor
+		}
+	}
 }
 
 // ReadResource sends resources/read and returns its result; nil params sends
@@ -361,6 +412,32 @@ func (s *ClientSession) ListResourceTemplates(ctx context.Context, params *ListR
 	return r, nil
 }
 
+// AllResourceTemplates calls resources/templates/list page by page, following
+// nextCursor, and yields every item; it stops at the first error, which it
+// yields.
+func (s *ClientSession) AllResourceTemplates(ctx context.Context, opts ...session.CallOption) iter.Seq2[ResourceTemplate, error] {
+	return func(yield func(ResourceTemplate, error) bool) {
+		params := &ListResourceTemplatesRequestParams{}
+		for {
+			page, err := s.ListResourceTemplates(ctx, params, opts...)
+			if err != nil {
+				var zero ResourceTemplate
+				yield(zero, err)
+				return
+			}
+			for _, x := range page.ResourceTemplates {
+				if !yield(x, nil) {
+					return
+				}
+			}
+			if page.NextCursor == nil {
+				return
+			}
+			params.Cursor = page.NextCursor
+		}
+	}
+}
+
 // Unsubscribe sends resources/unsubscribe and returns its result; nil params
 // sends none.
 func (s *ClientSession) Unsubscribe(ctx context.Context, params *UnsubscribeRequestParams, opts ...session.CallOption) (*Result, error) {
@@ -411,4 +488,29 @@ func (s *ClientSession) ListTools(ctx context.Context, params *ListToolsRequestP
 		return nil, fmt.Errorf("tools/list result: %w", err)
 	}
 	return r, nil
+}
+
+// AllTools calls tools/list page by page, following nextCursor, and yields
+// every item; it stops at the first error, which it yields.
+func (s *ClientSession) AllTools(ctx context.Context, opts ...session.CallOption) iter.Seq2[Tool, error] {
+	return func(yield func(Tool, error) bool) {
+		params := &ListToolsRequestParams{}
+		for {
+			page, err := s.ListTools(ctx, params, opts...)
+			if err != nil {
+				var zero Tool
+				yield(zero, err)
+				return
+			}
+			for _, x := range page.Tools {
+				if !yield(x, nil) {
+					return
+				}
+			}
+			if page.NextCursor == nil {
+				return
+			}
+			params.Cursor = page.NextCursor
+		}
+	}
 }

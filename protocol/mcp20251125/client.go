@@ -11,7 +11,16 @@ import (
 	revision "github.com/mcpgen/mcpgen/runtime/revision"
 	session "github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/wire"
+	"iter"
 )
+
+// TaskClient is implemented by a Client that accepts task-augmented requests
+// (U-T3). Without it, such requests are answered with error -32601 (U-T2).
+type TaskClient interface {
+	// CreateMessageAsTask handles a task-augmented sampling/createMessage
+	// (params.task is set): it starts the work and answers at once with the task.
+	CreateMessageAsTask(ctx context.Context, params *CreateMessageRequestParams) (*CreateTaskResult, error)
+}
 
 // Client is the client side of revision 2025-11-25: one method per request and
 // notification a server sends it. ping, logging/setLevel, cancellation and
@@ -181,6 +190,23 @@ func (h clientHandler) HandleRequest(ctx context.Context, _ *session.Session, me
 					Message: "sampling/createMessage params: " + err.Error(),
 				}
 			}
+		}
+		if p.Task != nil {
+			t, ok := h.impl.(TaskClient)
+			if !ok {
+				return nil, &jsonrpc.Error{
+					Code:    jsonrpc.MethodNotFound,
+					Message: "sampling/createMessage as a task is not supported (U-T2)",
+				}
+			}
+			r, err := t.CreateMessageAsTask(ctx, p)
+			if err != nil {
+				return nil, err
+			}
+			if r == nil {
+				return nil, fmt.Errorf("sampling/createMessage: the task handler returned neither a result nor an error")
+			}
+			return r, nil
 		}
 		r, err := h.impl.CreateMessage(ctx, p)
 		if err != nil {
@@ -453,6 +479,31 @@ func (s *ClientSession) ListPrompts(ctx context.Context, params *PaginatedReques
 	return r, nil
 }
 
+// AllPrompts calls prompts/list page by page, following nextCursor, and yields
+// every item; it stops at the first error, which it yields.
+func (s *ClientSession) AllPrompts(ctx context.Context, opts ...session.CallOption) iter.Seq2[Prompt, error] {
+	return func(yield func(Prompt, error) bool) {
+		params := &PaginatedRequestParams{}
+		for {
+			page, err := s.ListPrompts(ctx, params, opts...)
+			if err != nil {
+				var zero Prompt
+				yield(zero, err)
+				return
+			}
+			for _, x := range page.Prompts {
+				if !yield(x, nil) {
+					return
+				}
+			}
+			if page.NextCursor == nil {
+				return
+			}
+			params.Cursor = page.NextCursor
+		}
+	}
+}
+
 // ListResources sends resources/list and returns its result; nil params sends
 // none.
 func (s *ClientSession) ListResources(ctx context.Context, params *PaginatedRequestParams, opts ...session.CallOption) (*ListResourcesResult, error) {
@@ -469,6 +520,31 @@ func (s *ClientSession) ListResources(ctx context.Context, params *PaginatedRequ
 		return nil, fmt.Errorf("resources/list result: %w", err)
 	}
 	return r, nil
+}
+
+// AllResources calls resources/list page by page, following nextCursor, and
+// yields every item; it stops at the first error, which it yields.
+func (s *ClientSession) AllResources(ctx context.Context, opts ...session.CallOption) iter.Seq2[Resource, error] {
+	return func(yield func(Resource, error) bool) {
+		params := &PaginatedRequestParams{}
+		for {
+			page, err := s.ListResources(ctx, params, opts...)
+			if err != nil {
+				var zero Resource
+				yield(zero, err)
+				return
+			}
+			for _, x := range page.Resources {
+				if !yield(x, nil) {
+					return
+				}
+			}
+			if page.NextCursor == nil {
+				return
+			}
+			params.Cursor = page.NextCursor
+		}
+	}
 }
 
 // ReadResource sends resources/read and returns its result; nil params sends
@@ -523,6 +599,32 @@ func (s *ClientSession) ListResourceTemplates(ctx context.Context, params *Pagin
 		return nil, fmt.Errorf("resources/templates/list result: %w", err)
 	}
 	return r, nil
+}
+
+// AllResourceTemplates calls resources/templates/list page by page, following
+// nextCursor, and yields every item; it stops at the first error, which it
+// yields.
+func (s *ClientSession) AllResourceTemplates(ctx context.Context, opts ...session.CallOption) iter.Seq2[ResourceTemplate, error] {
+	return func(yield func(ResourceTemplate, error) bool) {
+		params := &PaginatedRequestParams{}
+		for {
+			page, err := s.ListResourceTemplates(ctx, params, opts...)
+			if err != nil {
+				var zero ResourceTemplate
+				yield(zero, err)
+				return
+			}
+			for _, x := range page.ResourceTemplates {
+				if !yield(x, nil) {
+					return
+				}
+			}
+			if page.NextCursor == nil {
+				return
+			}
+			params.Cursor = page.NextCursor
+		}
+	}
 }
 
 // Unsubscribe sends resources/unsubscribe and returns its result; nil params
@@ -594,6 +696,31 @@ func (s *ClientSession) ListTasks(ctx context.Context, params *PaginatedRequestP
 	return r, nil
 }
 
+// AllTasks calls tasks/list page by page, following nextCursor, and yields
+// every item; it stops at the first error, which it yields.
+func (s *ClientSession) AllTasks(ctx context.Context, opts ...session.CallOption) iter.Seq2[Task, error] {
+	return func(yield func(Task, error) bool) {
+		params := &PaginatedRequestParams{}
+		for {
+			page, err := s.ListTasks(ctx, params, opts...)
+			if err != nil {
+				var zero Task
+				yield(zero, err)
+				return
+			}
+			for _, x := range page.Tasks {
+				if !yield(x, nil) {
+					return
+				}
+			}
+			if page.NextCursor == nil {
+				return
+			}
+			params.Cursor = page.NextCursor
+		}
+	}
+}
+
 // GetTaskPayload sends tasks/result and returns its result; nil params sends
 // none.
 func (s *ClientSession) GetTaskPayload(ctx context.Context, params *GetTaskPayloadRequestParams, opts ...session.CallOption) (*GetTaskPayloadResult, error) {
@@ -629,6 +756,27 @@ func (s *ClientSession) CallTool(ctx context.Context, params *CallToolRequestPar
 	return r, nil
 }
 
+// CallToolAsTask sends tools/call as a task (with params.task set, empty if
+// nil) and returns the task the receiver created; fetch the outcome with
+// tasks/result.
+func (s *ClientSession) CallToolAsTask(ctx context.Context, params *CallToolRequestParams, opts ...session.CallOption) (*CreateTaskResult, error) {
+	if params == nil {
+		params = new(CallToolRequestParams)
+	}
+	if params.Task == nil {
+		params.Task = new(TaskMetadata)
+	}
+	raw, err := s.Session.Call(ctx, MethodToolsCall, params, opts...)
+	if err != nil {
+		return nil, err
+	}
+	r := new(CreateTaskResult)
+	if err := wire.Unmarshal(raw, r); err != nil {
+		return nil, fmt.Errorf("tools/call task result: %w", err)
+	}
+	return r, nil
+}
+
 // ListTools sends tools/list and returns its result; nil params sends none.
 func (s *ClientSession) ListTools(ctx context.Context, params *PaginatedRequestParams, opts ...session.CallOption) (*ListToolsResult, error) {
 	var in wire.Appender
@@ -644,4 +792,29 @@ func (s *ClientSession) ListTools(ctx context.Context, params *PaginatedRequestP
 		return nil, fmt.Errorf("tools/list result: %w", err)
 	}
 	return r, nil
+}
+
+// AllTools calls tools/list page by page, following nextCursor, and yields
+// every item; it stops at the first error, which it yields.
+func (s *ClientSession) AllTools(ctx context.Context, opts ...session.CallOption) iter.Seq2[Tool, error] {
+	return func(yield func(Tool, error) bool) {
+		params := &PaginatedRequestParams{}
+		for {
+			page, err := s.ListTools(ctx, params, opts...)
+			if err != nil {
+				var zero Tool
+				yield(zero, err)
+				return
+			}
+			for _, x := range page.Tools {
+				if !yield(x, nil) {
+					return
+				}
+			}
+			if page.NextCursor == nil {
+				return
+			}
+			params.Cursor = page.NextCursor
+		}
+	}
 }

@@ -11,7 +11,16 @@ import (
 	revision "github.com/mcpgen/mcpgen/runtime/revision"
 	session "github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/wire"
+	"iter"
 )
+
+// TaskServer is implemented by a Server that accepts task-augmented requests
+// (U-T3). Without it, such requests are answered with error -32601 (U-T2).
+type TaskServer interface {
+	// CallToolAsTask handles a task-augmented tools/call (params.task is set): it
+	// starts the work and answers at once with the task.
+	CallToolAsTask(ctx context.Context, params *CallToolRequestParams) (*CreateTaskResult, error)
+}
 
 // Server is the server side of revision 2025-11-25: one method per request and
 // notification a client sends it. ping, logging/setLevel, cancellation and
@@ -427,6 +436,23 @@ func (h serverHandler) HandleRequest(ctx context.Context, _ *session.Session, me
 				}
 			}
 		}
+		if p.Task != nil {
+			t, ok := h.impl.(TaskServer)
+			if !ok {
+				return nil, &jsonrpc.Error{
+					Code:    jsonrpc.MethodNotFound,
+					Message: "tools/call as a task is not supported (U-T2)",
+				}
+			}
+			r, err := t.CallToolAsTask(ctx, p)
+			if err != nil {
+				return nil, err
+			}
+			if r == nil {
+				return nil, fmt.Errorf("tools/call: the task handler returned neither a result nor an error")
+			}
+			return r, nil
+		}
 		r, err := h.impl.CallTool(ctx, p)
 		if err != nil {
 			return nil, err
@@ -643,6 +669,27 @@ func (s *ServerSession) CreateMessage(ctx context.Context, params *CreateMessage
 	return r, nil
 }
 
+// CreateMessageAsTask sends sampling/createMessage as a task (with params.task
+// set, empty if nil) and returns the task the receiver created; fetch the
+// outcome with tasks/result.
+func (s *ServerSession) CreateMessageAsTask(ctx context.Context, params *CreateMessageRequestParams, opts ...session.CallOption) (*CreateTaskResult, error) {
+	if params == nil {
+		params = new(CreateMessageRequestParams)
+	}
+	if params.Task == nil {
+		params.Task = new(TaskMetadata)
+	}
+	raw, err := s.Session.Call(ctx, MethodSamplingCreateMessage, params, opts...)
+	if err != nil {
+		return nil, err
+	}
+	r := new(CreateTaskResult)
+	if err := wire.Unmarshal(raw, r); err != nil {
+		return nil, fmt.Errorf("sampling/createMessage task result: %w", err)
+	}
+	return r, nil
+}
+
 // CancelTask sends tasks/cancel and returns its result; nil params sends none.
 func (s *ServerSession) CancelTask(ctx context.Context, params *CancelTaskRequestParams, opts ...session.CallOption) (*CancelTaskResult, error) {
 	var in wire.Appender
@@ -692,6 +739,31 @@ func (s *ServerSession) ListTasks(ctx context.Context, params *PaginatedRequestP
 		return nil, fmt.Errorf("tasks/list result: %w", err)
 	}
 	return r, nil
+}
+
+// AllTasks calls tasks/list page by page, following nextCursor, and yields
+// every item; it stops at the first error, which it yields.
+func (s *ServerSession) AllTasks(ctx context.Context, opts ...session.CallOption) iter.Seq2[Task, error] {
+	return func(yield func(Task, error) bool) {
+		params := &PaginatedRequestParams{}
+		for {
+			page, err := s.ListTasks(ctx, params, opts...)
+			if err != nil {
+				var zero Task
+				yield(zero, err)
+				return
+			}
+			for _, x := range page.Tasks {
+				if !yield(x, nil) {
+					return
+				}
+			}
+			if page.NextCursor == nil {
+				return
+			}
+			params.Cursor = page.NextCursor
+		}
+	}
 }
 
 // GetTaskPayload sends tasks/result and returns its result; nil params sends

@@ -30,6 +30,9 @@ type PromptHandler func(ctx context.Context, params *GetPromptRequestParams) (*G
 // ResourceHandler reads a resource, or a resource of a template.
 type ResourceHandler func(ctx context.Context, params *ReadResourceRequestParams) (*ReadResourceResult, error)
 
+// CompletionHandler answers completion/complete.
+type CompletionHandler func(ctx context.Context, params *CompleteRequestParams) (*CompleteResult, error)
+
 // ResourceNotFound is the error code for a resource that does not exist.
 const ResourceNotFound = -32002
 
@@ -55,6 +58,7 @@ type StandardServer struct {
 	templates []ResourceTemplate
 	tmplFns   []templateRoute
 	sessions  map[*session.Session]map[string]bool // live sessions, with their subscriptions
+	complete  CompletionHandler
 }
 
 type templateRoute struct {
@@ -157,6 +161,26 @@ func (srv *StandardServer) AddResourceTemplate(t ResourceTemplate, fn ResourceHa
 	srv.broadcast(MethodNotificationsResourcesListChanged)
 }
 
+// SetCompletion sets the handler of completion/complete; the server then
+// declares the completions capability, where the revision has it.
+func (srv *StandardServer) SetCompletion(fn CompletionHandler) {
+	srv.mu.Lock()
+	srv.complete = fn
+	srv.mu.Unlock()
+}
+
+// Complete answers completion/complete with the handler set by
+// SetCompletion, or error -32601 without one.
+func (srv *StandardServer) Complete(ctx context.Context, params *CompleteRequestParams) (*CompleteResult, error) {
+	srv.mu.RLock()
+	fn := srv.complete
+	srv.mu.RUnlock()
+	if fn == nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.MethodNotFound, Message: "completion/complete is not supported"}
+	}
+	return fn(ctx, params)
+}
+
 // NotifyResourceUpdated tells the sessions subscribed to uri that it
 // changed (notifications/resources/updated).
 func (srv *StandardServer) NotifyResourceUpdated(ctx context.Context, uri string) {
@@ -210,12 +234,16 @@ func (srv *StandardServer) Initialize(ctx context.Context, params *InitializeReq
 	srv.track(ctx)
 	yes := true
 	caps := ServerCapabilities{
-		Tools:       &ServerCapabilitiesTools{ListChanged: &yes},
-		Prompts:     &ServerCapabilitiesPrompts{ListChanged: &yes},
-		Resources:   &ServerCapabilitiesResources{ListChanged: &yes, Subscribe: &yes},
-		Logging:     jsontext.Value("{}"),
-		Completions: jsontext.Value("{}"),
+		Tools:     &ServerCapabilitiesTools{ListChanged: &yes},
+		Prompts:   &ServerCapabilitiesPrompts{ListChanged: &yes},
+		Resources: &ServerCapabilitiesResources{ListChanged: &yes, Subscribe: &yes},
+		Logging:   jsontext.Value("{}"),
 	}
+	srv.mu.RLock()
+	if srv.complete != nil {
+		caps.Completions = jsontext.Value("{}")
+	}
+	srv.mu.RUnlock()
 	res := &InitializeResult{ProtocolVersion: Revision, Capabilities: caps, ServerInfo: srv.info}
 	if srv.instructions != "" {
 		res.Instructions = &srv.instructions

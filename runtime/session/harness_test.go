@@ -114,6 +114,7 @@ func (p *peer) initialize(rev string) map[string]any {
 	m := p.call(0, "initialize", `{"protocolVersion":"`+rev+`","capabilities":{"sampling":{},"roots":{"listChanged":true}},"clientInfo":{"name":"peer","version":"1"}}`)
 	r := result(p.t, m)
 	p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	p.call(-1, "ping", "") // messages are handled in order: initialized has been seen
 	return r
 }
 

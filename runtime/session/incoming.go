@@ -54,6 +54,15 @@ func (s *Session) request(m *jsonrpc.Message, reply func(*jsonrpc.Message)) {
 		reply(errorMessage(m.ID, err))
 		return
 	}
+	if m.Method == "elicitation/create" {
+		s.mu.Lock()
+		own := s.ownCaps
+		s.mu.Unlock()
+		if mode, ok := elicitationModeOK(own, m.Params); !ok {
+			fail(jsonrpc.InvalidParams, "elicitation/create params: /mode: this client did not declare elicitation mode %q (L-18)", mode)
+			return
+		}
+	}
 	if m.Method == "logging/setLevel" && s.role == Server {
 		s.setLevel(m, reply)
 		return
@@ -415,4 +424,23 @@ func (s *Session) handleNotification(method string, params jsontext.Value) {
 		}
 	}()
 	s.handler.HandleNotification(s.ctx, s, method, params)
+}
+
+// elicitationModeOK checks an elicitation's mode against the client's
+// capabilities (L-18): "url" needs elicitation.url; "form" (also when mode
+// is absent) needs elicitation.form, or an elicitation object that names no
+// mode at all, which means form only.
+func elicitationModeOK(caps, params jsontext.Value) (string, bool) {
+	mode, ok := wire.MemberString(params, "mode")
+	if !ok {
+		mode = "form"
+	}
+	el, ok := wire.Member(caps, "elicitation")
+	if !ok {
+		return mode, false
+	}
+	if !wire.Has(el, "form") && !wire.Has(el, "url") {
+		return mode, mode == "form"
+	}
+	return mode, HasCapability(el, mode)
 }

@@ -158,6 +158,7 @@ func TestL9NoServerRequestsBeforeInitialized(t *testing.T) {
 		t.Errorf("roots/list before initialized: %v", err)
 	}
 	p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	p.call(99, "ping", "") // messages are handled in order: initialized has been seen
 	// The server may now ask; the peer answers.
 	done := make(chan error, 1)
 	go func() {

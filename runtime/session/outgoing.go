@@ -195,6 +195,14 @@ func (s *Session) outgoing(method string, params wire.Appender, notification boo
 		}
 		return md, nil, nil
 	}
+	if method == "elicitation/create" && st != stateNew {
+		s.mu.Lock()
+		peer := s.peerCaps
+		s.mu.Unlock()
+		if mode, ok := elicitationModeOK(peer, raw); !ok {
+			return md, nil, &jsonrpc.Error{Code: jsonrpc.InvalidParams, Message: fmt.Sprintf("elicitation/create: the client did not declare elicitation mode %q (L-18)", mode)}
+		}
+	}
 	if rev != s.handler.Revision() && md.NewParams != nil {
 		v := md.NewParams()
 		if err := wire.Unmarshal(raw, v); err != nil {
