@@ -117,9 +117,9 @@ func runMethods(e *env, args []string) int {
 	}
 	switch {
 	case f.plan:
-		p, err := genplan.Build(m)
-		if err != nil {
-			return fail(err)
+		p, perr := genplan.Build(m)
+		if perr != nil {
+			return fail(perr)
 		}
 		s := p.String()
 		if !strings.HasSuffix(s, "\n") {

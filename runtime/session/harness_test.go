@@ -60,15 +60,6 @@ func (p *peer) recvMsg() map[string]any {
 	return m
 }
 
-// quiet checks that nothing arrives for d.
-func (p *peer) quiet(d time.Duration) {
-	p.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	defer cancel()
-	if b, err := p.tr.Read(ctx); err == nil {
-		p.t.Fatalf("want no message, got %s", b)
-	}
-}
 
 // call sends a request and returns its response.
 func (p *peer) call(id int, method, params string) map[string]any {

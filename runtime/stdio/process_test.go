@@ -20,14 +20,14 @@ import (
 
 const helperEnv = "MCPGEN_STDIO_HELPER"
 
-// TestHelperProcess is not a test: it is the server program the Command
-// tests start, by running the test binary again with helperEnv set to a mode.
-func TestHelperProcess(t *testing.T) {
-	mode := os.Getenv(helperEnv)
-	if mode == "" {
-		t.Skip("helper process for the Command tests")
+// TestMain runs the helper programs of the Command tests when the test
+// binary is started as one (the helper-process pattern), and the tests
+// otherwise.
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(helperEnv); mode != "" {
+		os.Exit(helperMain(mode))
 	}
-	os.Exit(helperMain(mode))
+	os.Exit(m.Run())
 }
 
 func helperMain(mode string) int {
@@ -70,7 +70,7 @@ func helperMain(mode string) int {
 		return 0
 	case "daemon":
 		// Leave a grandchild holding stdout open, exit at the end of stdin.
-		gc := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
+		gc := exec.Command(os.Args[0], "-test.run=^$")
 		gc.Env = append(os.Environ(), helperEnv+"=sleep", "GORACE=atexit_sleep_ms=0")
 		gc.Stdout = os.Stdout
 		if err := gc.Start(); err != nil {
@@ -87,7 +87,7 @@ func helperMain(mode string) int {
 }
 
 func helperCmd(mode string) *exec.Cmd {
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	// Under -race a program otherwise sleeps a second on exit.
 	cmd.Env = append(os.Environ(), helperEnv+"="+mode, "GORACE=atexit_sleep_ms=0")
 	return cmd
