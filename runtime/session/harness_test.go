@@ -60,7 +60,6 @@ func (p *peer) recvMsg() map[string]any {
 	return m
 }
 
-
 // call sends a request and returns its response.
 func (p *peer) call(id int, method, params string) map[string]any {
 	p.t.Helper()
