@@ -93,23 +93,17 @@ func runGenerate(e *env, args []string) int {
 	if !token.IsIdentifier(f.pkg) {
 		return bad("--package %q is not a valid Go package name", f.pkg)
 	}
-	if f.schema == "" {
-		if _, err := schema.Lookup(f.revision); err != nil {
-			return bad("--revision: %w; use --schema FILE to generate an unpinned revision", err)
-		}
+	if err := checkPinned(f.revision, f.schema); err != nil {
+		return bad("%w", err)
 	}
 
 	fail := func(err error) int {
 		fmt.Fprintf(e.stderr, "mcpgen generate: %v\n", err)
 		return exitFail
 	}
-	schemaPath := f.schema
-	if schemaPath == "" {
-		p, err := ensureSchema(e, f.revision, f.verbose)
-		if err != nil {
-			return fail(err)
-		}
-		schemaPath = p
+	schemaPath, err := schemaFor(e, f.revision, f.schema, f.verbose)
+	if err != nil {
+		return fail(err)
 	}
 	files, err := generateFiles(generator.Config{Revision: f.revision, SchemaPath: schemaPath, Package: f.pkg, Templates: f.templates})
 	if err != nil {
@@ -163,6 +157,26 @@ func ensureSchema(e *env, rev string, verbose bool) (string, error) {
 		fmt.Fprintf(e.stderr, "%s: %s (sha256 ok, from %s)\n", rev, relPath(root, res.Path), res.Source)
 	}
 	return res.Path, nil
+}
+
+// checkPinned fails when no --schema was given and rev is not pinned.
+func checkPinned(rev, schemaFlag string) error {
+	if schemaFlag != "" {
+		return nil
+	}
+	if _, err := schema.Lookup(rev); err != nil {
+		return fmt.Errorf("--revision: %w; use --schema FILE for an unpinned revision", err)
+	}
+	return nil
+}
+
+// schemaFor returns the schema file to read: the one --schema names, else
+// the pinned schema of rev, materialized if missing.
+func schemaFor(e *env, rev, schemaFlag string, verbose bool) (string, error) {
+	if schemaFlag != "" {
+		return schemaFlag, nil
+	}
+	return ensureSchema(e, rev, verbose)
 }
 
 // schemaHome returns where pinned schemas live: the mcpgen repository when

@@ -89,23 +89,17 @@ func runMethods(e *env, args []string) int {
 	case f.plan && f.format != "text":
 		return bad("--plan prints text only; drop --format %s", f.format)
 	}
-	if f.schema == "" {
-		if _, err := schema.Lookup(f.revision); err != nil {
-			return bad("--revision: %w; use --schema FILE for an unpinned revision", err)
-		}
+	if err := checkPinned(f.revision, f.schema); err != nil {
+		return bad("%w", err)
 	}
 
 	fail := func(err error) int {
 		fmt.Fprintf(e.stderr, "mcpgen methods: %v\n", err)
 		return exitFail
 	}
-	schemaPath := f.schema
-	if schemaPath == "" {
-		p, err := ensureSchema(e, f.revision, false)
-		if err != nil {
-			return fail(err)
-		}
-		schemaPath = p
+	schemaPath, err := schemaFor(e, f.revision, f.schema, false)
+	if err != nil {
+		return fail(err)
 	}
 	doc, err := load.File(schemaPath)
 	if err != nil {
