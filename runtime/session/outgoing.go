@@ -446,3 +446,14 @@ type Raw jsontext.Value
 // AppendJSON appends r; nil r appends nothing, so Call and Notify send no
 // params for it.
 func (r Raw) AppendJSON(b []byte) ([]byte, error) { return append(b, r...), nil }
+
+// RequestID returns the ID of the peer request whose handler ctx belongs
+// to. Transports use it to send what a handler sends (progress, logs,
+// requests to the peer) on that request's stream (Streamable HTTP, T-P6).
+func RequestID(ctx context.Context) (wire.ID, bool) {
+	ri, ok := ctx.Value(requestKey{}).(*requestInfo)
+	if !ok || !ri.id.IsValid() {
+		return wire.ID{}, false
+	}
+	return ri.id, true
+}

@@ -399,3 +399,6 @@ func (s *Session) response(m *jsonrpc.Message) {
 }
 
 func isEOF(err error) bool { return errors.Is(err, io.EOF) }
+
+// Transport returns the transport the session runs on.
+func (s *Session) Transport() transport.Transport { return s.t }

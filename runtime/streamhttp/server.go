@@ -1,0 +1,764 @@
+// Package streamhttp is MCP's Streamable HTTP transport (revisions
+// 2025-03-26, 2025-06-18 and 2025-11-25): Server, a net/http handler that
+// runs one session per Mcp-Session-Id, and Client, the client transport.
+//
+// The server answers each POSTed request on an SSE stream of its own (or
+// as JSON, if configured), sends what a handler sends while answering it on
+// that stream, and everything else on the client's GET stream; every SSE
+// event has an ID that names its stream, and a client that lost a stream
+// resumes it with GET and Last-Event-ID (events are kept in an EventStore).
+// Requests whose Host or Origin is not allowed are refused with 403, bodies
+// are limited, idle sessions are reaped.
+package streamhttp
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/revision"
+	"github.com/mcpgen/mcpgen/runtime/session"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+)
+
+// ServerOptions configure a Server. The zero value serves loopback clients
+// with SSE answers.
+type ServerOptions struct {
+	// Session configures each session.
+	Session session.Options
+	// JSONResponse answers requests with one application/json body instead
+	// of an SSE stream; messages a handler sends while answering then go on
+	// the GET stream.
+	JSONResponse bool
+	// AllowedHosts are the Host header values accepted, as host names (any
+	// port) or host:port. Default: localhost, 127.0.0.1 and ::1, against DNS
+	// rebinding (T-H2). "*" allows any host.
+	AllowedHosts []string
+	// AllowedOrigins are the Origin header values accepted ("*" for any).
+	// Default: http and https origins on the allowed hosts. Requests without
+	// Origin are not browsers and are accepted.
+	AllowedOrigins []string
+	// MaxBodyBytes limits a POST body (413 beyond). Default 4 MiB.
+	MaxBodyBytes int64
+	// IdleTimeout ends a session that saw no request and has no open stream
+	// for this long. Default 10 minutes; negative means never.
+	IdleTimeout time.Duration
+	// Retry is sent as the SSE retry field on 2025-11-25 streams, telling a
+	// client how long to wait before reconnecting (T-P6b). Zero sends none.
+	Retry time.Duration
+	// EventStore keeps SSE events for resumption. Default: a MemoryStore.
+	EventStore EventStore
+	// Logger receives diagnostics. Default: discard.
+	Logger *slog.Logger
+}
+
+// Server serves MCP sessions over Streamable HTTP.
+type Server struct {
+	newHandler func() session.Handler
+	opts       ServerOptions
+	store      EventStore
+	log        *slog.Logger
+
+	mu       sync.Mutex
+	sessions map[string]*conn
+	closed   bool
+	stop     chan struct{}
+}
+
+// NewServer returns a Server that gives each new session the handler
+// newHandler returns (for a generated package: func() session.Handler {
+// return mcp.NewServerHandler(srv) }).
+func NewServer(newHandler func() session.Handler, opts ServerOptions) *Server {
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = 4 << 20
+	}
+	if opts.IdleTimeout == 0 {
+		opts.IdleTimeout = 10 * time.Minute
+	}
+	if opts.AllowedHosts == nil {
+		opts.AllowedHosts = []string{"localhost", "127.0.0.1", "::1"}
+	}
+	s := &Server{newHandler: newHandler, opts: opts, store: opts.EventStore, log: opts.Logger, sessions: map[string]*conn{}, stop: make(chan struct{})}
+	if s.store == nil {
+		s.store = NewMemoryStore()
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if opts.IdleTimeout > 0 {
+		go s.reap()
+	}
+	return s
+}
+
+// Close ends every session.
+func (s *Server) Close() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	close(s.stop)
+	list := make([]*conn, 0, len(s.sessions))
+	for _, c := range s.sessions {
+		list = append(list, c)
+	}
+	s.mu.Unlock()
+	for _, c := range list {
+		c.sess.Close()
+	}
+}
+
+func (s *Server) reap() {
+	t := time.NewTicker(max(s.opts.IdleTimeout/4, 10*time.Millisecond))
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+		}
+		var idle []*conn
+		s.mu.Lock()
+		for _, c := range s.sessions {
+			c.mu.Lock()
+			if c.attached == 0 && time.Since(c.lastSeen) > s.opts.IdleTimeout {
+				idle = append(idle, c)
+			}
+			c.mu.Unlock()
+		}
+		s.mu.Unlock()
+		for _, c := range idle {
+			s.log.Debug("mcp http: idle session ended", "session", c.id)
+			c.sess.Close()
+		}
+	}
+}
+
+// httpError answers with status and, as the body, an id-less JSON-RPC error.
+func httpError(w http.ResponseWriter, status int, code int64, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	b, err := (&jsonrpc.Message{Kind: jsonrpc.ErrorResponse, Error: &jsonrpc.Error{Code: code, Message: msg}}).AppendJSON(nil)
+	if err != nil {
+		http.Error(w, msg, status)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(b)
+}
+
+// ServeHTTP implements http.Handler: POST, GET and DELETE on one endpoint
+// (T-H1).
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !s.hostAllowed(r.Host) {
+		httpError(w, http.StatusForbidden, jsonrpc.InvalidRequest, "host %q is not allowed", r.Host)
+		return
+	}
+	if o := r.Header.Get("Origin"); o != "" && !s.originAllowed(o) {
+		httpError(w, http.StatusForbidden, jsonrpc.InvalidRequest, "origin %q is not allowed", o)
+		return
+	}
+	switch r.Method {
+	case http.MethodPost:
+		s.post(w, r)
+	case http.MethodGet:
+		s.get(w, r)
+	case http.MethodDelete:
+		s.delete(w, r)
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		httpError(w, http.StatusMethodNotAllowed, jsonrpc.InvalidRequest, "method %s is not allowed", r.Method)
+	}
+}
+
+func hostname(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return strings.Trim(h, "[]")
+	}
+	return strings.Trim(hostport, "[]")
+}
+
+func (s *Server) hostAllowed(host string) bool {
+	for _, a := range s.opts.AllowedHosts {
+		if a == "*" || strings.EqualFold(a, host) || strings.EqualFold(a, hostname(host)) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Server) originAllowed(origin string) bool {
+	if s.opts.AllowedOrigins != nil {
+		for _, a := range s.opts.AllowedOrigins {
+			if a == "*" || strings.EqualFold(a, origin) {
+				return true
+			}
+		}
+		return false
+	}
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
+	}
+	return s.hostAllowed(u.Host)
+}
+
+func accepts(r *http.Request, types ...string) bool {
+	accept := strings.Join(r.Header.Values("Accept"), ",")
+	for _, t := range types {
+		ok := false
+		for _, part := range strings.Split(accept, ",") {
+			mt := strings.TrimSpace(strings.SplitN(part, ";", 2)[0])
+			if strings.EqualFold(mt, t) || mt == "*/*" {
+				ok = true
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// checkVersion validates MCP-Protocol-Version (T-H6…T-H8): a missing header
+// means 2025-03-26; a present one must name a revision linked in.
+func checkVersion(w http.ResponseWriter, r *http.Request) bool {
+	v := r.Header.Get("MCP-Protocol-Version")
+	if v == "" {
+		return true
+	}
+	if _, ok := revision.Lookup(v); !ok {
+		httpError(w, http.StatusBadRequest, jsonrpc.InvalidRequest, "unsupported MCP-Protocol-Version %q", v)
+		return false
+	}
+	return true
+}
+
+// lookup finds the session a request names (T-S3, T-S4).
+func (s *Server) lookup(w http.ResponseWriter, r *http.Request) *conn {
+	sid := r.Header.Get("Mcp-Session-Id")
+	if sid == "" {
+		httpError(w, http.StatusBadRequest, jsonrpc.InvalidRequest, "missing Mcp-Session-Id header")
+		return nil
+	}
+	s.mu.Lock()
+	c := s.sessions[sid]
+	s.mu.Unlock()
+	if c == nil {
+		httpError(w, http.StatusNotFound, jsonrpc.InvalidRequest, "session %q not found", sid)
+		return nil
+	}
+	return c
+}
+
+func (s *Server) post(w http.ResponseWriter, r *http.Request) {
+	if !accepts(r, "application/json", "text/event-stream") {
+		httpError(w, http.StatusNotAcceptable, jsonrpc.InvalidRequest, "Accept must list application/json and text/event-stream")
+		return
+	}
+	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(strings.ToLower(strings.TrimSpace(ct)), "application/json") {
+		httpError(w, http.StatusUnsupportedMediaType, jsonrpc.InvalidRequest, "Content-Type must be application/json, not %q", ct)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			httpError(w, http.StatusRequestEntityTooLarge, jsonrpc.InvalidRequest, "body larger than %d bytes", s.opts.MaxBodyBytes)
+			return
+		}
+		httpError(w, http.StatusBadRequest, jsonrpc.ParseError, "reading the body: %v", err)
+		return
+	}
+	items, _, err := jsonrpc.Decode(body, true)
+	if err != nil {
+		var de *jsonrpc.DecodeError
+		code := int64(jsonrpc.ParseError)
+		if errors.As(err, &de) {
+			code = de.Code
+		}
+		httpError(w, http.StatusBadRequest, code, "%v", err)
+		return
+	}
+	var requests []wire.ID
+	initialize := false
+	for _, it := range items {
+		if it.Err != nil {
+			httpError(w, http.StatusBadRequest, it.Err.Code, "%s", it.Err.Message)
+			return
+		}
+		if it.Msg.Kind == jsonrpc.Request {
+			requests = append(requests, it.Msg.ID)
+			if it.Msg.Method == "initialize" {
+				initialize = true
+			}
+		}
+	}
+	var c *conn
+	if initialize {
+		if r.Header.Get("Mcp-Session-Id") != "" {
+			httpError(w, http.StatusBadRequest, jsonrpc.InvalidRequest, "initialize must not carry an Mcp-Session-Id")
+			return
+		}
+		if c = s.newConn(); c == nil {
+			httpError(w, http.StatusServiceUnavailable, jsonrpc.InternalError, "the server is closing")
+			return
+		}
+		w.Header().Set("Mcp-Session-Id", c.id) // T-S1
+	} else {
+		if c = s.lookup(w, r); c == nil {
+			return
+		}
+		if !checkVersion(w, r) {
+			return
+		}
+	}
+	c.touch()
+	if len(requests) == 0 {
+		// Only notifications and responses: accepted (T-P4).
+		if !c.enqueue(r.Context(), body) {
+			httpError(w, http.StatusNotFound, jsonrpc.InvalidRequest, "session ended")
+			return
+		}
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	st, err := c.openStream(requests, s.opts.JSONResponse)
+	if err != nil {
+		httpError(w, http.StatusBadRequest, jsonrpc.InvalidRequest, "%v", err)
+		return
+	}
+	if !c.enqueue(r.Context(), body) {
+		httpError(w, http.StatusNotFound, jsonrpc.InvalidRequest, "session ended")
+		return
+	}
+	if s.opts.JSONResponse {
+		c.serveJSON(w, r, st)
+		return
+	}
+	c.serveSSE(w, r, st, 0, true)
+}
+
+func (s *Server) get(w http.ResponseWriter, r *http.Request) {
+	if !accepts(r, "text/event-stream") {
+		httpError(w, http.StatusNotAcceptable, jsonrpc.InvalidRequest, "Accept must list text/event-stream")
+		return
+	}
+	c := s.lookup(w, r)
+	if c == nil || !checkVersion(w, r) {
+		return
+	}
+	c.touch()
+	if last := r.Header.Get("Last-Event-ID"); last != "" {
+		id, seq, ok := parseEventID(last)
+		c.mu.Lock()
+		st := c.streams[id]
+		c.mu.Unlock()
+		if !ok || st == nil {
+			// Never replay another session's stream (T-R3).
+			httpError(w, http.StatusBadRequest, jsonrpc.InvalidRequest, "Last-Event-ID %q names no stream of this session", last)
+			return
+		}
+		c.serveSSE(w, r, st, seq, false)
+		return
+	}
+	c.mu.Lock()
+	st := c.standalone
+	busy := st.attached
+	after := st.delivered
+	c.mu.Unlock()
+	if busy {
+		httpError(w, http.StatusConflict, jsonrpc.InvalidRequest, "the session already has a GET stream")
+		return
+	}
+	c.serveSSE(w, r, st, after, true)
+}
+
+func (s *Server) delete(w http.ResponseWriter, r *http.Request) {
+	c := s.lookup(w, r)
+	if c == nil {
+		return
+	}
+	c.sess.Close() // T-S5
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) newConn() *conn {
+	b := make([]byte, 16)
+	rand.Read(b)
+	c := &conn{
+		srv:     s,
+		id:      hex.EncodeToString(b),
+		in:      make(chan []byte, 64),
+		closed:  make(chan struct{}),
+		streams: map[string]*stream{},
+		byReq:   map[wire.ID]*stream{},
+	}
+	c.lastSeen = time.Now()
+	c.standalone = c.newStreamLocked()
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.sessions[c.id] = c
+	s.mu.Unlock()
+	c.sess = session.New(session.Server, c, s.newHandler(), s.opts.Session)
+	go func() {
+		<-c.sess.Done()
+		s.mu.Lock()
+		delete(s.sessions, c.id)
+		s.mu.Unlock()
+	}()
+	return c
+}
+
+// conn is one session over HTTP, and the session's transport.
+type conn struct {
+	srv  *Server
+	id   string
+	sess *session.Session
+	in   chan []byte
+
+	closeOnce sync.Once
+	closed    chan struct{}
+
+	mu         sync.Mutex
+	streams    map[string]*stream
+	byReq      map[wire.ID]*stream
+	standalone *stream
+	nextStream int
+	attached   int // open SSE connections
+	lastSeen   time.Time
+}
+
+// stream is one SSE stream: a POST's answer, or the GET stream.
+type stream struct {
+	id        string
+	pending   map[wire.ID]bool // requests it still owes a response to
+	done      bool             // every response is on it
+	json      [][]byte         // JSON answer mode: the responses
+	wake      chan struct{}
+	attached  bool
+	delivered int64         // the last event sent to a connection
+	drop      chan struct{} // closed to make the attached connection end
+}
+
+func (c *conn) newStreamLocked() *stream {
+	id := c.id + "-" + strconv.Itoa(c.nextStream)
+	c.nextStream++
+	st := &stream{id: id, pending: map[wire.ID]bool{}, wake: make(chan struct{}, 1), drop: make(chan struct{})}
+	c.streams[id] = st
+	return st
+}
+
+func (c *conn) touch() {
+	c.mu.Lock()
+	c.lastSeen = time.Now()
+	c.mu.Unlock()
+}
+
+// openStream opens the stream that answers requests.
+func (c *conn) openStream(requests []wire.ID, json bool) (*stream, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, id := range requests {
+		if c.byReq[id] != nil {
+			return nil, fmt.Errorf("request ID %v is already in use", id)
+		}
+	}
+	st := c.newStreamLocked()
+	for _, id := range requests {
+		st.pending[id] = true
+		c.byReq[id] = st
+	}
+	return st, nil
+}
+
+func (c *conn) enqueue(ctx context.Context, body []byte) bool {
+	select {
+	case c.in <- body:
+		return true
+	case <-c.closed:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// Read implements transport.Transport for the session.
+func (c *conn) Read(ctx context.Context) ([]byte, error) {
+	select {
+	case b := <-c.in:
+		return b, nil
+	case <-c.closed:
+		return nil, io.EOF
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Write implements transport.Transport: it puts a message on the stream it
+// belongs to (T-M2: exactly one).
+func (c *conn) Write(ctx context.Context, data []byte) error {
+	select {
+	case <-c.closed:
+		return net.ErrClosed
+	default:
+	}
+	first := jsontext.Value(data)
+	if first.Kind() == '[' {
+		first = firstElement(first) // a batch of responses: route by its first
+	}
+	_, isMethod := wire.Member(first, "method")
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !isMethod {
+		// A response: on the stream of the request it answers.
+		var id wire.ID
+		raw, ok := wire.Member(first, "id")
+		if ok && wire.Unmarshal(raw, &id) == nil {
+			if st := c.byReq[id]; st != nil {
+				if jsontext.Value(data).Kind() == '[' {
+					for rid := range st.pending {
+						delete(c.byReq, rid)
+					}
+					clear(st.pending)
+				} else {
+					delete(c.byReq, id)
+					delete(st.pending, id)
+				}
+				if len(st.pending) == 0 {
+					st.done = true
+				}
+				return c.appendLocked(st, data)
+			}
+		}
+		c.srv.log.Debug("mcp http: response for no open stream dropped", "session", c.id)
+		return nil
+	}
+	// A request or notification: on the stream of the request its handler
+	// answers, if that stream is still open (T-P6), else on the GET stream.
+	if rid, ok := session.RequestID(ctx); ok && !c.srv.opts.JSONResponse {
+		if st := c.byReq[rid]; st != nil {
+			return c.appendLocked(st, data)
+		}
+	}
+	return c.appendLocked(c.standalone, data)
+}
+
+func firstElement(v jsontext.Value) jsontext.Value {
+	d := jsontext.NewDecoder(bytes.NewReader(v))
+	if _, err := d.ReadToken(); err != nil {
+		return nil
+	}
+	e, err := d.ReadValue()
+	if err != nil {
+		return nil
+	}
+	return e.Clone()
+}
+
+func (c *conn) appendLocked(st *stream, data []byte) error {
+	if c.srv.opts.JSONResponse && st != c.standalone {
+		st.json = append(st.json, append([]byte(nil), data...))
+	} else if _, err := c.srv.store.Append(st.id, data); err != nil {
+		return fmt.Errorf("event store: %w", err)
+	}
+	select {
+	case st.wake <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// Close implements transport.Transport: the session ended.
+func (c *conn) Close() error {
+	c.closeOnce.Do(func() {
+		close(c.closed)
+		c.mu.Lock()
+		for id := range c.streams {
+			c.srv.store.Drop(id)
+		}
+		c.mu.Unlock()
+	})
+	return nil
+}
+
+func (c *conn) serveJSON(w http.ResponseWriter, r *http.Request, st *stream) {
+	for {
+		c.mu.Lock()
+		done, out := st.done, st.json
+		c.mu.Unlock()
+		if done {
+			w.Header().Set("Content-Type", "application/json")
+			if len(out) == 1 {
+				w.Write(out[0])
+				return
+			}
+			w.Write([]byte("["))
+			for i, m := range out {
+				if i > 0 {
+					w.Write([]byte(","))
+				}
+				w.Write(bytes.TrimSuffix(bytes.TrimPrefix(m, []byte("[")), []byte("]")))
+			}
+			w.Write([]byte("]"))
+			return
+		}
+		select {
+		case <-st.wake:
+		case <-r.Context().Done():
+			return
+		case <-c.closed:
+			httpError(w, http.StatusNotFound, jsonrpc.InvalidRequest, "session ended")
+			return
+		}
+	}
+}
+
+// serveSSE writes the events of st after seq to w until the stream is done
+// (it then ends the response, T-P6), the client goes away (which is not a
+// cancellation, T-P7), a handler drops the connection, or the session ends.
+func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq int64, prime bool) {
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		httpError(w, http.StatusInternalServerError, jsonrpc.InternalError, "streaming is not supported by this ResponseWriter")
+		return
+	}
+	c.mu.Lock()
+	if st.attached {
+		// A newer connection takes the stream over from an older one.
+		close(st.drop)
+		st.drop = make(chan struct{})
+	}
+	st.attached = true
+	drop := st.drop
+	c.attached++
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		if st.drop == drop {
+			st.attached = false
+		}
+		c.attached--
+		c.lastSeen = time.Now()
+		c.mu.Unlock()
+	}()
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	if prime && c.polling() {
+		// T-P6b: an event with an ID and no data primes Last-Event-ID.
+		fmt.Fprintf(w, "id: %s_%d\n", st.id, seq)
+		if c.srv.opts.Retry > 0 {
+			fmt.Fprintf(w, "retry: %d\n", c.srv.opts.Retry.Milliseconds())
+		}
+		io.WriteString(w, "data: \n\n")
+	}
+	fl.Flush()
+	for {
+		evs, _, err := c.srv.store.After(st.id, seq)
+		if err != nil {
+			c.srv.log.Error("mcp http: event store", "err", err)
+			return
+		}
+		for _, ev := range evs {
+			fmt.Fprintf(w, "id: %s_%d\nevent: message\ndata: %s\n\n", st.id, ev.Seq, ev.Data)
+			seq = ev.Seq
+		}
+		if len(evs) > 0 {
+			fl.Flush()
+			c.mu.Lock()
+			if seq > st.delivered {
+				st.delivered = seq
+			}
+			c.mu.Unlock()
+		}
+		c.mu.Lock()
+		done := st.done
+		c.mu.Unlock()
+		if done {
+			if more, _, _ := c.srv.store.After(st.id, seq); len(more) == 0 {
+				return
+			}
+			continue
+		}
+		select {
+		case <-st.wake:
+		case <-r.Context().Done():
+			return
+		case <-drop:
+			return
+		case <-c.closed:
+			return
+		}
+	}
+}
+
+// polling reports whether the session's revision has SSE polling: priming
+// events and retry (2025-11-25).
+func (c *conn) polling() bool {
+	rev := c.sess.Revision()
+	return rev == nil || rev.Name >= "2025-11-25"
+}
+
+func parseEventID(s string) (stream string, seq int64, ok bool) {
+	i := strings.LastIndexByte(s, '_')
+	if i < 0 {
+		return "", 0, false
+	}
+	n, err := strconv.ParseInt(s[i+1:], 10, 64)
+	if err != nil || n < 0 {
+		return "", 0, false
+	}
+	return s[:i], n, true
+}
+
+// CloseSSEStream ends the HTTP connection that carries the answer to the
+// request whose handler ctx belongs to, without ending the stream: the
+// client reconnects with GET and Last-Event-ID after the retry interval and
+// receives the rest (SSE polling, T-P6b). It reports whether there was such
+// a connection.
+func CloseSSEStream(ctx context.Context) bool {
+	s, ok := session.FromContext(ctx)
+	if !ok {
+		return false
+	}
+	c, ok := s.Transport().(*conn)
+	if !ok {
+		return false
+	}
+	id, ok := session.RequestID(ctx)
+	if !ok {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st := c.byReq[id]
+	if st == nil || !st.attached {
+		return false
+	}
+	close(st.drop)
+	st.drop = make(chan struct{})
+	st.attached = false
+	return true
+}
