@@ -1,20 +1,28 @@
-// Command stdio-server is an MCP server over stdio with one tool (echo), one
-// prompt (greet) and one resource (mcpgen://readme). It speaks every revision
-// linked into it: 2025-11-25, through its types, and 2025-06-18 and
-// 2025-03-26 for older clients.
+// Command stdio-server is an MCP server with one tool (echo), one prompt
+// (greet) and one resource (mcpgen://readme). It speaks every revision linked
+// into it: 2025-11-25, through its types, and 2025-06-18 and 2025-03-26 for
+// older clients. It serves stdio, or Streamable HTTP with --http (bound to
+// loopback unless told otherwise).
 //
 //	go run ./examples/stdio-server
+//	go run ./examples/stdio-server --http 127.0.0.1:8080
 package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"log"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
+	"time"
 
 	mcp "github.com/mcpgen/mcpgen/protocol/mcp20251125"
 	"github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/stdio"
+	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 
 	// Older revisions, negotiated with clients that ask for them.
@@ -23,6 +31,8 @@ import (
 )
 
 func main() {
+	httpAddr := flag.String("http", "", "serve Streamable HTTP on `ADDR` (such as 127.0.0.1:8080) at /mcp instead of stdio")
+	flag.Parse()
 	log.SetFlags(0)
 	log.SetOutput(os.Stderr) // stdout carries protocol messages only (T-IO3)
 	srv := mcp.NewServer(mcp.Implementation{Name: "mcpgen-example", Version: "1.0.0"})
@@ -60,9 +70,39 @@ func main() {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	if *httpAddr != "" {
+		if err := serveHTTP(ctx, *httpAddr, srv); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	if err := mcp.Serve(ctx, stdio.New(os.Stdin, os.Stdout), srv, session.Options{}); err != nil {
 		log.Fatal(err)
 	}
+}
+
+// serveHTTP serves srv over Streamable HTTP until ctx ends. The handler
+// refuses foreign Host and Origin headers (DNS rebinding); the server bounds
+// reading headers and bodies, but not writing, since SSE streams are long.
+func serveHTTP(ctx context.Context, addr string, srv *mcp.StandardServer) error {
+	h := streamhttp.NewServer(func() session.Handler { return mcp.NewServerHandler(srv) }, streamhttp.ServerOptions{})
+	defer h.Close()
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	log.Printf("serving MCP on http://%s/mcp", ln.Addr())
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute}
+	go func() {
+		<-ctx.Done()
+		hs.Close()
+	}()
+	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -298,6 +298,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 	}
 	var requests []wire.ID
 	initialize := false
+	requested := "" // the revision an initialize asks for
 	for _, it := range items {
 		if it.Err != nil {
 			httpError(w, http.StatusBadRequest, it.Err.Code, "%s", it.Err.Message)
@@ -307,6 +308,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 			requests = append(requests, it.Msg.ID)
 			if it.Msg.Method == "initialize" {
 				initialize = true
+				requested, _ = wire.MemberString(it.Msg.Params, "protocolVersion")
 			}
 		}
 	}
@@ -352,7 +354,12 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		c.serveJSON(w, r, st)
 		return
 	}
-	c.serveSSE(w, r, st, 0, true)
+	prime := c.polling()
+	if initialize {
+		// Not negotiated yet: prime only a client that asked for polling.
+		prime = requested >= "2025-11-25"
+	}
+	c.serveSSE(w, r, st, 0, prime)
 }
 
 func (s *Server) get(w http.ResponseWriter, r *http.Request) {
@@ -387,7 +394,7 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusConflict, jsonrpc.InvalidRequest, "the session already has a GET stream")
 		return
 	}
-	c.serveSSE(w, r, st, after, true)
+	c.serveSSE(w, r, st, after, c.polling())
 }
 
 func (s *Server) delete(w http.ResponseWriter, r *http.Request) {
@@ -666,7 +673,7 @@ func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq 
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	if prime && c.polling() {
+	if prime {
 		// T-P6b: an event with an ID and no data primes Last-Event-ID.
 		fmt.Fprintf(w, "id: %s_%d\n", st.id, seq)
 		if c.srv.opts.Retry > 0 {
@@ -718,7 +725,7 @@ func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq 
 // events and retry (2025-11-25).
 func (c *conn) polling() bool {
 	rev := c.sess.Revision()
-	return rev == nil || rev.Name >= "2025-11-25"
+	return rev != nil && rev.Name >= "2025-11-25"
 }
 
 func parseEventID(s string) (stream string, seq int64, ok bool) {

@@ -339,3 +339,13 @@ func FuzzHandler(f *testing.F) {
 		}
 	})
 }
+
+// Sessions of revisions before 2025-11-25 get no priming event.
+func TestNoPrimingBefore20251125(t *testing.T) {
+	ts, _ := newTestServer(t, streamhttp.ServerOptions{Retry: time.Second})
+	body := strings.Replace(initBody, "2025-11-25", "2025-06-18", 1)
+	evs := events(t, do(t, ts.URL, req{method: http.MethodPost, body: body}), 0)
+	if len(evs) != 1 || !strings.Contains(evs[0].data, `"protocolVersion":"2025-06-18"`) || evs[0].retry != "" {
+		t.Fatalf("2025-06-18 initialize events: %+v", evs)
+	}
+}
