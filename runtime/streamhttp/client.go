@@ -1,0 +1,825 @@
+package streamhttp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/transport"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+)
+
+// ErrSessionExpired is wrapped by the error Write returns when the server
+// answers 404 to a request that carried a session id: the server ended the
+// session (T-S4). The Client forgets the session id; the caller must
+// initialize again, which with the generated packages means: close the
+// session that used the Client, then Connect again with the same *Client
+// (see Client.Close).
+var ErrSessionExpired = errors.New("streamhttp: session expired")
+
+// The defaults of ClientOptions.
+const (
+	DefaultMaxRetries   = 5
+	DefaultClientRetry  = time.Second
+	clientCloseTimeout  = 5 * time.Second // bound of the DELETE that Close sends
+	clientMaxPayload    = 64 << 20        // longest JSON body, SSE line or SSE event
+	clientExcerptLength = 200             // bytes of an error body quoted in an error
+)
+
+// ClientOptions configure a Client. The zero value is usable.
+type ClientOptions struct {
+	// HTTPClient sends the requests. Default: a client of its own, on a clone
+	// of http.DefaultTransport, whose idle connections Close closes. Its
+	// Timeout must be zero (or long): it would cut SSE streams, which last as
+	// long as the requests they answer, or the session (the GET stream).
+	// Contexts bound the requests instead.
+	HTTPClient *http.Client
+	// Header holds extra headers for every request, such as Authorization.
+	// The headers of the transport itself (Accept, Content-Type,
+	// Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID) override
+	// these.
+	Header http.Header
+	// MaxRetries is how many times in a row a dropped SSE stream is
+	// reconnected without receiving an event (T-R2). Default
+	// DefaultMaxRetries; negative means never reconnect.
+	MaxRetries int
+	// DefaultRetry is how long to wait before reconnecting a stream whose
+	// server sent no SSE retry field. Default DefaultClientRetry.
+	DefaultRetry time.Duration
+	// Logger receives diagnostics (dropped streams, reconnections, the
+	// standalone GET stream's fate). Default: discard.
+	Logger *slog.Logger
+}
+
+// Client is the client side of the Streamable HTTP transport (spec C.3–C.5)
+// for one MCP endpoint URL. It implements transport.Transport: give it to a
+// generated package's Connect.
+//
+// Each Write is one POST (T-P1). Its answer, a JSON body or an SSE stream
+// (read in the background), is queued for Read, as is everything the
+// server sends on the standalone GET stream, which the Client opens once
+// the session is initialized (T-G1). Streams that drop before they
+// delivered the responses to the requests they carry are resumed with GET
+// and Last-Event-ID (T-R2, T-R2b), after the server's retry delay (T-P6b).
+//
+// The Client learns the session id from the answer to the POST of the
+// initialize request (T-S1) and the negotiated protocol revision from the
+// initialize response itself, and sends them on every later request
+// (T-S2, T-H6); the initialize request is sent without them.
+type Client struct {
+	endpoint   string
+	hc         *http.Client
+	ownHC      bool
+	header     http.Header
+	maxRetries int
+	retry      time.Duration
+	log        *slog.Logger
+
+	mu   sync.Mutex
+	conn *clientConn // the current connection; replaced by Close after expiry
+}
+
+// clientConn is what one session's use of a Client owns: the queue, the
+// session's ids, and the goroutines reading streams. Close ends it. Its
+// mutable fields are guarded by Client.mu.
+type clientConn struct {
+	ctx    context.Context // cancelled by Close: aborts every request and stream
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // stream goroutines
+	done   chan struct{}  // closed by Close
+	notify chan struct{}  // signals a queued payload (capacity 1)
+
+	closed     bool
+	queue      [][]byte
+	sessionID  string
+	expired    bool    // a 404 ended the session (T-S4)
+	version    string  // negotiated revision, from the initialize response
+	initID     wire.ID // id of the initialize request awaiting its response
+	initSeen   bool    // the initialize response arrived
+	getStarted bool    // the standalone GET stream was opened for this session
+}
+
+var _ transport.Transport = (*Client)(nil)
+
+// NewClient returns a client transport for the MCP endpoint at endpoint
+// (an http or https URL). It sends nothing until the first Write.
+func NewClient(endpoint string, opts ClientOptions) *Client {
+	c := &Client{
+		endpoint:   endpoint,
+		hc:         opts.HTTPClient,
+		header:     opts.Header.Clone(),
+		maxRetries: opts.MaxRetries,
+		retry:      opts.DefaultRetry,
+		log:        opts.Logger,
+	}
+	if c.hc == nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		c.hc = &http.Client{Transport: tr}
+		c.ownHC = true
+	}
+	if c.maxRetries == 0 {
+		c.maxRetries = DefaultMaxRetries
+	}
+	if c.maxRetries < 0 {
+		c.maxRetries = 0
+	}
+	if c.retry <= 0 {
+		c.retry = DefaultClientRetry
+	}
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	c.conn = newClientConn()
+	return c
+}
+
+func newClientConn() *clientConn {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &clientConn{
+		ctx:    ctx,
+		cancel: cancel,
+		done:   make(chan struct{}),
+		notify: make(chan struct{}, 1),
+	}
+}
+
+// SessionID returns the session id the server assigned, or "" before
+// initialization, when the server uses no sessions, and after the session
+// expired or was closed.
+func (c *Client) SessionID() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.conn.sessionID
+}
+
+// ProtocolVersion returns the protocol revision negotiated by the
+// initialize exchange, or "" before it.
+func (c *Client) ProtocolVersion() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.conn.version
+}
+
+var errClientClosed = fmt.Errorf("streamhttp: client closed: %w", net.ErrClosed)
+
+// Read returns the next payload the server sent (a JSON-RPC message, or a
+// batch in 2025-03-26), from any of the Client's streams and JSON bodies,
+// in the order they arrived. It returns io.EOF after Close, and ctx.Err()
+// when ctx ends first.
+func (c *Client) Read(ctx context.Context) ([]byte, error) {
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		c.mu.Lock()
+		g := c.conn
+		if g.closed {
+			c.mu.Unlock()
+			return nil, io.EOF
+		}
+		if len(g.queue) > 0 {
+			p := g.queue[0]
+			g.queue[0] = nil
+			g.queue = g.queue[1:]
+			c.mu.Unlock()
+			return p, nil
+		}
+		c.mu.Unlock()
+		select {
+		case <-g.notify:
+		case <-g.done:
+			return nil, io.EOF
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// Write POSTs data, one JSON-RPC payload, to the endpoint (T-P1) and
+// returns once the server's answer has begun: 202 Accepted (T-P4), a JSON
+// body, which is read and queued for Read before Write returns, or an SSE
+// stream, which is read in the background (T-P5). ctx bounds the wait for
+// the answer's headers and a JSON body; if it ends first, the request is
+// abandoned (the connection dropped: the server is not told to cancel, so
+// a session that wants that sends notifications/cancelled).
+//
+// A status of 400 or above is an error that names it and quotes the start
+// of the body; a 404 to a request that carried a session id wraps
+// ErrSessionExpired (T-S4). After Close, Write fails with an error
+// wrapping net.ErrClosed.
+//
+// The POST of the initialize request carries neither Mcp-Session-Id nor
+// MCP-Protocol-Version, and starts a new session: the session id is taken
+// from the answer. Once the session is initialized, the first POST after
+// the initialize response (notifications/initialized) also opens the
+// standalone GET stream (T-G1) in the background.
+func (c *Client) Write(ctx context.Context, data []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if len(data) == 0 {
+		return errors.New("streamhttp: empty payload")
+	}
+	msgs := clientScan(data)
+	var requests []wire.ID
+	initialize := false
+	var initID wire.ID
+	for _, m := range msgs {
+		if m.kind == jsonrpc.Request {
+			requests = append(requests, m.id)
+			if m.method == "initialize" {
+				initialize, initID = true, m.id
+			}
+		}
+	}
+
+	c.mu.Lock()
+	g := c.conn
+	if g.closed {
+		c.mu.Unlock()
+		return errClientClosed
+	}
+	if g.expired && !initialize {
+		c.mu.Unlock()
+		return fmt.Errorf("%w: initialize again (close the session, then Connect again with this Client)", ErrSessionExpired)
+	}
+	sid, version := g.sessionID, g.version
+	if initialize {
+		// A new session (T-S4: sent without a session id).
+		sid, version = "", ""
+		g.initID, g.initSeen, g.version = initID, false, ""
+	}
+	c.mu.Unlock()
+
+	reqCtx, cancelReq := context.WithCancel(g.ctx)
+	req, err := http.NewRequestWithContext(reqCtx, http.MethodPost, c.endpoint, bytes.NewReader(data))
+	if err != nil {
+		cancelReq()
+		return fmt.Errorf("streamhttp: %w", err)
+	}
+	c.setHeaders(req.Header, sid, version)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream") // T-P2
+
+	stop := context.AfterFunc(ctx, cancelReq)
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		stop()
+		cancelReq()
+		return c.requestError(ctx, g, "POST", err)
+	}
+
+	if initialize && resp.StatusCode/100 == 2 {
+		newSID := resp.Header.Get("Mcp-Session-Id")
+		if !clientValidSessionID(newSID) {
+			stop()
+			resp.Body.Close()
+			cancelReq()
+			return fmt.Errorf("streamhttp: the server sent an invalid Mcp-Session-Id %q (T-S1: visible ASCII only)", newSID)
+		}
+		c.mu.Lock()
+		g.sessionID, g.expired, g.getStarted = newSID, false, false
+		c.mu.Unlock()
+		c.log.Debug("streamhttp: initialize answered", "status", resp.StatusCode, "session", newSID)
+	}
+
+	switch {
+	case resp.StatusCode >= 400:
+		stop()
+		err := c.statusError(g, "POST", resp, sid)
+		cancelReq()
+		return err
+	case resp.StatusCode/100 != 2:
+		stop()
+		resp.Body.Close()
+		cancelReq()
+		return fmt.Errorf("streamhttp: POST %s: unexpected status %s", c.endpoint, resp.Status)
+	}
+
+	switch clientMediaType(resp.Header.Get("Content-Type")) {
+	case "text/event-stream":
+		if !stop() {
+			// ctx ended as the answer arrived: the stream is already cut.
+			resp.Body.Close()
+			cancelReq()
+			return c.requestError(ctx, g, "POST", ctx.Err())
+		}
+		pending := map[wire.ID]bool{}
+		for _, id := range requests {
+			pending[id] = true
+		}
+		c.log.Debug("streamhttp: POST answered with an SSE stream", "requests", len(requests))
+		if !c.spawn(g, func() { c.postStream(g, resp.Body, cancelReq, pending) }) {
+			resp.Body.Close()
+			cancelReq()
+			return errClientClosed
+		}
+	case "application/json":
+		body, err := io.ReadAll(io.LimitReader(resp.Body, clientMaxPayload+1))
+		stop()
+		resp.Body.Close()
+		cancelReq()
+		if err != nil {
+			return c.requestError(ctx, g, "POST", fmt.Errorf("reading the body: %w", err))
+		}
+		if len(body) > clientMaxPayload {
+			return fmt.Errorf("streamhttp: POST %s: the JSON body exceeds %d bytes", c.endpoint, clientMaxPayload)
+		}
+		if len(bytes.TrimSpace(body)) > 0 {
+			c.deliver(g, body)
+		}
+	default:
+		// 202 Accepted (T-P4), or another 2xx without a body.
+		stop()
+		n, _ := io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
+		resp.Body.Close()
+		cancelReq()
+		if n > 0 && resp.StatusCode != http.StatusAccepted {
+			return fmt.Errorf("streamhttp: POST %s: %s with unsupported Content-Type %q", c.endpoint, resp.Status, resp.Header.Get("Content-Type"))
+		}
+	}
+
+	if !initialize {
+		c.maybeOpenGET(g)
+	}
+	return nil
+}
+
+// setHeaders sets the extra headers and the session headers on h.
+func (c *Client) setHeaders(h http.Header, sid, version string) {
+	for k, vs := range c.header {
+		h[k] = append([]string(nil), vs...)
+	}
+	if sid != "" {
+		h.Set("Mcp-Session-Id", sid) // T-S2
+	}
+	if version != "" {
+		h.Set("MCP-Protocol-Version", version) // T-H6
+	}
+}
+
+// requestError explains a failed request: ctx's error when it ended the
+// wait, net.ErrClosed when Close did, err otherwise.
+func (c *Client) requestError(ctx context.Context, g *clientConn, method string, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return fmt.Errorf("streamhttp: %s %s: %w", method, c.endpoint, ctxErr)
+	}
+	if g.ctx.Err() != nil {
+		return errClientClosed
+	}
+	return fmt.Errorf("streamhttp: %s %s: %w", method, c.endpoint, err)
+}
+
+// statusError turns an error status into an error, closing the body; a 404
+// to a request that carried the session id sid expires the session.
+func (c *Client) statusError(g *clientConn, method string, resp *http.Response, sid string) error {
+	excerpt := clientBodyExcerpt(resp.Body)
+	resp.Body.Close()
+	msg := fmt.Sprintf("streamhttp: %s %s: %s", method, c.endpoint, resp.Status)
+	if excerpt != "" {
+		msg += ": " + excerpt
+	}
+	if resp.StatusCode == http.StatusNotFound && sid != "" {
+		c.expire(g, sid)
+		return fmt.Errorf("%w (%s)", ErrSessionExpired, msg)
+	}
+	return errors.New(msg)
+}
+
+// expire forgets the session id sid if it is still the current one.
+func (c *Client) expire(g *clientConn, sid string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if g.sessionID == sid {
+		g.sessionID = ""
+		g.expired = true
+		c.log.Info("streamhttp: the server ended the session (404)", "session", sid)
+	}
+}
+
+// clientBodyExcerpt returns the start of a body on one line, for an error.
+func clientBodyExcerpt(r io.Reader) string {
+	b, _ := io.ReadAll(io.LimitReader(r, clientExcerptLength+1))
+	cut := len(b) > clientExcerptLength
+	if cut {
+		b = b[:clientExcerptLength]
+		for len(b) > 0 && !utf8.Valid(b) {
+			b = b[:len(b)-1]
+		}
+	}
+	s := strings.Join(strings.Fields(strings.ToValidUTF8(string(b), "\uFFFD")), " ")
+	if cut {
+		s += "…"
+	}
+	return s
+}
+
+// clientMediaType returns the lower-case media type of a Content-Type value.
+func clientMediaType(ct string) string {
+	t, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		t, _, _ = strings.Cut(ct, ";")
+	}
+	return strings.ToLower(strings.TrimSpace(t))
+}
+
+// clientValidSessionID reports whether s is a valid session id (T-S1: visible
+// ASCII) or empty (no session).
+func clientValidSessionID(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x21 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// spawn runs f in a goroutine that Close waits for, unless g is closed.
+func (c *Client) spawn(g *clientConn, f func()) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if g.closed {
+		return false
+	}
+	g.wg.Add(1)
+	go func() {
+		defer g.wg.Done()
+		f()
+	}()
+	return true
+}
+
+// deliver queues a payload for Read, noting the initialize response in it,
+// and returns the ids of the responses it carries.
+func (c *Client) deliver(g *clientConn, data []byte) []wire.ID {
+	var answered []wire.ID
+	msgs := clientScan(data)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, m := range msgs {
+		if m.kind != jsonrpc.Response && m.kind != jsonrpc.ErrorResponse || !m.id.IsValid() {
+			continue
+		}
+		answered = append(answered, m.id)
+		if g.initID.IsValid() && m.id == g.initID {
+			g.initID = wire.ID{}
+			if m.kind == jsonrpc.Response && m.version != "" {
+				g.version = m.version
+				g.initSeen = true
+			}
+		}
+	}
+	if g.closed {
+		return answered
+	}
+	g.queue = append(g.queue, data)
+	select {
+	case g.notify <- struct{}{}:
+	default:
+	}
+	return answered
+}
+
+// --- Streams -----------------------------------------------------------------
+
+// clientStream is the state of one logical SSE stream across reconnections.
+type clientStream struct {
+	lastID string        // of the last event dispatched (T-R2)
+	retry  time.Duration // from the server's retry field; 0 when none
+}
+
+// read reads the events of one connection of the stream, queuing their
+// payloads, until it ends. It reports whether at least one event arrived
+// and calls answered with the response ids of each payload.
+func (c *Client) readStream(g *clientConn, body io.Reader, st *clientStream, answered func([]wire.ID)) (progress bool, err error) {
+	r := newClientSSE(body, st.lastID)
+	for {
+		ev, err := r.next()
+		if r.retrySet {
+			st.retry = r.retry
+		}
+		if err != nil {
+			return progress, err
+		}
+		progress = true
+		st.lastID = r.lastID
+		if ev.typ != "" && ev.typ != "message" {
+			c.log.Debug("streamhttp: SSE event of an unknown type skipped", "event", ev.typ)
+			continue
+		}
+		if len(bytes.TrimSpace(ev.data)) == 0 {
+			continue // a priming event (T-P6b)
+		}
+		ids := c.deliver(g, ev.data)
+		if answered != nil {
+			answered(ids)
+		}
+	}
+}
+
+// wait sleeps before a reconnection: the server's retry delay (which it
+// MUST honour, T-P6b) or DefaultRetry. It reports false if Close came first.
+func (c *Client) wait(g *clientConn, st *clientStream) bool {
+	d := st.retry
+	if d <= 0 {
+		d = c.retry
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-g.ctx.Done():
+		return false
+	}
+}
+
+// postStream reads the SSE stream that answered a POST until it ends, and
+// while responses to the requests the POST carried (pending) are missing,
+// resumes it with GET and Last-Event-ID (T-R2, T-R2b). If it cannot, it
+// queues an error response for each request still unanswered, so that
+// calls fail instead of waiting for their timeout.
+func (c *Client) postStream(g *clientConn, body io.ReadCloser, cancel context.CancelFunc, pending map[wire.ID]bool) {
+	st := &clientStream{}
+	answered := func(ids []wire.ID) {
+		for _, id := range ids {
+			delete(pending, id)
+		}
+	}
+	_, err := c.readStream(g, body, st, answered)
+	body.Close()
+	cancel()
+	c.log.Debug("streamhttp: SSE stream ended", "lastEventID", st.lastID, "unanswered", len(pending), "why", clientStreamEnd(err))
+	failures := 0
+	for len(pending) > 0 {
+		if g.ctx.Err() != nil {
+			return
+		}
+		if st.lastID == "" {
+			c.abandon(g, pending, fmt.Sprintf("the SSE stream ended (%v) before any event id, so it cannot be resumed", clientStreamEnd(err)))
+			return
+		}
+		if failures >= c.maxRetries {
+			c.abandon(g, pending, fmt.Sprintf("the SSE stream could not be resumed after %d attempts (last: %v)", failures, clientStreamEnd(err)))
+			return
+		}
+		c.log.Debug("streamhttp: resuming an SSE stream", "lastEventID", st.lastID, "pending", len(pending), "after", clientStreamEnd(err))
+		if !c.wait(g, st) {
+			return
+		}
+		var progress, retry bool
+		progress, retry, err = c.resume(g, st, answered)
+		if g.ctx.Err() != nil {
+			return
+		}
+		if !retry {
+			c.abandon(g, pending, fmt.Sprintf("the SSE stream could not be resumed: %v", err))
+			return
+		}
+		if progress {
+			failures = 0
+		} else {
+			failures++
+		}
+	}
+}
+
+// clientStreamEnd describes why a stream ended.
+func clientStreamEnd(err error) string {
+	if err == nil || errors.Is(err, io.EOF) {
+		return "closed by the server"
+	}
+	return err.Error()
+}
+
+// resume GETs the stream st from its last event id and reads it until it
+// ends. retry is false when trying again is pointless (an error status).
+func (c *Client) resume(g *clientConn, st *clientStream, answered func([]wire.ID)) (progress, retry bool, err error) {
+	resp, cancel, sid, err := c.get(g, st.lastID)
+	if err != nil {
+		return false, true, err
+	}
+	defer cancel()
+	if resp.StatusCode != http.StatusOK {
+		err := c.statusError(g, "GET", resp, sid)
+		return false, resp.StatusCode >= 500, err
+	}
+	if mt := clientMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
+		resp.Body.Close()
+		return false, false, fmt.Errorf("GET %s: Content-Type %q, want text/event-stream", c.endpoint, mt)
+	}
+	progress, err = c.readStream(g, resp.Body, st, answered)
+	resp.Body.Close()
+	return progress, true, err
+}
+
+// get sends a GET for an SSE stream (T-G1), resuming after lastID when it
+// is not empty. It returns the response, the function that releases it,
+// and the session id it carried.
+func (c *Client) get(g *clientConn, lastID string) (*http.Response, context.CancelFunc, string, error) {
+	c.mu.Lock()
+	sid, version := g.sessionID, g.version
+	c.mu.Unlock()
+	ctx, cancel := context.WithCancel(g.ctx)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.endpoint, nil)
+	if err != nil {
+		cancel()
+		return nil, nil, "", err
+	}
+	c.setHeaders(req.Header, sid, version)
+	req.Header.Set("Accept", "text/event-stream")
+	if lastID != "" {
+		req.Header.Set("Last-Event-ID", lastID)
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		cancel()
+		return nil, nil, "", err
+	}
+	return resp, cancel, sid, nil
+}
+
+// abandon queues an error response for each request in pending: their
+// stream is lost.
+func (c *Client) abandon(g *clientConn, pending map[wire.ID]bool, why string) {
+	c.log.Warn("streamhttp: giving up on an SSE stream", "reason", why, "unanswered", len(pending))
+	for id := range pending {
+		b, err := jsonrpc.Encode(&jsonrpc.Message{
+			Kind:  jsonrpc.ErrorResponse,
+			ID:    id,
+			Error: &jsonrpc.Error{Code: jsonrpc.InternalError, Message: "streamhttp: no response: " + why},
+		})
+		if err == nil {
+			c.deliver(g, b)
+		}
+	}
+}
+
+// maybeOpenGET opens the standalone GET stream once the session is
+// initialized, if it is not open yet.
+func (c *Client) maybeOpenGET(g *clientConn) {
+	c.mu.Lock()
+	if g.getStarted || !g.initSeen || g.closed {
+		c.mu.Unlock()
+		return
+	}
+	g.getStarted = true
+	sid := g.sessionID
+	c.mu.Unlock()
+	c.spawn(g, func() { c.getStream(g, sid) })
+}
+
+// getStream keeps the standalone GET stream of session sid open (T-G1):
+// what arrives on it is queued for Read; after a drop it reconnects with
+// Last-Event-ID (T-G3b), up to MaxRetries times in a row without an event.
+// It stops for good on 405 (T-G2, no stream offered), on another error
+// status, when the session changes, and at Close.
+func (c *Client) getStream(g *clientConn, sid string) {
+	st := &clientStream{}
+	failures := 0
+	for {
+		c.mu.Lock()
+		same := g.sessionID == sid
+		c.mu.Unlock()
+		if !same || g.ctx.Err() != nil {
+			return
+		}
+		resp, cancel, _, err := c.get(g, st.lastID)
+		if g.ctx.Err() != nil {
+			if err == nil {
+				resp.Body.Close()
+				cancel()
+			}
+			return
+		}
+		var progress bool
+		switch {
+		case err != nil:
+		case resp.StatusCode == http.StatusMethodNotAllowed:
+			resp.Body.Close()
+			cancel()
+			c.log.Debug("streamhttp: the server offers no GET stream (405)")
+			return
+		case resp.StatusCode != http.StatusOK:
+			err = c.statusError(g, "GET", resp, sid)
+			cancel()
+			if resp.StatusCode < 500 {
+				c.log.Warn("streamhttp: the GET stream was refused", "err", err)
+				return
+			}
+		case clientMediaType(resp.Header.Get("Content-Type")) != "text/event-stream":
+			resp.Body.Close()
+			cancel()
+			c.log.Warn("streamhttp: the GET stream is not an SSE stream", "contentType", resp.Header.Get("Content-Type"))
+			return
+		default:
+			c.log.Debug("streamhttp: the GET stream is open", "lastEventID", st.lastID)
+			progress, err = c.readStream(g, resp.Body, st, nil)
+			resp.Body.Close()
+			cancel()
+		}
+		if g.ctx.Err() != nil {
+			return
+		}
+		if progress {
+			failures = 0
+		} else {
+			failures++
+		}
+		if failures > c.maxRetries {
+			c.log.Warn("streamhttp: giving up on the GET stream", "attempts", failures, "err", clientStreamEnd(err))
+			return
+		}
+		c.log.Debug("streamhttp: reconnecting the GET stream", "lastEventID", st.lastID, "after", clientStreamEnd(err))
+		if !c.wait(g, st) {
+			return
+		}
+	}
+}
+
+// --- Close -------------------------------------------------------------------
+
+// Close ends the session: it makes pending and later Reads return io.EOF
+// and later Writes fail, aborts every request and stream in flight, and
+// waits for the goroutines reading streams. If the server assigned a
+// session id, Close first tells the server with DELETE (T-S5; 405, the
+// server not letting clients end sessions, and 404 are fine), bounded by
+// 5 seconds; a failure of the DELETE is Close's error. Close is
+// idempotent.
+//
+// After the session expired (a Write failed with ErrSessionExpired), Close
+// instead resets the Client so that it can serve a new session: this is
+// how a caller starts over (T-S4). Close the session that used the Client
+// (its Close calls this Close), then Connect again with the same *Client:
+//
+//	if errors.Is(err, streamhttp.ErrSessionExpired) {
+//		cs.Close()
+//		cs, err = mcp20251125.Connect(ctx, client, info, caps, nil, opts)
+//	}
+func (c *Client) Close() error {
+	c.mu.Lock()
+	g := c.conn
+	if g.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	g.closed = true
+	if g.expired {
+		c.conn = newClientConn() // ready for a new session
+	}
+	sid, version := g.sessionID, g.version
+	g.sessionID = ""
+	g.queue = nil
+	c.mu.Unlock()
+
+	close(g.done)
+	g.cancel()
+	var err error
+	if sid != "" {
+		err = c.deleteSession(sid, version)
+	}
+	g.wg.Wait()
+	if c.ownHC {
+		c.hc.CloseIdleConnections()
+	}
+	return err
+}
+
+// deleteSession ends session sid on the server (T-S5).
+func (c *Client) deleteSession(sid, version string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), clientCloseTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, c.endpoint, nil)
+	if err != nil {
+		return fmt.Errorf("streamhttp: %w", err)
+	}
+	c.setHeaders(req.Header, sid, version)
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return fmt.Errorf("streamhttp: DELETE %s: %w", c.endpoint, err)
+	}
+	switch {
+	case resp.StatusCode/100 == 2, resp.StatusCode == http.StatusMethodNotAllowed, resp.StatusCode == http.StatusNotFound:
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
+		resp.Body.Close()
+		return nil
+	}
+	excerpt := clientBodyExcerpt(resp.Body)
+	resp.Body.Close()
+	msg := fmt.Sprintf("streamhttp: DELETE %s: %s", c.endpoint, resp.Status)
+	if excerpt != "" {
+		msg += ": " + excerpt
+	}
+	return errors.New(msg)
+}
