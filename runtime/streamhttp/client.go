@@ -351,10 +351,26 @@ func (c *Client) Write(ctx context.Context, data []byte) error {
 	}
 
 	if !initialize {
-		c.maybeOpenGET(g)
+		if ready := c.maybeOpenGET(g); ready != nil {
+			// Wait until the GET stream is open (or refused) before the
+			// session sends anything else: a server may send its first
+			// requests there as soon as the session is initialized, and drop
+			// them if no GET stream is open yet.
+			t := time.NewTimer(getReadyWait)
+			select {
+			case <-ready:
+			case <-t.C:
+			case <-ctx.Done():
+			}
+			t.Stop()
+		}
 	}
 	return nil
 }
+
+// getReadyWait bounds how long the Write that initializes the session
+// waits for the GET stream to open.
+const getReadyWait = 2 * time.Second
 
 // setHeaders sets the extra headers and the session headers on h.
 func (c *Client) setHeaders(h http.Header, sid, version string) {
@@ -667,17 +683,21 @@ func (c *Client) abandon(g *clientConn, pending map[wire.ID]bool, why string) {
 }
 
 // maybeOpenGET opens the standalone GET stream once the session is
-// initialized, if it is not open yet.
-func (c *Client) maybeOpenGET(g *clientConn) {
+// initialized, if it is not open yet. It returns a channel closed when the
+// first attempt has its answer (the stream is open, or refused), or nil
+// when it opened nothing.
+func (c *Client) maybeOpenGET(g *clientConn) <-chan struct{} {
 	c.mu.Lock()
 	if g.getStarted || !g.initSeen || g.closed {
 		c.mu.Unlock()
-		return
+		return nil
 	}
 	g.getStarted = true
 	sid := g.sessionID
 	c.mu.Unlock()
-	c.spawn(g, func() { c.getStream(g, sid) })
+	ready := make(chan struct{})
+	c.spawn(g, func() { c.getStream(g, sid, ready) })
+	return ready
 }
 
 // getStream keeps the standalone GET stream of session sid open (T-G1):
@@ -685,7 +705,10 @@ func (c *Client) maybeOpenGET(g *clientConn) {
 // Last-Event-ID (T-G3b), up to MaxRetries times in a row without an event.
 // It stops for good on 405 (T-G2, no stream offered), on another error
 // status, when the session changes, and at Close.
-func (c *Client) getStream(g *clientConn, sid string) {
+func (c *Client) getStream(g *clientConn, sid string, ready chan struct{}) {
+	var once sync.Once
+	signal := func() { once.Do(func() { close(ready) }) }
+	defer signal()
 	st := &clientStream{}
 	failures := 0
 	for {
@@ -696,6 +719,7 @@ func (c *Client) getStream(g *clientConn, sid string) {
 			return
 		}
 		resp, cancel, _, err := c.get(g, st.lastID)
+		signal()
 		if g.ctx.Err() != nil {
 			if err == nil {
 				resp.Body.Close()
