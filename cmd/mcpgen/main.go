@@ -53,6 +53,8 @@ type command struct {
 // by run itself.
 var commands = []*command{
 	generateCmd,
+	diffCmd,
+	validateCmd,
 	methodsCmd,
 	schemaCmd,
 	versionCmd,

@@ -45,8 +45,8 @@ type gen struct {
 }
 
 // Emit renders the plan as Go files: types.go, json.go, methods.go, the
-// typed bindings server.go, client.go and session.go, and doc.go when
-// templates are given.
+// schema document schema.go, the typed bindings server.go, client.go and
+// session.go, and doc.go when templates are given.
 func Emit(p *plan.Plan, opt Options) ([]File, error) {
 	g := &gen{p: p, opt: opt}
 	var files []File
@@ -71,6 +71,7 @@ func Emit(p *plan.Plan, opt Options) ([]File, error) {
 		{"client.go", g.clientFile},
 		{"json.go", g.codecs},
 		{"methods.go", g.methods},
+		{"schema.go", g.schemaFile},
 		{"server.go", g.serverFile},
 		{"session.go", g.connectFile},
 		{"types.go", g.types},

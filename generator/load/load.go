@@ -34,6 +34,8 @@ type Document struct {
 	Path string
 	// SHA256 is the hex sha256 of the file's bytes.
 	SHA256 string
+	// Raw is the file's bytes.
+	Raw []byte
 	// Dialect is the value of "$schema".
 	Dialect Dialect
 	// DefsKeyword is "definitions" (draft-07) or "$defs" (2020-12).
@@ -154,7 +156,7 @@ func Bytes(path string, data []byte) (*Document, error) {
 		return nil, &Error{Path: path, Pointer: "#", Msg: err.Error()}
 	}
 	l := &loader{path: path}
-	doc := &Document{Path: path, SHA256: hex.EncodeToString(sum[:])}
+	doc := &Document{Path: path, SHA256: hex.EncodeToString(sum[:]), Raw: data}
 	if root.kind != '{' {
 		return nil, l.errorf("#", "schema file must be a JSON object")
 	}

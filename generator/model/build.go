@@ -51,7 +51,7 @@ func Build(rev string, doc *load.Document) (*Revision, error) {
 		}
 	}
 	b.inheritMeta()
-	r := &Revision{Name: rev, SHA256: doc.SHA256, Source: doc.Path, Decls: b.out}
+	r := &Revision{Name: rev, SHA256: doc.SHA256, Source: doc.Path, Schema: doc.Raw, Decls: b.out}
 	if err := b.methods(r); err != nil {
 		return nil, err
 	}

@@ -43,6 +43,8 @@ type Revision struct {
 	SHA256 string
 	// Source is the schema file's name, for error messages.
 	Source string
+	// Schema is the schema document itself.
+	Schema []byte
 	// Decls are every declaration: the definitions in file order, each
 	// followed by the anonymous types hoisted out of it.
 	Decls []*Decl

@@ -1,0 +1,243 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/mcpgen/mcpgen/protocol/mcp20250326"
+	"github.com/mcpgen/mcpgen/protocol/mcp20250618"
+	"github.com/mcpgen/mcpgen/protocol/mcp20251125"
+	"github.com/mcpgen/mcpgen/runtime/validate"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+	"github.com/mcpgen/mcpgen/schema"
+)
+
+var validateCmd = &command{
+	name:    "validate",
+	summary: "validate MCP messages (one, a batch, or a JSON Lines capture) against a revision",
+	run:     runValidate,
+}
+
+const validateSynopsis = "mcpgen validate --revision R [--schema FILE] [--from client|server|any] [--format text|json] [-v] [FILE ...]"
+
+const validateDescription = `
+Validate checks JSON-RPC messages against the schema of protocol revision R.
+Each FILE (standard input when there is none) holds one JSON message, a JSON
+array (a batch), or a sequence of them such as JSON Lines, one message a
+line, the shape of a captured stdio session. Each FILE is one session.
+
+Each message is validated against the schema definition its shape and method
+select: a tools/call request against CallToolRequest (and the JSON-RPC
+envelope), a response against the result of the request with the same id
+earlier in the file, else against the generic Result. Formats (uri,
+date-time, ...) are asserted in every dialect. Also checked: the method
+exists in R and is sent by that side; batches only where R has them
+(2025-03-26); request ids unique per direction; every response answers an
+earlier request; strict JSON (no duplicate member names, valid UTF-8).
+
+--from says who sent the messages. With any (the default), the sender of a
+request is told from its method where the method goes one way only, and a
+response answers the earliest unanswered request with its id.
+
+The schema is the one built into mcpgen for R (the generated packages carry
+it); --schema FILE reads another one instead, for example of a revision
+mcpgen has no package for (its method table is then read from the schema).
+
+Output, text: one line per problem of an invalid message,
+
+	FILE:LINE: message N (KIND METHOD id ID): POINTER: REASON
+
+(POINTER "(message)" for the message itself; with -v valid messages get a
+line too), then the summary "N valid, N invalid". With --format json, one
+object: {"messages": [...], "valid": N, "invalid": N}, each message with
+file, index (from 0 in its file), line, element (its index in a batch),
+kind, method, id, definitions, valid and problems ([{pointer, reason,
+rule}]).
+
+Exit status: 0 when every message is valid, 1 when one is not, 2 for bad
+usage or unreadable input.`
+
+// builtinRevisions are the revisions whose generated packages carry their
+// schema and method table.
+var builtinRevisions = map[string]struct {
+	schema  func() []byte
+	methods func() []wire.Method
+}{
+	mcp20250326.Revision: {mcp20250326.Schema, mcp20250326.Methods},
+	mcp20250618.Revision: {mcp20250618.Schema, mcp20250618.Methods},
+	mcp20251125.Revision: {mcp20251125.Schema, mcp20251125.Methods},
+}
+
+// validateFlags are the flags of mcpgen validate.
+type validateFlags struct {
+	revision string
+	schema   string
+	from     string
+	format   string
+	verbose  bool
+}
+
+// validateMessage is one message of the --format json output.
+type validateMessage struct {
+	File string `json:"file"`
+	validate.Report
+	Valid bool `json:"valid"`
+}
+
+func runValidate(e *env, args []string) int {
+	var f validateFlags
+	fset := newFlagSet("validate")
+	fset.StringVar(&f.revision, "revision", "", "protocol revision `R`, such as 2025-06-18 (required)")
+	fset.StringVar(&f.schema, "schema", "", "schema `FILE` to validate against (default: the schema built in for the revision)")
+	fset.StringVar(&f.from, "from", "any", "who sent the messages: client, server or any")
+	fset.StringVar(&f.format, "format", "text", "output `FORMAT`: text or json")
+	fset.BoolVarP(&f.verbose, "verbose", "v", false, "report valid messages too (text output)")
+	if code := parseFlags(e, fset, args, validateSynopsis, validateDescription); code >= 0 {
+		return code
+	}
+	bad := func(format string, args ...any) int {
+		return usageError(e, fset, validateSynopsis, validateDescription, fmt.Errorf(format, args...))
+	}
+	from := map[string]validate.Side{"any": validate.AnySide, "client": validate.Client, "server": validate.Server}
+	side, sideOK := from[f.from]
+	builtin, isBuiltin := builtinRevisions[f.revision]
+	switch {
+	case f.revision == "":
+		return bad("--revision is required")
+	case !schema.IsRevision(f.revision):
+		return bad("--revision %q is not of the form YYYY-MM-DD", f.revision)
+	case fset.Changed("schema") && f.schema == "":
+		return bad("--schema is empty")
+	case f.schema == "" && !isBuiltin:
+		return bad("--revision: mcpgen has no schema built in for %s; use --schema FILE", f.revision)
+	case !sideOK:
+		return bad("--from %q is not client, server or any", f.from)
+	case f.format != "text" && f.format != "json":
+		return bad("--format %q is neither text nor json", f.format)
+	}
+
+	unreadable := func(err error) int {
+		fmt.Fprintf(e.stderr, "mcpgen validate: %v\n", err)
+		return exitUsage
+	}
+	var v *validate.Validator
+	var err error
+	if f.schema != "" {
+		data, rerr := os.ReadFile(f.schema)
+		if rerr != nil {
+			return unreadable(rerr)
+		}
+		v, err = validate.New(f.revision, data)
+	} else {
+		v, err = validate.New(f.revision, builtin.schema(), validate.WithMethods(builtin.methods()))
+	}
+	if err != nil {
+		return unreadable(err)
+	}
+
+	// Read every input before validating any, so that an unreadable file
+	// gives exit status 2 and no partial report.
+	type input struct {
+		name string
+		data []byte
+	}
+	var inputs []input
+	if fset.NArg() == 0 {
+		data, err := io.ReadAll(e.stdin)
+		if err != nil {
+			return unreadable(fmt.Errorf("reading standard input: %w", err))
+		}
+		inputs = append(inputs, input{"stdin", data})
+	}
+	for _, name := range fset.Args() {
+		var data []byte
+		var err error
+		if name == "-" {
+			data, err = io.ReadAll(e.stdin)
+			name = "stdin"
+		} else {
+			data, err = os.ReadFile(name)
+		}
+		if err != nil {
+			return unreadable(err)
+		}
+		inputs = append(inputs, input{name, data})
+	}
+
+	var messages []validateMessage
+	nValid, nInvalid := 0, 0
+	for _, in := range inputs {
+		s := v.Stream()
+		for _, p := range validate.Split(in.data) {
+			for _, r := range s.Payload(p.Data, p.Line, side) {
+				m := validateMessage{File: in.name, Report: r, Valid: r.Valid()}
+				if m.Problems == nil {
+					m.Problems = []validate.Problem{}
+				}
+				if m.Valid {
+					nValid++
+				} else {
+					nInvalid++
+				}
+				messages = append(messages, m)
+			}
+		}
+	}
+
+	if f.format == "json" {
+		if messages == nil {
+			messages = []validateMessage{}
+		}
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		err = enc.Encode(struct {
+			Messages []validateMessage `json:"messages"`
+			Valid    int               `json:"valid"`
+			Invalid  int               `json:"invalid"`
+		}{messages, nValid, nInvalid})
+	} else {
+		var b strings.Builder
+		for _, m := range messages {
+			head := fmt.Sprintf("%s:%d: message %d (%s)", m.File, m.Line, m.Index, describe(m.Report))
+			if m.Valid {
+				if f.verbose {
+					fmt.Fprintf(&b, "%s: valid\n", head)
+				}
+				continue
+			}
+			for _, p := range m.Problems {
+				fmt.Fprintf(&b, "%s: %s\n", head, p)
+			}
+		}
+		fmt.Fprintf(&b, "%d valid, %d invalid\n", nValid, nInvalid)
+		_, err = io.WriteString(e.stdout, b.String())
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "mcpgen validate: %v\n", err)
+		return exitFail
+	}
+	if nInvalid > 0 {
+		return exitFail
+	}
+	return exitOK
+}
+
+// describe is what a text line says of a message: its kind, method, id,
+// and place in a batch.
+func describe(r validate.Report) string {
+	parts := []string{r.Kind}
+	if r.Method != "" {
+		parts = append(parts, r.Method)
+	}
+	if r.ID != nil {
+		parts = append(parts, "id "+string(r.ID))
+	}
+	if r.Element != nil {
+		parts = append(parts, fmt.Sprintf("batch element %d", *r.Element))
+	}
+	return strings.Join(parts, " ")
+}

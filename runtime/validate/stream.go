@@ -1,0 +1,487 @@
+package validate
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+)
+
+// Side is who sent a message.
+type Side uint8
+
+// The sides. AnySide means unknown: the sender of a request is then told
+// from its method where the method goes one way only.
+const (
+	AnySide Side = iota
+	Client
+	Server
+)
+
+func (s Side) String() string {
+	switch s {
+	case Client:
+		return "client"
+	case Server:
+		return "server"
+	}
+	return "either side"
+}
+
+// other returns the peer of s.
+func (s Side) other() Side {
+	switch s {
+	case Client:
+		return Server
+	case Server:
+		return Client
+	}
+	return AnySide
+}
+
+// The kinds of message a Report has.
+const (
+	KindRequest      = "request"
+	KindNotification = "notification"
+	KindResponse     = "response"
+	KindError        = "error"
+	KindInvalid      = "invalid" // not a JSON-RPC message of any kind
+)
+
+// Report is the outcome of validating one message of a stream.
+type Report struct {
+	// Index is the message's position in the stream, from 0; each element
+	// of a batch is a message.
+	Index int `json:"index"`
+	// Line is the line of the input where the message starts, from 1; 0
+	// when unknown.
+	Line int `json:"line,omitempty"`
+	// Element is the message's index within its batch, nil outside one.
+	Element *int `json:"element,omitempty"`
+	// Kind is one of the Kind* constants.
+	Kind string `json:"kind"`
+	// Method is the method of a request or notification, or of the request
+	// a response answers, when known.
+	Method string `json:"method,omitempty"`
+	// ID is the message's id as JSON text, when it has one.
+	ID json.RawMessage `json:"id,omitempty"`
+	// Definitions are the schema definitions the message was validated
+	// against, the envelope first.
+	Definitions []string `json:"definitions,omitempty"`
+	// Problems are what is wrong; empty when the message is valid.
+	Problems []Problem `json:"problems"`
+}
+
+// Valid reports whether the message has no problems.
+func (r *Report) Valid() bool { return len(r.Problems) == 0 }
+
+// Stream validates the messages of one connection in order, applying the
+// rules that need what came before: request IDs unique per direction, a
+// response answers an earlier request (whose method gives the result
+// definition). A Stream is not safe for concurrent use.
+type Stream struct {
+	v     *Validator
+	index int
+	// requests are the requests seen, by sender and id.
+	requests map[reqKey]*pending
+}
+
+type reqKey struct {
+	side Side
+	id   string // the id as JSON text
+}
+
+type pending struct {
+	method   string
+	index    int
+	answered bool
+}
+
+// Stream returns a new stream checker.
+func (v *Validator) Stream() *Stream {
+	return &Stream{v: v, requests: map[reqKey]*pending{}}
+}
+
+// Payload validates one payload (a message, or a batch) sent by from, which
+// starts on line of the input (0 when unknown), and returns one report per
+// message.
+func (s *Stream) Payload(data []byte, line int, from Side) []Report {
+	return s.payload(data, line, from, true)
+}
+
+// payload is Payload; schema false skips the schema (and only keeps track
+// of requests and responses).
+func (s *Stream) payload(data []byte, line int, from Side, schema bool) []Report {
+	elems, starts, batch, p := splitPayload(data)
+	if p != nil {
+		r := Report{Index: s.next(), Line: line, Kind: KindInvalid, Problems: []Problem{*p}}
+		return []Report{r}
+	}
+	if batch && len(elems) == 0 {
+		r := Report{Index: s.next(), Line: line, Kind: KindInvalid, Problems: []Problem{{Pointer: "", Reason: "a batch must not be empty", Rule: RuleBatch}}}
+		return []Report{r}
+	}
+	out := make([]Report, 0, len(elems))
+	for i, e := range elems {
+		r := Report{Index: s.next(), Line: line}
+		if line > 0 {
+			r.Line = line + bytes.Count(data[:starts[i]], []byte("\n"))
+		}
+		if batch {
+			r.Element = &i
+			if !s.v.batching {
+				r.Problems = append(r.Problems, Problem{Pointer: "", Reason: fmt.Sprintf("sent in a batch, but revision %s has no batches", s.v.c.rev), Rule: RuleBatch})
+			}
+		}
+		s.message(&r, e, from, schema)
+		if batch && s.v.batching && r.Method == "initialize" && r.Kind == KindRequest {
+			r.Problems = append(r.Problems, Problem{Pointer: "", Reason: "initialize must not be part of a batch", Rule: RuleBatch})
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func (s *Stream) next() int {
+	i := s.index
+	s.index++
+	return i
+}
+
+// message validates one message into r.
+func (s *Stream) message(r *Report, data []byte, from Side, schema bool) {
+	val, p := decodeStrict(data)
+	if p != nil {
+		r.Kind = KindInvalid
+		r.Problems = append(r.Problems, *p)
+		return
+	}
+	add := func(ps ...Problem) {
+		for _, p := range ps {
+			r.Problems = appendProblem(r.Problems, p)
+		}
+	}
+	check := func(def string, v any, prefix string) {
+		r.Definitions = append(r.Definitions, def)
+		if schema {
+			add(s.v.value(def, v, prefix)...)
+		}
+	}
+	obj, ok := val.(map[string]any)
+	if !ok {
+		r.Kind = KindInvalid
+		add(Problem{Pointer: "", Reason: "want a JSON-RPC message (an object), got " + jsonType(val), Rule: RuleSchema})
+		return
+	}
+	idVal, hasID := obj["id"]
+	if hasID {
+		r.ID, _ = json.Marshal(idVal)
+	}
+	_, hasMethod := obj["method"]
+	_, hasResult := obj["result"]
+	_, hasError := obj["error"]
+	method, _ := obj["method"].(string)
+	switch {
+	case hasMethod && hasID:
+		r.Kind, r.Method = KindRequest, method
+		check("JSONRPCRequest", obj, "")
+		s.request(r, obj, method, idVal, from, check, add)
+	case hasMethod:
+		r.Kind, r.Method = KindNotification, method
+		check("JSONRPCNotification", obj, "")
+		m, ok := s.v.methods[method]
+		switch {
+		case !ok && method != "":
+			add(Problem{Pointer: "/method", Reason: fmt.Sprintf("revision %s has no notification %q", s.v.c.rev, method), Rule: RuleMethod})
+		case ok && !m.Notification:
+			add(Problem{Pointer: "", Reason: fmt.Sprintf("%q is a request, but the message has no id", method), Rule: RuleMethod})
+		case ok:
+			s.direction(m, from, add)
+			check(m.Message, obj, "")
+		}
+	case hasResult || hasError:
+		r.Kind = KindResponse
+		env := s.v.envelope("JSONRPCResultResponse", "JSONRPCResponse")
+		if hasError && !hasResult {
+			r.Kind = KindError
+			env = s.v.envelope("JSONRPCErrorResponse", "JSONRPCError")
+		}
+		check(env, obj, "")
+		results := []string{"Result"}
+		if pend := s.response(r, idVal, hasID, from, add); pend != nil {
+			r.Method = pend.method
+			if m, ok := s.v.methods[pend.method]; ok && len(m.Results) > 0 {
+				results = m.Results
+			}
+		}
+		if res, ok := obj["result"]; ok && r.Kind == KindResponse {
+			s.result(r, results, res, check, add, schema)
+		}
+	default:
+		r.Kind = KindInvalid
+		add(Problem{Pointer: "", Reason: `neither a request, a notification nor a response: no "method", "result" or "error"`, Rule: RuleSchema})
+	}
+}
+
+// envelope returns the first of names that the schema defines.
+func (v *Validator) envelope(names ...string) string {
+	for _, n := range names {
+		if v.c.defs[n] != nil {
+			return n
+		}
+	}
+	return names[len(names)-1]
+}
+
+// request applies the rules of a request.
+func (s *Stream) request(r *Report, obj map[string]any, method string, id any, from Side, check func(string, any, string), add func(...Problem)) {
+	m, ok := s.v.methods[method]
+	switch {
+	case !ok && method != "":
+		add(Problem{Pointer: "/method", Reason: fmt.Sprintf("revision %s has no request %q", s.v.c.rev, method), Rule: RuleMethod})
+	case ok && m.Notification:
+		add(Problem{Pointer: "/id", Reason: fmt.Sprintf("%q is a notification, which has no id", method), Rule: RuleMethod})
+		ok = false
+	case ok:
+		s.direction(m, from, add)
+		check(m.Message, obj, "")
+	}
+	key, valid := idKey(id)
+	if !valid {
+		return // the envelope schema reports it
+	}
+	sender := from
+	if sender == AnySide && ok {
+		switch m.Direction {
+		case wire.ClientToServer:
+			sender = Client
+		case wire.ServerToClient:
+			sender = Server
+		}
+	}
+	k := reqKey{sender, key}
+	if prev, dup := s.requests[k]; dup {
+		who := "the same side"
+		if sender != AnySide {
+			who = "the " + sender.String()
+		}
+		add(Problem{Pointer: "/id", Reason: fmt.Sprintf("id %s was already used by an earlier request from %s (message %d)", key, who, prev.index), Rule: RuleID})
+		return
+	}
+	s.requests[k] = &pending{method: method, index: r.Index}
+}
+
+// direction checks that from may send m.
+func (s *Stream) direction(m Method, from Side, add func(...Problem)) {
+	var want wire.Direction
+	switch from {
+	case Client:
+		want = wire.ClientToServer
+	case Server:
+		want = wire.ServerToClient
+	default:
+		return
+	}
+	if m.Direction&want == 0 {
+		add(Problem{Pointer: "/method", Reason: fmt.Sprintf("%q is sent %s, not by the %s", m.Name, directionText(m.Direction), from), Rule: RuleDirection})
+	}
+}
+
+func directionText(d wire.Direction) string {
+	switch d {
+	case wire.ClientToServer:
+		return "by the client"
+	case wire.ServerToClient:
+		return "by the server"
+	}
+	return "by either side"
+}
+
+// response finds the request a response answers, and marks it answered.
+func (s *Stream) response(r *Report, id any, hasID bool, from Side, add func(...Problem)) *pending {
+	key, valid := idKey(id)
+	if !valid {
+		// An error response may have no id (or null) when the request's id
+		// could not be read; the envelope schema judges the rest.
+		if !hasID || id == nil {
+			return nil
+		}
+		return nil
+	}
+	var cands []Side
+	if from == AnySide {
+		cands = []Side{Client, Server, AnySide}
+	} else {
+		cands = []Side{from.other(), AnySide}
+	}
+	var found, answered *pending
+	for _, side := range cands {
+		p := s.requests[reqKey{side, key}]
+		switch {
+		case p == nil:
+		case p.answered:
+			if answered == nil {
+				answered = p
+			}
+		case found == nil || p.index < found.index:
+			found = p
+		}
+	}
+	switch {
+	case found != nil:
+		found.answered = true
+		return found
+	case answered != nil:
+		add(Problem{Pointer: "/id", Reason: fmt.Sprintf("the request with id %s (message %d) was already answered", key, answered.index), Rule: RuleResponse})
+		return answered
+	}
+	who := "earlier request"
+	if from != AnySide {
+		who = "earlier request from the " + from.other().String()
+	}
+	add(Problem{Pointer: "/id", Reason: fmt.Sprintf("no %s has id %s", who, key), Rule: RuleResponse})
+	return nil
+}
+
+// result validates a response's result against the method's results: it
+// is valid when one of them accepts it; else the problems are those of the
+// first.
+func (s *Stream) result(r *Report, results []string, res any, check func(string, any, string), add func(...Problem), schema bool) {
+	if len(results) == 1 || !schema {
+		check(results[0], res, "/result")
+		return
+	}
+	var first []Problem
+	for i, name := range results {
+		ps := s.v.value(name, res, "/result")
+		if len(ps) == 0 {
+			r.Definitions = append(r.Definitions, name)
+			return
+		}
+		if i == 0 {
+			first = ps
+		}
+	}
+	r.Definitions = append(r.Definitions, strings.Join(results, "|"))
+	add(first...)
+}
+
+// idKey returns the JSON text of a request id, and whether it is one (a
+// string or an integer).
+func idKey(id any) (string, bool) {
+	switch id := id.(type) {
+	case string:
+		b, _ := json.Marshal(id)
+		return string(b), true
+	case json.Number:
+		if _, err := id.Int64(); err == nil {
+			return id.String(), true
+		}
+	}
+	return "", false
+}
+
+// jsonType names the JSON type of a decoded value.
+func jsonType(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case string:
+		return "string"
+	case json.Number:
+		return "number"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// splitPayload takes a payload apart: the message, or the elements of a
+// batch, with their byte offsets. It checks only the syntax here (duplicate
+// names and invalid UTF-8 are reported per message).
+func splitPayload(data []byte) (elems [][]byte, starts []int64, batch bool, p *Problem) {
+	lenient := []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
+	d := jsontext.NewDecoder(bytes.NewReader(data), lenient...)
+	if d.PeekKind() != '[' {
+		start := int64(len(data) - len(bytes.TrimLeft(data, " \t\r\n")))
+		v, err := d.ReadValue()
+		if err != nil {
+			return nil, nil, false, jsonProblem(err)
+		}
+		v = bytes.Clone(v) // the decoder reuses its buffer
+		if _, err := d.ReadToken(); err != io.EOF {
+			return nil, nil, false, &Problem{Pointer: "", Reason: "data after the JSON value", Rule: RuleJSON}
+		}
+		return [][]byte{v}, []int64{start}, false, nil
+	}
+	if _, err := d.ReadToken(); err != nil {
+		return nil, nil, false, jsonProblem(err)
+	}
+	for d.PeekKind() != ']' {
+		off := d.InputOffset()
+		v, err := d.ReadValue()
+		if err != nil {
+			return nil, nil, true, jsonProblem(err)
+		}
+		// The value starts after the blanks and the comma before it.
+		for off < int64(len(data)) && strings.IndexByte(" \t\r\n,", data[off]) >= 0 {
+			off++
+		}
+		elems = append(elems, bytes.Clone(v))
+		starts = append(starts, off)
+	}
+	if _, err := d.ReadToken(); err != nil {
+		return nil, nil, true, jsonProblem(err)
+	}
+	if _, err := d.ReadToken(); err != io.EOF {
+		return nil, nil, true, &Problem{Pointer: "", Reason: "data after the JSON value", Rule: RuleJSON}
+	}
+	return elems, starts, true, nil
+}
+
+// Input is one payload of an input: a message or a batch.
+type Input struct {
+	Data []byte
+	// Line is where the payload starts, from 1.
+	Line int
+}
+
+// Split cuts an input into payloads: one JSON value (a message, or an array
+// that is a batch), a sequence of them (such as JSON Lines, one message per
+// line, the shape of a captured stdio session), or, when the input is not a
+// sequence of JSON values, its non-blank lines, each a payload on its own
+// (so that one bad line does not hide the others).
+func Split(data []byte) []Input {
+	lenient := []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
+	d := jsontext.NewDecoder(bytes.NewReader(data), lenient...)
+	var out []Input
+	for {
+		off := d.InputOffset()
+		v, err := d.ReadValue()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			break
+		}
+		for off < int64(len(data)) && strings.IndexByte(" \t\r\n", data[off]) >= 0 {
+			off++
+		}
+		out = append(out, Input{Data: bytes.Clone(v), Line: 1 + bytes.Count(data[:off], []byte("\n"))})
+	}
+	out = out[:0]
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		if t := bytes.TrimSpace(line); len(t) > 0 {
+			out = append(out, Input{Data: t, Line: i + 1})
+		}
+	}
+	return out
+}

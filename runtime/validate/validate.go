@@ -1,0 +1,384 @@
+// Package validate checks MCP messages against the official JSON Schema of a
+// protocol revision, and against the rules the schema cannot express: the
+// method exists in the revision and goes in a possible direction, batches
+// only where the revision has them, request IDs unique per direction, every
+// response answers an earlier request, strict JSON (no duplicate member
+// names, valid UTF-8).
+//
+// The schema is compiled with github.com/santhosh-tekuri/jsonschema/v5, once
+// per process for each revision and schema, with format assertion on for
+// every dialect. The package imports no generated package: the caller passes
+// the schema, which every generated package carries (no files, no network):
+//
+//	v, err := validate.New(mcp20251125.Revision, mcp20251125.Schema(), validate.WithMethods(mcp20251125.Methods()))
+//	problems := v.Definition("CallToolResult", data)
+//
+// Validation is opt-in: [Transport] wraps a session's transport so that
+// inbound messages are validated before the session sees them.
+package validate
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+	"github.com/santhosh-tekuri/jsonschema/v5"
+)
+
+// Problem is one reason a message is invalid.
+type Problem struct {
+	// Pointer is the RFC 6901 JSON pointer of the offending value within
+	// the message ("" is the message itself).
+	Pointer string `json:"pointer"`
+	// Reason says what is wrong, on one line.
+	Reason string `json:"reason"`
+	// Rule is the kind of check that failed: one of the Rule* constants.
+	Rule string `json:"rule"`
+}
+
+func (p Problem) String() string {
+	ptr := p.Pointer
+	if ptr == "" {
+		ptr = "(message)"
+	}
+	return ptr + ": " + p.Reason
+}
+
+// The rules a Problem can come from.
+const (
+	RuleJSON      = "json"      // not strict JSON: syntax, duplicate member name, invalid UTF-8
+	RuleSchema    = "schema"    // the schema definition rejects the value
+	RuleMethod    = "method"    // the method does not exist in the revision, or is of the other kind
+	RuleDirection = "direction" // the method is not sent by that side
+	RuleBatch     = "batch"     // a batch the revision does not have, or may not hold this
+	RuleID        = "id"        // a request ID used twice by the same side
+	RuleResponse  = "response"  // a response that answers no earlier request
+)
+
+// Method is what the validator needs of one method of the revision.
+type Method struct {
+	Name         string
+	Notification bool
+	// Direction says who sends it.
+	Direction wire.Direction
+	// Message is the schema name of the request or notification.
+	Message string
+	// Results are the schema names a response result may match, the normal
+	// one first.
+	Results []string
+}
+
+// Validator validates messages of one revision. It is safe for concurrent
+// use; its Streams are not.
+type Validator struct {
+	c        *compiled
+	methods  map[string]Method
+	batching bool
+}
+
+// Option configures New.
+type Option func(*Validator)
+
+// WithMethods takes the method table from a generated package's Methods()
+// instead of deriving it from the schema. The derived table pairs XRequest
+// with XResult (else the generic Result) and so misses alternative results
+// such as CreateTaskResult; the generated table has them.
+func WithMethods(methods []wire.Method) Option {
+	return func(v *Validator) {
+		v.methods = map[string]Method{}
+		for _, m := range methods {
+			v.methods[m.Name] = Method{Name: m.Name, Notification: m.Notification, Direction: m.Direction, Message: m.Message, Results: slices.Clone(m.Results)}
+		}
+	}
+}
+
+// compiled is one schema document, compiled once per process.
+type compiled struct {
+	rev      string
+	url      string
+	defsKey  string
+	defs     map[string]map[string]any
+	compiler *jsonschema.Compiler
+
+	mu      sync.Mutex
+	schemas map[string]*jsonschema.Schema
+	errs    map[string]error
+}
+
+var (
+	cacheMu sync.Mutex
+	cache   = map[[sha256.Size]byte]*compiled{}
+)
+
+// New returns a validator of revision with the schema document schema (a
+// generated package's Schema()). The schema is parsed and compiled once per
+// process for each revision and document; later calls share it.
+func New(revision string, schema []byte, opts ...Option) (*Validator, error) {
+	key := sha256.Sum256(append([]byte(revision+"\x00"), schema...))
+	cacheMu.Lock()
+	c, ok := cache[key]
+	if !ok {
+		var err error
+		c, err = compile(revision, schema)
+		if err != nil {
+			cacheMu.Unlock()
+			return nil, err
+		}
+		cache[key] = c
+	}
+	cacheMu.Unlock()
+	v := &Validator{c: c, batching: c.defs["JSONRPCBatchRequest"] != nil}
+	for _, o := range opts {
+		o(v)
+	}
+	if v.methods == nil {
+		v.methods = c.deriveMethods()
+	}
+	return v, nil
+}
+
+func compile(rev string, schema []byte) (*compiled, error) {
+	doc, err := decodeStrict(schema)
+	if err != nil {
+		return nil, fmt.Errorf("validate: revision %s: schema: %s", rev, err.Reason)
+	}
+	root, ok := doc.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("validate: revision %s: the schema is not a JSON object", rev)
+	}
+	c := &compiled{
+		rev:     rev,
+		url:     "mcpgen:///schema/" + rev + "/schema.json",
+		defs:    map[string]map[string]any{},
+		schemas: map[string]*jsonschema.Schema{},
+		errs:    map[string]error{},
+	}
+	for _, k := range []string{"$defs", "definitions"} {
+		if d, ok := root[k].(map[string]any); ok {
+			c.defsKey = k
+			for name, def := range d {
+				if m, ok := def.(map[string]any); ok {
+					c.defs[name] = m
+				}
+			}
+			break
+		}
+	}
+	if c.defsKey == "" {
+		return nil, fmt.Errorf("validate: revision %s: the schema has no definitions", rev)
+	}
+	c.compiler = jsonschema.NewCompiler()
+	c.compiler.AssertFormat = true
+	c.compiler.LoadURL = func(s string) (io.ReadCloser, error) {
+		return nil, fmt.Errorf("validate: %s: loading schemas from elsewhere is not allowed", s)
+	}
+	if err := c.compiler.AddResource(c.url, bytes.NewReader(schema)); err != nil {
+		return nil, fmt.Errorf("validate: revision %s: %w", rev, err)
+	}
+	return c, nil
+}
+
+// schema returns the compiled definition name.
+func (c *compiled) schema(name string) (*jsonschema.Schema, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s, ok := c.schemas[name]; ok {
+		return s, nil
+	}
+	if err, ok := c.errs[name]; ok {
+		return nil, err
+	}
+	if c.defs[name] == nil {
+		return nil, fmt.Errorf("revision %s has no definition %q", c.rev, name)
+	}
+	s, err := c.compiler.Compile(c.url + "#/" + c.defsKey + "/" + escapeToken(name))
+	if err != nil {
+		err = fmt.Errorf("compiling %s of revision %s: %w", name, c.rev, err)
+		c.errs[name] = err
+		return nil, err
+	}
+	c.schemas[name] = s
+	return s, nil
+}
+
+// ref returns the definition name a member {"$ref": ...} points at.
+func (c *compiled) ref(node any) string {
+	m, _ := node.(map[string]any)
+	r, _ := m["$ref"].(string)
+	return strings.TrimPrefix(r, "#/"+c.defsKey+"/")
+}
+
+// members returns the definitions a union definition lists in anyOf.
+func (c *compiled) members(union string) []string {
+	var out []string
+	list, _ := c.defs[union]["anyOf"].([]any)
+	for _, m := range list {
+		if name := c.ref(m); name != "" && c.defs[name] != nil {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// deriveMethods reads the method table from the ClientRequest,
+// ServerRequest, ClientNotification and ServerNotification unions.
+func (c *compiled) deriveMethods() map[string]Method {
+	out := map[string]Method{}
+	for _, u := range []struct {
+		union        string
+		dir          wire.Direction
+		notification bool
+	}{
+		{"ClientRequest", wire.ClientToServer, false},
+		{"ServerRequest", wire.ServerToClient, false},
+		{"ClientNotification", wire.ClientToServer, true},
+		{"ServerNotification", wire.ServerToClient, true},
+	} {
+		for _, def := range c.members(u.union) {
+			props, _ := c.defs[def]["properties"].(map[string]any)
+			method, _ := props["method"].(map[string]any)
+			name, ok := method["const"].(string)
+			if !ok {
+				continue
+			}
+			m := out[name]
+			m.Name, m.Notification, m.Message = name, u.notification, def
+			m.Direction |= u.dir
+			if !u.notification {
+				res := strings.TrimSuffix(def, "Request") + "Result"
+				if c.defs[res] == nil || !strings.HasSuffix(def, "Request") {
+					res = "Result"
+				}
+				m.Results = []string{res}
+			}
+			out[name] = m
+		}
+	}
+	return out
+}
+
+// Revision returns the revision validated.
+func (v *Validator) Revision() string { return v.c.rev }
+
+// Batching reports whether the revision has JSON-RPC batches (its schema
+// defines JSONRPCBatchRequest).
+func (v *Validator) Batching() bool { return v.batching }
+
+// Has reports whether the schema has the definition name.
+func (v *Validator) Has(name string) bool { return v.c.defs[name] != nil }
+
+// Method returns the method called name.
+func (v *Validator) Method(name string) (Method, bool) {
+	m, ok := v.methods[name]
+	return m, ok
+}
+
+// Definition validates the JSON text instance against the schema
+// definition name (such as "CallToolRequest" or "ContentBlock"), after
+// checking that it is strict JSON. It returns nil when the instance is
+// valid. An unknown definition is one problem at "".
+func (v *Validator) Definition(name string, instance []byte) []Problem {
+	val, p := decodeStrict(instance)
+	if p != nil {
+		return []Problem{*p}
+	}
+	return v.value(name, val, "")
+}
+
+// value validates a decoded value against a definition; prefix is the
+// pointer of the value within the message.
+func (v *Validator) value(name string, val any, prefix string) []Problem {
+	s, err := v.c.schema(name)
+	if err != nil {
+		return []Problem{{Pointer: prefix, Reason: err.Error(), Rule: RuleSchema}}
+	}
+	err = s.Validate(val)
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return []Problem{{Pointer: prefix, Reason: oneLine(err.Error()), Rule: RuleSchema}}
+	}
+	var out []Problem
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			out = appendProblem(out, Problem{Pointer: prefix + strings.TrimPrefix(e.InstanceLocation, "#"), Reason: oneLine(e.Message), Rule: RuleSchema})
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	return out
+}
+
+// appendProblem appends p unless it is already there.
+func appendProblem(ps []Problem, p Problem) []Problem {
+	if slices.Contains(ps, p) {
+		return ps
+	}
+	return append(ps, p)
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func escapeToken(s string) string {
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+}
+
+// decodeStrict decodes exactly one JSON value, rejecting duplicate member
+// names and invalid UTF-8; numbers are kept as json.Number. The problem
+// names the pointer of the offending value.
+func decodeStrict(data []byte) (any, *Problem) {
+	d := jsontext.NewDecoder(bytes.NewReader(data))
+	if _, err := d.ReadValue(); err != nil {
+		return nil, jsonProblem(err)
+	}
+	if _, err := d.ReadToken(); err != io.EOF {
+		if err == nil {
+			return nil, &Problem{Pointer: "", Reason: "data after the JSON value", Rule: RuleJSON}
+		}
+		return nil, jsonProblem(err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, &Problem{Pointer: "", Reason: oneLine(err.Error()), Rule: RuleJSON}
+	}
+	return v, nil
+}
+
+// jsonProblem turns a jsontext error into a problem.
+func jsonProblem(err error) *Problem {
+	var se *jsontext.SyntacticError
+	if errors.As(err, &se) {
+		reason := "invalid JSON"
+		switch {
+		case errors.Is(se.Err, jsontext.ErrDuplicateName):
+			reason = "duplicate member name"
+		case errors.Is(se.Err, io.ErrUnexpectedEOF):
+			reason = "truncated JSON"
+		case se.Err != nil:
+			reason = oneLine(se.Err.Error())
+		}
+		return &Problem{Pointer: string(se.JSONPointer), Reason: reason, Rule: RuleJSON}
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return &Problem{Pointer: "", Reason: "truncated or empty JSON", Rule: RuleJSON}
+	}
+	return &Problem{Pointer: "", Reason: oneLine(err.Error()), Rule: RuleJSON}
+}

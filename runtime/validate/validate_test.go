@@ -1,0 +1,442 @@
+package validate_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpgen/mcpgen/protocol/corpus"
+	"github.com/mcpgen/mcpgen/protocol/mcp20250326"
+	"github.com/mcpgen/mcpgen/protocol/mcp20250618"
+	"github.com/mcpgen/mcpgen/protocol/mcp20251125"
+	"github.com/mcpgen/mcpgen/runtime/transport"
+	"github.com/mcpgen/mcpgen/runtime/validate"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+)
+
+var revisions = map[string]struct {
+	schema  func() []byte
+	methods func() []wire.Method
+}{
+	mcp20250326.Revision: {mcp20250326.Schema, mcp20250326.Methods},
+	mcp20250618.Revision: {mcp20250618.Schema, mcp20250618.Methods},
+	mcp20251125.Revision: {mcp20251125.Schema, mcp20251125.Methods},
+}
+
+func validator(t *testing.T, rev string) *validate.Validator {
+	t.Helper()
+	r, ok := revisions[rev]
+	if !ok {
+		t.Fatalf("no package for %s", rev)
+	}
+	v, err := validate.New(rev, r.schema(), validate.WithMethods(r.methods()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func sortedRevisions() []string {
+	var revs []string
+	for r := range revisions {
+		revs = append(revs, r)
+	}
+	slices.Sort(revs)
+	return revs
+}
+
+func TestCorpusValid(t *testing.T) {
+	for _, rev := range sortedRevisions() {
+		t.Run(rev, func(t *testing.T) {
+			v := validator(t, rev)
+			cases, err := corpus.Valid(rev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range cases {
+				if ps := v.Definition(c.Def, c.JSON); ps != nil {
+					t.Errorf("%s: %s: %v", c.File, c.Name, ps)
+				}
+				if c.Variant != "" {
+					if ps := v.Definition(c.Variant, c.JSON); ps != nil {
+						t.Errorf("%s: %s: variant %s: %v", c.File, c.Name, c.Variant, ps)
+					}
+				}
+				// A whole message (a request or notification definition)
+				// is valid as the first message of a stream too.
+				def := c.Def
+				if c.Variant != "" {
+					def = c.Variant
+				}
+				for _, m := range revisions[rev].methods() {
+					if m.Message != def {
+						continue
+					}
+					for _, r := range v.Stream().Payload(c.JSON, 1, validate.AnySide) {
+						if !r.Valid() {
+							t.Errorf("%s: %s: as a message: %v", c.File, c.Name, r.Problems)
+						}
+					}
+					break
+				}
+			}
+		})
+	}
+}
+
+func TestCorpusInvalid(t *testing.T) {
+	for _, rev := range sortedRevisions() {
+		t.Run(rev, func(t *testing.T) {
+			v := validator(t, rev)
+			cases, err := corpus.InvalidCases(rev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range cases {
+				ps := v.Definition(c.Def, []byte(c.Text))
+				if ps == nil {
+					t.Errorf("%s: %s: valid, want a problem at %q", c.File, c.Name, c.Pointer)
+					continue
+				}
+				found := false
+				for _, p := range ps {
+					found = found || p.Pointer == c.Pointer
+				}
+				if !found {
+					t.Errorf("%s: %s: problems %v, none at %q", c.File, c.Name, ps, c.Pointer)
+				}
+				if c.Kind == corpus.KindDuplicateKey && (len(ps) != 1 || ps[0].Rule != validate.RuleJSON) {
+					t.Errorf("%s: %s: problems %v, want one json problem", c.File, c.Name, ps)
+				}
+			}
+		})
+	}
+}
+
+func TestDefinition(t *testing.T) {
+	v := validator(t, "2025-11-25")
+	tests := []struct {
+		name, def, text string
+		want            []validate.Problem // nil: valid
+	}{
+		{"valid", "TextContent", `{"type":"text","text":"hi"}`, nil},
+		{"wrong type", "TextContent", `{"type":"text","text":1}`, []validate.Problem{{Pointer: "/text", Reason: "expected string, but got number", Rule: validate.RuleSchema}}},
+		{"format asserted under 2020-12", "Resource", `{"name":"x","uri":"not a uri"}`, []validate.Problem{{Pointer: "/uri", Reason: "'not a uri' is not valid 'uri'", Rule: validate.RuleSchema}}},
+		{"duplicate key", "TextContent", `{"type":"text","text":"a","text":"b"}`, []validate.Problem{{Pointer: "/text", Reason: "duplicate member name", Rule: validate.RuleJSON}}},
+		{"invalid UTF-8", "TextContent", "{\"type\":\"text\",\"text\":\"\xff\"}", []validate.Problem{{Pointer: "/text", Reason: "invalid UTF-8", Rule: validate.RuleJSON}}},
+		{"unknown definition", "Nope", `{}`, []validate.Problem{{Pointer: "", Reason: `revision 2025-11-25 has no definition "Nope"`, Rule: validate.RuleSchema}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := v.Definition(tt.def, []byte(tt.text))
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("Definition(%s, %s) = %#v, want %#v", tt.def, tt.text, got, tt.want)
+			}
+		})
+	}
+	// Format assertion holds under draft-07 too.
+	if ps := validator(t, "2025-06-18").Definition("Resource", []byte(`{"name":"x","uri":"not a uri"}`)); len(ps) != 1 || ps[0].Pointer != "/uri" {
+		t.Errorf("2025-06-18: %v, want a problem at /uri", ps)
+	}
+}
+
+func TestCompiledOnce(t *testing.T) {
+	a := validator(t, "2025-11-25")
+	b := validator(t, "2025-11-25")
+	if a == b {
+		t.Fatal("New returned the same validator")
+	}
+	// Both share the compiled schema: validating concurrently is safe.
+	done := make(chan bool)
+	for _, v := range []*validate.Validator{a, b, a, b} {
+		go func() {
+			done <- v.Definition("CallToolResult", []byte(`{"content":[]}`)) == nil
+		}()
+	}
+	for range 4 {
+		if !<-done {
+			t.Error("CallToolResult invalid")
+		}
+	}
+	if _, err := validate.New("2025-11-25", []byte(`{"$schema":`)); err == nil {
+		t.Error("New accepted a truncated schema")
+	}
+	if _, err := validate.New("2025-11-25", []byte(`{"$schema":"https://json-schema.org/draft/2020-12/schema"}`)); err == nil {
+		t.Error("New accepted a schema without definitions")
+	}
+}
+
+func TestDerivedMethods(t *testing.T) {
+	v, err := validate.New("2025-11-25", mcp20251125.Schema())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name   string
+		dir    wire.Direction
+		notif  bool
+		result string
+	}{
+		{"tools/call", wire.ClientToServer, false, "CallToolResult"},
+		{"ping", wire.Both, false, "Result"},
+		{"sampling/createMessage", wire.ServerToClient, false, "CreateMessageResult"},
+		{"notifications/progress", wire.Both, true, ""},
+	} {
+		m, ok := v.Method(tt.name)
+		if !ok || m.Direction != tt.dir || m.Notification != tt.notif || (tt.result != "" && m.Results[0] != tt.result) {
+			t.Errorf("Method(%s) = %+v, %v", tt.name, m, ok)
+		}
+	}
+	if v.Batching() {
+		t.Error("2025-11-25 has batches")
+	}
+	if !validator(t, "2025-03-26").Batching() {
+		t.Error("2025-03-26 has no batches")
+	}
+}
+
+// problem is what a stream test expects of one message.
+type problem struct {
+	index   int
+	pointer string
+	rule    string
+	reason  string // substring
+}
+
+func TestStreamRules(t *testing.T) {
+	const (
+		initReq = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
+		ping1   = `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+		list1   = `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+		empty1  = `{"jsonrpc":"2.0","id":1,"result":{}}`
+	)
+	tests := []struct {
+		name     string
+		rev      string
+		from     validate.Side
+		payloads []string
+		want     []problem // every problem of the stream
+	}{
+		{"unknown method", "2025-11-25", validate.AnySide, []string{`{"jsonrpc":"2.0","id":1,"method":"tools/run"}`}, []problem{{0, "/method", validate.RuleMethod, `no request "tools/run"`}}},
+		{"unknown notification", "2025-11-25", validate.AnySide, []string{`{"jsonrpc":"2.0","method":"notifications/nope"}`}, []problem{{0, "/method", validate.RuleMethod, "no notification"}}},
+		{"method not in revision", "2025-06-18", validate.AnySide, []string{`{"jsonrpc":"2.0","id":1,"method":"tasks/list"}`}, []problem{{0, "/method", validate.RuleMethod, "2025-06-18"}}},
+		{"notification with id", "2025-11-25", validate.AnySide, []string{`{"jsonrpc":"2.0","id":1,"method":"notifications/initialized"}`}, []problem{{0, "/id", validate.RuleMethod, "is a notification"}}},
+		{"request without id", "2025-11-25", validate.AnySide, []string{`{"jsonrpc":"2.0","method":"ping"}`}, []problem{{0, "", validate.RuleMethod, "is a request"}}},
+		{"wrong direction", "2025-11-25", validate.Client, []string{`{"jsonrpc":"2.0","id":1,"method":"roots/list"}`}, []problem{{0, "/method", validate.RuleDirection, "by the server, not by the client"}}},
+		{"wrong direction notification", "2025-11-25", validate.Server, []string{`{"jsonrpc":"2.0","method":"notifications/initialized"}`}, []problem{{0, "/method", validate.RuleDirection, "not by the server"}}},
+		{"both directions", "2025-11-25", validate.Server, []string{ping1}, nil},
+		{"batch in 2025-06-18", "2025-06-18", validate.AnySide, []string{"[" + ping1 + "]"}, []problem{{0, "", validate.RuleBatch, "has no batches"}}},
+		{"batch in 2025-03-26", "2025-03-26", validate.Client, []string{"[" + ping1 + `,{"jsonrpc":"2.0","id":2,"method":"tools/list"}]`}, nil},
+		{"initialize in a batch", "2025-03-26", validate.Client, []string{"[" + strings.Replace(initReq, "2025-06-18", "2025-03-26", 1) + "]"}, []problem{{0, "", validate.RuleBatch, "initialize"}}},
+		{"empty batch", "2025-03-26", validate.Client, []string{"[]"}, []problem{{0, "", validate.RuleBatch, "empty"}}},
+		{"duplicate id", "2025-11-25", validate.Client, []string{ping1, list1}, []problem{{1, "/id", validate.RuleID, "already used"}}},
+		{"duplicate id inferred sender", "2025-11-25", validate.AnySide, []string{list1, `{"jsonrpc":"2.0","id":1,"method":"prompts/list"}`}, []problem{{1, "/id", validate.RuleID, "from the client"}}},
+		{"same id other direction", "2025-11-25", validate.AnySide, []string{list1, `{"jsonrpc":"2.0","id":1,"method":"roots/list"}`}, nil},
+		{"string and integer ids differ", "2025-11-25", validate.Client, []string{ping1, `{"jsonrpc":"2.0","id":"1","method":"ping"}`}, nil},
+		{"response with no request", "2025-11-25", validate.AnySide, []string{empty1}, []problem{{0, "/id", validate.RuleResponse, "no earlier request has id 1"}}},
+		{"response answered twice", "2025-11-25", validate.AnySide, []string{ping1, empty1, empty1}, []problem{{2, "/id", validate.RuleResponse, "already answered"}}},
+		{"response from the requester", "2025-11-25", validate.Client, []string{ping1, empty1}, []problem{{1, "/id", validate.RuleResponse, "from the server"}}},
+		{"result of the request's method", "2025-11-25", validate.AnySide, []string{list1, `{"jsonrpc":"2.0","id":1,"result":{}}`}, []problem{{1, "/result", validate.RuleSchema, "tools"}}},
+		{"task-augmented result", "2025-11-25", validate.AnySide, []string{
+			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","task":{}}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"task":{"taskId":"t","status":"working","createdAt":"2025-01-01T00:00:00Z","lastUpdatedAt":"2025-01-01T00:00:00Z","ttl":null}}}`,
+		}, nil},
+		{"error response without id", "2025-11-25", validate.AnySide, []string{`{"jsonrpc":"2.0","error":{"code":-32700,"message":"parse error"}}`}, nil},
+		{"error response", "2025-11-25", validate.AnySide, []string{ping1, `{"jsonrpc":"2.0","id":1,"error":{"code":"x","message":"m"}}`}, []problem{{1, "/error/code", validate.RuleSchema, "expected integer"}}},
+		{"duplicate key", "2025-11-25", validate.AnySide, []string{`{"jsonrpc":"2.0","id":1,"method":"ping","method":"tools/list"}`}, []problem{{0, "/method", validate.RuleJSON, "duplicate"}}},
+		{"invalid UTF-8", "2025-11-25", validate.AnySide, []string{"{\"jsonrpc\":\"2.0\",\"id\":\"\xc3\",\"method\":\"ping\"}"}, []problem{{0, "/id", validate.RuleJSON, "UTF-8"}}},
+		{"not JSON", "2025-11-25", validate.AnySide, []string{`{"jsonrpc":`}, []problem{{0, "/jsonrpc", validate.RuleJSON, "truncated"}}},
+		{"not an object", "2025-11-25", validate.AnySide, []string{`"ping"`}, []problem{{0, "", validate.RuleSchema, "got string"}}},
+		{"no kind", "2025-11-25", validate.AnySide, []string{`{"jsonrpc":"2.0","id":1}`}, []problem{{0, "", validate.RuleSchema, "neither"}}},
+		{"bad envelope", "2025-11-25", validate.AnySide, []string{`{"jsonrpc":"1.0","id":1,"method":"ping"}`}, []problem{{0, "/jsonrpc", validate.RuleSchema, ""}}},
+		{"params", "2025-06-18", validate.AnySide, []string{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":1}}`}, []problem{{0, "/params/name", validate.RuleSchema, "expected string"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := validator(t, tt.rev).Stream()
+			var got []problem
+			for _, p := range tt.payloads {
+				for _, r := range s.Payload([]byte(p), 0, tt.from) {
+					for _, pr := range r.Problems {
+						got = append(got, problem{r.Index, pr.Pointer, pr.Rule, pr.Reason})
+					}
+				}
+			}
+			ok := len(got) == len(tt.want)
+			for i := 0; ok && i < len(got); i++ {
+				w, g := tt.want[i], got[i]
+				ok = w.index == g.index && w.pointer == g.pointer && w.rule == g.rule && strings.Contains(g.reason, w.reason)
+			}
+			if !ok {
+				t.Errorf("problems %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSplitAndLines(t *testing.T) {
+	v := validator(t, "2025-11-25")
+	data, err := os.ReadFile("testdata/session-2025-11-25.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs := validate.Split(data)
+	if len(inputs) != 13 {
+		t.Fatalf("%d payloads, want 13", len(inputs))
+	}
+	s := v.Stream()
+	for i, in := range inputs {
+		if in.Line != i+1 {
+			t.Errorf("payload %d on line %d", i, in.Line)
+		}
+		for _, r := range s.Payload(in.Data, in.Line, validate.AnySide) {
+			if !r.Valid() || r.Line != i+1 || r.Index != i {
+				t.Errorf("line %d: %+v", i+1, r)
+			}
+		}
+	}
+
+	// One pretty-printed document, and a broken line among good ones.
+	pretty := "\n\n{\n  \"jsonrpc\": \"2.0\",\n  \"method\": \"notifications/initialized\"\n}\n"
+	if in := validate.Split([]byte(pretty)); len(in) != 1 || in[0].Line != 3 {
+		t.Errorf("Split(pretty) = %+v", in)
+	}
+	broken := "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n{\"jsonrpc\":\n\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n"
+	in := validate.Split([]byte(broken))
+	if len(in) != 3 || in[0].Line != 1 || in[1].Line != 2 || in[2].Line != 4 {
+		t.Fatalf("Split(broken) = %+v", in)
+	}
+	// Batch elements get their own lines.
+	batch := "[\n" + `{"jsonrpc":"2.0","id":1,"method":"ping"}` + ",\n" + `{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n]"
+	rs := validator(t, "2025-03-26").Stream().Payload([]byte(batch), 1, validate.Client)
+	if len(rs) != 2 || rs[0].Line != 2 || rs[1].Line != 3 || *rs[1].Element != 1 || rs[1].Valid() {
+		t.Errorf("batch reports %+v", rs)
+	}
+}
+
+func TestTransport(t *testing.T) {
+	v := validator(t, "2025-11-25")
+	var logs bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&logs, nil))
+	peer, local := transport.Pipe()
+	w := validate.Transport(local, v, validate.TransportOptions{Side: validate.Server, Debug: true, Logger: logger})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+
+	send := func(s string) {
+		t.Helper()
+		if err := peer.Write(ctx, []byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// An invalid request is answered by the wrapper and not passed on; the
+	// next message is.
+	send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":1}}`)
+	send(`{"jsonrpc":"2.0","method":"notifications/progress","params":{}}`)
+	send(`{"jsonrpc":"2.0","id":8,"method":"tools/nope"}`)
+	send(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"x"}}`)
+	got, err := w.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(got), `"id":8`) {
+		t.Errorf("passed on %s, want the unknown method (the session answers -32601)", got)
+	}
+	got, err = w.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(got), `"id":9`) {
+		t.Errorf("passed on %s, want the valid request", got)
+	}
+	answer, err := peer.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var resp struct {
+		ID    int `json:"id"`
+		Error struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+			Data    struct {
+				Problems []validate.Problem `json:"problems"`
+			} `json:"data"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(answer, &resp); err != nil {
+		t.Fatalf("%s: %v", answer, err)
+	}
+	if resp.ID != 7 || resp.Error.Code != -32602 || !strings.Contains(resp.Error.Message, "/params/name") ||
+		len(resp.Error.Data.Problems) != 1 || resp.Error.Data.Problems[0].Pointer != "/params/name" {
+		t.Errorf("answer %s", answer)
+	}
+	if !strings.Contains(logs.String(), "notification invalid, dropped") {
+		t.Errorf("logs:\n%s", logs.String())
+	}
+
+	// Outbound: a request is paired with its inbound response; in debug mode
+	// an invalid outbound message is logged and sent anyway.
+	if err := w.Write(ctx, []byte(`{"jsonrpc":"2.0","id":"r1","method":"roots/list"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(ctx, []byte(`{"jsonrpc":"2.0","id":9,"result":{"content":"x"}}`)); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := peer.Read(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !strings.Contains(logs.String(), "outbound message invalid") || !strings.Contains(logs.String(), "/result/content") {
+		t.Errorf("logs:\n%s", logs.String())
+	}
+	send(`{"jsonrpc":"2.0","id":"r1","result":{"roots":"x"}}`)
+	if got, err := w.Read(ctx); err != nil || !strings.Contains(string(got), `"r1"`) {
+		t.Errorf("Read = %s, %v; want the response passed on", got, err)
+	}
+	if !strings.Contains(logs.String(), "/result/roots") {
+		t.Errorf("the invalid response was not logged against ListRootsResult:\n%s", logs.String())
+	}
+
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Read(ctx); err == nil {
+		t.Error("Read after Close succeeded")
+	} else if err != io.EOF && !strings.Contains(err.Error(), "closed") {
+		t.Logf("Read after Close: %v", err)
+	}
+}
+
+func TestTransportBatch(t *testing.T) {
+	v := validator(t, "2025-03-26")
+	peer, local := transport.Pipe()
+	w := validate.Transport(local, v, validate.TransportOptions{Side: validate.Server, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	batch := `[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":1}},{"jsonrpc":"2.0","id":2,"method":"ping"}]`
+	if err := peer.Write(ctx, []byte(batch)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := w.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `[{"jsonrpc":"2.0","id":2,"method":"ping"}]`; string(got) != want {
+		t.Errorf("passed on %s, want %s", got, want)
+	}
+	answer, err := peer.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(answer), `[{"jsonrpc":"2.0","id":1,"error":{"code":-32602`) {
+		t.Errorf("answer %s", answer)
+	}
+}
