@@ -1,0 +1,262 @@
+// Command benchtable reads `go test -bench` output (stdin or the files
+// named) from the bench module and prints a Markdown table of the medians
+// across counts: ns/op, B/op, allocs/op, calls/s for round trips, and for
+// every mcpgen row its speed ratio to the go-sdk, mcp-go and floor rows of
+// the same benchmark; then the verdict on each performance target.
+//
+// Benchmark names are <row>/<impl>, impl one of mcpgen, gosdk, mcpgo,
+// floor. Ratios "vs go-sdk" and "vs mcp-go" are peer ns/op ÷ mcpgen ns/op
+// (above 1: mcpgen is faster); "vs floor" is mcpgen ns/op ÷ floor ns/op
+// (1 is the floor; lower is better).
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// result is the samples of one benchmark, by unit.
+type result struct {
+	samples map[string][]float64
+}
+
+func (r *result) median(unit string) (float64, bool) {
+	s := slices.Clone(r.samples[unit])
+	if len(s) == 0 {
+		return 0, false
+	}
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2], true
+	}
+	return (s[n/2-1] + s[n/2]) / 2, true
+}
+
+var lineRE = regexp.MustCompile(`^Benchmark(\S+?)(?:-\d+)?\s+\d+\s+(.*)$`)
+
+func parse(r io.Reader, results map[string]*result, order *[]string) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		m := lineRE.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		name := m[1]
+		fields := strings.Fields(m[2])
+		res := results[name]
+		if res == nil {
+			res = &result{samples: map[string][]float64{}}
+			results[name] = res
+			*order = append(*order, name)
+		}
+		for i := 0; i+1 < len(fields); i += 2 {
+			v, err := strconv.ParseFloat(fields[i], 64)
+			if err != nil {
+				continue
+			}
+			res.samples[fields[i+1]] = append(res.samples[fields[i+1]], v)
+		}
+	}
+	return sc.Err()
+}
+
+func split(name string) (row, impl string) {
+	i := strings.LastIndexByte(name, '/')
+	if i < 0 {
+		return name, ""
+	}
+	return name[:i], name[i+1:]
+}
+
+func isRoundTrip(row string) bool { return strings.HasPrefix(row, "RoundTrip/") }
+
+func fmtNum(v float64) string {
+	switch {
+	case v >= 1e9:
+		return fmt.Sprintf("%.2fs", v/1e9)
+	case v >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case v >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	default:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+}
+
+func fmtNs(ns float64) string {
+	switch {
+	case ns >= 1e9:
+		return fmt.Sprintf("%.2f s", ns/1e9)
+	case ns >= 1e6:
+		return fmt.Sprintf("%.2f ms", ns/1e6)
+	case ns >= 1e3:
+		return fmt.Sprintf("%.2f µs", ns/1e3)
+	default:
+		return fmt.Sprintf("%.0f ns", ns)
+	}
+}
+
+func fmtRate(ns float64) string {
+	r := 1e9 / ns
+	if r >= 1000 {
+		return fmt.Sprintf("%.1fk/s", r/1000)
+	}
+	return fmt.Sprintf("%.0f/s", r)
+}
+
+type table struct {
+	results map[string]*result
+	order   []string
+}
+
+func (t *table) get(row, impl, unit string) (float64, bool) {
+	r := t.results[row+"/"+impl]
+	if r == nil {
+		return 0, false
+	}
+	return r.median(unit)
+}
+
+func (t *table) print(w io.Writer) {
+	fmt.Fprintln(w, "| benchmark | impl | ns/op | B/op | allocs/op | calls/s | vs go-sdk | vs mcp-go | vs floor |")
+	fmt.Fprintln(w, "|---|---|--:|--:|--:|--:|--:|--:|--:|")
+	for _, name := range t.order {
+		row, impl := split(name)
+		r := t.results[name]
+		ns, _ := r.median("ns/op")
+		cells := []string{row, impl, fmtNs(ns), "", "", "", "", "", ""}
+		if v, ok := r.median("B/op"); ok {
+			cells[3] = fmtNum(v)
+		}
+		if v, ok := r.median("allocs/op"); ok {
+			cells[4] = fmtNum(v)
+		}
+		if isRoundTrip(row) {
+			cells[5] = fmtRate(ns)
+		}
+		if impl == "mcpgen" && ns > 0 {
+			if p, ok := t.get(row, "gosdk", "ns/op"); ok {
+				cells[6] = fmt.Sprintf("%.1f×", p/ns)
+			}
+			if p, ok := t.get(row, "mcpgo", "ns/op"); ok {
+				cells[7] = fmt.Sprintf("%.1f×", p/ns)
+			}
+			if f, ok := t.get(row, "floor", "ns/op"); ok {
+				cells[8] = fmt.Sprintf("%.2f×", ns/f)
+			}
+		}
+		fmt.Fprintln(w, "| "+strings.Join(cells, " | ")+" |")
+	}
+}
+
+// A target is one goal of issue 6, checked on the medians.
+type target struct {
+	desc  string
+	check func(t *table) (got string, ok, known bool)
+}
+
+// faster checks peer ns/op ÷ mcpgen ns/op ≥ want on row.
+func faster(row, peer string, want float64) func(*table) (string, bool, bool) {
+	return func(t *table) (string, bool, bool) {
+		m, ok1 := t.get(row, "mcpgen", "ns/op")
+		p, ok2 := t.get(row, peer, "ns/op")
+		if !ok1 || !ok2 {
+			return "n/a", false, false
+		}
+		return fmt.Sprintf("%.2f×", p/m), p/m >= want, true
+	}
+}
+
+func allocsAtMost(row string, limit float64) func(*table) (string, bool, bool) {
+	return func(t *table) (string, bool, bool) {
+		a, ok := t.get(row, "mcpgen", "allocs/op")
+		if !ok {
+			return "n/a", false, false
+		}
+		return fmt.Sprintf("%.0f allocs", a), a <= limit, true
+	}
+}
+
+var targets = []target{
+	{"decode tools/call ≥10× go-sdk", faster("DecodeToolsCall", "gosdk", 10)},
+	{"decode tools/call ≥5× mcp-go", faster("DecodeToolsCall", "mcpgo", 5)},
+	{"decode tools/call ≤10 allocs", allocsAtMost("DecodeToolsCall", 10)},
+	{"encode CallToolResult ≥8× go-sdk", faster("EncodeResult", "gosdk", 8)},
+	{"encode CallToolResult ≥4× mcp-go", faster("EncodeResult", "mcpgo", 4)},
+	{"stdio round trip ≥8× go-sdk", faster("RoundTrip/stdio/seq", "gosdk", 8)},
+	{"stdio round trip ≥3× mcp-go", faster("RoundTrip/stdio/seq", "mcpgo", 3)},
+	{"stdio, 8 callers: calls/s ≥3× mcp-go", faster("RoundTrip/stdio/par8", "mcpgo", 3)},
+	{"stdio round trip <30 allocs", allocsAtMost("RoundTrip/stdio/seq", 29)},
+	{"in-memory round trip ≥2× mcp-go", faster("RoundTrip/mem/seq", "mcpgo", 2)},
+	{"HTTP round trip ≥3× go-sdk", faster("RoundTrip/http/seq", "gosdk", 3)},
+	{"HTTP round trip ≥1.2× mcp-go", faster("RoundTrip/http/seq", "mcpgo", 1.2)},
+	{"HTTP round trip ≤1.5× bare net/http floor", func(t *table) (string, bool, bool) {
+		m, ok1 := t.get("RoundTrip/http/seq", "mcpgen", "ns/op")
+		f, ok2 := t.get("RoundTrip/http/seq", "floor", "ns/op")
+		if !ok1 || !ok2 {
+			return "n/a", false, false
+		}
+		return fmt.Sprintf("%.2f× floor", m/f), m/f <= 1.5, true
+	}},
+	{"generate all three revisions ≤2 s", func(t *table) (string, bool, bool) {
+		ns, ok := t.get("Generate/all3", "mcpgen", "ns/op")
+		if !ok {
+			return "n/a", false, false
+		}
+		return fmtNs(ns), ns <= 2e9, true
+	}},
+}
+
+func (t *table) verdicts(w io.Writer) {
+	fmt.Fprintln(w, "| target | measured | holds |")
+	fmt.Fprintln(w, "|---|--:|:-:|")
+	for _, tg := range targets {
+		got, ok, known := tg.check(t)
+		v := "no"
+		switch {
+		case !known:
+			v = "not measured"
+		case ok:
+			v = "yes"
+		}
+		fmt.Fprintf(w, "| %s | %s | %s |\n", tg.desc, got, v)
+	}
+}
+
+func main() {
+	t := &table{results: map[string]*result{}}
+	if len(os.Args) == 1 {
+		if err := parse(os.Stdin, t.results, &t.order); err != nil {
+			fmt.Fprintln(os.Stderr, "benchtable:", err)
+			os.Exit(1)
+		}
+	}
+	for _, p := range os.Args[1:] {
+		f, err := os.Open(p)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "benchtable:", err)
+			os.Exit(1)
+		}
+		err = parse(f, t.results, &t.order)
+		f.Close()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "benchtable:", err)
+			os.Exit(1)
+		}
+	}
+	if len(t.order) == 0 {
+		fmt.Fprintln(os.Stderr, "benchtable: no benchmark results in the input")
+		os.Exit(1)
+	}
+	t.print(os.Stdout)
+	fmt.Println()
+	t.verdicts(os.Stdout)
+}
