@@ -133,6 +133,8 @@ func (g *gen) side(f *jen.File, iface, role string, receives model.Direction, pe
 	f.Add(doc(newH, newH+" returns the session handler that decodes the "+peer+"'s messages with this revision's types and calls impl.", ""))
 	f.Func().Id(newH).Params(jen.Id("impl").Id(iface)).Qual(sessionPkg, "Handler").Block(jen.Return(jen.Id(h).Values(jen.Id("impl"))))
 	f.Func().Params(jen.Id(h)).Id("Revision").Params().Op("*").Qual(revisionPkg, "Revision").Block(jen.Return(jen.Id("Protocol")))
+	f.Comment("StrictParams marks the handler as decoding params strictly itself (session.StrictHandler).")
+	f.Func().Params(jen.Id(h)).Id("StrictParams").Params().Block()
 
 	var reqCases, noteCases []jen.Code
 	for _, m := range methods {

@@ -145,6 +145,9 @@ func NewServerHandler(impl Server) session.Handler {
 func (serverHandler) Revision() *revision.Revision {
 	return Protocol
 }
+
+// StrictParams marks the handler as decoding params strictly itself (session.StrictHandler).
+func (serverHandler) StrictParams() {}
 func (h serverHandler) HandleRequest(ctx context.Context, _ *session.Session, method string, params jsontext.Value) (wire.Appender, error) {
 	switch method {
 	case MethodCompletionComplete:

@@ -143,6 +143,9 @@ func NewClientHandler(impl Client) session.Handler {
 func (clientHandler) Revision() *revision.Revision {
 	return Protocol
 }
+
+// StrictParams marks the handler as decoding params strictly itself (session.StrictHandler).
+func (clientHandler) StrictParams() {}
 func (h clientHandler) HandleRequest(ctx context.Context, _ *session.Session, method string, params jsontext.Value) (wire.Appender, error) {
 	switch method {
 	case MethodElicitationCreate:

@@ -50,7 +50,12 @@ func (s *Session) request(m *jsonrpc.Message, reply func(*jsonrpc.Message)) {
 		fail(jsonrpc.MethodNotFound, "method %q not found: this %s did not declare the capability %s", m.Method, s.role, path)
 		return
 	}
-	if err := checkParams(md, m.Params); err != nil {
+	if s.handlerChecks(rev) {
+		if m.Params == nil && md.ParamsRequired {
+			reply(errorMessage(m.ID, &jsonrpc.Error{Code: jsonrpc.InvalidParams, Message: md.Name + " params: missing, but required"}))
+			return
+		}
+	} else if err := checkParams(md, m.Params); err != nil {
 		reply(errorMessage(m.ID, err))
 		return
 	}
@@ -164,6 +169,21 @@ func (s *Session) toNegotiated(md wire.Method, b []byte) ([]byte, error) {
 	return nil, fmt.Errorf("%s: the result cannot be expressed in revision %s (%s)", md.Name, rev.Name, strings.Join(errs, "; "))
 }
 
+// StrictHandler is implemented by handlers that decode params strictly with
+// their revision's types and answer params that do not decode with -32602
+// naming the pointer, as the generated handlers do. For them, the engine does
+// not decode params a second time when the negotiated revision is theirs.
+type StrictHandler interface {
+	Handler
+	StrictParams()
+}
+
+// handlerChecks reports whether the handler checks params itself in rev.
+func (s *Session) handlerChecks(rev *revision.Revision) bool {
+	_, strict := s.handler.(StrictHandler)
+	return strict && rev == s.handler.Revision()
+}
+
 // checkParams decodes params strictly with the revision's params type, so
 // that handlers only see valid params; errors are -32602 naming the pointer.
 func checkParams(md wire.Method, params jsontext.Value) *jsonrpc.Error {
@@ -244,7 +264,9 @@ func (s *Session) ownsGate(side string, receiving bool) bool {
 // dotted path, such as "resources.subscribe": present and not false or null.
 func HasCapability(caps jsontext.Value, path string) bool {
 	v := caps
-	for _, p := range strings.Split(path, ".") {
+	for rest := path; rest != ""; {
+		var p string
+		p, rest, _ = strings.Cut(rest, ".")
 		var ok bool
 		if v, ok = wire.Member(v, p); !ok {
 			return false

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
@@ -69,10 +70,11 @@ func (s *Session) Call(ctx context.Context, method string, params wire.Appender,
 			return nil, fmt.Errorf("%s: %w", method, err)
 		}
 	}
+	var timeout <-chan time.Time
 	if s.opts.CallTimeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, s.opts.CallTimeout)
-		defer cancel()
+		t := time.NewTimer(s.opts.CallTimeout)
+		defer t.Stop()
+		timeout = t.C
 	}
 	b, err := (&jsonrpc.Message{Kind: jsonrpc.Request, ID: id, Method: method, Params: raw}).AppendJSON(nil)
 	if err != nil {
@@ -81,6 +83,7 @@ func (s *Session) Call(ctx context.Context, method string, params wire.Appender,
 	if err := s.t.Write(ctx, b); err != nil {
 		return nil, fmt.Errorf("%s: %w", method, err)
 	}
+	var why error
 	select {
 	case r := <-ch:
 		if r.err != nil {
@@ -88,11 +91,14 @@ func (s *Session) Call(ctx context.Context, method string, params wire.Appender,
 		}
 		return s.fromNegotiated(md, r.raw)
 	case <-ctx.Done():
-		if method != "initialize" { // initialize is never cancelled (U-C3)
-			s.cancelRequest(id, ctx.Err().Error())
-		}
-		return nil, fmt.Errorf("%s: %w", method, ctx.Err())
+		why = ctx.Err()
+	case <-timeout:
+		why = context.DeadlineExceeded
 	}
+	if method != "initialize" { // initialize is never cancelled (U-C3)
+		s.cancelRequest(id, why.Error())
+	}
+	return nil, fmt.Errorf("%s: %w", method, why)
 }
 
 // fromNegotiated checks a result against the negotiated revision's result
@@ -351,8 +357,22 @@ type requestInfo struct {
 	token wire.ID
 }
 
+// requestCtx carries a requestInfo; it is one allocation where
+// context.WithValue and the info would be two.
+type requestCtx struct {
+	context.Context
+	info requestInfo
+}
+
+func (c *requestCtx) Value(key any) any {
+	if key == (requestKey{}) {
+		return &c.info
+	}
+	return c.Context.Value(key)
+}
+
 func withRequest(ctx context.Context, s *Session, id, token wire.ID) context.Context {
-	return context.WithValue(ctx, requestKey{}, &requestInfo{s: s, id: id, token: token})
+	return &requestCtx{Context: ctx, info: requestInfo{s: s, id: id, token: token}}
 }
 
 // FromContext returns the session a handler's context belongs to.

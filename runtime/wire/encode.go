@@ -23,14 +23,22 @@ func Marshal(a Appender) ([]byte, error) {
 // writes object members with Name and values with the typed methods; commas
 // are inserted automatically.
 type Encoder struct {
-	buf  []byte
-	more bool // a value was written at this level: the next one needs a comma
-	err  error
-	path []string
+	buf     []byte
+	more    bool // a value was written at this level: the next one needs a comma
+	err     error
+	path    []string
+	pathBuf [4]string // path's storage for shallow paths, so Enter does not allocate
 }
 
-// NewEncoder returns an Encoder appending to b.
-func NewEncoder(b []byte) Encoder { return Encoder{buf: b} }
+// NewEncoder returns an Encoder appending to b. A nil b starts a buffer
+// sized for a typical MCP message, so that encoding it grows the buffer once
+// at most instead of every few members.
+func NewEncoder(b []byte) Encoder {
+	if b == nil {
+		b = make([]byte, 0, 512)
+	}
+	return Encoder{buf: b}
+}
 
 // Bytes returns the encoded bytes and the first error.
 func (e *Encoder) Bytes() ([]byte, error) { return e.buf, e.err }
@@ -209,7 +217,12 @@ func (e *Encoder) Value(a Appender) {
 
 // Enter records that the following value is member (or element) name, for the
 // pointer of encoding errors. Leave undoes it.
-func (e *Encoder) Enter(name string) { e.path = append(e.path, name) }
+func (e *Encoder) Enter(name string) {
+	if e.path == nil {
+		e.path = e.pathBuf[:0]
+	}
+	e.path = append(e.path, name)
+}
 
 // Leave undoes the last Enter.
 func (e *Encoder) Leave() { e.path = e.path[:len(e.path)-1] }
