@@ -282,15 +282,7 @@ func progressToken(params jsontext.Value) wire.ID {
 	if !ok {
 		return wire.ID{}
 	}
-	raw, ok := wire.Member(meta, "progressToken")
-	if !ok {
-		return wire.ID{}
-	}
-	var id wire.ID
-	if wire.Unmarshal(raw, &id) != nil {
-		return wire.ID{}
-	}
-	return id
+	return progressTokenOf(meta)
 }
 
 // initialize answers the client's initialize request (server side).

@@ -316,8 +316,10 @@ func setProgressToken(params jsontext.Value, tok wire.ID) (jsontext.Value, error
 	return wire.SetMember(params, "_meta", meta)
 }
 
-func progressTokenOf(params jsontext.Value) wire.ID {
-	raw, ok := wire.Member(params, "progressToken")
+// progressTokenOf returns the member progressToken of obj (a request's
+// _meta, or progress notification params), if it is a valid ID.
+func progressTokenOf(obj jsontext.Value) wire.ID {
+	raw, ok := wire.Member(obj, "progressToken")
 	if !ok {
 		return wire.ID{}
 	}
