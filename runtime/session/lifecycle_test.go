@@ -456,3 +456,54 @@ func TestCloseCancelsEverything(t *testing.T) {
 		t.Error("a pending call survived Close")
 	}
 }
+
+// slowWriter is a transport whose Write of requests blocks until its ctx
+// ends, as Streamable HTTP's does while it waits for a JSON answer.
+type slowWriter struct {
+	transport.Transport
+	sent chan string
+}
+
+func (w *slowWriter) Write(ctx context.Context, data []byte) error {
+	var m map[string]any
+	if jsonUnmarshal(data, &m) == nil && m["method"] == "tools/list" {
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	if jsonUnmarshal(data, &m) == nil {
+		if method, _ := m["method"].(string); method != "" {
+			w.sent <- method
+		}
+	}
+	return w.Transport.Write(ctx, data)
+}
+
+// U-C1: a call whose context ends while the transport is still sending it
+// is cancelled at the peer too.
+func TestUC1CancelWhileSending(t *testing.T) {
+	a, b := transport.Pipe()
+	fakeServer(t, b, "2025-11-25")
+	w := &slowWriter{Transport: a, sent: make(chan string, 8)}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, err := mcp.Connect(ctx, w, mcp.Implementation{Name: "client", Version: "2"}, mcp.ClientCapabilities{}, nil, session.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	<-w.sent // initialize
+	<-w.sent // notifications/initialized
+	callCtx, stop := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer stop()
+	if _, err := c.Call(callCtx, "tools/list", nil); err == nil {
+		t.Fatal("the call succeeded")
+	}
+	select {
+	case m := <-w.sent:
+		if m != "notifications/cancelled" {
+			t.Errorf("after the context ended the client sent %s, want notifications/cancelled", m)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no notifications/cancelled")
+	}
+}

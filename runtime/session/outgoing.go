@@ -81,6 +81,12 @@ func (s *Session) Call(ctx context.Context, method string, params wire.Appender,
 		return nil, fmt.Errorf("%s: %w", method, err)
 	}
 	if err := s.t.Write(ctx, b); err != nil {
+		if ctx.Err() != nil && method != "initialize" {
+			// The context ended while the transport was sending (Streamable
+			// HTTP waits for a JSON answer in Write): the request may have
+			// reached the peer, so cancel it there too (U-C1).
+			s.cancelRequest(id, ctx.Err().Error())
+		}
 		return nil, fmt.Errorf("%s: %w", method, err)
 	}
 	var why error
