@@ -430,6 +430,8 @@ var methodTable = []wire.Method{{
 	Results:        []string{"CancelTaskResult"},
 }, {
 	Direction: wire.Both,
+	Gate:      "tasks",
+	GateSide:  "receiver",
 	Message:   "GetTaskRequest",
 	Name:      MethodTasksGet,
 	NewParams: func() wire.Codec {
@@ -455,6 +457,8 @@ var methodTable = []wire.Method{{
 	Results: []string{"ListTasksResult"},
 }, {
 	Direction: wire.Both,
+	Gate:      "tasks",
+	GateSide:  "receiver",
 	Message:   "GetTaskPayloadRequest",
 	Name:      MethodTasksResult,
 	NewParams: func() wire.Codec {

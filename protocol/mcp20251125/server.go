@@ -64,12 +64,14 @@ type Server interface {
 	// CancelTask handles tasks/cancel (CancelTaskRequest). It needs the capability
 	// receiver:tasks.cancel.
 	CancelTask(ctx context.Context, params *CancelTaskRequestParams) (*CancelTaskResult, error)
-	// GetTask handles tasks/get (GetTaskRequest).
+	// GetTask handles tasks/get (GetTaskRequest). It needs the capability
+	// receiver:tasks.
 	GetTask(ctx context.Context, params *GetTaskRequestParams) (*GetTaskResult, error)
 	// ListTasks handles tasks/list (ListTasksRequest). It needs the capability
 	// receiver:tasks.list.
 	ListTasks(ctx context.Context, params *PaginatedRequestParams) (*ListTasksResult, error)
-	// GetTaskPayload handles tasks/result (GetTaskPayloadRequest).
+	// GetTaskPayload handles tasks/result (GetTaskPayloadRequest). It needs the
+	// capability receiver:tasks.
 	GetTaskPayload(ctx context.Context, params *GetTaskPayloadRequestParams) (*GetTaskPayloadResult, error)
 	// CallTool handles tools/call (CallToolRequest). It needs the capability
 	// server:tools.
