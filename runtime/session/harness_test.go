@@ -11,7 +11,6 @@ import (
 	mcp "github.com/mcpgen/mcpgen/protocol/mcp20251125"
 	"github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/transport"
-	"github.com/mcpgen/mcpgen/runtime/wire"
 
 	_ "github.com/mcpgen/mcpgen/protocol/mcp20250326"
 	_ "github.com/mcpgen/mcpgen/protocol/mcp20250618"
@@ -184,6 +183,5 @@ func serve(t *testing.T, srv mcp.Server, opts session.Options) (*peer, *session.
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
 
-var _ = wire.IntID
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
