@@ -183,5 +183,4 @@ func serve(t *testing.T, srv mcp.Server, opts session.Options) (*peer, *session.
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
 
-
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
