@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
+	"sync/atomic"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/mcpgen/mcpgen/runtime/wire"
@@ -74,6 +76,36 @@ type Item struct {
 //
 // Params, Result and Error.Data are copies: they do not alias data.
 func Decode(data []byte, batching bool) (items []Item, batch bool, err error) {
+	return decode(data, batching, true)
+}
+
+// DecodeOwned is Decode for a payload the caller hands over: Params, Result
+// and Error.Data alias data instead of being copied, so data must not be
+// modified while the items are in use. Sessions use it on the payloads their
+// transport returns, which they own.
+func DecodeOwned(data []byte, batching bool) (items []Item, batch bool, err error) {
+	return decode(data, batching, false)
+}
+
+func decode(data []byte, batching, copyValues bool) (items []Item, batch bool, err error) {
+	// Fast path: one pass over a payload that turns out valid. Reading the
+	// messages validates every byte (syntax, duplicate names, depth,
+	// trailing data), so a pass that ends without any error is exactly a
+	// payload the careful path below accepts. Anything wrong is diagnosed by
+	// the careful path, which decides what takes precedence.
+	switch k := firstKind(data); {
+	case k == '{' || k == '[' && batching:
+		p := payload{batch: k == '[', copy: copyValues}
+		if wire.Unmarshal(data, &p) == nil && p.valid() {
+			return p.items, p.batch, nil
+		}
+	}
+	return decodeCarefully(data, batching, copyValues)
+}
+
+// decodeCarefully is Decode in two passes, which tells every kind of
+// invalid payload apart.
+func decodeCarefully(data []byte, batching, copyValues bool) (items []Item, batch bool, err error) {
 	// Pass 1: the whole payload must be JSON before any of it is trusted.
 	if err := wire.Unmarshal(data, decodeFunc(func(d *jsontext.Decoder) error {
 		_, err := wire.ReadUnionValue(d)
@@ -98,7 +130,7 @@ func Decode(data []byte, batching bool) (items []Item, batch bool, err error) {
 	}
 
 	// Pass 2: take the messages apart.
-	p := payload{batch: batch}
+	p := payload{batch: batch, copy: copyValues}
 	if err := wire.Unmarshal(data, &p); err != nil {
 		// Pass 1 accepted the JSON, so this cannot happen.
 		return nil, false, &DecodeError{Code: ParseError, Msg: fmt.Sprintf("internal error: %v", err), Err: fmt.Errorf("jsonrpc: decoding a validated payload: %w", err)}
@@ -188,16 +220,33 @@ func scalarName(k jsontext.Kind) string {
 	return k.String()
 }
 
-// payload is pass 2 of Decode: it reads a validated payload into items.
+// payload reads a payload into items: pass 2 of Decode, or its one pass on
+// the fast path.
 type payload struct {
 	batch bool
+	copy  bool // copy Params, Result and Error.Data out of the input
 	items []Item
+	one   [1]Item // the items of a single message, saving an allocation
+}
+
+// valid reports whether the payload read holds messages only, none invalid:
+// what the fast path of Decode accepts.
+func (p *payload) valid() bool {
+	if len(p.items) == 0 {
+		return false
+	}
+	for i := range p.items {
+		if p.items[i].Err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 func (p *payload) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	if !p.batch {
-		p.items = make([]Item, 1)
-		return decodeItem(d, &p.items[0])
+		p.items = p.one[:]
+		return decodeItem(d, &p.items[0], p.copy)
 	}
 	if err := wire.BeginArray(d); err != nil {
 		return err
@@ -211,7 +260,7 @@ func (p *payload) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			return nil
 		}
 		p.items = append(p.items, Item{})
-		if err := decodeItem(d, &p.items[len(p.items)-1]); err != nil {
+		if err := decodeItem(d, &p.items[len(p.items)-1], p.copy); err != nil {
 			return err
 		}
 	}
@@ -225,9 +274,9 @@ func fatal(err error) bool {
 	return errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)
 }
 
-// decodeItem reads one message into it. It returns an error only when d
-// cannot go on.
-func decodeItem(d *jsontext.Decoder, it *Item) error {
+// decodeItem reads one message into it, copying raw values out of the
+// input when copyValues is set. It returns an error only when d cannot go on.
+func decodeItem(d *jsontext.Decoder, it *Item, copyValues bool) error {
 	if err := wire.BeginObject(d); err != nil {
 		if fatal(err) {
 			return err
@@ -266,14 +315,14 @@ func decodeItem(d *jsontext.Decoder, it *Item) error {
 			}
 		case "method":
 			hasMethod = true
-			m.Method, merr = wire.ReadString(d)
+			m.Method, merr = readMethod(d)
 			if merr == nil && m.Method == "" {
 				merr = at(string(d.StackPointer()), "method is empty")
 			}
 		case "params":
 			hasParams = true
 			var perr error
-			m.Params, perr = wire.ReadObjectValue(d)
+			m.Params, perr = readObject(d, copyValues)
 			if perr != nil {
 				if fatal(perr) {
 					return perr
@@ -284,10 +333,10 @@ func decodeItem(d *jsontext.Decoder, it *Item) error {
 			}
 		case "result":
 			hasResult = true
-			m.Result, merr = wire.ReadObjectValue(d)
+			m.Result, merr = readObject(d, copyValues)
 		case "error":
 			hasError = true
-			m.Error, merr = decodeErrorObject(d)
+			m.Error, merr = decodeErrorObject(d, copyValues)
 		default:
 			merr = wire.Skip(d)
 		}
@@ -304,38 +353,39 @@ func decodeItem(d *jsontext.Decoder, it *Item) error {
 		it.ID = m.ID
 	}
 
-	// The closing '}' has been read: the pointer names the message.
-	ptr := string(d.StackPointer())
+	// The closing '}' has been read: the pointer names the message. It is
+	// only computed for an error.
+	ptr := func(member string) string { return string(d.StackPointer()) + member }
 	var classErr error
 	switch {
 	case hasMethod && hasResult:
-		classErr = at(ptr+"/result", "a request or notification has no result")
+		classErr = at(ptr("/result"), "a request or notification has no result")
 	case hasMethod && hasError:
-		classErr = at(ptr+"/error", "a request or notification has no error")
+		classErr = at(ptr("/error"), "a request or notification has no error")
 	case hasMethod && hasID:
 		m.Kind = Request
 		if idNull {
-			classErr = at(ptr+"/id", "a request id must not be null")
+			classErr = at(ptr("/id"), "a request id must not be null")
 		}
 	case hasMethod:
 		m.Kind = Notification
 	case hasResult && hasError:
-		classErr = at(ptr+"/error", "a response has a result or an error, not both")
+		classErr = at(ptr("/error"), "a response has a result or an error, not both")
 	case hasResult:
 		m.Kind = Response
 		switch {
 		case !hasID:
 			classErr = wire.Missing(d, "id")
 		case idNull:
-			classErr = at(ptr+"/id", "a result response must have a non-null id")
+			classErr = at(ptr("/id"), "a result response must have a non-null id")
 		}
 	case hasError:
 		m.Kind = ErrorResponse
 	default:
-		classErr = at(ptr, "not a request, notification or response: no method, result or error member")
+		classErr = at(ptr(""), "not a request, notification or response: no method, result or error member")
 	}
 	if classErr == nil && hasParams && (m.Kind == Response || m.Kind == ErrorResponse) {
-		classErr = at(ptr+"/params", "a response has no params")
+		classErr = at(ptr("/params"), "a response has no params")
 	}
 	it.Kind = m.Kind
 
@@ -357,7 +407,7 @@ func decodeItem(d *jsontext.Decoder, it *Item) error {
 // decodeErrorObject reads the error member of an error response. It reads
 // the whole object even after a semantic error, which it returns with the
 // object so far.
-func decodeErrorObject(d *jsontext.Decoder) (*Error, error) {
+func decodeErrorObject(d *jsontext.Decoder, copyValues bool) (*Error, error) {
 	if err := wire.BeginObject(d); err != nil {
 		return nil, err
 	}
@@ -383,7 +433,7 @@ func decodeErrorObject(d *jsontext.Decoder) (*Error, error) {
 			hasMsg = true
 			e.Message, merr = wire.ReadString(d)
 		case "data":
-			e.Data, merr = wire.ReadValue(d)
+			e.Data, merr = readValue(d, copyValues)
 		default:
 			merr = wire.Skip(d)
 		}
@@ -404,4 +454,77 @@ func decodeErrorObject(d *jsontext.Decoder) (*Error, error) {
 		first = wire.Missing(d, "message")
 	}
 	return &e, first
+}
+
+// readValue reads any value, copied out of the input when copyValues is set.
+func readValue(d *jsontext.Decoder, copyValues bool) (jsontext.Value, error) {
+	if copyValues {
+		return wire.ReadValue(d)
+	}
+	v, err := wire.ReadUnionValue(d)
+	if err != nil {
+		return nil, err
+	}
+	// Cap the slice so that an append by its user cannot write into the
+	// rest of the payload.
+	return v[:len(v):len(v)], nil
+}
+
+// readObject is readValue for a value that must be an object.
+func readObject(d *jsontext.Decoder, copyValues bool) (jsontext.Value, error) {
+	if copyValues {
+		return wire.ReadObjectValue(d)
+	}
+	if d.PeekKind() != '{' {
+		return wire.ReadObjectValue(d) // the type error
+	}
+	return readValue(d, false)
+}
+
+// methods interns method names: the names registered with InternMethods
+// decode without allocating a string.
+var methods atomic.Pointer[map[string]string]
+
+// InternMethods registers method names that decoding should not allocate a
+// new string for. The revision registry calls it for every method of every
+// registered revision. It is safe for concurrent use.
+func InternMethods(names ...string) {
+	methodsMu.Lock()
+	defer methodsMu.Unlock()
+	next := map[string]string{}
+	if old := methods.Load(); old != nil {
+		for k, v := range *old {
+			next[k] = v
+		}
+	}
+	for _, n := range names {
+		next[n] = n
+	}
+	methods.Store(&next)
+}
+
+var methodsMu sync.Mutex
+
+// readMethod reads the method member: a string, interned when known.
+func readMethod(d *jsontext.Decoder) (string, error) {
+	if d.PeekKind() == '"' {
+		if known := methods.Load(); known != nil {
+			v, err := d.ReadValue()
+			if err != nil {
+				return "", err
+			}
+			if bytes.IndexByte(v, '\\') < 0 {
+				if s, ok := (*known)[string(v[1:len(v)-1])]; ok {
+					return s, nil
+				}
+				return string(v[1 : len(v)-1]), nil
+			}
+			u, err := jsontext.AppendUnquote(nil, v)
+			if err != nil {
+				return "", err
+			}
+			return string(u), nil
+		}
+	}
+	return wire.ReadString(d)
 }

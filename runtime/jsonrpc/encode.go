@@ -150,6 +150,55 @@ func oneLine(v jsontext.Value) jsontext.Value {
 	return c
 }
 
+// AppendResponse appends the response to request id whose result is what
+// result appends, encoded in place: the same bytes as a Message of kind
+// Response with Result set to result's encoding, without encoding the result
+// into a buffer of its own first. The result must be a JSON object; it is
+// checked to be valid JSON and written compacted if it has line breaks. On
+// error b is returned unchanged; errors are *wire.Error values naming
+// "/result" or "/id".
+func AppendResponse(b []byte, id wire.ID, result wire.Appender) ([]byte, error) {
+	e := wire.NewEncoder(b)
+	e.BeginObject()
+	e.Name(`"jsonrpc":`)
+	e.Literal(`"2.0"`)
+	writeID(&e, id)
+	e.Name(`"result":`)
+	out, err := e.Bytes()
+	if err != nil {
+		return b, err
+	}
+	start := len(out)
+	out, err = result.AppendJSON(out)
+	if err != nil {
+		return b, wire.Prefix("/result", err)
+	}
+	v := jsontext.Value(out[start:])
+	switch {
+	case len(v) == 0:
+		return b, wire.Errorf("/result", "encode: a response needs a result ({} is the empty result)")
+	case v.Kind() != '{':
+		return b, wire.Errorf("/result", "encode: want object, got %s", kindWord(v.Kind()))
+	case !v.IsValid():
+		return b, wire.Errorf("/result", "encode: value is not valid JSON: %q", clip(string(v)))
+	}
+	if c := oneLine(v); &c[0] != &v[0] {
+		out = append(out[:start], c...)
+	}
+	return append(out, '}'), nil
+}
+
+// kindWord names the kind of a JSON value in encoding errors.
+func kindWord(k jsontext.Kind) string {
+	switch k {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	}
+	return scalarName(k)
+}
+
 // Encode returns the JSON encoding of m; see Message.AppendJSON.
 func Encode(m *Message) ([]byte, error) {
 	return m.AppendJSON(nil)

@@ -196,3 +196,67 @@ func TestErrors(t *testing.T) {
 		}
 	}
 }
+
+// appenderFunc adapts a function to wire.Appender.
+type appenderFunc func(b []byte) ([]byte, error)
+
+func (f appenderFunc) AppendJSON(b []byte) ([]byte, error) { return f(b) }
+
+func rawResult(s string) wire.Appender {
+	return appenderFunc(func(b []byte) ([]byte, error) { return append(b, s...), nil })
+}
+
+// TestAppendResponse checks that encoding a result in place gives the bytes
+// of the Response message with that result, and the same errors.
+func TestAppendResponse(t *testing.T) {
+	tests := []struct {
+		name    string
+		id      wire.ID
+		result  string
+		wantErr string // "" for success
+	}{
+		{"empty object", id1, `{}`, ""},
+		{"string id", wire.StringID("a\"é"), `{"content":[{"type":"text","text":"hi"}]}`, ""},
+		{"line breaks compacted", id1, "{\n\"a\" : [1,\r\n2]\n}", ""},
+		{"white space kept", id1, `{ "a" : 1 }`, ""},
+		{"array", id1, `[1]`, "/result: encode: want object, got array"},
+		{"string", id1, `"x"`, "/result: encode: want object, got string"},
+		{"nothing", id1, ``, "/result: encode: a response needs a result ({} is the empty result)"},
+		{"invalid JSON", id1, `{"a":}`, `/result: encode: value is not valid JSON: "{\"a\":}"`},
+		{"no id", wire.ID{}, `{}`, "/id: encode: "},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			prefix := []byte("prefix")
+			got, err := jsonrpc.AppendResponse(prefix, tc.id, rawResult(tc.result))
+			if tc.wantErr != "" {
+				if err == nil || len(err.Error()) < len(tc.wantErr) || err.Error()[:len(tc.wantErr)] != tc.wantErr {
+					t.Fatalf("err = %v, want one starting %q", err, tc.wantErr)
+				}
+				if string(got) != "prefix" {
+					t.Errorf("on error b = %q, want it unchanged", got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := (&jsonrpc.Message{Kind: jsonrpc.Response, ID: tc.id, Result: raw(tc.result)}).AppendJSON([]byte("prefix"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(string(want), string(got)); diff != "" {
+				t.Errorf("AppendResponse differs from Message.AppendJSON (-want +got):\n%s", diff)
+			}
+		})
+	}
+	t.Run("appender error", func(t *testing.T) {
+		boom := errors.New("boom")
+		_, err := jsonrpc.AppendResponse(nil, id1, appenderFunc(func(b []byte) ([]byte, error) {
+			return b, wire.Errorf("/content/0", "encode: %v", boom)
+		}))
+		if err == nil || err.Error() != "/result/content/0: encode: boom" {
+			t.Fatalf("err = %v", err)
+		}
+	})
+}

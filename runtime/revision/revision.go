@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
@@ -40,7 +41,8 @@ var (
 )
 
 // Register adds r to the registry. Generated packages call it from init;
-// registering a revision twice keeps the first.
+// registering a revision twice keeps the first. The method names are interned
+// for decoding (jsonrpc.InternMethods).
 func Register(r *Revision) {
 	mu.Lock()
 	defer mu.Unlock()
@@ -50,6 +52,11 @@ func Register(r *Revision) {
 		}
 	}
 	all = append(all, r)
+	names := make([]string, len(r.Methods))
+	for i, m := range r.Methods {
+		names[i] = m.Name
+	}
+	jsonrpc.InternMethods(names...)
 	// Revision names are dates: newest first is descending order.
 	slices.SortFunc(all, func(a, b *Revision) int { return strings.Compare(b.Name, a.Name) })
 }

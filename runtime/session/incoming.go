@@ -14,13 +14,13 @@ import (
 )
 
 // request handles a request from the peer.
-func (s *Session) request(m *jsonrpc.Message, reply func(*jsonrpc.Message)) {
+func (s *Session) request(m *jsonrpc.Message, reply replier) {
 	fail := func(code int64, format string, args ...any) {
-		reply(errorMessage(m.ID, &jsonrpc.Error{Code: code, Message: fmt.Sprintf(format, args...)}))
+		s.answer(reply, errorMessage(m.ID, &jsonrpc.Error{Code: code, Message: fmt.Sprintf(format, args...)}))
 	}
 	// ping is answered at any time, even before initialize (U-G1).
 	if m.Method == "ping" {
-		reply(&jsonrpc.Message{Kind: jsonrpc.Response, ID: m.ID, Result: jsontext.Value("{}")})
+		s.answer(reply, &jsonrpc.Message{Kind: jsonrpc.Response, ID: m.ID, Result: jsontext.Value("{}")})
 		return
 	}
 	if m.Method == "initialize" && s.role == Server {
@@ -52,11 +52,11 @@ func (s *Session) request(m *jsonrpc.Message, reply func(*jsonrpc.Message)) {
 	}
 	if s.handlerChecks(rev) {
 		if m.Params == nil && md.ParamsRequired {
-			reply(errorMessage(m.ID, &jsonrpc.Error{Code: jsonrpc.InvalidParams, Message: md.Name + " params: missing, but required"}))
+			s.answer(reply, errorMessage(m.ID, &jsonrpc.Error{Code: jsonrpc.InvalidParams, Message: md.Name + " params: missing, but required"}))
 			return
 		}
 	} else if err := checkParams(md, m.Params); err != nil {
-		reply(errorMessage(m.ID, err))
+		s.answer(reply, errorMessage(m.ID, err))
 		return
 	}
 	if m.Method == "elicitation/create" {
@@ -72,8 +72,16 @@ func (s *Session) request(m *jsonrpc.Message, reply func(*jsonrpc.Message)) {
 		s.setLevel(m, reply)
 		return
 	}
-	ctx, cancel := context.WithCancel(s.ctx)
+	// The handler's context is not a child of the session's: the session
+	// cancels every request in flight when it ends (shutdown), so a child
+	// would only cost registering with the parent and unregistering again.
+	ctx, cancel := context.WithCancel(context.Background())
 	s.mu.Lock()
+	if s.state == stateClosed {
+		s.mu.Unlock()
+		cancel()
+		return
+	}
 	if _, dup := s.inflight[m.ID]; dup {
 		s.mu.Unlock()
 		cancel()
@@ -90,7 +98,7 @@ func (s *Session) request(m *jsonrpc.Message, reply func(*jsonrpc.Message)) {
 	s.handlers.Add(1)
 	s.mu.Unlock()
 	ctx = withRequest(ctx, s, m.ID, progressToken(m.Params))
-	go func() {
+	s.spawn(func() {
 		defer s.handlers.Done()
 		res, err := s.run(ctx, md, m.Params)
 		s.mu.Lock()
@@ -100,24 +108,54 @@ func (s *Session) request(m *jsonrpc.Message, reply func(*jsonrpc.Message)) {
 		cancel()
 		if cancelled && s.ctx.Err() == nil {
 			// Cancelled by the peer: no response (U-C4).
-			reply(nil)
+			s.answer(reply, nil)
 			return
 		}
 		if err != nil {
-			reply(errorMessage(m.ID, err))
+			s.answer(reply, errorMessage(m.ID, err))
 			return
 		}
-		reply(&jsonrpc.Message{Kind: jsonrpc.Response, ID: m.ID, Result: res})
-	}()
+		s.respond(reply, m.ID, md.Name, res)
+	})
 }
 
-// run calls the handler, turning panics and errors into JSON-RPC errors and
-// converting the result to the negotiated revision.
-func (s *Session) run(ctx context.Context, md wire.Method, params jsontext.Value) (raw jsontext.Value, jerr *jsonrpc.Error) {
+// respond answers request id with the result res. A message of its own is
+// encoded in one go, the result in place; in a batch, the result is encoded
+// for the batch's answer.
+func (s *Session) respond(reply replier, id wire.ID, method string, res wire.Appender) {
+	if reply != nil {
+		raw, err := res.AppendJSON(nil)
+		if err != nil {
+			reply(errorMessage(id, resultError(method, err)))
+			return
+		}
+		reply(&jsonrpc.Message{Kind: jsonrpc.Response, ID: id, Result: raw})
+		return
+	}
+	b, err := jsonrpc.AppendResponse(nil, id, res)
+	if err != nil {
+		s.log.Error("mcp: cannot encode a result", "method", method, "err", err)
+		b, err = (&jsonrpc.Message{Kind: jsonrpc.ErrorResponse, ID: id, Error: resultError(method, err)}).AppendJSON(nil)
+		if err != nil {
+			return
+		}
+	}
+	s.write(b)
+}
+
+func resultError(method string, err error) *jsonrpc.Error {
+	return &jsonrpc.Error{Code: jsonrpc.InternalError, Message: method + ": the result cannot be encoded: " + err.Error()}
+}
+
+// run calls the handler, turning panics and errors into JSON-RPC errors.
+// When the negotiated revision is the handler's, the result is returned as
+// the handler made it, to be encoded in place; otherwise it is converted to
+// the negotiated revision.
+func (s *Session) run(ctx context.Context, md wire.Method, params jsontext.Value) (out wire.Appender, jerr *jsonrpc.Error) {
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.Error("mcp: handler panicked", "method", md.Name, "panic", p, "stack", string(debug.Stack()))
-			raw, jerr = nil, &jsonrpc.Error{Code: jsonrpc.InternalError, Message: fmt.Sprintf("internal error handling %s", md.Name)}
+			out, jerr = nil, &jsonrpc.Error{Code: jsonrpc.InternalError, Message: fmt.Sprintf("internal error handling %s", md.Name)}
 		}
 	}()
 	res, err := s.handler.HandleRequest(ctx, s, md.Name, params)
@@ -127,15 +165,18 @@ func (s *Session) run(ctx context.Context, md wire.Method, params jsontext.Value
 	if res == nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.InternalError, Message: md.Name + ": the handler returned no result"}
 	}
+	if !s.converts(md) {
+		return res, nil
+	}
 	b, err := res.AppendJSON(nil)
 	if err != nil {
-		return nil, &jsonrpc.Error{Code: jsonrpc.InternalError, Message: md.Name + ": the result cannot be encoded: " + err.Error()}
+		return nil, resultError(md.Name, err)
 	}
 	b, err = s.toNegotiated(md, b)
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.InternalError, Message: err.Error()}
 	}
-	return b, nil
+	return rawAppender(b), nil
 }
 
 // asJSONRPC turns a handler error into a JSON-RPC error.
@@ -151,12 +192,12 @@ func asJSONRPC(err error) *jsonrpc.Error {
 // negotiated one: decoded strictly with the negotiated revision's result
 // types (the first that accepts it), then encoded again.
 func (s *Session) toNegotiated(md wire.Method, b []byte) ([]byte, error) {
+	if !s.converts(md) {
+		return b, nil
+	}
 	s.mu.Lock()
 	rev := s.rev
 	s.mu.Unlock()
-	if rev == nil || rev == s.handler.Revision() || len(md.NewResult) == 0 {
-		return b, nil
-	}
 	var errs []string
 	for i, newResult := range md.NewResult {
 		v := newResult()
@@ -167,6 +208,15 @@ func (s *Session) toNegotiated(md wire.Method, b []byte) ([]byte, error) {
 		return v.AppendJSON(nil)
 	}
 	return nil, fmt.Errorf("%s: the result cannot be expressed in revision %s (%s)", md.Name, rev.Name, strings.Join(errs, "; "))
+}
+
+// converts reports whether results of md need converting to the negotiated
+// revision: it is not the handler's, and md has result types.
+func (s *Session) converts(md wire.Method) bool {
+	s.mu.Lock()
+	rev := s.rev
+	s.mu.Unlock()
+	return rev != nil && rev != s.handler.Revision() && len(md.NewResult) > 0
 }
 
 // StrictHandler is implemented by handlers that decode params strictly with
@@ -286,8 +336,8 @@ func progressToken(params jsontext.Value) wire.ID {
 }
 
 // initialize answers the client's initialize request (server side).
-func (s *Session) initialize(m *jsonrpc.Message, reply func(*jsonrpc.Message)) {
-	fail := func(code int64, msg string) { reply(errorMessage(m.ID, &jsonrpc.Error{Code: code, Message: msg})) }
+func (s *Session) initialize(m *jsonrpc.Message, reply replier) {
+	fail := func(code int64, msg string) { s.answer(reply, errorMessage(m.ID, &jsonrpc.Error{Code: code, Message: msg})) }
 	s.mu.Lock()
 	st := s.state
 	s.mu.Unlock()
@@ -307,7 +357,7 @@ func (s *Session) initialize(m *jsonrpc.Message, reply func(*jsonrpc.Message)) {
 		return
 	}
 	if err := checkParams(md, m.Params); err != nil {
-		reply(errorMessage(m.ID, err))
+		s.answer(reply, errorMessage(m.ID, err))
 		return
 	}
 	caps, _ := wire.Member(m.Params, "capabilities")
@@ -317,12 +367,19 @@ func (s *Session) initialize(m *jsonrpc.Message, reply func(*jsonrpc.Message)) {
 	s.peerCaps = cloneValue(caps)
 	s.peerInfo = cloneValue(info)
 	s.mu.Unlock()
-	raw, jerr := s.run(withRequest(s.ctx, s, m.ID, wire.ID{}), md, m.Params)
+	res, jerr := s.run(withRequest(s.ctx, s, m.ID, wire.ID{}), md, m.Params)
+	var raw jsontext.Value
+	if jerr == nil {
+		var err error
+		if raw, err = res.AppendJSON(nil); err != nil {
+			jerr = resultError(md.Name, err)
+		}
+	}
 	if jerr != nil {
 		s.mu.Lock()
 		s.rev, s.peerCaps, s.peerInfo = nil, nil, nil
 		s.mu.Unlock()
-		reply(errorMessage(m.ID, jerr))
+		s.answer(reply, errorMessage(m.ID, jerr))
 		return
 	}
 	// The answer names the negotiated revision (L-4), whatever the handler wrote.
@@ -337,7 +394,7 @@ func (s *Session) initialize(m *jsonrpc.Message, reply func(*jsonrpc.Message)) {
 	s.ownCaps = cloneValue(own)
 	s.state = stateInitializing
 	s.mu.Unlock()
-	reply(&jsonrpc.Message{Kind: jsonrpc.Response, ID: m.ID, Result: raw})
+	s.answer(reply, &jsonrpc.Message{Kind: jsonrpc.Response, ID: m.ID, Result: raw})
 }
 
 func (s *Session) supported() []string { return s.opts.Revisions }
@@ -361,17 +418,17 @@ func levelIndex(level string) int {
 	return -1
 }
 
-func (s *Session) setLevel(m *jsonrpc.Message, reply func(*jsonrpc.Message)) {
+func (s *Session) setLevel(m *jsonrpc.Message, reply replier) {
 	level, _ := wire.MemberString(m.Params, "level")
 	i := levelIndex(level)
 	if i < 0 {
-		reply(errorMessage(m.ID, &jsonrpc.Error{Code: jsonrpc.InvalidParams, Message: fmt.Sprintf("logging/setLevel params: /level: unknown level %q", level)}))
+		s.answer(reply, errorMessage(m.ID, &jsonrpc.Error{Code: jsonrpc.InvalidParams, Message: fmt.Sprintf("logging/setLevel params: /level: unknown level %q", level)}))
 		return
 	}
 	s.mu.Lock()
 	s.logLevel = i
 	s.mu.Unlock()
-	reply(&jsonrpc.Message{Kind: jsonrpc.Response, ID: m.ID, Result: jsontext.Value("{}")})
+	s.answer(reply, &jsonrpc.Message{Kind: jsonrpc.Response, ID: m.ID, Result: jsontext.Value("{}")})
 }
 
 // notification handles a notification from the peer. Cancellation and

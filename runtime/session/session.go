@@ -115,6 +115,7 @@ type Session struct {
 	sentLevel map[wire.ID]float64
 
 	handlers sync.WaitGroup
+	work     chan func() // hands a request to an idle worker goroutine
 	notes    chan note
 	done     chan struct{}
 	err      error
@@ -152,6 +153,7 @@ func New(role Role, t transport.Transport, h Handler, opts Options) *Session {
 		inflight:  map[wire.ID]context.CancelFunc{},
 		progress:  map[wire.ID]func(Progress){},
 		sentLevel: map[wire.ID]float64{},
+		work:      make(chan func()),
 		notes:     make(chan note, 256),
 		done:      make(chan struct{}),
 	}
@@ -232,6 +234,28 @@ func (s *Session) shutdown(reason error) {
 	}()
 }
 
+// spawn runs fn on an idle worker goroutine, or a new one. Workers wait for
+// more work until the session ends: reusing them saves starting a goroutine
+// and growing its stack for every request.
+func (s *Session) spawn(fn func()) {
+	select {
+	case s.work <- fn:
+	default:
+		go s.worker(fn)
+	}
+}
+
+func (s *Session) worker(fn func()) {
+	for {
+		fn()
+		select {
+		case fn = <-s.work:
+		case <-s.ctx.Done():
+			return
+		}
+	}
+}
+
 // read is the one reader of the connection.
 func (s *Session) read() {
 	defer close(s.notes)
@@ -285,7 +309,9 @@ func (s *Session) payload(data []byte) {
 	s.mu.Lock()
 	batching := s.rev != nil && s.rev.Batching
 	s.mu.Unlock()
-	items, batch, err := jsonrpc.Decode(data, batching)
+	// The transport hands data over (transport.Transport), so the messages
+	// may alias it.
+	items, batch, err := jsonrpc.DecodeOwned(data, batching)
 	if err != nil {
 		var de *jsonrpc.DecodeError
 		e := &jsonrpc.Error{Code: jsonrpc.ParseError, Message: err.Error()}
@@ -297,11 +323,7 @@ func (s *Session) payload(data []byte) {
 		return
 	}
 	if !batch {
-		s.item(items[0], false, func(m *jsonrpc.Message) {
-			if m != nil {
-				s.writeMessage(m)
-			}
-		})
+		s.item(items[0], false, nil)
 		return
 	}
 	// A batch is answered with one array of the responses to its requests,
@@ -339,10 +361,23 @@ func (s *Session) payload(data []byte) {
 	}()
 }
 
+// A replier takes the answer to a request or an invalid item: nil for a
+// request the peer cancelled, which gets no answer. A nil replier writes the
+// answer as a message of its own.
+type replier func(*jsonrpc.Message)
+
+// answer passes m to reply, or writes it when reply is nil.
+func (s *Session) answer(reply replier, m *jsonrpc.Message) {
+	if reply != nil {
+		reply(m)
+	} else if m != nil {
+		s.writeMessage(m)
+	}
+}
+
 // item handles one message; reply is called exactly once for each request
-// and each invalid item, with nil for a request the peer cancelled (which
-// gets no answer).
-func (s *Session) item(it jsonrpc.Item, inBatch bool, reply func(*jsonrpc.Message)) {
+// and each invalid item (see replier).
+func (s *Session) item(it jsonrpc.Item, inBatch bool, reply replier) {
 	if it.Err != nil {
 		switch it.Kind {
 		case jsonrpc.Notification:
@@ -354,7 +389,7 @@ func (s *Session) item(it jsonrpc.Item, inBatch bool, reply func(*jsonrpc.Messag
 				s.response(&jsonrpc.Message{Kind: jsonrpc.ErrorResponse, ID: it.ID, Error: it.Err})
 			}
 		default:
-			reply(errorMessage(it.ID, it.Err))
+			s.answer(reply, errorMessage(it.ID, it.Err))
 		}
 		return
 	}
@@ -362,7 +397,7 @@ func (s *Session) item(it jsonrpc.Item, inBatch bool, reply func(*jsonrpc.Messag
 	switch m.Kind {
 	case jsonrpc.Request:
 		if inBatch && m.Method == "initialize" {
-			reply(errorMessage(m.ID, &jsonrpc.Error{Code: jsonrpc.InvalidRequest, Message: "initialize must not be part of a batch (L-10)"}))
+			s.answer(reply, errorMessage(m.ID, &jsonrpc.Error{Code: jsonrpc.InvalidRequest, Message: "initialize must not be part of a batch (L-10)"}))
 			return
 		}
 		s.request(m, reply)
