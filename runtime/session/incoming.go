@@ -337,7 +337,9 @@ func progressToken(params jsontext.Value) wire.ID {
 
 // initialize answers the client's initialize request (server side).
 func (s *Session) initialize(m *jsonrpc.Message, reply replier) {
-	fail := func(code int64, msg string) { s.answer(reply, errorMessage(m.ID, &jsonrpc.Error{Code: code, Message: msg})) }
+	fail := func(code int64, msg string) {
+		s.answer(reply, errorMessage(m.ID, &jsonrpc.Error{Code: code, Message: msg}))
+	}
 	s.mu.Lock()
 	st := s.state
 	s.mu.Unlock()
