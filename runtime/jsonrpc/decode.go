@@ -226,7 +226,8 @@ type payload struct {
 	batch bool
 	copy  bool // copy Params, Result and Error.Data out of the input
 	items []Item
-	one   [1]Item // the items of a single message, saving an allocation
+	one   [1]Item // the items of a single message, and its message: saving
+	msg   Message // two allocations
 }
 
 // valid reports whether the payload read holds messages only, none invalid:
@@ -246,7 +247,7 @@ func (p *payload) valid() bool {
 func (p *payload) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	if !p.batch {
 		p.items = p.one[:]
-		return decodeItem(d, &p.items[0], p.copy)
+		return decodeItem(d, &p.items[0], &p.msg, p.copy)
 	}
 	if err := wire.BeginArray(d); err != nil {
 		return err
@@ -260,7 +261,7 @@ func (p *payload) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			return nil
 		}
 		p.items = append(p.items, Item{})
-		if err := decodeItem(d, &p.items[len(p.items)-1], p.copy); err != nil {
+		if err := decodeItem(d, &p.items[len(p.items)-1], new(Message), p.copy); err != nil {
 			return err
 		}
 	}
@@ -274,9 +275,10 @@ func fatal(err error) bool {
 	return errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)
 }
 
-// decodeItem reads one message into it, copying raw values out of the
-// input when copyValues is set. It returns an error only when d cannot go on.
-func decodeItem(d *jsontext.Decoder, it *Item, copyValues bool) error {
+// decodeItem reads one message into it, with m as the storage of its
+// message, copying raw values out of the input when copyValues is set. It
+// returns an error only when d cannot go on.
+func decodeItem(d *jsontext.Decoder, it *Item, m *Message, copyValues bool) error {
 	if err := wire.BeginObject(d); err != nil {
 		if fatal(err) {
 			return err
@@ -285,7 +287,6 @@ func decodeItem(d *jsontext.Decoder, it *Item, copyValues bool) error {
 		return nil
 	}
 	var (
-		m                                                                    Message
 		reqErr, paramsErr                                                    error
 		hasVersion, hasID, idNull, hasMethod, hasParams, hasResult, hasError bool
 	)
@@ -399,7 +400,7 @@ func decodeItem(d *jsontext.Decoder, it *Item, copyValues bool) error {
 	case paramsErr != nil:
 		it.Err = rpcError(InvalidParams, paramsErr)
 	default:
-		it.Msg = &m
+		it.Msg = m
 	}
 	return nil
 }

@@ -168,24 +168,75 @@ func AppendResponse(b []byte, id wire.ID, result wire.Appender) ([]byte, error) 
 	if err != nil {
 		return b, err
 	}
-	start := len(out)
-	out, err = result.AppendJSON(out)
+	n := len(out)
+	out, err = appendObject(out, "result", result)
 	if err != nil {
-		return b, wire.Prefix("/result", err)
+		return b, err
+	}
+	if len(out) == n {
+		return b, wire.Errorf("/result", "encode: a response needs a result ({} is the empty result)")
+	}
+	return append(out, '}'), nil
+}
+
+// AppendCall appends a request with id and method, or a notification when
+// id is not valid, whose params are what params appends, encoded in place:
+// the same bytes as the Message of that kind with Params set to params'
+// encoding. When params is nil or appends nothing, the message has no params
+// and withParams is false. Params must be a JSON object; it is checked to be
+// valid JSON and written compacted if it has line breaks. On error b is
+// returned unchanged; errors are *wire.Error values naming the member.
+func AppendCall(b []byte, id wire.ID, method string, params wire.Appender) (out []byte, withParams bool, err error) {
+	e := wire.NewEncoder(b)
+	e.BeginObject()
+	e.Name(`"jsonrpc":`)
+	e.Literal(`"2.0"`)
+	if id.IsValid() {
+		writeID(&e, id)
+	}
+	writeMethod(&e, &Message{Method: method})
+	out, err = e.Bytes()
+	if err != nil {
+		return b, false, err
+	}
+	if params != nil {
+		before := len(out)
+		out = append(out, `,"params":`...)
+		n := len(out)
+		if out, err = appendObject(out, "params", params); err != nil {
+			return b, false, err
+		}
+		if len(out) == n {
+			out = out[:before] // nothing appended: no params
+		} else {
+			withParams = true
+		}
+	}
+	return append(out, '}'), withParams, nil
+}
+
+// appendObject appends what a appends, the value of member, checking that
+// it is a valid JSON object and compacting it if it has line breaks. It
+// appends nothing when a appends nothing.
+func appendObject(b []byte, member string, a wire.Appender) ([]byte, error) {
+	start := len(b)
+	out, err := a.AppendJSON(b)
+	if err != nil {
+		return b, wire.Prefix("/"+member, err)
 	}
 	v := jsontext.Value(out[start:])
 	switch {
 	case len(v) == 0:
-		return b, wire.Errorf("/result", "encode: a response needs a result ({} is the empty result)")
+		return out, nil
 	case v.Kind() != '{':
-		return b, wire.Errorf("/result", "encode: want object, got %s", kindWord(v.Kind()))
+		return b, wire.Errorf("/"+member, "encode: want object, got %s", kindWord(v.Kind()))
 	case !v.IsValid():
-		return b, wire.Errorf("/result", "encode: value is not valid JSON: %q", clip(string(v)))
+		return b, wire.Errorf("/"+member, "encode: value is not valid JSON: %q", clip(string(v)))
 	}
 	if c := oneLine(v); &c[0] != &v[0] {
 		out = append(out[:start], c...)
 	}
-	return append(out, '}'), nil
+	return out, nil
 }
 
 // kindWord names the kind of a JSON value in encoding errors.

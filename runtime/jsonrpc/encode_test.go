@@ -260,3 +260,60 @@ func TestAppendResponse(t *testing.T) {
 		}
 	})
 }
+
+// TestAppendCall checks that encoding params in place gives the bytes of
+// the Request or Notification message with those params.
+func TestAppendCall(t *testing.T) {
+	tests := []struct {
+		name       string
+		id         wire.ID
+		method     string
+		params     wire.Appender // nil for none
+		wantParams bool
+		wantErr    string
+	}{
+		{"request", id1, "tools/call", rawResult(`{"name":"echo"}`), true, ""},
+		{"request without params", wire.StringID("x"), "ping", nil, false, ""},
+		{"params append nothing", id1, "ping", rawResult(``), false, ""},
+		{"notification", wire.ID{}, "notifications/initialized", nil, false, ""},
+		{"notification with params", wire.ID{}, "notifications/progress", rawResult("{\n\"progress\": 1}"), true, ""},
+		{"empty method", id1, "", nil, false, "/method: encode: method is empty"},
+		{"params array", id1, "m", rawResult(`[]`), false, "/params: encode: want object, got array"},
+		{"params invalid", id1, "m", rawResult(`{"a"}`), false, `/params: encode: value is not valid JSON: "{\"a\"}"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, withParams, err := jsonrpc.AppendCall([]byte("prefix"), tc.id, tc.method, tc.params)
+			if tc.wantErr != "" {
+				if err == nil || err.Error() != tc.wantErr {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				if string(got) != "prefix" {
+					t.Errorf("on error b = %q, want it unchanged", got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if withParams != tc.wantParams {
+				t.Errorf("withParams = %v, want %v", withParams, tc.wantParams)
+			}
+			m := &jsonrpc.Message{Kind: jsonrpc.Request, ID: tc.id, Method: tc.method}
+			if !tc.id.IsValid() {
+				m.Kind = jsonrpc.Notification
+			}
+			if tc.wantParams {
+				p, _ := tc.params.AppendJSON(nil)
+				m.Params = raw(string(p))
+			}
+			want, err := m.AppendJSON([]byte("prefix"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(string(want), string(got)); diff != "" {
+				t.Errorf("AppendCall differs from Message.AppendJSON (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

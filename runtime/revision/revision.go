@@ -35,6 +35,16 @@ func (r *Revision) Method(name string) (wire.Method, bool) {
 	return r.Methods[i], true
 }
 
+// Find returns the method called name, or nil. The method is the table's:
+// it must not be changed.
+func (r *Revision) Find(name string) *wire.Method {
+	i, ok := slices.BinarySearchFunc(r.Methods, name, func(m wire.Method, n string) int { return strings.Compare(m.Name, n) })
+	if !ok {
+		return nil
+	}
+	return &r.Methods[i]
+}
+
 var (
 	mu  sync.RWMutex
 	all []*Revision // newest first

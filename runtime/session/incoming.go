@@ -41,12 +41,12 @@ func (s *Session) request(m *jsonrpc.Message, reply replier) {
 		fail(jsonrpc.InvalidRequest, "%s before the session is initialized (L-9)", m.Method)
 		return
 	}
-	md, ok := rev.Method(m.Method)
-	if !ok || md.Notification || !s.mayReceive(md) {
+	md := rev.Find(m.Method)
+	if md == nil || md.Notification || !s.mayReceive(*md) {
 		fail(jsonrpc.MethodNotFound, "method %q not found in revision %s for a %s", m.Method, rev.Name, s.role)
 		return
 	}
-	if path, ok := s.gateOwn(md); !ok {
+	if path, ok := s.gateOwn(*md); !ok {
 		fail(jsonrpc.MethodNotFound, "method %q not found: this %s did not declare the capability %s", m.Method, s.role, path)
 		return
 	}
@@ -55,7 +55,7 @@ func (s *Session) request(m *jsonrpc.Message, reply replier) {
 			s.answer(reply, errorMessage(m.ID, &jsonrpc.Error{Code: jsonrpc.InvalidParams, Message: md.Name + " params: missing, but required"}))
 			return
 		}
-	} else if err := checkParams(md, m.Params); err != nil {
+	} else if err := checkParams(*md, m.Params); err != nil {
 		s.answer(reply, errorMessage(m.ID, err))
 		return
 	}
@@ -72,40 +72,33 @@ func (s *Session) request(m *jsonrpc.Message, reply replier) {
 		s.setLevel(m, reply)
 		return
 	}
-	// The handler's context is not a child of the session's: the session
-	// cancels every request in flight when it ends (shutdown), so a child
-	// would only cost registering with the parent and unregistering again.
-	ctx, cancel := context.WithCancel(context.Background())
+	hc := newHandlerCtx(s, m.ID, progressToken(m.Params))
 	s.mu.Lock()
 	if s.state == stateClosed {
 		s.mu.Unlock()
-		cancel()
 		return
 	}
 	if _, dup := s.inflight[m.ID]; dup {
 		s.mu.Unlock()
-		cancel()
 		fail(jsonrpc.InvalidRequest, "request ID %v is already in use by a request in flight (M-2)", m.ID)
 		return
 	}
 	if len(s.inflight) >= s.opts.MaxInFlight {
 		s.mu.Unlock()
-		cancel()
 		fail(Busy, "too many requests in flight (%d)", s.opts.MaxInFlight)
 		return
 	}
-	s.inflight[m.ID] = cancel
+	s.inflight[m.ID] = hc
 	s.handlers.Add(1)
 	s.mu.Unlock()
-	ctx = withRequest(ctx, s, m.ID, progressToken(m.Params))
 	s.spawn(func() {
 		defer s.handlers.Done()
-		res, err := s.run(ctx, md, m.Params)
+		res, err := s.run(hc, md, m.Params)
 		s.mu.Lock()
 		delete(s.inflight, m.ID)
 		s.mu.Unlock()
-		cancelled := ctx.Err() != nil
-		cancel()
+		cancelled := hc.Err() != nil
+		hc.cancel()
 		if cancelled && s.ctx.Err() == nil {
 			// Cancelled by the peer: no response (U-C4).
 			s.answer(reply, nil)
@@ -151,7 +144,7 @@ func resultError(method string, err error) *jsonrpc.Error {
 // When the negotiated revision is the handler's, the result is returned as
 // the handler made it, to be encoded in place; otherwise it is converted to
 // the negotiated revision.
-func (s *Session) run(ctx context.Context, md wire.Method, params jsontext.Value) (out wire.Appender, jerr *jsonrpc.Error) {
+func (s *Session) run(ctx context.Context, md *wire.Method, params jsontext.Value) (out wire.Appender, jerr *jsonrpc.Error) {
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.Error("mcp: handler panicked", "method", md.Name, "panic", p, "stack", string(debug.Stack()))
@@ -165,14 +158,14 @@ func (s *Session) run(ctx context.Context, md wire.Method, params jsontext.Value
 	if res == nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.InternalError, Message: md.Name + ": the handler returned no result"}
 	}
-	if !s.converts(md) {
+	if !s.converts(*md) {
 		return res, nil
 	}
 	b, err := res.AppendJSON(nil)
 	if err != nil {
 		return nil, resultError(md.Name, err)
 	}
-	b, err = s.toNegotiated(md, b)
+	b, err = s.toNegotiated(*md, b)
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.InternalError, Message: err.Error()}
 	}
@@ -353,12 +346,12 @@ func (s *Session) initialize(m *jsonrpc.Message, reply replier) {
 		fail(jsonrpc.InternalError, "initialize: this server supports no protocol revision")
 		return
 	}
-	md, ok := rev.Method("initialize")
-	if !ok {
+	md := rev.Find("initialize")
+	if md == nil {
 		fail(jsonrpc.MethodNotFound, "initialize: revision "+rev.Name+" has no initialize")
 		return
 	}
-	if err := checkParams(md, m.Params); err != nil {
+	if err := checkParams(*md, m.Params); err != nil {
 		s.answer(reply, errorMessage(m.ID, err))
 		return
 	}
@@ -444,10 +437,10 @@ func (s *Session) notification(m *jsonrpc.Message) {
 			return // malformed cancellations are ignored (U-C4)
 		}
 		s.mu.Lock()
-		cancel := s.inflight[id]
+		hc := s.inflight[id]
 		s.mu.Unlock()
-		if cancel != nil {
-			cancel()
+		if hc != nil {
+			hc.cancel()
 		}
 		return
 	case "notifications/progress":

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -38,47 +39,60 @@ func WithProgress(fn func(Progress)) CallOption {
 // session's CallTimeout passing, sends notifications/cancelled and returns
 // the context's error (L-15, U-C1). An error response is a *jsonrpc.Error.
 func (s *Session) Call(ctx context.Context, method string, params wire.Appender, opts ...CallOption) (jsontext.Value, error) {
-	var o callOptions
-	for _, opt := range opts {
-		opt(&o)
+	var progress func(Progress)
+	if len(opts) > 0 {
+		var o callOptions
+		for _, opt := range opts {
+			opt(&o)
+		}
+		progress = o.progress
 	}
-	md, raw, err := s.outgoing(method, params, false)
+	md, out, err := s.outgoing(method, params, false, progress != nil)
 	if err != nil {
 		return nil, err
 	}
+	ch := calls.Get().(chan callResult)
 	s.mu.Lock()
 	if s.state == stateClosed {
 		s.mu.Unlock()
+		calls.Put(ch)
 		return nil, ErrClosed
 	}
 	s.nextID++
 	id := wire.IntID(s.nextID)
-	ch := make(chan callResult, 1)
 	s.pending[id] = ch
-	if o.progress != nil {
-		s.progress[id] = o.progress
+	if progress != nil {
+		s.progress[id] = progress
 	}
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
 		delete(s.pending, id)
-		delete(s.progress, id)
+		if progress != nil {
+			delete(s.progress, id)
+		}
 		s.mu.Unlock()
 	}()
-	if o.progress != nil {
-		if raw, err = setProgressToken(raw, id); err != nil {
+	if progress != nil {
+		raw, _ := out.(rawAppender)
+		withToken, err := setProgressToken(jsontext.Value(raw), id)
+		if err != nil {
 			return nil, fmt.Errorf("%s: %w", method, err)
 		}
+		out = rawAppender(withToken)
 	}
 	var timeout <-chan time.Time
 	if s.opts.CallTimeout > 0 {
-		t := time.NewTimer(s.opts.CallTimeout)
-		defer t.Stop()
+		t := getTimer(s.opts.CallTimeout)
+		defer putTimer(t)
 		timeout = t.C
 	}
-	b, err := (&jsonrpc.Message{Kind: jsonrpc.Request, ID: id, Method: method, Params: raw}).AppendJSON(nil)
+	b, withParams, err := jsonrpc.AppendCall(nil, id, method, out)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", method, err)
+	}
+	if !withParams && md.ParamsRequired {
+		return nil, fmt.Errorf("%s: params are required", method)
 	}
 	if err := s.t.Write(ctx, b); err != nil {
 		if ctx.Err() != nil && method != "initialize" {
@@ -92,10 +106,13 @@ func (s *Session) Call(ctx context.Context, method string, params wire.Appender,
 	var why error
 	select {
 	case r := <-ch:
+		// The one answer was taken from the channel, and the response that
+		// sent it removed it from pending: nothing else can use it.
+		calls.Put(ch)
 		if r.err != nil {
 			return nil, r.err
 		}
-		return s.fromNegotiated(md, r.raw)
+		return s.fromNegotiated(*md, r.raw)
 	case <-ctx.Done():
 		why = ctx.Err()
 	case <-timeout:
@@ -105,6 +122,26 @@ func (s *Session) Call(ctx context.Context, method string, params wire.Appender,
 		s.cancelRequest(id, why.Error())
 	}
 	return nil, fmt.Errorf("%s: %w", method, why)
+}
+
+// calls recycles the channels that carry answers to Call.
+var calls = sync.Pool{New: func() any { return make(chan callResult, 1) }}
+
+// timers recycles call timers. Since Go 1.23, a timer that was stopped or
+// reset delivers no stale value, so a recycled one is as good as new.
+var timers sync.Pool
+
+func getTimer(d time.Duration) *time.Timer {
+	if t, ok := timers.Get().(*time.Timer); ok {
+		t.Reset(d)
+		return t
+	}
+	return time.NewTimer(d)
+}
+
+func putTimer(t *time.Timer) {
+	t.Stop()
+	timers.Put(t)
 }
 
 // fromNegotiated checks a result against the negotiated revision's result
@@ -148,13 +185,16 @@ func (s *Session) cancelRequest(id wire.ID, reason string) {
 
 // Notify sends the notification method with params (nil for none).
 func (s *Session) Notify(ctx context.Context, method string, params wire.Appender) error {
-	_, raw, err := s.outgoing(method, params, true)
+	md, out, err := s.outgoing(method, params, true, false)
 	if err != nil {
 		return err
 	}
-	b, err := (&jsonrpc.Message{Kind: jsonrpc.Notification, Method: method, Params: raw}).AppendJSON(nil)
+	b, withParams, err := jsonrpc.AppendCall(nil, wire.ID{}, method, out)
 	if err != nil {
 		return fmt.Errorf("%s: %w", method, err)
+	}
+	if !withParams && md.ParamsRequired {
+		return fmt.Errorf("%s: params are required", method)
 	}
 	return s.t.Write(ctx, b)
 }
@@ -167,35 +207,43 @@ func (s *Session) notify(method string, params jsontext.Value) {
 	}
 }
 
-// outgoing checks that this side may send method now, and encodes params in
-// the negotiated revision.
-func (s *Session) outgoing(method string, params wire.Appender, notification bool) (wire.Method, jsontext.Value, error) {
+// outgoing checks that this side may send method now, and returns its
+// params for encoding: nil for none, params itself when it can be encoded
+// straight into the message, or its encoding (a rawAppender) when it had to
+// be looked at, converted to the negotiated revision, or when needRaw asks
+// for it.
+func (s *Session) outgoing(method string, params wire.Appender, notification, needRaw bool) (*wire.Method, wire.Appender, error) {
 	s.mu.Lock()
 	st, rev := s.state, s.rev
 	s.mu.Unlock()
 	if st == stateClosed {
-		return wire.Method{}, nil, ErrClosed
+		return nil, nil, ErrClosed
 	}
 	if rev == nil {
 		if method != "ping" && method != "initialize" {
-			return wire.Method{}, nil, fmt.Errorf("%s: the session is not initialized (L-8)", method)
+			return nil, nil, fmt.Errorf("%s: the session is not initialized (L-8)", method)
 		}
 		rev = s.handler.Revision()
 	} else if s.role == Server && st != stateReady && !notification && method != "ping" {
-		return wire.Method{}, nil, fmt.Errorf("%s: the client has not sent notifications/initialized yet (L-9)", method)
+		return nil, nil, fmt.Errorf("%s: the client has not sent notifications/initialized yet (L-9)", method)
 	}
-	md, ok := rev.Method(method)
-	if !ok || md.Notification != notification || !s.maySend(md) {
-		return wire.Method{}, nil, fmt.Errorf("%s: not a %s a %s may send in revision %s", method, kindWord(notification), s.role, rev.Name)
+	md := rev.Find(method)
+	if md == nil || md.Notification != notification || !s.maySend(*md) {
+		return nil, nil, fmt.Errorf("%s: not a %s a %s may send in revision %s", method, kindWord(notification), s.role, rev.Name)
 	}
-	if path, ok := s.gatePeer(md); !ok && st != stateNew {
-		return wire.Method{}, nil, &jsonrpc.Error{Code: jsonrpc.MethodNotFound, Message: fmt.Sprintf("%s: the capability %s was not declared (L-17)", method, path)}
+	if path, ok := s.gatePeer(*md); !ok && st != stateNew {
+		return nil, nil, &jsonrpc.Error{Code: jsonrpc.MethodNotFound, Message: fmt.Sprintf("%s: the capability %s was not declared (L-17)", method, path)}
 	}
 	if params == nil {
 		if md.ParamsRequired {
 			return md, nil, fmt.Errorf("%s: params are required", method)
 		}
 		return md, nil, nil
+	}
+	elicit := method == "elicitation/create" && st != stateNew
+	convert := rev != s.handler.Revision() && md.NewParams != nil
+	if !needRaw && !elicit && !convert {
+		return md, params, nil
 	}
 	raw, err := params.AppendJSON(nil)
 	if err != nil {
@@ -207,7 +255,7 @@ func (s *Session) outgoing(method string, params wire.Appender, notification boo
 		}
 		return md, nil, nil
 	}
-	if method == "elicitation/create" && st != stateNew {
+	if elicit {
 		s.mu.Lock()
 		peer := s.peerCaps
 		s.mu.Unlock()
@@ -215,7 +263,7 @@ func (s *Session) outgoing(method string, params wire.Appender, notification boo
 			return md, nil, &jsonrpc.Error{Code: jsonrpc.InvalidParams, Message: fmt.Sprintf("elicitation/create: the client did not declare elicitation mode %q (L-18)", mode)}
 		}
 	}
-	if rev != s.handler.Revision() && md.NewParams != nil {
+	if convert {
 		v := md.NewParams()
 		if err := wire.Unmarshal(raw, v); err != nil {
 			return md, nil, fmt.Errorf("%s params cannot be expressed in revision %s: %w", method, rev.Name, err)
@@ -224,7 +272,7 @@ func (s *Session) outgoing(method string, params wire.Appender, notification boo
 			return md, nil, fmt.Errorf("%s params: %w", method, err)
 		}
 	}
-	return md, raw, nil
+	return md, rawAppender(raw), nil
 }
 
 func kindWord(notification bool) string {

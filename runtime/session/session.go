@@ -109,7 +109,7 @@ type Session struct {
 	peerInfo  jsontext.Value
 	nextID    int64
 	pending   map[wire.ID]chan callResult
-	inflight  map[wire.ID]context.CancelFunc
+	inflight  map[wire.ID]*handlerCtx
 	progress  map[wire.ID]func(Progress)
 	logLevel  int // index in logLevels; messages below are not sent
 	sentLevel map[wire.ID]float64
@@ -150,7 +150,7 @@ func New(role Role, t transport.Transport, h Handler, opts Options) *Session {
 		role: role, t: t, handler: h, opts: opts, log: log,
 		ctx: ctx, cancel: cancel,
 		pending:   map[wire.ID]chan callResult{},
-		inflight:  map[wire.ID]context.CancelFunc{},
+		inflight:  map[wire.ID]*handlerCtx{},
 		progress:  map[wire.ID]func(Progress){},
 		sentLevel: map[wire.ID]float64{},
 		work:      make(chan func()),
@@ -218,8 +218,8 @@ func (s *Session) shutdown(reason error) {
 		ch <- callResult{err: ErrClosed}
 		delete(s.pending, id)
 	}
-	for _, cancel := range s.inflight {
-		cancel()
+	for _, hc := range s.inflight {
+		hc.cancel()
 	}
 	s.mu.Unlock()
 	s.cancel()

@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -166,6 +167,11 @@ func MemberString(v jsontext.Value, name string) (s string, present bool) {
 	}
 	if len(m) == 0 || m[0] != '"' {
 		return string(m), true
+	}
+	if len(m) >= 2 && m[len(m)-1] == '"' {
+		if inner := m[1 : len(m)-1]; bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+			return string(inner), true // nothing to unescape: one allocation
+		}
 	}
 	u, err := jsontext.AppendUnquote(nil, m)
 	if err != nil {
