@@ -13,8 +13,9 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
-// request handles a request from the peer.
-func (s *Session) request(m *jsonrpc.Message, reply replier) {
+// request handles a request from the peer: on a worker goroutine, or on the
+// calling one when inline is set.
+func (s *Session) request(m *jsonrpc.Message, inline bool, reply replier) {
 	fail := func(code int64, format string, args ...any) {
 		s.answer(reply, errorMessage(m.ID, &jsonrpc.Error{Code: code, Message: fmt.Sprintf(format, args...)}))
 	}
@@ -91,7 +92,7 @@ func (s *Session) request(m *jsonrpc.Message, reply replier) {
 	s.inflight[m.ID] = hc
 	s.handlers.Add(1)
 	s.mu.Unlock()
-	s.spawn(func() {
+	handle := func() {
 		defer s.handlers.Done()
 		res, err := s.run(hc, md, m.Params)
 		s.mu.Lock()
@@ -109,7 +110,12 @@ func (s *Session) request(m *jsonrpc.Message, reply replier) {
 			return
 		}
 		s.respond(reply, m.ID, md.Name, res)
-	})
+	}
+	if inline {
+		handle()
+		return
+	}
+	s.spawn(handle)
 }
 
 // respond answers request id with the result res. A message of its own is

@@ -117,6 +117,7 @@ type Session struct {
 	handlers sync.WaitGroup
 	work     chan func() // hands a request to an idle worker goroutine
 	notes    chan note
+	readDone chan struct{} // closed when the reader stops
 	done     chan struct{}
 	err      error
 	readErr  error
@@ -155,7 +156,11 @@ func New(role Role, t transport.Transport, h Handler, opts Options) *Session {
 		sentLevel: map[wire.ID]float64{},
 		work:      make(chan func()),
 		notes:     make(chan note, 256),
+		readDone:  make(chan struct{}),
 		done:      make(chan struct{}),
+	}
+	if p, ok := t.(transport.Pusher); ok {
+		p.SetPush(s.payload)
 	}
 	go s.notifications()
 	go s.read()
@@ -258,7 +263,7 @@ func (s *Session) worker(fn func()) {
 
 // read is the one reader of the connection.
 func (s *Session) read() {
-	defer close(s.notes)
+	defer close(s.readDone)
 	for {
 		data, err := s.t.Read(s.ctx)
 		if err != nil {
@@ -268,13 +273,27 @@ func (s *Session) read() {
 			s.shutdown(err)
 			return
 		}
-		s.payload(data)
+		s.payload(data, false)
 	}
 }
 
+// notifications runs the notification handlers, one at a time and in
+// order. Once the reader has stopped, it handles what was queued by then.
 func (s *Session) notifications() {
-	for n := range s.notes {
-		s.handleNotification(n.method, n.params)
+	for {
+		select {
+		case n := <-s.notes:
+			s.handleNotification(n.method, n.params)
+		case <-s.readDone:
+			for {
+				select {
+				case n := <-s.notes:
+					s.handleNotification(n.method, n.params)
+				default:
+					return
+				}
+			}
+		}
 	}
 }
 
@@ -304,8 +323,9 @@ func errorMessage(id wire.ID, e *jsonrpc.Error) *jsonrpc.Message {
 	return &jsonrpc.Message{Kind: jsonrpc.ErrorResponse, ID: id, Error: e}
 }
 
-// payload handles one payload: a message or a batch.
-func (s *Session) payload(data []byte) {
+// payload handles one payload: a message or a batch. When inline is set, a
+// single request is handled on the calling goroutine (transport.Pusher).
+func (s *Session) payload(data []byte, inline bool) {
 	s.mu.Lock()
 	batching := s.rev != nil && s.rev.Batching
 	s.mu.Unlock()
@@ -323,7 +343,7 @@ func (s *Session) payload(data []byte) {
 		return
 	}
 	if !batch {
-		s.item(items[0], false, nil)
+		s.item(items[0], false, inline, nil)
 		return
 	}
 	// A batch is answered with one array of the responses to its requests,
@@ -345,7 +365,7 @@ func (s *Session) payload(data []byte) {
 		if answered(it) {
 			wg.Add(1)
 		}
-		s.item(it, true, reply)
+		s.item(it, true, false, reply)
 	}
 	go func() {
 		wg.Wait()
@@ -377,7 +397,7 @@ func (s *Session) answer(reply replier, m *jsonrpc.Message) {
 
 // item handles one message; reply is called exactly once for each request
 // and each invalid item (see replier).
-func (s *Session) item(it jsonrpc.Item, inBatch bool, reply replier) {
+func (s *Session) item(it jsonrpc.Item, inBatch, inline bool, reply replier) {
 	if it.Err != nil {
 		switch it.Kind {
 		case jsonrpc.Notification:
@@ -400,7 +420,7 @@ func (s *Session) item(it jsonrpc.Item, inBatch bool, reply replier) {
 			s.answer(reply, errorMessage(m.ID, &jsonrpc.Error{Code: jsonrpc.InvalidRequest, Message: "initialize must not be part of a batch (L-10)"}))
 			return
 		}
-		s.request(m, reply)
+		s.request(m, inline, reply)
 	case jsonrpc.Notification:
 		s.notification(m)
 	case jsonrpc.Response, jsonrpc.ErrorResponse:

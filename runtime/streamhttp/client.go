@@ -88,6 +88,7 @@ type Client struct {
 
 	mu   sync.Mutex
 	conn *clientConn // the current connection; replaced by Close after expiry
+	push func(data []byte, inline bool)
 }
 
 // clientConn is what one session's use of a Client owns: the queue, the
@@ -337,7 +338,7 @@ func (c *Client) Write(ctx context.Context, data []byte) error {
 			return fmt.Errorf("streamhttp: POST %s: the JSON body exceeds %d bytes", c.endpoint, clientMaxPayload)
 		}
 		if len(bytes.TrimSpace(body)) > 0 {
-			c.deliver(g, body)
+			c.deliver(g, body, true)
 		}
 	default:
 		// 202 Accepted (T-P4), or another 2xx without a body.
@@ -477,12 +478,14 @@ func (c *Client) spawn(g *clientConn, f func()) bool {
 }
 
 // deliver queues a payload for Read, noting the initialize response in it,
-// and returns the ids of the responses it carries.
-func (c *Client) deliver(g *clientConn, data []byte) []wire.ID {
+// and returns the ids of the responses it carries. With pushable set (a
+// JSON body, which the writer of its POST waits for), the payload goes to
+// the session's push function instead, when the session set one
+// (transport.Pusher).
+func (c *Client) deliver(g *clientConn, data []byte, pushable bool) []wire.ID {
 	var answered []wire.ID
 	msgs := clientScan(data)
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	for _, m := range msgs {
 		if m.kind != jsonrpc.Response && m.kind != jsonrpc.ErrorResponse || !m.id.IsValid() {
 			continue
@@ -497,6 +500,12 @@ func (c *Client) deliver(g *clientConn, data []byte) []wire.ID {
 		}
 	}
 	if g.closed {
+		c.mu.Unlock()
+		return answered
+	}
+	if push := c.push; pushable && push != nil {
+		c.mu.Unlock()
+		push(data, false)
 		return answered
 	}
 	g.queue = append(g.queue, data)
@@ -504,7 +513,17 @@ func (c *Client) deliver(g *clientConn, data []byte) []wire.ID {
 	case g.notify <- struct{}{}:
 	default:
 	}
+	c.mu.Unlock()
 	return answered
+}
+
+// SetPush implements transport.Pusher: the JSON answers to POSTs go to the
+// session on the goroutine that wrote the POST. SSE events are still read
+// with Read.
+func (c *Client) SetPush(push func(data []byte, inline bool)) {
+	c.mu.Lock()
+	c.push = push
+	c.mu.Unlock()
 }
 
 // --- Streams -----------------------------------------------------------------
@@ -537,7 +556,7 @@ func (c *Client) readStream(g *clientConn, body io.Reader, st *clientStream, ans
 		if len(bytes.TrimSpace(ev.data)) == 0 {
 			continue // a priming event (T-P6b)
 		}
-		ids := c.deliver(g, ev.data)
+		ids := c.deliver(g, ev.data, false)
 		if answered != nil {
 			answered(ids)
 		}
@@ -677,7 +696,7 @@ func (c *Client) abandon(g *clientConn, pending map[wire.ID]bool, why string) {
 			Error: &jsonrpc.Error{Code: jsonrpc.InternalError, Message: "streamhttp: no response: " + why},
 		})
 		if err == nil {
-			c.deliver(g, b)
+			c.deliver(g, b, false)
 		}
 	}
 }

@@ -173,12 +173,12 @@ type clientMessage struct {
 // or a batch. It reads only the members it needs and stops quietly at the
 // first thing it does not understand: validation is the session's business.
 func clientScan(data []byte) []clientMessage {
+	if k := firstByte(data); k == '{' {
+		// One message, the usual payload: probed without a decoder.
+		return []clientMessage{clientProbe(data)}
+	}
 	d := jsontext.NewDecoder(bytes.NewReader(data))
 	switch d.PeekKind() {
-	case '{':
-		var m clientMessage
-		clientScanMessage(d, &m)
-		return []clientMessage{m}
 	case '[':
 		if _, err := d.ReadToken(); err != nil {
 			return nil
@@ -194,6 +194,56 @@ func clientScan(data []byte) []clientMessage {
 		return msgs
 	}
 	return nil
+}
+
+// firstByte returns the first byte of data that is not JSON white space, or
+// 0.
+func firstByte(data []byte) byte {
+	for _, c := range data {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		}
+		return c
+	}
+	return 0
+}
+
+// clientProbe reads the envelope of the message object v as
+// clientScanMessage does, looking only at the members it needs.
+func clientProbe(v []byte) clientMessage {
+	var m clientMessage
+	raw, hasID := wire.Member(v, "id")
+	if hasID {
+		if k := jsontext.Value(raw).Kind(); (k != '"' && k != '0') || wire.Unmarshal(raw, &m.id) != nil {
+			hasID, m.id = false, wire.ID{}
+		}
+	}
+	raw, hasMethod := wire.Member(v, "method")
+	if hasMethod {
+		if jsontext.Value(raw).Kind() == '"' {
+			m.method, _ = wire.MemberString(v, "method")
+		} else {
+			hasMethod = false
+		}
+	}
+	result, hasResult := wire.Member(v, "result")
+	if hasResult {
+		if pv, ok := wire.Member(result, "protocolVersion"); ok && len(pv) > 0 && pv[0] == '"' {
+			m.version, _ = wire.MemberString(result, "protocolVersion")
+		}
+	}
+	switch {
+	case hasMethod && hasID:
+		m.kind = jsonrpc.Request
+	case hasMethod:
+		m.kind = jsonrpc.Notification
+	case hasResult:
+		m.kind = jsonrpc.Response
+	case wire.Has(v, "error"):
+		m.kind = jsonrpc.ErrorResponse
+	}
+	return m
 }
 
 // clientScanMessage reads one message object into m; false when it could

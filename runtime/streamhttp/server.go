@@ -286,7 +286,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusBadRequest, jsonrpc.ParseError, "reading the body: %v", err)
 		return
 	}
-	items, _, err := jsonrpc.Decode(body, true)
+	items, _, err := jsonrpc.DecodeOwned(body, true) // body is not changed: it goes to the session as is
 	if err != nil {
 		var de *jsonrpc.DecodeError
 		code := int64(jsonrpc.ParseError)
@@ -334,7 +334,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 	c.touch()
 	if len(requests) == 0 {
 		// Only notifications and responses: accepted (T-P4).
-		if !c.enqueue(r.Context(), body) {
+		if !c.deliver(r.Context(), body, false) {
 			httpError(w, http.StatusNotFound, jsonrpc.InvalidRequest, "session ended")
 			return
 		}
@@ -346,7 +346,10 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusBadRequest, jsonrpc.InvalidRequest, "%v", err)
 		return
 	}
-	if !c.enqueue(r.Context(), body) {
+	// With JSON answers, this goroutine waits for the answer anyway: a single
+	// request is handled on it. An SSE answer must start streaming while
+	// the handler runs (progress, requests to the client), so not then.
+	if !c.deliver(r.Context(), body, s.opts.JSONResponse) {
 		httpError(w, http.StatusNotFound, jsonrpc.InvalidRequest, "session ended")
 		return
 	}
@@ -419,14 +422,17 @@ func (s *Server) newConn() *conn {
 	}
 	c.lastSeen = time.Now()
 	c.standalone = c.newStreamLocked()
+	h := s.newHandler()
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		return nil
 	}
+	// The session is started before the conn is published: it sets c.push,
+	// and other requests may find c at once.
+	c.sess = session.New(session.Server, c, h, s.opts.Session)
 	s.sessions[c.id] = c
 	s.mu.Unlock()
-	c.sess = session.New(session.Server, c, s.newHandler(), s.opts.Session)
 	go func() {
 		<-c.sess.Done()
 		s.mu.Lock()
@@ -442,6 +448,7 @@ type conn struct {
 	id   string
 	sess *session.Session
 	in   chan []byte
+	push func(data []byte, inline bool) // set by the session before it starts
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -496,6 +503,26 @@ func (c *conn) openStream(requests []wire.ID, json bool) (*stream, error) {
 		c.byReq[id] = st
 	}
 	return st, nil
+}
+
+// SetPush implements transport.Pusher: POST bodies go to the session on the
+// goroutine of their HTTP request.
+func (c *conn) SetPush(push func(data []byte, inline bool)) { c.push = push }
+
+// deliver hands a POST body to the session: pushed when the session took
+// that (inline as for transport.Pusher), queued for Read otherwise. It
+// reports false when the session has ended.
+func (c *conn) deliver(ctx context.Context, body []byte, inline bool) bool {
+	if c.push == nil {
+		return c.enqueue(ctx, body)
+	}
+	select {
+	case <-c.closed:
+		return false
+	default:
+	}
+	c.push(body, inline)
+	return true
 }
 
 func (c *conn) enqueue(ctx context.Context, body []byte) bool {

@@ -19,3 +19,21 @@ type Transport interface {
 	// Close releases the transport; a blocked Read returns.
 	Close() error
 }
+
+// Pusher is implemented by transports that can hand a payload to the
+// session on the goroutine that received it (an HTTP handler, say) instead
+// of returning it from Read, which saves a hand-off between goroutines per
+// message.
+//
+// A session calls SetPush once, before its first Read. From then on the
+// transport may pass any payload to push rather than queue it for Read;
+// Read still reports the end of the connection. push returns once the
+// payload has been dealt with: messages checked, responses matched to their
+// calls, notifications queued, and requests started, or, when inline is
+// true and the payload is a single request, handled on the calling
+// goroutine with the answer written before push returns. A transport sets
+// inline when the pushing goroutine would wait for that answer anyway. push
+// is safe for concurrent use; it takes over data as Read's caller does.
+type Pusher interface {
+	SetPush(push func(data []byte, inline bool))
+}
