@@ -292,12 +292,17 @@ func (srv *StandardServer) CallTool(ctx context.Context, params *CallToolRequest
 		return nil, &jsonrpc.Error{Code: jsonrpc.InvalidParams, Message: "unknown tool " + strconv.Quote(params.Name)}
 	}
 	res, err := fn(ctx, params)
-	var je *jsonrpc.Error
-	if err != nil && !errors.As(err, &je) && ctx.Err() == nil {
+	if err != nil && !isJSONRPCError(err) && ctx.Err() == nil {
 		yes := true
 		return &CallToolResult{IsError: &yes, Content: []ContentBlock{{Value: &TextContent{Text: err.Error()}}}}, nil
 	}
 	return res, err
+}
+
+// isJSONRPCError reports whether err is or wraps a *jsonrpc.Error.
+func isJSONRPCError(err error) bool {
+	var je *jsonrpc.Error
+	return errors.As(err, &je)
 }
 
 // ListPrompts lists the registered prompts, a page at a time.

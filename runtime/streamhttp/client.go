@@ -270,10 +270,16 @@ func (c *Client) Write(ctx context.Context, data []byte) error {
 		return fmt.Errorf("streamhttp: %w", err)
 	}
 	c.setHeaders(req.Header, sid, version)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream") // T-P2
+	// The header's values share one array: one allocation instead of one
+	// per header.
+	vals := [...]string{"application/json", "application/json, text/event-stream"}
+	req.Header["Content-Type"] = vals[0:1:1]
+	req.Header["Accept"] = vals[1:2:2] // T-P2
 
-	stop := context.AfterFunc(ctx, cancelReq)
+	stop := func() bool { return true }
+	if ctx.Done() != nil {
+		stop = context.AfterFunc(ctx, cancelReq)
+	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		stop()
@@ -378,11 +384,12 @@ func (c *Client) setHeaders(h http.Header, sid, version string) {
 	for k, vs := range c.header {
 		h[k] = append([]string(nil), vs...)
 	}
+	vals := [...]string{sid, version}
 	if sid != "" {
-		h.Set("Mcp-Session-Id", sid) // T-S2
+		h["Mcp-Session-Id"] = vals[0:1:1] // T-S2
 	}
 	if version != "" {
-		h.Set("MCP-Protocol-Version", version) // T-H6
+		h["Mcp-Protocol-Version"] = vals[1:2:2] // T-H6
 	}
 }
 

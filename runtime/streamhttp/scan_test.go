@@ -2,9 +2,17 @@ package streamhttp
 
 import (
 	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	mcp "github.com/mcpgen/mcpgen/protocol/mcp20251125"
+	"github.com/mcpgen/mcpgen/runtime/session"
 )
 
 // scanSeeds are message envelopes the client routes by.
@@ -34,5 +42,74 @@ func TestClientProbe(t *testing.T) {
 		if got := clientScan([]byte(s)); len(got) != 1 || got[0] != want {
 			t.Errorf("clientScan(%s) = %+v; want [%+v]", s, got, want)
 		}
+	}
+}
+
+func TestAcceptsType(t *testing.T) {
+	tests := []struct {
+		values []string
+		typ    string
+		want   bool
+	}{
+		{[]string{"application/json, text/event-stream"}, "text/event-stream", true},
+		{[]string{"application/json", "text/event-stream"}, "text/event-stream", true},
+		{[]string{"APPLICATION/JSON;q=0.9"}, "application/json", true},
+		{[]string{" text/event-stream ; q=1 , x/y"}, "text/event-stream", true},
+		{[]string{"*/*"}, "application/json", true},
+		{[]string{"application/jsonx"}, "application/json", false},
+		{[]string{"text/html", ""}, "application/json", false},
+		{nil, "application/json", false},
+	}
+	for _, tc := range tests {
+		if got := acceptsType(tc.values, tc.typ); got != tc.want {
+			t.Errorf("acceptsType(%q, %q) = %v, want %v", tc.values, tc.typ, got, tc.want)
+		}
+	}
+}
+
+// TestJSONAnswersAreNotKept checks that a session answering with JSON bodies
+// keeps no stream per POST: only its GET stream.
+func TestJSONAnswersAreNotKept(t *testing.T) {
+	srv := NewServer(func() session.Handler {
+		return mcp.NewServerHandler(mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"}))
+	}, ServerOptions{JSONResponse: true})
+	defer srv.Close()
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	post := func(sid, body string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, hs.URL, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if sid != "" {
+			req.Header.Set("Mcp-Session-Id", sid)
+			req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+		}
+		resp, err := hs.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	resp := post("", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || sid == "" {
+		t.Fatalf("initialize: %s, session %q", resp.Status, sid)
+	}
+	post(sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for i := 1; i <= 20; i++ {
+		if resp := post(sid, `{"jsonrpc":"2.0","id":`+strconv.Itoa(i)+`,"method":"ping"}`); resp.StatusCode != http.StatusOK {
+			t.Fatalf("ping %d: %s", i, resp.Status)
+		}
+	}
+	srv.mu.Lock()
+	c := srv.sessions[sid]
+	srv.mu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.streams) != 1 || len(c.byReq) != 0 {
+		t.Errorf("after 21 answered requests the session keeps %d streams and %d request routes; want 1 (the GET stream) and 0", len(c.streams), len(c.byReq))
 	}
 }

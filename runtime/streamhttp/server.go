@@ -220,20 +220,28 @@ func (s *Server) originAllowed(origin string) bool {
 }
 
 func accepts(r *http.Request, types ...string) bool {
-	accept := strings.Join(r.Header.Values("Accept"), ",")
 	for _, t := range types {
-		ok := false
-		for _, part := range strings.Split(accept, ",") {
-			mt := strings.TrimSpace(strings.SplitN(part, ";", 2)[0])
-			if strings.EqualFold(mt, t) || mt == "*/*" {
-				ok = true
-			}
-		}
-		if !ok {
+		if !acceptsType(r.Header.Values("Accept"), t) {
 			return false
 		}
 	}
 	return true
+}
+
+// acceptsType reports whether the Accept header values list the media type
+// t (or */*), ignoring parameters and case.
+func acceptsType(values []string, t string) bool {
+	for _, v := range values {
+		for v != "" {
+			var part string
+			part, v, _ = strings.Cut(v, ",")
+			mt, _, _ := strings.Cut(part, ";")
+			if mt = strings.TrimSpace(mt); strings.EqualFold(mt, t) || mt == "*/*" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // checkVersion validates MCP-Protocol-Version (T-H6…T-H8): a missing header
@@ -497,7 +505,14 @@ func (c *conn) openStream(requests []wire.ID, json bool) (*stream, error) {
 			return nil, fmt.Errorf("request ID %v is already in use", id)
 		}
 	}
-	st := c.newStreamLocked()
+	var st *stream
+	if json {
+		// A JSON answer is not an SSE stream: no id, no events to resume,
+		// nothing to keep once it is answered.
+		st = &stream{pending: make(map[wire.ID]bool, len(requests)), wake: make(chan struct{}, 1)}
+	} else {
+		st = c.newStreamLocked()
+	}
 	for _, id := range requests {
 		st.pending[id] = true
 		c.byReq[id] = st
