@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func testCtx(t *testing.T) context.Context {
@@ -262,5 +264,54 @@ func TestPipeCloseUnblocksRead(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatal("Close did not unblock Read")
 		}
+	}
+}
+
+// TestPipePush checks the Pusher side of a Pipe: payloads queued before
+// SetPush are pushed first, in order; later ones are pushed on the writing
+// goroutine, never inline, and not queued for Read.
+func TestPipePush(t *testing.T) {
+	a, b := Pipe()
+	ctx := context.Background()
+	for _, s := range []string{"1", "2"} {
+		if err := b.Write(ctx, []byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	a.(Pusher).SetPush(func(data []byte, inline bool) {
+		if inline {
+			t.Errorf("payload %s pushed inline", data)
+		}
+		got = append(got, string(data))
+	})
+	if diff := cmp.Diff([]string{"1", "2"}, got); diff != "" {
+		t.Fatalf("the backlog was not pushed in order (-want +got):\n%s", diff)
+	}
+	buf := []byte("3")
+	if err := b.Write(ctx, buf); err != nil {
+		t.Fatal(err)
+	}
+	buf[0] = 'X' // the pushed payload is a copy
+	if diff := cmp.Diff([]string{"1", "2", "3"}, got); diff != "" {
+		t.Fatalf("Write did not push before returning (-want +got):\n%s", diff)
+	}
+	// The other direction still queues.
+	if err := a.Write(ctx, []byte("to b")); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := b.Read(ctx); err != nil || string(m) != "to b" {
+		t.Fatalf("b.Read = %q, %v", m, err)
+	}
+	// Nothing pushed is left for Read, which ends with the pipe.
+	b.Close()
+	if m, err := a.Read(ctx); !errors.Is(err, io.EOF) {
+		t.Fatalf("a.Read after Close = %q, %v; want io.EOF", m, err)
+	}
+	if err := b.Write(ctx, []byte("4")); !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("Write after Close = %v", err)
+	}
+	if len(got) != 3 {
+		t.Fatalf("pushed after Close: %q", got)
 	}
 }
