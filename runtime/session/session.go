@@ -266,6 +266,12 @@ func (s *Session) read() {
 	defer close(s.readDone)
 	for {
 		data, err := s.t.Read(s.ctx)
+		if errors.Is(err, transport.ErrSkipped) {
+			// One payload lost, the connection fine: say so and read on.
+			s.log.Debug("mcp: payload skipped by the transport", "err", err)
+			s.writeMessage(errorMessage(wire.ID{}, &jsonrpc.Error{Code: jsonrpc.InvalidRequest, Message: err.Error()}))
+			continue
+		}
 		if err != nil {
 			if errors.Is(err, context.Canceled) || isEOF(err) {
 				err = nil

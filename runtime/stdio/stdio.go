@@ -306,8 +306,18 @@ func (t *Transport) readLine() ([]byte, error) {
 }
 
 func (t *Transport) tooLarge() error {
-	return fmt.Errorf("%w: line longer than the limit of %d bytes, skipped", ErrMessageTooLarge, t.max)
+	return &tooLargeError{max: t.max}
 }
+
+// tooLargeError is the error for a line over the limit: it wraps
+// ErrMessageTooLarge, and transport.ErrSkipped since the line is skipped.
+type tooLargeError struct{ max int }
+
+func (e *tooLargeError) Error() string {
+	return fmt.Sprintf("%v: line longer than the limit of %d bytes, skipped", ErrMessageTooLarge, e.max)
+}
+
+func (e *tooLargeError) Unwrap() []error { return []error{ErrMessageTooLarge, transport.ErrSkipped} }
 
 // blank reports whether line holds only JSON whitespace without newlines.
 func blank(line []byte) bool {

@@ -2,7 +2,16 @@
 // and provides an in-memory transport.
 package transport
 
-import "context"
+import (
+	"context"
+	"errors"
+)
+
+// ErrSkipped is wrapped by errors Read returns for a payload the transport
+// could not read whole and skipped (a stdio line over the size limit, say).
+// The connection stays usable: a session answers such a payload with an
+// error response and reads on.
+var ErrSkipped = errors.New("payload skipped")
 
 // Transport carries whole JSON-RPC payloads: each Read returns one JSON text
 // (a message, or a batch where the revision has them) and each Write sends
