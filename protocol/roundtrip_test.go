@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpgen/mcpgen/generator/plan"
 	"github.com/mcpgen/mcpgen/protocol/corpus"
@@ -48,6 +49,14 @@ func roundTrip(t *testing.T, c wire.Codec, data []byte) []byte {
 	out, err := c.AppendJSON(nil)
 	if err != nil {
 		t.Fatalf("encode: %v", err)
+	}
+	// Generated types promise valid JSON without duplicate names
+	// (wire.ValidJSON): encoders embed it unchecked.
+	if _, ok := c.(wire.ValidJSON); !ok {
+		t.Errorf("%T is not a wire.ValidJSON", c)
+	}
+	if !jsontext.Value(out).IsValid() {
+		t.Fatalf("encode: not valid JSON: %s", out)
 	}
 	return out
 }

@@ -33,8 +33,8 @@ func (g *gen) codecs(f *jen.File) error {
 	return nil
 }
 
-// commonMethods writes AppendJSON, MarshalJSON and UnmarshalJSON around the
-// type's encode and UnmarshalJSONFrom.
+// commonMethods writes AppendJSON, ValidJSON, MarshalJSON and UnmarshalJSON
+// around the type's encode and UnmarshalJSONFrom.
 func (g *gen) commonMethods(f *jen.File, name string, ptr bool) {
 	recv := jen.Id("x").Id(name)
 	if ptr {
@@ -46,6 +46,8 @@ func (g *gen) commonMethods(f *jen.File, name string, ptr bool) {
 		jen.Id("x").Dot("encode").Call(jen.Op("&").Id("e")),
 		jen.Return(jen.Id("e").Dot("Bytes").Call()),
 	)
+	f.Comment("ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).")
+	f.Func().Params(recv.Clone()).Id("ValidJSON").Params().Block()
 	f.Comment("MarshalJSON implements json.Marshaler.")
 	f.Func().Params(jen.Id("x").Id(name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
 		jen.Return(jen.Id("x").Dot("AppendJSON").Call(jen.Nil())),

@@ -34,6 +34,9 @@ func (x *Annotations) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *Annotations) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x Annotations) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -120,6 +123,9 @@ func (x *AudioContent) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *AudioContent) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x AudioContent) MarshalJSON() ([]byte, error) {
@@ -212,6 +218,9 @@ func (x *BlobResourceContents) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *BlobResourceContents) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x BlobResourceContents) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -294,6 +303,9 @@ func (x *CallToolRequest) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CallToolRequest) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x CallToolRequest) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -369,6 +381,9 @@ func (x *CallToolRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CallToolRequestParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x CallToolRequestParams) MarshalJSON() ([]byte, error) {
@@ -455,6 +470,9 @@ func (x *CallToolResult) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CallToolResult) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x CallToolResult) MarshalJSON() ([]byte, error) {
@@ -547,6 +565,9 @@ func (x *CallToolResultContentItem) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CallToolResultContentItem) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x CallToolResultContentItem) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -627,6 +648,9 @@ func (x *CancelledNotification) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CancelledNotification) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x CancelledNotification) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -702,6 +726,9 @@ func (x *CancelledNotificationParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CancelledNotificationParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x CancelledNotificationParams) MarshalJSON() ([]byte, error) {
@@ -793,6 +820,9 @@ func (x *ClientCapabilities) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ClientCapabilities) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ClientCapabilities) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -880,6 +910,9 @@ func (x *ClientCapabilitiesRoots) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ClientCapabilitiesRoots) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ClientCapabilitiesRoots) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -939,6 +972,9 @@ func (x *ClientNotification) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ClientNotification) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ClientNotification) MarshalJSON() ([]byte, error) {
@@ -1018,6 +1054,9 @@ func (x *ClientRequest) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ClientRequest) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ClientRequest) MarshalJSON() ([]byte, error) {
@@ -1170,6 +1209,9 @@ func (x *ClientResult) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ClientResult) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ClientResult) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -1216,6 +1258,9 @@ func (x *CompleteRequest) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CompleteRequest) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x CompleteRequest) MarshalJSON() ([]byte, error) {
@@ -1290,6 +1335,9 @@ func (x *CompleteRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CompleteRequestParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x CompleteRequestParams) MarshalJSON() ([]byte, error) {
@@ -1367,6 +1415,9 @@ func (x *CompleteRequestParamsArgument) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CompleteRequestParamsArgument) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x CompleteRequestParamsArgument) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -1440,6 +1491,9 @@ func (x *CompleteRequestParamsRef) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CompleteRequestParamsRef) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x CompleteRequestParamsRef) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -1505,6 +1559,9 @@ func (x *CompleteResult) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CompleteResult) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x CompleteResult) MarshalJSON() ([]byte, error) {
@@ -1583,6 +1640,9 @@ func (x *CompleteResultCompletion) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CompleteResultCompletion) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x CompleteResultCompletion) MarshalJSON() ([]byte, error) {
@@ -1679,6 +1739,9 @@ func (x *CreateMessageRequest) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CreateMessageRequest) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x CreateMessageRequest) MarshalJSON() ([]byte, error) {
@@ -1785,6 +1848,9 @@ func (x *CreateMessageRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CreateMessageRequestParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x CreateMessageRequestParams) MarshalJSON() ([]byte, error) {
@@ -1932,6 +1998,9 @@ func (x CreateMessageRequestParamsIncludeContext) AppendJSON(b []byte) ([]byte, 
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x CreateMessageRequestParamsIncludeContext) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x CreateMessageRequestParamsIncludeContext) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -1981,6 +2050,9 @@ func (x *CreateMessageResult) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CreateMessageResult) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x CreateMessageResult) MarshalJSON() ([]byte, error) {
@@ -2075,6 +2147,9 @@ func (x *CreateMessageResultContent) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CreateMessageResultContent) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x CreateMessageResultContent) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -2142,6 +2217,9 @@ func (x Cursor) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x Cursor) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x Cursor) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -2184,6 +2262,9 @@ func (x *EmbeddedResource) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *EmbeddedResource) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x EmbeddedResource) MarshalJSON() ([]byte, error) {
@@ -2259,6 +2340,9 @@ func (x *EmbeddedResourceResource) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *EmbeddedResourceResource) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x EmbeddedResourceResource) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -2319,6 +2403,9 @@ func (x *GetPromptRequest) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *GetPromptRequest) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x GetPromptRequest) MarshalJSON() ([]byte, error) {
@@ -2401,6 +2488,9 @@ func (x *GetPromptRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *GetPromptRequestParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x GetPromptRequestParams) MarshalJSON() ([]byte, error) {
@@ -2505,6 +2595,9 @@ func (x *GetPromptResult) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *GetPromptResult) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x GetPromptResult) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -2603,6 +2696,9 @@ func (x *ImageContent) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ImageContent) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ImageContent) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -2690,6 +2786,9 @@ func (x *Implementation) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *Implementation) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x Implementation) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -2763,6 +2862,9 @@ func (x *InitializeRequest) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *InitializeRequest) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x InitializeRequest) MarshalJSON() ([]byte, error) {
@@ -2839,6 +2941,9 @@ func (x *InitializeRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *InitializeRequestParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x InitializeRequestParams) MarshalJSON() ([]byte, error) {
@@ -2936,6 +3041,9 @@ func (x *InitializeResult) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *InitializeResult) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x InitializeResult) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -3032,6 +3140,9 @@ func (x *InitializedNotification) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *InitializedNotification) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x InitializedNotification) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -3108,6 +3219,9 @@ func (x *InitializedNotificationParams) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *InitializedNotificationParams) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x InitializedNotificationParams) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -3173,6 +3287,9 @@ func (x JSONRPCBatchRequest) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x JSONRPCBatchRequest) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x JSONRPCBatchRequest) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -3224,6 +3341,9 @@ func (x *JSONRPCBatchRequestItem) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *JSONRPCBatchRequestItem) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x JSONRPCBatchRequestItem) MarshalJSON() ([]byte, error) {
@@ -3284,6 +3404,9 @@ func (x JSONRPCBatchResponse) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x JSONRPCBatchResponse) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x JSONRPCBatchResponse) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -3335,6 +3458,9 @@ func (x *JSONRPCBatchResponseItem) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *JSONRPCBatchResponseItem) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x JSONRPCBatchResponseItem) MarshalJSON() ([]byte, error) {
@@ -3398,6 +3524,9 @@ func (x *JSONRPCError) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *JSONRPCError) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x JSONRPCError) MarshalJSON() ([]byte, error) {
@@ -3481,6 +3610,9 @@ func (x *JSONRPCErrorError) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *JSONRPCErrorError) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x JSONRPCErrorError) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -3559,6 +3691,9 @@ func (x *JSONRPCMessage) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *JSONRPCMessage) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x JSONRPCMessage) MarshalJSON() ([]byte, error) {
@@ -3654,6 +3789,9 @@ func (x *JSONRPCMessageArrayItem) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *JSONRPCMessageArrayItem) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x JSONRPCMessageArrayItem) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -3713,6 +3851,9 @@ func (x JSONRPCMessageArray) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x JSONRPCMessageArray) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x JSONRPCMessageArray) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -3764,6 +3905,9 @@ func (x *JSONRPCMessageArray5Item) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *JSONRPCMessageArray5Item) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x JSONRPCMessageArray5Item) MarshalJSON() ([]byte, error) {
@@ -3826,6 +3970,9 @@ func (x JSONRPCMessageArray5) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x JSONRPCMessageArray5) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x JSONRPCMessageArray5) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -3882,6 +4029,9 @@ func (x *JSONRPCNotification) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *JSONRPCNotification) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x JSONRPCNotification) MarshalJSON() ([]byte, error) {
@@ -3969,6 +4119,9 @@ func (x *JSONRPCNotificationParams) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *JSONRPCNotificationParams) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x JSONRPCNotificationParams) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -4039,6 +4192,9 @@ func (x *JSONRPCRequest) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *JSONRPCRequest) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x JSONRPCRequest) MarshalJSON() ([]byte, error) {
@@ -4134,6 +4290,9 @@ func (x *JSONRPCRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *JSONRPCRequestParams) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x JSONRPCRequestParams) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -4200,6 +4359,9 @@ func (x *JSONRPCResponse) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *JSONRPCResponse) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x JSONRPCResponse) MarshalJSON() ([]byte, error) {
@@ -4281,6 +4443,9 @@ func (x *ListPromptsRequest) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ListPromptsRequest) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ListPromptsRequest) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -4351,6 +4516,9 @@ func (x *ListPromptsRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ListPromptsRequestParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ListPromptsRequestParams) MarshalJSON() ([]byte, error) {
@@ -4428,6 +4596,9 @@ func (x *ListPromptsResult) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ListPromptsResult) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ListPromptsResult) MarshalJSON() ([]byte, error) {
@@ -4523,6 +4694,9 @@ func (x *ListResourceTemplatesRequest) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ListResourceTemplatesRequest) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ListResourceTemplatesRequest) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -4593,6 +4767,9 @@ func (x *ListResourceTemplatesRequestParams) AppendJSON(b []byte) ([]byte, error
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ListResourceTemplatesRequestParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ListResourceTemplatesRequestParams) MarshalJSON() ([]byte, error) {
@@ -4670,6 +4847,9 @@ func (x *ListResourceTemplatesResult) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ListResourceTemplatesResult) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ListResourceTemplatesResult) MarshalJSON() ([]byte, error) {
@@ -4765,6 +4945,9 @@ func (x *ListResourcesRequest) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ListResourcesRequest) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ListResourcesRequest) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -4835,6 +5018,9 @@ func (x *ListResourcesRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ListResourcesRequestParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ListResourcesRequestParams) MarshalJSON() ([]byte, error) {
@@ -4912,6 +5098,9 @@ func (x *ListResourcesResult) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ListResourcesResult) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ListResourcesResult) MarshalJSON() ([]byte, error) {
@@ -5007,6 +5196,9 @@ func (x *ListRootsRequest) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ListRootsRequest) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ListRootsRequest) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -5083,6 +5275,9 @@ func (x *ListRootsRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ListRootsRequestParams) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ListRootsRequestParams) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -5153,6 +5348,9 @@ func (x *ListRootsResult) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ListRootsResult) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ListRootsResult) MarshalJSON() ([]byte, error) {
@@ -5240,6 +5438,9 @@ func (x *ListToolsRequest) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ListToolsRequest) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ListToolsRequest) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -5310,6 +5511,9 @@ func (x *ListToolsRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ListToolsRequestParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ListToolsRequestParams) MarshalJSON() ([]byte, error) {
@@ -5387,6 +5591,9 @@ func (x *ListToolsResult) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ListToolsResult) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ListToolsResult) MarshalJSON() ([]byte, error) {
@@ -5479,6 +5686,9 @@ func (x LoggingLevel) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x LoggingLevel) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x LoggingLevel) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -5518,6 +5728,9 @@ func (x *LoggingMessageNotification) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *LoggingMessageNotification) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x LoggingMessageNotification) MarshalJSON() ([]byte, error) {
@@ -5596,6 +5809,9 @@ func (x *LoggingMessageNotificationParams) AppendJSON(b []byte) ([]byte, error) 
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *LoggingMessageNotificationParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x LoggingMessageNotificationParams) MarshalJSON() ([]byte, error) {
@@ -5683,6 +5899,9 @@ func (x *ModelHint) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ModelHint) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ModelHint) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -5759,6 +5978,9 @@ func (x *ModelPreferences) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ModelPreferences) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ModelPreferences) MarshalJSON() ([]byte, error) {
@@ -5859,6 +6081,9 @@ func (x *Notification) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *Notification) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x Notification) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -5937,6 +6162,9 @@ func (x *NotificationParams) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *NotificationParams) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x NotificationParams) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -6003,6 +6231,9 @@ func (x *PaginatedRequest) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *PaginatedRequest) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x PaginatedRequest) MarshalJSON() ([]byte, error) {
@@ -6073,6 +6304,9 @@ func (x *PaginatedRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *PaginatedRequestParams) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x PaginatedRequestParams) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -6137,6 +6371,9 @@ func (x *PaginatedResult) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *PaginatedResult) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x PaginatedResult) MarshalJSON() ([]byte, error) {
@@ -6206,6 +6443,9 @@ func (x *PingRequest) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *PingRequest) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x PingRequest) MarshalJSON() ([]byte, error) {
@@ -6283,6 +6523,9 @@ func (x *PingRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *PingRequestParams) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x PingRequestParams) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -6347,6 +6590,9 @@ func (x *ProgressNotification) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ProgressNotification) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ProgressNotification) MarshalJSON() ([]byte, error) {
@@ -6429,6 +6675,9 @@ func (x *ProgressNotificationParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ProgressNotificationParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ProgressNotificationParams) MarshalJSON() ([]byte, error) {
@@ -6534,6 +6783,9 @@ func (x *Prompt) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *Prompt) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x Prompt) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -6632,6 +6884,9 @@ func (x *PromptArgument) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *PromptArgument) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x PromptArgument) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -6714,6 +6969,9 @@ func (x *PromptListChangedNotification) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *PromptListChangedNotification) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x PromptListChangedNotification) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -6790,6 +7048,9 @@ func (x *PromptListChangedNotificationParams) AppendJSON(b []byte) ([]byte, erro
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *PromptListChangedNotificationParams) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x PromptListChangedNotificationParams) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -6854,6 +7115,9 @@ func (x *PromptMessage) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *PromptMessage) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x PromptMessage) MarshalJSON() ([]byte, error) {
@@ -6923,6 +7187,9 @@ func (x *PromptMessageContent) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *PromptMessageContent) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x PromptMessageContent) MarshalJSON() ([]byte, error) {
@@ -7004,6 +7271,9 @@ func (x *PromptReference) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *PromptReference) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x PromptReference) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -7076,6 +7346,9 @@ func (x *ReadResourceRequest) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ReadResourceRequest) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ReadResourceRequest) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -7147,6 +7420,9 @@ func (x *ReadResourceRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ReadResourceRequestParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ReadResourceRequestParams) MarshalJSON() ([]byte, error) {
@@ -7223,6 +7499,9 @@ func (x *ReadResourceResult) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ReadResourceResult) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ReadResourceResult) MarshalJSON() ([]byte, error) {
@@ -7307,6 +7586,9 @@ func (x *ReadResourceResultContentsItem) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ReadResourceResultContentsItem) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ReadResourceResultContentsItem) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -7369,6 +7651,9 @@ func (x *Request) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *Request) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x Request) MarshalJSON() ([]byte, error) {
@@ -7447,6 +7732,9 @@ func (x *RequestParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *RequestParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x RequestParams) MarshalJSON() ([]byte, error) {
@@ -7528,6 +7816,9 @@ func (x *Resource) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *Resource) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x Resource) MarshalJSON() ([]byte, error) {
@@ -7634,6 +7925,9 @@ func (x *ResourceContents) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ResourceContents) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ResourceContents) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -7707,6 +8001,9 @@ func (x *ResourceListChangedNotification) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ResourceListChangedNotification) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ResourceListChangedNotification) MarshalJSON() ([]byte, error) {
@@ -7784,6 +8081,9 @@ func (x *ResourceListChangedNotificationParams) AppendJSON(b []byte) ([]byte, er
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ResourceListChangedNotificationParams) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ResourceListChangedNotificationParams) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -7848,6 +8148,9 @@ func (x *ResourceReference) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ResourceReference) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ResourceReference) MarshalJSON() ([]byte, error) {
@@ -7932,6 +8235,9 @@ func (x *ResourceTemplate) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ResourceTemplate) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ResourceTemplate) MarshalJSON() ([]byte, error) {
@@ -8028,6 +8334,9 @@ func (x *ResourceUpdatedNotification) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ResourceUpdatedNotification) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ResourceUpdatedNotification) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -8099,6 +8408,9 @@ func (x *ResourceUpdatedNotificationParams) AppendJSON(b []byte) ([]byte, error)
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ResourceUpdatedNotificationParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ResourceUpdatedNotificationParams) MarshalJSON() ([]byte, error) {
@@ -8179,6 +8491,9 @@ func (x *Result) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *Result) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x Result) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -8243,6 +8558,9 @@ func (x Role) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x Role) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x Role) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -8284,6 +8602,9 @@ func (x *Root) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *Root) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x Root) MarshalJSON() ([]byte, error) {
@@ -8358,6 +8679,9 @@ func (x *RootsListChangedNotification) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *RootsListChangedNotification) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x RootsListChangedNotification) MarshalJSON() ([]byte, error) {
@@ -8435,6 +8759,9 @@ func (x *RootsListChangedNotificationParams) AppendJSON(b []byte) ([]byte, error
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *RootsListChangedNotificationParams) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x RootsListChangedNotificationParams) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -8499,6 +8826,9 @@ func (x *SamplingMessage) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *SamplingMessage) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x SamplingMessage) MarshalJSON() ([]byte, error) {
@@ -8568,6 +8898,9 @@ func (x *SamplingMessageContent) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *SamplingMessageContent) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x SamplingMessageContent) MarshalJSON() ([]byte, error) {
@@ -8666,6 +8999,9 @@ func (x *ServerCapabilities) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ServerCapabilities) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ServerCapabilities) MarshalJSON() ([]byte, error) {
@@ -8770,6 +9106,9 @@ func (x *ServerCapabilitiesPrompts) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ServerCapabilitiesPrompts) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ServerCapabilitiesPrompts) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -8834,6 +9173,9 @@ func (x *ServerCapabilitiesResources) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ServerCapabilitiesResources) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ServerCapabilitiesResources) MarshalJSON() ([]byte, error) {
@@ -8904,6 +9246,9 @@ func (x *ServerCapabilitiesTools) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ServerCapabilitiesTools) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ServerCapabilitiesTools) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -8963,6 +9308,9 @@ func (x *ServerNotification) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ServerNotification) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ServerNotification) MarshalJSON() ([]byte, error) {
@@ -9067,6 +9415,9 @@ func (x *ServerRequest) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ServerRequest) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ServerRequest) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -9138,6 +9489,9 @@ func (x *ServerResult) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ServerResult) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ServerResult) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -9184,6 +9538,9 @@ func (x *SetLevelRequest) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *SetLevelRequest) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x SetLevelRequest) MarshalJSON() ([]byte, error) {
@@ -9257,6 +9614,9 @@ func (x *SetLevelRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *SetLevelRequestParams) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x SetLevelRequestParams) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -9324,6 +9684,9 @@ func (x *SubscribeRequest) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *SubscribeRequest) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x SubscribeRequest) MarshalJSON() ([]byte, error) {
@@ -9396,6 +9759,9 @@ func (x *SubscribeRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *SubscribeRequestParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x SubscribeRequestParams) MarshalJSON() ([]byte, error) {
@@ -9470,6 +9836,9 @@ func (x *TextContent) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *TextContent) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x TextContent) MarshalJSON() ([]byte, error) {
@@ -9551,6 +9920,9 @@ func (x *TextResourceContents) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *TextResourceContents) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x TextResourceContents) MarshalJSON() ([]byte, error) {
@@ -9642,6 +10014,9 @@ func (x *Tool) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *Tool) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x Tool) MarshalJSON() ([]byte, error) {
@@ -9749,6 +10124,9 @@ func (x *ToolAnnotations) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ToolAnnotations) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ToolAnnotations) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -9844,6 +10222,9 @@ func (x *ToolListChangedNotification) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ToolListChangedNotification) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ToolListChangedNotification) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -9920,6 +10301,9 @@ func (x *ToolListChangedNotificationParams) AppendJSON(b []byte) ([]byte, error)
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ToolListChangedNotificationParams) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ToolListChangedNotificationParams) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -9984,6 +10368,9 @@ func (x *UnsubscribeRequest) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *UnsubscribeRequest) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x UnsubscribeRequest) MarshalJSON() ([]byte, error) {
@@ -10056,6 +10443,9 @@ func (x *UnsubscribeRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *UnsubscribeRequestParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x UnsubscribeRequestParams) MarshalJSON() ([]byte, error) {

@@ -38,6 +38,9 @@ func (x *Annotations) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *Annotations) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x Annotations) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -137,6 +140,9 @@ func (x *AudioContent) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *AudioContent) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x AudioContent) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -232,6 +238,9 @@ func (x *BaseMetadata) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *BaseMetadata) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x BaseMetadata) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -311,6 +320,9 @@ func (x *BlobResourceContents) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *BlobResourceContents) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x BlobResourceContents) MarshalJSON() ([]byte, error) {
@@ -410,6 +422,9 @@ func (x *BooleanSchema) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *BooleanSchema) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x BooleanSchema) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -496,6 +511,9 @@ func (x *CallToolRequest) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CallToolRequest) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x CallToolRequest) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -571,6 +589,9 @@ func (x *CallToolRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CallToolRequestParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x CallToolRequestParams) MarshalJSON() ([]byte, error) {
@@ -661,6 +682,9 @@ func (x *CallToolResult) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CallToolResult) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x CallToolResult) MarshalJSON() ([]byte, error) {
@@ -760,6 +784,9 @@ func (x *CancelledNotification) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CancelledNotification) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x CancelledNotification) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -835,6 +862,9 @@ func (x *CancelledNotificationParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CancelledNotificationParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x CancelledNotificationParams) MarshalJSON() ([]byte, error) {
@@ -930,6 +960,9 @@ func (x *ClientCapabilities) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ClientCapabilities) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ClientCapabilities) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -1023,6 +1056,9 @@ func (x *ClientCapabilitiesRoots) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ClientCapabilitiesRoots) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ClientCapabilitiesRoots) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -1082,6 +1118,9 @@ func (x *ClientNotification) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ClientNotification) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ClientNotification) MarshalJSON() ([]byte, error) {
@@ -1161,6 +1200,9 @@ func (x *ClientRequest) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ClientRequest) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ClientRequest) MarshalJSON() ([]byte, error) {
@@ -1313,6 +1355,9 @@ func (x *ClientResult) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ClientResult) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ClientResult) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -1359,6 +1404,9 @@ func (x *CompleteRequest) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CompleteRequest) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x CompleteRequest) MarshalJSON() ([]byte, error) {
@@ -1437,6 +1485,9 @@ func (x *CompleteRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CompleteRequestParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x CompleteRequestParams) MarshalJSON() ([]byte, error) {
@@ -1519,6 +1570,9 @@ func (x *CompleteRequestParamsArgument) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CompleteRequestParamsArgument) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x CompleteRequestParamsArgument) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -1599,6 +1653,9 @@ func (x *CompleteRequestParamsContext) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CompleteRequestParamsContext) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x CompleteRequestParamsContext) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -1674,6 +1731,9 @@ func (x *CompleteRequestParamsRef) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CompleteRequestParamsRef) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x CompleteRequestParamsRef) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -1739,6 +1799,9 @@ func (x *CompleteResult) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CompleteResult) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x CompleteResult) MarshalJSON() ([]byte, error) {
@@ -1817,6 +1880,9 @@ func (x *CompleteResultCompletion) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CompleteResultCompletion) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x CompleteResultCompletion) MarshalJSON() ([]byte, error) {
@@ -1913,6 +1979,9 @@ func (x *ContentBlock) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ContentBlock) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ContentBlock) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -2000,6 +2069,9 @@ func (x *CreateMessageRequest) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CreateMessageRequest) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x CreateMessageRequest) MarshalJSON() ([]byte, error) {
@@ -2106,6 +2178,9 @@ func (x *CreateMessageRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CreateMessageRequestParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x CreateMessageRequestParams) MarshalJSON() ([]byte, error) {
@@ -2253,6 +2328,9 @@ func (x CreateMessageRequestParamsIncludeContext) AppendJSON(b []byte) ([]byte, 
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x CreateMessageRequestParamsIncludeContext) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x CreateMessageRequestParamsIncludeContext) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -2302,6 +2380,9 @@ func (x *CreateMessageResult) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CreateMessageResult) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x CreateMessageResult) MarshalJSON() ([]byte, error) {
@@ -2396,6 +2477,9 @@ func (x *CreateMessageResultContent) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CreateMessageResultContent) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x CreateMessageResultContent) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -2463,6 +2547,9 @@ func (x Cursor) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x Cursor) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x Cursor) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -2501,6 +2588,9 @@ func (x *ElicitRequest) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ElicitRequest) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ElicitRequest) MarshalJSON() ([]byte, error) {
@@ -2575,6 +2665,9 @@ func (x *ElicitRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ElicitRequestParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ElicitRequestParams) MarshalJSON() ([]byte, error) {
@@ -2667,6 +2760,9 @@ func (x *ElicitRequestParamsRequestedSchema) AppendJSON(b []byte) ([]byte, error
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ElicitRequestParamsRequestedSchema) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ElicitRequestParamsRequestedSchema) MarshalJSON() ([]byte, error) {
@@ -2789,6 +2885,9 @@ func (x *ElicitResult) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ElicitResult) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ElicitResult) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -2877,6 +2976,9 @@ func (x ElicitResultAction) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x ElicitResultAction) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ElicitResultAction) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -2915,6 +3017,9 @@ func (x *ElicitResultContentValue) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ElicitResultContentValue) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ElicitResultContentValue) MarshalJSON() ([]byte, error) {
@@ -2974,6 +3079,9 @@ func (x ElicitResultContentValueString) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x ElicitResultContentValueString) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ElicitResultContentValueString) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -3008,6 +3116,9 @@ func (x ElicitResultContentValueInteger) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x ElicitResultContentValueInteger) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ElicitResultContentValueInteger) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -3041,6 +3152,9 @@ func (x ElicitResultContentValueBoolean) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x ElicitResultContentValueBoolean) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ElicitResultContentValueBoolean) MarshalJSON() ([]byte, error) {
@@ -3088,6 +3202,9 @@ func (x *EmbeddedResource) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *EmbeddedResource) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x EmbeddedResource) MarshalJSON() ([]byte, error) {
@@ -3169,6 +3286,9 @@ func (x *EmbeddedResourceResource) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *EmbeddedResourceResource) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x EmbeddedResourceResource) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -3249,6 +3369,9 @@ func (x *EnumSchema) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *EnumSchema) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x EnumSchema) MarshalJSON() ([]byte, error) {
@@ -3376,6 +3499,9 @@ func (x *GetPromptRequest) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *GetPromptRequest) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x GetPromptRequest) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -3457,6 +3583,9 @@ func (x *GetPromptRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *GetPromptRequestParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x GetPromptRequestParams) MarshalJSON() ([]byte, error) {
@@ -3561,6 +3690,9 @@ func (x *GetPromptResult) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *GetPromptResult) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x GetPromptResult) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -3663,6 +3795,9 @@ func (x *ImageContent) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ImageContent) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ImageContent) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -3760,6 +3895,9 @@ func (x *Implementation) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *Implementation) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x Implementation) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -3842,6 +3980,9 @@ func (x *InitializeRequest) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *InitializeRequest) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x InitializeRequest) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -3917,6 +4058,9 @@ func (x *InitializeRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *InitializeRequestParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x InitializeRequestParams) MarshalJSON() ([]byte, error) {
@@ -4014,6 +4158,9 @@ func (x *InitializeResult) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *InitializeResult) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x InitializeResult) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -4110,6 +4257,9 @@ func (x *InitializedNotification) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *InitializedNotification) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x InitializedNotification) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -4186,6 +4336,9 @@ func (x *InitializedNotificationParams) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *InitializedNotificationParams) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x InitializedNotificationParams) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -4252,6 +4405,9 @@ func (x *JSONRPCError) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *JSONRPCError) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x JSONRPCError) MarshalJSON() ([]byte, error) {
@@ -4335,6 +4491,9 @@ func (x *JSONRPCErrorError) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *JSONRPCErrorError) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x JSONRPCErrorError) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -4414,6 +4573,9 @@ func (x *JSONRPCMessage) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *JSONRPCMessage) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x JSONRPCMessage) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -4492,6 +4654,9 @@ func (x *JSONRPCNotification) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *JSONRPCNotification) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x JSONRPCNotification) MarshalJSON() ([]byte, error) {
@@ -4579,6 +4744,9 @@ func (x *JSONRPCNotificationParams) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *JSONRPCNotificationParams) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x JSONRPCNotificationParams) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -4649,6 +4817,9 @@ func (x *JSONRPCRequest) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *JSONRPCRequest) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x JSONRPCRequest) MarshalJSON() ([]byte, error) {
@@ -4744,6 +4915,9 @@ func (x *JSONRPCRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *JSONRPCRequestParams) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x JSONRPCRequestParams) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -4810,6 +4984,9 @@ func (x *JSONRPCResponse) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *JSONRPCResponse) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x JSONRPCResponse) MarshalJSON() ([]byte, error) {
@@ -4891,6 +5068,9 @@ func (x *ListPromptsRequest) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ListPromptsRequest) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ListPromptsRequest) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -4961,6 +5141,9 @@ func (x *ListPromptsRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ListPromptsRequestParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ListPromptsRequestParams) MarshalJSON() ([]byte, error) {
@@ -5038,6 +5221,9 @@ func (x *ListPromptsResult) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ListPromptsResult) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ListPromptsResult) MarshalJSON() ([]byte, error) {
@@ -5133,6 +5319,9 @@ func (x *ListResourceTemplatesRequest) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ListResourceTemplatesRequest) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ListResourceTemplatesRequest) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -5203,6 +5392,9 @@ func (x *ListResourceTemplatesRequestParams) AppendJSON(b []byte) ([]byte, error
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ListResourceTemplatesRequestParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ListResourceTemplatesRequestParams) MarshalJSON() ([]byte, error) {
@@ -5280,6 +5472,9 @@ func (x *ListResourceTemplatesResult) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ListResourceTemplatesResult) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ListResourceTemplatesResult) MarshalJSON() ([]byte, error) {
@@ -5375,6 +5570,9 @@ func (x *ListResourcesRequest) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ListResourcesRequest) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ListResourcesRequest) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -5445,6 +5643,9 @@ func (x *ListResourcesRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ListResourcesRequestParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ListResourcesRequestParams) MarshalJSON() ([]byte, error) {
@@ -5522,6 +5723,9 @@ func (x *ListResourcesResult) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ListResourcesResult) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ListResourcesResult) MarshalJSON() ([]byte, error) {
@@ -5617,6 +5821,9 @@ func (x *ListRootsRequest) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ListRootsRequest) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ListRootsRequest) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -5693,6 +5900,9 @@ func (x *ListRootsRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ListRootsRequestParams) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ListRootsRequestParams) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -5763,6 +5973,9 @@ func (x *ListRootsResult) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ListRootsResult) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ListRootsResult) MarshalJSON() ([]byte, error) {
@@ -5850,6 +6063,9 @@ func (x *ListToolsRequest) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ListToolsRequest) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ListToolsRequest) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -5920,6 +6136,9 @@ func (x *ListToolsRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ListToolsRequestParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ListToolsRequestParams) MarshalJSON() ([]byte, error) {
@@ -5997,6 +6216,9 @@ func (x *ListToolsResult) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ListToolsResult) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ListToolsResult) MarshalJSON() ([]byte, error) {
@@ -6089,6 +6311,9 @@ func (x LoggingLevel) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x LoggingLevel) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x LoggingLevel) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -6128,6 +6353,9 @@ func (x *LoggingMessageNotification) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *LoggingMessageNotification) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x LoggingMessageNotification) MarshalJSON() ([]byte, error) {
@@ -6206,6 +6434,9 @@ func (x *LoggingMessageNotificationParams) AppendJSON(b []byte) ([]byte, error) 
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *LoggingMessageNotificationParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x LoggingMessageNotificationParams) MarshalJSON() ([]byte, error) {
@@ -6293,6 +6524,9 @@ func (x *ModelHint) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ModelHint) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ModelHint) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -6369,6 +6603,9 @@ func (x *ModelPreferences) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ModelPreferences) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ModelPreferences) MarshalJSON() ([]byte, error) {
@@ -6469,6 +6706,9 @@ func (x *Notification) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *Notification) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x Notification) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -6546,6 +6786,9 @@ func (x *NotificationParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *NotificationParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x NotificationParams) MarshalJSON() ([]byte, error) {
@@ -6625,6 +6868,9 @@ func (x *NumberSchema) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *NumberSchema) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x NumberSchema) MarshalJSON() ([]byte, error) {
@@ -6719,6 +6965,9 @@ func (x NumberSchemaType) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x NumberSchemaType) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x NumberSchemaType) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -6760,6 +7009,9 @@ func (x *PaginatedRequest) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *PaginatedRequest) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x PaginatedRequest) MarshalJSON() ([]byte, error) {
@@ -6830,6 +7082,9 @@ func (x *PaginatedRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *PaginatedRequestParams) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x PaginatedRequestParams) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -6894,6 +7149,9 @@ func (x *PaginatedResult) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *PaginatedResult) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x PaginatedResult) MarshalJSON() ([]byte, error) {
@@ -6963,6 +7221,9 @@ func (x *PingRequest) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *PingRequest) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x PingRequest) MarshalJSON() ([]byte, error) {
@@ -7040,6 +7301,9 @@ func (x *PingRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *PingRequestParams) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x PingRequestParams) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -7103,6 +7367,9 @@ func (x *PrimitiveSchemaDefinition) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *PrimitiveSchemaDefinition) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x PrimitiveSchemaDefinition) MarshalJSON() ([]byte, error) {
@@ -7196,6 +7463,9 @@ func (x *ProgressNotification) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ProgressNotification) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ProgressNotification) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -7277,6 +7547,9 @@ func (x *ProgressNotificationParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ProgressNotificationParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ProgressNotificationParams) MarshalJSON() ([]byte, error) {
@@ -7389,6 +7662,9 @@ func (x *Prompt) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *Prompt) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x Prompt) MarshalJSON() ([]byte, error) {
@@ -7506,6 +7782,9 @@ func (x *PromptArgument) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *PromptArgument) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x PromptArgument) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -7596,6 +7875,9 @@ func (x *PromptListChangedNotification) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *PromptListChangedNotification) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x PromptListChangedNotification) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -7672,6 +7954,9 @@ func (x *PromptListChangedNotificationParams) AppendJSON(b []byte) ([]byte, erro
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *PromptListChangedNotificationParams) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x PromptListChangedNotificationParams) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -7736,6 +8021,9 @@ func (x *PromptMessage) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *PromptMessage) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x PromptMessage) MarshalJSON() ([]byte, error) {
@@ -7810,6 +8098,9 @@ func (x *PromptReference) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *PromptReference) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x PromptReference) MarshalJSON() ([]byte, error) {
@@ -7891,6 +8182,9 @@ func (x *ReadResourceRequest) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ReadResourceRequest) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ReadResourceRequest) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -7962,6 +8256,9 @@ func (x *ReadResourceRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ReadResourceRequestParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ReadResourceRequestParams) MarshalJSON() ([]byte, error) {
@@ -8038,6 +8335,9 @@ func (x *ReadResourceResult) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ReadResourceResult) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ReadResourceResult) MarshalJSON() ([]byte, error) {
@@ -8122,6 +8422,9 @@ func (x *ReadResourceResultContentsItem) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ReadResourceResultContentsItem) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ReadResourceResultContentsItem) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -8184,6 +8487,9 @@ func (x *Request) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *Request) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x Request) MarshalJSON() ([]byte, error) {
@@ -8262,6 +8568,9 @@ func (x *RequestParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *RequestParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x RequestParams) MarshalJSON() ([]byte, error) {
@@ -8351,6 +8660,9 @@ func (x *Resource) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *Resource) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x Resource) MarshalJSON() ([]byte, error) {
@@ -8475,6 +8787,9 @@ func (x *ResourceContents) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ResourceContents) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ResourceContents) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -8578,6 +8893,9 @@ func (x *ResourceLink) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ResourceLink) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ResourceLink) MarshalJSON() ([]byte, error) {
@@ -8706,6 +9024,9 @@ func (x *ResourceListChangedNotification) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ResourceListChangedNotification) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ResourceListChangedNotification) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -8781,6 +9102,9 @@ func (x *ResourceListChangedNotificationParams) AppendJSON(b []byte) ([]byte, er
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ResourceListChangedNotificationParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ResourceListChangedNotificationParams) MarshalJSON() ([]byte, error) {
@@ -8866,6 +9190,9 @@ func (x *ResourceTemplate) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ResourceTemplate) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ResourceTemplate) MarshalJSON() ([]byte, error) {
@@ -8976,6 +9303,9 @@ func (x *ResourceTemplateReference) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ResourceTemplateReference) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ResourceTemplateReference) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -9048,6 +9378,9 @@ func (x *ResourceUpdatedNotification) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ResourceUpdatedNotification) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ResourceUpdatedNotification) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -9119,6 +9452,9 @@ func (x *ResourceUpdatedNotificationParams) AppendJSON(b []byte) ([]byte, error)
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ResourceUpdatedNotificationParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ResourceUpdatedNotificationParams) MarshalJSON() ([]byte, error) {
@@ -9199,6 +9535,9 @@ func (x *Result) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *Result) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x Result) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -9263,6 +9602,9 @@ func (x Role) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x Role) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x Role) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -9308,6 +9650,9 @@ func (x *Root) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *Root) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x Root) MarshalJSON() ([]byte, error) {
@@ -9389,6 +9734,9 @@ func (x *RootsListChangedNotification) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *RootsListChangedNotification) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x RootsListChangedNotification) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -9465,6 +9813,9 @@ func (x *RootsListChangedNotificationParams) AppendJSON(b []byte) ([]byte, error
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *RootsListChangedNotificationParams) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x RootsListChangedNotificationParams) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -9529,6 +9880,9 @@ func (x *SamplingMessage) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *SamplingMessage) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x SamplingMessage) MarshalJSON() ([]byte, error) {
@@ -9598,6 +9952,9 @@ func (x *SamplingMessageContent) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *SamplingMessageContent) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x SamplingMessageContent) MarshalJSON() ([]byte, error) {
@@ -9696,6 +10053,9 @@ func (x *ServerCapabilities) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ServerCapabilities) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ServerCapabilities) MarshalJSON() ([]byte, error) {
@@ -9800,6 +10160,9 @@ func (x *ServerCapabilitiesPrompts) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ServerCapabilitiesPrompts) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ServerCapabilitiesPrompts) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -9864,6 +10227,9 @@ func (x *ServerCapabilitiesResources) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ServerCapabilitiesResources) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ServerCapabilitiesResources) MarshalJSON() ([]byte, error) {
@@ -9934,6 +10300,9 @@ func (x *ServerCapabilitiesTools) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ServerCapabilitiesTools) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ServerCapabilitiesTools) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -9993,6 +10362,9 @@ func (x *ServerNotification) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ServerNotification) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ServerNotification) MarshalJSON() ([]byte, error) {
@@ -10097,6 +10469,9 @@ func (x *ServerRequest) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ServerRequest) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ServerRequest) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -10176,6 +10551,9 @@ func (x *ServerResult) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ServerResult) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ServerResult) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -10222,6 +10600,9 @@ func (x *SetLevelRequest) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *SetLevelRequest) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x SetLevelRequest) MarshalJSON() ([]byte, error) {
@@ -10294,6 +10675,9 @@ func (x *SetLevelRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *SetLevelRequestParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x SetLevelRequestParams) MarshalJSON() ([]byte, error) {
@@ -10380,6 +10764,9 @@ func (x *StringSchema) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *StringSchema) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x StringSchema) MarshalJSON() ([]byte, error) {
@@ -10478,6 +10865,9 @@ func (x StringSchemaFormat) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x StringSchemaFormat) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x StringSchemaFormat) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -10517,6 +10907,9 @@ func (x *SubscribeRequest) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *SubscribeRequest) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x SubscribeRequest) MarshalJSON() ([]byte, error) {
@@ -10589,6 +10982,9 @@ func (x *SubscribeRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *SubscribeRequestParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x SubscribeRequestParams) MarshalJSON() ([]byte, error) {
@@ -10667,6 +11063,9 @@ func (x *TextContent) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *TextContent) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x TextContent) MarshalJSON() ([]byte, error) {
@@ -10758,6 +11157,9 @@ func (x *TextResourceContents) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *TextResourceContents) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x TextResourceContents) MarshalJSON() ([]byte, error) {
@@ -10868,6 +11270,9 @@ func (x *Tool) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *Tool) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x Tool) MarshalJSON() ([]byte, error) {
@@ -10998,6 +11403,9 @@ func (x *ToolAnnotations) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ToolAnnotations) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ToolAnnotations) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -11093,6 +11501,9 @@ func (x *ToolListChangedNotification) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ToolListChangedNotification) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ToolListChangedNotification) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -11169,6 +11580,9 @@ func (x *ToolListChangedNotificationParams) AppendJSON(b []byte) ([]byte, error)
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ToolListChangedNotificationParams) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ToolListChangedNotificationParams) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -11233,6 +11647,9 @@ func (x *UnsubscribeRequest) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *UnsubscribeRequest) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x UnsubscribeRequest) MarshalJSON() ([]byte, error) {
@@ -11305,6 +11722,9 @@ func (x *UnsubscribeRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *UnsubscribeRequestParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x UnsubscribeRequestParams) MarshalJSON() ([]byte, error) {

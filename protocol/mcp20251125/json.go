@@ -38,6 +38,9 @@ func (x *Annotations) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *Annotations) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x Annotations) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -137,6 +140,9 @@ func (x *AudioContent) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *AudioContent) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x AudioContent) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -232,6 +238,9 @@ func (x *BaseMetadata) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *BaseMetadata) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x BaseMetadata) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -311,6 +320,9 @@ func (x *BlobResourceContents) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *BlobResourceContents) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x BlobResourceContents) MarshalJSON() ([]byte, error) {
@@ -410,6 +422,9 @@ func (x *BooleanSchema) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *BooleanSchema) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x BooleanSchema) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -496,6 +511,9 @@ func (x *CallToolRequest) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CallToolRequest) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x CallToolRequest) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -575,6 +593,9 @@ func (x *CallToolRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CallToolRequestParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x CallToolRequestParams) MarshalJSON() ([]byte, error) {
@@ -670,6 +691,9 @@ func (x *CallToolResult) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CallToolResult) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x CallToolResult) MarshalJSON() ([]byte, error) {
@@ -769,6 +793,9 @@ func (x *CancelTaskRequest) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CancelTaskRequest) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x CancelTaskRequest) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -836,6 +863,9 @@ func (x *CancelTaskRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CancelTaskRequestParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x CancelTaskRequestParams) MarshalJSON() ([]byte, error) {
@@ -931,6 +961,9 @@ func (x *CancelTaskResult) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CancelTaskResult) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x CancelTaskResult) MarshalJSON() ([]byte, error) {
@@ -1072,6 +1105,9 @@ func (x *CancelledNotification) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CancelledNotification) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x CancelledNotification) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -1149,6 +1185,9 @@ func (x *CancelledNotificationParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CancelledNotificationParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x CancelledNotificationParams) MarshalJSON() ([]byte, error) {
@@ -1242,6 +1281,9 @@ func (x *ClientCapabilities) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ClientCapabilities) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ClientCapabilities) MarshalJSON() ([]byte, error) {
@@ -1343,6 +1385,9 @@ func (x *ClientCapabilitiesElicitation) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ClientCapabilitiesElicitation) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ClientCapabilitiesElicitation) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -1408,6 +1453,9 @@ func (x *ClientCapabilitiesRoots) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ClientCapabilitiesRoots) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ClientCapabilitiesRoots) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -1472,6 +1520,9 @@ func (x *ClientCapabilitiesSampling) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ClientCapabilitiesSampling) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ClientCapabilitiesSampling) MarshalJSON() ([]byte, error) {
@@ -1545,6 +1596,9 @@ func (x *ClientCapabilitiesTasks) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ClientCapabilitiesTasks) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ClientCapabilitiesTasks) MarshalJSON() ([]byte, error) {
@@ -1620,6 +1674,9 @@ func (x *ClientCapabilitiesTasksRequests) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ClientCapabilitiesTasksRequests) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ClientCapabilitiesTasksRequests) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -1683,6 +1740,9 @@ func (x *ClientCapabilitiesTasksRequestsElicitation) AppendJSON(b []byte) ([]byt
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ClientCapabilitiesTasksRequestsElicitation) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ClientCapabilitiesTasksRequestsElicitation) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -1742,6 +1802,9 @@ func (x *ClientCapabilitiesTasksRequestsSampling) AppendJSON(b []byte) ([]byte, 
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ClientCapabilitiesTasksRequestsSampling) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ClientCapabilitiesTasksRequestsSampling) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -1799,6 +1862,9 @@ func (x *ClientNotification) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ClientNotification) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ClientNotification) MarshalJSON() ([]byte, error) {
@@ -1886,6 +1952,9 @@ func (x *ClientRequest) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ClientRequest) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ClientRequest) MarshalJSON() ([]byte, error) {
@@ -2070,6 +2139,9 @@ func (x *ClientResult) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ClientResult) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ClientResult) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -2116,6 +2188,9 @@ func (x *CompleteRequest) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CompleteRequest) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x CompleteRequest) MarshalJSON() ([]byte, error) {
@@ -2194,6 +2269,9 @@ func (x *CompleteRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CompleteRequestParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x CompleteRequestParams) MarshalJSON() ([]byte, error) {
@@ -2276,6 +2354,9 @@ func (x *CompleteRequestParamsArgument) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CompleteRequestParamsArgument) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x CompleteRequestParamsArgument) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -2356,6 +2437,9 @@ func (x *CompleteRequestParamsContext) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CompleteRequestParamsContext) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x CompleteRequestParamsContext) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -2431,6 +2515,9 @@ func (x *CompleteRequestParamsRef) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CompleteRequestParamsRef) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x CompleteRequestParamsRef) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -2496,6 +2583,9 @@ func (x *CompleteResult) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CompleteResult) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x CompleteResult) MarshalJSON() ([]byte, error) {
@@ -2574,6 +2664,9 @@ func (x *CompleteResultCompletion) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CompleteResultCompletion) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x CompleteResultCompletion) MarshalJSON() ([]byte, error) {
@@ -2670,6 +2763,9 @@ func (x *ContentBlock) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ContentBlock) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ContentBlock) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -2757,6 +2853,9 @@ func (x *CreateMessageRequest) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CreateMessageRequest) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x CreateMessageRequest) MarshalJSON() ([]byte, error) {
@@ -2879,6 +2978,9 @@ func (x *CreateMessageRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CreateMessageRequestParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x CreateMessageRequestParams) MarshalJSON() ([]byte, error) {
@@ -3056,6 +3158,9 @@ func (x CreateMessageRequestParamsIncludeContext) AppendJSON(b []byte) ([]byte, 
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x CreateMessageRequestParamsIncludeContext) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x CreateMessageRequestParamsIncludeContext) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -3105,6 +3210,9 @@ func (x *CreateMessageResult) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CreateMessageResult) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x CreateMessageResult) MarshalJSON() ([]byte, error) {
@@ -3198,6 +3306,9 @@ func (x *CreateMessageResultContent) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CreateMessageResultContent) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x CreateMessageResultContent) MarshalJSON() ([]byte, error) {
@@ -3295,6 +3406,9 @@ func (x CreateMessageResultContentArray) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x CreateMessageResultContentArray) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x CreateMessageResultContentArray) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -3349,6 +3463,9 @@ func (x *CreateTaskResult) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *CreateTaskResult) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x CreateTaskResult) MarshalJSON() ([]byte, error) {
@@ -3413,6 +3530,9 @@ func (x Cursor) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x Cursor) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x Cursor) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -3451,6 +3571,9 @@ func (x *ElicitRequest) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ElicitRequest) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ElicitRequest) MarshalJSON() ([]byte, error) {
@@ -3533,6 +3656,9 @@ func (x *ElicitRequestFormParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ElicitRequestFormParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ElicitRequestFormParams) MarshalJSON() ([]byte, error) {
@@ -3640,6 +3766,9 @@ func (x *ElicitRequestFormParamsRequestedSchema) AppendJSON(b []byte) ([]byte, e
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ElicitRequestFormParamsRequestedSchema) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ElicitRequestFormParamsRequestedSchema) MarshalJSON() ([]byte, error) {
@@ -3757,6 +3886,9 @@ func (x *ElicitRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ElicitRequestParams) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ElicitRequestParams) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -3838,6 +3970,9 @@ func (x *ElicitRequestURLParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ElicitRequestURLParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ElicitRequestURLParams) MarshalJSON() ([]byte, error) {
@@ -3954,6 +4089,9 @@ func (x *ElicitResult) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ElicitResult) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ElicitResult) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -4042,6 +4180,9 @@ func (x ElicitResultAction) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x ElicitResultAction) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ElicitResultAction) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -4080,6 +4221,9 @@ func (x *ElicitResultContentValue) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ElicitResultContentValue) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ElicitResultContentValue) MarshalJSON() ([]byte, error) {
@@ -4152,6 +4296,9 @@ func (x ElicitResultContentValueArray) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x ElicitResultContentValueArray) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ElicitResultContentValueArray) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -4202,6 +4349,9 @@ func (x ElicitResultContentValueString) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x ElicitResultContentValueString) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ElicitResultContentValueString) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -4236,6 +4386,9 @@ func (x ElicitResultContentValueInteger) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x ElicitResultContentValueInteger) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ElicitResultContentValueInteger) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -4269,6 +4422,9 @@ func (x ElicitResultContentValueBoolean) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x ElicitResultContentValueBoolean) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ElicitResultContentValueBoolean) MarshalJSON() ([]byte, error) {
@@ -4308,6 +4464,9 @@ func (x *ElicitationCompleteNotification) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ElicitationCompleteNotification) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ElicitationCompleteNotification) MarshalJSON() ([]byte, error) {
@@ -4376,6 +4535,9 @@ func (x *ElicitationCompleteNotificationParams) AppendJSON(b []byte) ([]byte, er
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ElicitationCompleteNotificationParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ElicitationCompleteNotificationParams) MarshalJSON() ([]byte, error) {
@@ -4448,6 +4610,9 @@ func (x *EmbeddedResource) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *EmbeddedResource) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x EmbeddedResource) MarshalJSON() ([]byte, error) {
@@ -4529,6 +4694,9 @@ func (x *EmbeddedResourceResource) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *EmbeddedResourceResource) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x EmbeddedResourceResource) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -4588,6 +4756,9 @@ func (x *EnumSchema) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *EnumSchema) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x EnumSchema) MarshalJSON() ([]byte, error) {
@@ -4689,6 +4860,9 @@ func (x *Error) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *Error) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x Error) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -4768,6 +4942,9 @@ func (x *GetPromptRequest) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *GetPromptRequest) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x GetPromptRequest) MarshalJSON() ([]byte, error) {
@@ -4850,6 +5027,9 @@ func (x *GetPromptRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *GetPromptRequestParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x GetPromptRequestParams) MarshalJSON() ([]byte, error) {
@@ -4954,6 +5134,9 @@ func (x *GetPromptResult) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *GetPromptResult) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x GetPromptResult) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -5046,6 +5229,9 @@ func (x *GetTaskPayloadRequest) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *GetTaskPayloadRequest) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x GetTaskPayloadRequest) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -5113,6 +5299,9 @@ func (x *GetTaskPayloadRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *GetTaskPayloadRequestParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x GetTaskPayloadRequestParams) MarshalJSON() ([]byte, error) {
@@ -5187,6 +5376,9 @@ func (x *GetTaskPayloadResult) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *GetTaskPayloadResult) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x GetTaskPayloadResult) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -5251,6 +5443,9 @@ func (x *GetTaskRequest) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *GetTaskRequest) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x GetTaskRequest) MarshalJSON() ([]byte, error) {
@@ -5319,6 +5514,9 @@ func (x *GetTaskRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *GetTaskRequestParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x GetTaskRequestParams) MarshalJSON() ([]byte, error) {
@@ -5414,6 +5612,9 @@ func (x *GetTaskResult) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *GetTaskResult) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x GetTaskResult) MarshalJSON() ([]byte, error) {
@@ -5569,6 +5770,9 @@ func (x *Icon) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *Icon) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x Icon) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -5666,6 +5870,9 @@ func (x IconTheme) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x IconTheme) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x IconTheme) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -5709,6 +5916,9 @@ func (x *Icons) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *Icons) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x Icons) MarshalJSON() ([]byte, error) {
@@ -5792,6 +6002,9 @@ func (x *ImageContent) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ImageContent) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ImageContent) MarshalJSON() ([]byte, error) {
@@ -5905,6 +6118,9 @@ func (x *Implementation) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *Implementation) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x Implementation) MarshalJSON() ([]byte, error) {
@@ -6024,6 +6240,9 @@ func (x *InitializeRequest) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *InitializeRequest) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x InitializeRequest) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -6099,6 +6318,9 @@ func (x *InitializeRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *InitializeRequestParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x InitializeRequestParams) MarshalJSON() ([]byte, error) {
@@ -6196,6 +6418,9 @@ func (x *InitializeResult) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *InitializeResult) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x InitializeResult) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -6292,6 +6517,9 @@ func (x *InitializedNotification) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *InitializedNotification) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x InitializedNotification) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -6362,6 +6590,9 @@ func (x *JSONRPCErrorResponse) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *JSONRPCErrorResponse) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x JSONRPCErrorResponse) MarshalJSON() ([]byte, error) {
@@ -6435,6 +6666,9 @@ func (x *JSONRPCMessage) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *JSONRPCMessage) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x JSONRPCMessage) MarshalJSON() ([]byte, error) {
@@ -6514,6 +6748,9 @@ func (x *JSONRPCNotification) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *JSONRPCNotification) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x JSONRPCNotification) MarshalJSON() ([]byte, error) {
@@ -6598,6 +6835,9 @@ func (x *JSONRPCRequest) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *JSONRPCRequest) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x JSONRPCRequest) MarshalJSON() ([]byte, error) {
@@ -6684,6 +6924,9 @@ func (x *JSONRPCResponse) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *JSONRPCResponse) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x JSONRPCResponse) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -6746,6 +6989,9 @@ func (x *JSONRPCResultResponse) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *JSONRPCResultResponse) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x JSONRPCResultResponse) MarshalJSON() ([]byte, error) {
@@ -6848,6 +7094,9 @@ func (x *LegacyTitledEnumSchema) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *LegacyTitledEnumSchema) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x LegacyTitledEnumSchema) MarshalJSON() ([]byte, error) {
@@ -6985,6 +7234,9 @@ func (x *ListPromptsRequest) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ListPromptsRequest) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ListPromptsRequest) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -7061,6 +7313,9 @@ func (x *ListPromptsResult) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ListPromptsResult) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ListPromptsResult) MarshalJSON() ([]byte, error) {
@@ -7156,6 +7411,9 @@ func (x *ListResourceTemplatesRequest) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ListResourceTemplatesRequest) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ListResourceTemplatesRequest) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -7232,6 +7490,9 @@ func (x *ListResourceTemplatesResult) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ListResourceTemplatesResult) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ListResourceTemplatesResult) MarshalJSON() ([]byte, error) {
@@ -7327,6 +7588,9 @@ func (x *ListResourcesRequest) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ListResourcesRequest) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ListResourcesRequest) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -7403,6 +7667,9 @@ func (x *ListResourcesResult) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ListResourcesResult) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ListResourcesResult) MarshalJSON() ([]byte, error) {
@@ -7498,6 +7765,9 @@ func (x *ListRootsRequest) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ListRootsRequest) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ListRootsRequest) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -7570,6 +7840,9 @@ func (x *ListRootsResult) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ListRootsResult) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ListRootsResult) MarshalJSON() ([]byte, error) {
@@ -7657,6 +7930,9 @@ func (x *ListTasksRequest) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ListTasksRequest) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ListTasksRequest) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -7733,6 +8009,9 @@ func (x *ListTasksResult) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ListTasksResult) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ListTasksResult) MarshalJSON() ([]byte, error) {
@@ -7828,6 +8107,9 @@ func (x *ListToolsRequest) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ListToolsRequest) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ListToolsRequest) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -7904,6 +8186,9 @@ func (x *ListToolsResult) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ListToolsResult) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ListToolsResult) MarshalJSON() ([]byte, error) {
@@ -7996,6 +8281,9 @@ func (x LoggingLevel) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x LoggingLevel) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x LoggingLevel) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -8035,6 +8323,9 @@ func (x *LoggingMessageNotification) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *LoggingMessageNotification) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x LoggingMessageNotification) MarshalJSON() ([]byte, error) {
@@ -8113,6 +8404,9 @@ func (x *LoggingMessageNotificationParams) AppendJSON(b []byte) ([]byte, error) 
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *LoggingMessageNotificationParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x LoggingMessageNotificationParams) MarshalJSON() ([]byte, error) {
@@ -8200,6 +8494,9 @@ func (x *ModelHint) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ModelHint) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ModelHint) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -8276,6 +8573,9 @@ func (x *ModelPreferences) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ModelPreferences) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ModelPreferences) MarshalJSON() ([]byte, error) {
@@ -8373,6 +8673,9 @@ func (x *MultiSelectEnumSchema) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *MultiSelectEnumSchema) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x MultiSelectEnumSchema) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -8433,6 +8736,9 @@ func (x *Notification) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *Notification) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x Notification) MarshalJSON() ([]byte, error) {
@@ -8503,6 +8809,9 @@ func (x *NotificationParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *NotificationParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x NotificationParams) MarshalJSON() ([]byte, error) {
@@ -8580,6 +8889,9 @@ func (x *NumberSchema) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *NumberSchema) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x NumberSchema) MarshalJSON() ([]byte, error) {
@@ -8682,6 +8994,9 @@ func (x NumberSchemaType) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x NumberSchemaType) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x NumberSchemaType) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -8727,6 +9042,9 @@ func (x *PaginatedRequest) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *PaginatedRequest) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x PaginatedRequest) MarshalJSON() ([]byte, error) {
@@ -8817,6 +9135,9 @@ func (x *PaginatedRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *PaginatedRequestParams) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x PaginatedRequestParams) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -8888,6 +9209,9 @@ func (x *PaginatedResult) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *PaginatedResult) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x PaginatedResult) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -8957,6 +9281,9 @@ func (x *PingRequest) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *PingRequest) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x PingRequest) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -9022,6 +9349,9 @@ func (x *PrimitiveSchemaDefinition) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *PrimitiveSchemaDefinition) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x PrimitiveSchemaDefinition) MarshalJSON() ([]byte, error) {
@@ -9151,6 +9481,9 @@ func (x *ProgressNotification) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ProgressNotification) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ProgressNotification) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -9232,6 +9565,9 @@ func (x *ProgressNotificationParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ProgressNotificationParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ProgressNotificationParams) MarshalJSON() ([]byte, error) {
@@ -9352,6 +9688,9 @@ func (x *Prompt) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *Prompt) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x Prompt) MarshalJSON() ([]byte, error) {
@@ -9489,6 +9828,9 @@ func (x *PromptArgument) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *PromptArgument) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x PromptArgument) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -9579,6 +9921,9 @@ func (x *PromptListChangedNotification) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *PromptListChangedNotification) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x PromptListChangedNotification) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -9645,6 +9990,9 @@ func (x *PromptMessage) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *PromptMessage) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x PromptMessage) MarshalJSON() ([]byte, error) {
@@ -9719,6 +10067,9 @@ func (x *PromptReference) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *PromptReference) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x PromptReference) MarshalJSON() ([]byte, error) {
@@ -9800,6 +10151,9 @@ func (x *ReadResourceRequest) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ReadResourceRequest) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ReadResourceRequest) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -9871,6 +10225,9 @@ func (x *ReadResourceRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ReadResourceRequestParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ReadResourceRequestParams) MarshalJSON() ([]byte, error) {
@@ -9947,6 +10304,9 @@ func (x *ReadResourceResult) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ReadResourceResult) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ReadResourceResult) MarshalJSON() ([]byte, error) {
@@ -10031,6 +10391,9 @@ func (x *ReadResourceResultContentsItem) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ReadResourceResultContentsItem) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ReadResourceResultContentsItem) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -10089,6 +10452,9 @@ func (x *RelatedTaskMetadata) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *RelatedTaskMetadata) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x RelatedTaskMetadata) MarshalJSON() ([]byte, error) {
@@ -10155,6 +10521,9 @@ func (x *Request) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *Request) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x Request) MarshalJSON() ([]byte, error) {
@@ -10225,6 +10594,9 @@ func (x *RequestParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *RequestParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x RequestParams) MarshalJSON() ([]byte, error) {
@@ -10316,6 +10688,9 @@ func (x *Resource) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *Resource) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x Resource) MarshalJSON() ([]byte, error) {
@@ -10460,6 +10835,9 @@ func (x *ResourceContents) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ResourceContents) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ResourceContents) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -10571,6 +10949,9 @@ func (x *ResourceLink) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ResourceLink) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ResourceLink) MarshalJSON() ([]byte, error) {
@@ -10719,6 +11100,9 @@ func (x *ResourceListChangedNotification) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ResourceListChangedNotification) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ResourceListChangedNotification) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -10787,6 +11171,9 @@ func (x *ResourceRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ResourceRequestParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ResourceRequestParams) MarshalJSON() ([]byte, error) {
@@ -10885,6 +11272,9 @@ func (x *ResourceTemplate) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ResourceTemplate) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ResourceTemplate) MarshalJSON() ([]byte, error) {
@@ -11015,6 +11405,9 @@ func (x *ResourceTemplateReference) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ResourceTemplateReference) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ResourceTemplateReference) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -11087,6 +11480,9 @@ func (x *ResourceUpdatedNotification) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ResourceUpdatedNotification) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ResourceUpdatedNotification) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -11158,6 +11554,9 @@ func (x *ResourceUpdatedNotificationParams) AppendJSON(b []byte) ([]byte, error)
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ResourceUpdatedNotificationParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ResourceUpdatedNotificationParams) MarshalJSON() ([]byte, error) {
@@ -11238,6 +11637,9 @@ func (x *Result) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *Result) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x Result) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -11302,6 +11704,9 @@ func (x Role) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x Role) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x Role) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -11347,6 +11752,9 @@ func (x *Root) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *Root) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x Root) MarshalJSON() ([]byte, error) {
@@ -11428,6 +11836,9 @@ func (x *RootsListChangedNotification) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *RootsListChangedNotification) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x RootsListChangedNotification) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -11498,6 +11909,9 @@ func (x *SamplingMessage) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *SamplingMessage) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x SamplingMessage) MarshalJSON() ([]byte, error) {
@@ -11573,6 +11987,9 @@ func (x *SamplingMessageContent) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *SamplingMessageContent) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x SamplingMessageContent) MarshalJSON() ([]byte, error) {
@@ -11670,6 +12087,9 @@ func (x SamplingMessageContentArray) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x SamplingMessageContentArray) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x SamplingMessageContentArray) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -11721,6 +12141,9 @@ func (x *SamplingMessageContentBlock) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *SamplingMessageContentBlock) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x SamplingMessageContentBlock) MarshalJSON() ([]byte, error) {
@@ -11840,6 +12263,9 @@ func (x *ServerCapabilities) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ServerCapabilities) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ServerCapabilities) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -11948,6 +12374,9 @@ func (x *ServerCapabilitiesPrompts) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ServerCapabilitiesPrompts) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ServerCapabilitiesPrompts) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -12012,6 +12441,9 @@ func (x *ServerCapabilitiesResources) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ServerCapabilitiesResources) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ServerCapabilitiesResources) MarshalJSON() ([]byte, error) {
@@ -12090,6 +12522,9 @@ func (x *ServerCapabilitiesTasks) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ServerCapabilitiesTasks) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ServerCapabilitiesTasks) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -12160,6 +12595,9 @@ func (x *ServerCapabilitiesTasksRequests) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ServerCapabilitiesTasksRequests) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ServerCapabilitiesTasksRequests) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -12217,6 +12655,9 @@ func (x *ServerCapabilitiesTasksRequestsTools) AppendJSON(b []byte) ([]byte, err
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ServerCapabilitiesTasksRequestsTools) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ServerCapabilitiesTasksRequestsTools) MarshalJSON() ([]byte, error) {
@@ -12277,6 +12718,9 @@ func (x *ServerCapabilitiesTools) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ServerCapabilitiesTools) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ServerCapabilitiesTools) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -12336,6 +12780,9 @@ func (x *ServerNotification) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ServerNotification) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ServerNotification) MarshalJSON() ([]byte, error) {
@@ -12456,6 +12903,9 @@ func (x *ServerRequest) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ServerRequest) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ServerRequest) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -12567,6 +13017,9 @@ func (x *ServerResult) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ServerResult) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ServerResult) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -12613,6 +13066,9 @@ func (x *SetLevelRequest) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *SetLevelRequest) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x SetLevelRequest) MarshalJSON() ([]byte, error) {
@@ -12686,6 +13142,9 @@ func (x *SetLevelRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *SetLevelRequestParams) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x SetLevelRequestParams) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -12752,6 +13211,9 @@ func (x *SingleSelectEnumSchema) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *SingleSelectEnumSchema) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x SingleSelectEnumSchema) MarshalJSON() ([]byte, error) {
@@ -12835,6 +13297,9 @@ func (x *StringSchema) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *StringSchema) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x StringSchema) MarshalJSON() ([]byte, error) {
@@ -12941,6 +13406,9 @@ func (x StringSchemaFormat) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x StringSchemaFormat) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x StringSchemaFormat) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -12980,6 +13448,9 @@ func (x *SubscribeRequest) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *SubscribeRequest) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x SubscribeRequest) MarshalJSON() ([]byte, error) {
@@ -13052,6 +13523,9 @@ func (x *SubscribeRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *SubscribeRequestParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x SubscribeRequestParams) MarshalJSON() ([]byte, error) {
@@ -13140,6 +13614,9 @@ func (x *Task) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *Task) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x Task) MarshalJSON() ([]byte, error) {
@@ -13273,6 +13750,9 @@ func (x *TaskAugmentedRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *TaskAugmentedRequestParams) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x TaskAugmentedRequestParams) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -13337,6 +13817,9 @@ func (x *TaskMetadata) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *TaskMetadata) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x TaskMetadata) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -13397,6 +13880,9 @@ func (x TaskStatus) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x TaskStatus) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x TaskStatus) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -13436,6 +13922,9 @@ func (x *TaskStatusNotification) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *TaskStatusNotification) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x TaskStatusNotification) MarshalJSON() ([]byte, error) {
@@ -13528,6 +14017,9 @@ func (x *TaskStatusNotificationParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *TaskStatusNotificationParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x TaskStatusNotificationParams) MarshalJSON() ([]byte, error) {
@@ -13671,6 +14163,9 @@ func (x *TextContent) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *TextContent) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x TextContent) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -13761,6 +14256,9 @@ func (x *TextResourceContents) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *TextResourceContents) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x TextResourceContents) MarshalJSON() ([]byte, error) {
@@ -13873,6 +14371,9 @@ func (x *TitledMultiSelectEnumSchema) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *TitledMultiSelectEnumSchema) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x TitledMultiSelectEnumSchema) MarshalJSON() ([]byte, error) {
@@ -14000,6 +14501,9 @@ func (x *TitledMultiSelectEnumSchemaItems) AppendJSON(b []byte) ([]byte, error) 
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *TitledMultiSelectEnumSchemaItems) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x TitledMultiSelectEnumSchemaItems) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -14077,6 +14581,9 @@ func (x *TitledMultiSelectEnumSchemaItemsAnyOfItem) AppendJSON(b []byte) ([]byte
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *TitledMultiSelectEnumSchemaItemsAnyOfItem) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x TitledMultiSelectEnumSchemaItemsAnyOfItem) MarshalJSON() ([]byte, error) {
@@ -14167,6 +14674,9 @@ func (x *TitledSingleSelectEnumSchema) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *TitledSingleSelectEnumSchema) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x TitledSingleSelectEnumSchema) MarshalJSON() ([]byte, error) {
@@ -14278,6 +14788,9 @@ func (x *TitledSingleSelectEnumSchemaOneOfItem) AppendJSON(b []byte) ([]byte, er
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *TitledSingleSelectEnumSchemaOneOfItem) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x TitledSingleSelectEnumSchemaOneOfItem) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -14385,6 +14898,9 @@ func (x *Tool) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *Tool) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x Tool) MarshalJSON() ([]byte, error) {
@@ -14540,6 +15056,9 @@ func (x *ToolAnnotations) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ToolAnnotations) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ToolAnnotations) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -14633,6 +15152,9 @@ func (x *ToolChoice) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ToolChoice) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ToolChoice) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -14689,6 +15211,9 @@ func (x ToolChoiceMode) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x ToolChoiceMode) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ToolChoiceMode) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -14728,6 +15253,9 @@ func (x *ToolExecution) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ToolExecution) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ToolExecution) MarshalJSON() ([]byte, error) {
@@ -14785,6 +15313,9 @@ func (x ToolExecutionTaskSupport) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x ToolExecutionTaskSupport) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ToolExecutionTaskSupport) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -14826,6 +15357,9 @@ func (x *ToolListChangedNotification) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ToolListChangedNotification) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ToolListChangedNotification) MarshalJSON() ([]byte, error) {
@@ -14911,6 +15445,9 @@ func (x *ToolResultContent) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ToolResultContent) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x ToolResultContent) MarshalJSON() ([]byte, error) {
@@ -15036,6 +15573,9 @@ func (x *ToolUseContent) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *ToolUseContent) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x ToolUseContent) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -15138,6 +15678,9 @@ func (x *URLElicitationRequiredError) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *URLElicitationRequiredError) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x URLElicitationRequiredError) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -15213,6 +15756,9 @@ func (x *URLElicitationRequiredErrorError) AppendJSON(b []byte) ([]byte, error) 
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *URLElicitationRequiredErrorError) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x URLElicitationRequiredErrorError) MarshalJSON() ([]byte, error) {
@@ -15305,6 +15851,9 @@ func (x *URLElicitationRequiredErrorErrorData) AppendJSON(b []byte) ([]byte, err
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *URLElicitationRequiredErrorErrorData) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x URLElicitationRequiredErrorErrorData) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -15389,6 +15938,9 @@ func (x *UnsubscribeRequest) AppendJSON(b []byte) ([]byte, error) {
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *UnsubscribeRequest) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x UnsubscribeRequest) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -15460,6 +16012,9 @@ func (x *UnsubscribeRequestParams) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *UnsubscribeRequestParams) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x UnsubscribeRequestParams) MarshalJSON() ([]byte, error) {
@@ -15554,6 +16109,9 @@ func (x *UntitledMultiSelectEnumSchema) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *UntitledMultiSelectEnumSchema) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x UntitledMultiSelectEnumSchema) MarshalJSON() ([]byte, error) {
@@ -15683,6 +16241,9 @@ func (x *UntitledMultiSelectEnumSchemaItems) AppendJSON(b []byte) ([]byte, error
 	return e.Bytes()
 }
 
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *UntitledMultiSelectEnumSchemaItems) ValidJSON() {}
+
 // MarshalJSON implements json.Marshaler.
 func (x UntitledMultiSelectEnumSchemaItems) MarshalJSON() ([]byte, error) {
 	return x.AppendJSON(nil)
@@ -15786,6 +16347,9 @@ func (x *UntitledSingleSelectEnumSchema) AppendJSON(b []byte) ([]byte, error) {
 	x.encode(&e)
 	return e.Bytes()
 }
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *UntitledSingleSelectEnumSchema) ValidJSON() {}
 
 // MarshalJSON implements json.Marshaler.
 func (x UntitledSingleSelectEnumSchema) MarshalJSON() ([]byte, error) {

@@ -154,7 +154,8 @@ func oneLine(v jsontext.Value) jsontext.Value {
 // result appends, encoded in place: the same bytes as a Message of kind
 // Response with Result set to result's encoding, without encoding the result
 // into a buffer of its own first. The result must be a JSON object; it is
-// checked to be valid JSON and written compacted if it has line breaks. On
+// checked to be valid JSON (unless it is a wire.ValidJSON, valid by
+// construction) and written compacted if it has line breaks. On
 // error b is returned unchanged; errors are *wire.Error values naming
 // "/result" or "/id".
 func AppendResponse(b []byte, id wire.ID, result wire.Appender) ([]byte, error) {
@@ -184,7 +185,8 @@ func AppendResponse(b []byte, id wire.ID, result wire.Appender) ([]byte, error) 
 // the same bytes as the Message of that kind with Params set to params'
 // encoding. When params is nil or appends nothing, the message has no params
 // and withParams is false. Params must be a JSON object; it is checked to be
-// valid JSON and written compacted if it has line breaks. On error b is
+// valid JSON (unless it is a wire.ValidJSON) and written compacted if it has
+// line breaks. On error b is
 // returned unchanged; errors are *wire.Error values naming the member.
 func AppendCall(b []byte, id wire.ID, method string, params wire.Appender) (out []byte, withParams bool, err error) {
 	e := wire.NewEncoder(b)
@@ -215,6 +217,12 @@ func AppendCall(b []byte, id wire.ID, method string, params wire.Appender) (out 
 	return append(out, '}'), withParams, nil
 }
 
+// trusted reports whether a appends valid JSON by construction.
+func trusted(a wire.Appender) bool {
+	_, ok := a.(wire.ValidJSON)
+	return ok
+}
+
 // appendObject appends what a appends, the value of member, checking that
 // it is a valid JSON object and compacting it if it has line breaks. It
 // appends nothing when a appends nothing.
@@ -230,7 +238,7 @@ func appendObject(b []byte, member string, a wire.Appender) ([]byte, error) {
 		return out, nil
 	case v.Kind() != '{':
 		return b, wire.Errorf("/"+member, "encode: want object, got %s", kindWord(v.Kind()))
-	case !v.IsValid():
+	case !trusted(a) && !v.IsValid():
 		return b, wire.Errorf("/"+member, "encode: value is not valid JSON: %q", clip(string(v)))
 	}
 	if c := oneLine(v); &c[0] != &v[0] {

@@ -14,6 +14,15 @@ type Appender interface {
 	AppendJSON(b []byte) ([]byte, error)
 }
 
+// ValidJSON is implemented by generated types: their AppendJSON either fails
+// or appends exactly one valid JSON value, whose raw members were checked as
+// they were written (see Encoder.Raw). Encoders that embed such a value in a
+// larger document need not check it again.
+type ValidJSON interface {
+	Appender
+	ValidJSON()
+}
+
 // Marshal returns the JSON encoding of a.
 func Marshal(a Appender) ([]byte, error) {
 	return a.AppendJSON(nil)

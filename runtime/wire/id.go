@@ -44,7 +44,11 @@ func (id ID) String() string {
 	return "<invalid ID>"
 }
 
-// AppendJSON appends the JSON encoding of id.
+// ValidJSON marks AppendJSON as appending only valid JSON (ValidJSON).
+func (ID) ValidJSON() {}
+
+// AppendJSON appends the ID as a JSON string or number; an ID that is not
+// valid is an error.
 func (id ID) AppendJSON(b []byte) ([]byte, error) {
 	switch id.kind {
 	case 1:
