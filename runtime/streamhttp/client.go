@@ -263,9 +263,17 @@ func (c *Client) Write(ctx context.Context, data []byte) error {
 	}
 	c.mu.Unlock()
 
-	reqCtx, cancelReq := context.WithCancel(g.ctx)
+	// The request ends with the connection (Close cancels g.ctx), or with
+	// ctx while its answer is awaited: a child context only when ctx can end.
+	reqCtx, cancelReq := g.ctx, context.CancelFunc(func() {})
+	stop := func() bool { return true }
+	if ctx.Done() != nil {
+		reqCtx, cancelReq = context.WithCancel(g.ctx)
+		stop = context.AfterFunc(ctx, cancelReq)
+	}
 	req, err := http.NewRequestWithContext(reqCtx, http.MethodPost, c.endpoint, bytes.NewReader(data))
 	if err != nil {
+		stop()
 		cancelReq()
 		return fmt.Errorf("streamhttp: %w", err)
 	}
@@ -276,10 +284,6 @@ func (c *Client) Write(ctx context.Context, data []byte) error {
 	req.Header["Content-Type"] = vals[0:1:1]
 	req.Header["Accept"] = vals[1:2:2] // T-P2
 
-	stop := func() bool { return true }
-	if ctx.Done() != nil {
-		stop = context.AfterFunc(ctx, cancelReq)
-	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		stop()

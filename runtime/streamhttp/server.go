@@ -626,7 +626,7 @@ func firstElement(v jsontext.Value) jsontext.Value {
 
 func (c *conn) appendLocked(st *stream, data []byte) error {
 	if c.srv.opts.JSONResponse && st != c.standalone {
-		st.json = append(st.json, append([]byte(nil), data...))
+		st.json = append(st.json, data) // the session hands data over (transport.Transport)
 	} else if _, err := c.srv.store.Append(st.id, data); err != nil {
 		return fmt.Errorf("event store: %w", err)
 	}
