@@ -162,6 +162,9 @@ func New(role Role, t transport.Transport, h Handler, opts Options) *Session {
 	if p, ok := t.(transport.Pusher); ok {
 		p.SetPush(s.payload)
 	}
+	if p, ok := t.(ItemPusher); ok {
+		p.SetPushItems(s.items)
+	}
 	go s.notifications()
 	go s.read()
 	return s
@@ -348,6 +351,24 @@ func (s *Session) payload(data []byte, inline bool) {
 		s.writeMessage(errorMessage(wire.ID{}, e))
 		return
 	}
+	s.items(items, batch, inline)
+}
+
+// ItemPusher is implemented by transports that decode each payload
+// themselves (to route it, as the Streamable HTTP server does) and can hand
+// the session the decoded messages instead of the bytes, which saves
+// decoding them twice. It is transport.Pusher for decoded payloads: the
+// session calls SetPushItems once, before its first Read, and push behaves
+// as transport.Pusher's does. The items must come from jsonrpc.Decode or
+// jsonrpc.DecodeOwned, with batching only when the negotiated revision has
+// batches (Revision().Batching): a transport that decoded a batch for a
+// session that has none answers it with an error itself.
+type ItemPusher interface {
+	SetPushItems(push func(items []jsonrpc.Item, batch, inline bool))
+}
+
+// items handles the messages of one payload (see payload).
+func (s *Session) items(items []jsonrpc.Item, batch, inline bool) {
 	if !batch {
 		s.item(items[0], false, inline, nil)
 		return

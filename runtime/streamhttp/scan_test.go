@@ -67,6 +67,54 @@ func TestAcceptsType(t *testing.T) {
 	}
 }
 
+// TestBatchesByRevision checks that a POST batch, decoded by the server to
+// route it, reaches the session only when the negotiated revision has
+// batches (2025-03-26), and is answered with one array; otherwise it is a
+// 400 with -32600.
+func TestBatchesByRevision(t *testing.T) {
+	for _, tc := range []struct {
+		rev    string
+		status int
+		want   string
+	}{
+		{"2025-03-26", http.StatusOK, `[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":2,"result":{}}]`},
+		{"2025-06-18", http.StatusBadRequest, "batches are not part of this revision"},
+	} {
+		t.Run(tc.rev, func(t *testing.T) {
+			srv := NewServer(func() session.Handler {
+				return mcp.NewServerHandler(mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"}))
+			}, ServerOptions{JSONResponse: true})
+			defer srv.Close()
+			hs := httptest.NewServer(srv)
+			defer hs.Close()
+			post := func(sid, body string) (*http.Response, string) {
+				t.Helper()
+				req, _ := http.NewRequest(http.MethodPost, hs.URL, strings.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				if sid != "" {
+					req.Header.Set("Mcp-Session-Id", sid)
+					req.Header.Set("MCP-Protocol-Version", tc.rev)
+				}
+				resp, err := hs.Client().Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				return resp, string(b)
+			}
+			resp, _ := post("", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"`+tc.rev+`","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+			sid := resp.Header.Get("Mcp-Session-Id")
+			post(sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			resp, body := post(sid, `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]`)
+			if resp.StatusCode != tc.status || !strings.Contains(body, tc.want) {
+				t.Fatalf("batch answered %s %s; want %d with %s", resp.Status, body, tc.status, tc.want)
+			}
+		})
+	}
+}
+
 // TestJSONAnswersAreNotKept checks that a session answering with JSON bodies
 // keeps no stream per POST: only its GET stream.
 func TestJSONAnswersAreNotKept(t *testing.T) {

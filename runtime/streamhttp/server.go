@@ -294,7 +294,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusBadRequest, jsonrpc.ParseError, "reading the body: %v", err)
 		return
 	}
-	items, _, err := jsonrpc.DecodeOwned(body, true) // body is not changed: it goes to the session as is
+	items, batch, err := jsonrpc.DecodeOwned(body, true) // body is not changed: the session may get it as is
 	if err != nil {
 		var de *jsonrpc.DecodeError
 		code := int64(jsonrpc.ParseError)
@@ -340,9 +340,18 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	c.touch()
+	if batch && !initialize {
+		// Batches were decoded to route them; the session decodes with
+		// batches only if its revision has them.
+		if rev := c.sess.Revision(); rev == nil || !rev.Batching {
+			httpError(w, http.StatusBadRequest, jsonrpc.InvalidRequest, "batches are not part of this revision")
+			return
+		}
+	}
+	p := posted{body: body, items: items, batch: batch}
 	if len(requests) == 0 {
 		// Only notifications and responses: accepted (T-P4).
-		if !c.deliver(r.Context(), body, false) {
+		if !c.deliver(r.Context(), p, false) {
 			httpError(w, http.StatusNotFound, jsonrpc.InvalidRequest, "session ended")
 			return
 		}
@@ -357,7 +366,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 	// With JSON answers, this goroutine waits for the answer anyway: a single
 	// request is handled on it. An SSE answer must start streaming while
 	// the handler runs (progress, requests to the client), so not then.
-	if !c.deliver(r.Context(), body, s.opts.JSONResponse) {
+	if !c.deliver(r.Context(), p, s.opts.JSONResponse) {
 		httpError(w, http.StatusNotFound, jsonrpc.InvalidRequest, "session ended")
 		return
 	}
@@ -456,7 +465,9 @@ type conn struct {
 	id   string
 	sess *session.Session
 	in   chan []byte
-	push func(data []byte, inline bool) // set by the session before it starts
+	// Set by the session before it starts.
+	push      func(data []byte, inline bool)
+	pushItems func(items []jsonrpc.Item, batch, inline bool)
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -524,19 +535,37 @@ func (c *conn) openStream(requests []wire.ID, json bool) (*stream, error) {
 // goroutine of their HTTP request.
 func (c *conn) SetPush(push func(data []byte, inline bool)) { c.push = push }
 
-// deliver hands a POST body to the session: pushed when the session took
-// that (inline as for transport.Pusher), queued for Read otherwise. It
-// reports false when the session has ended.
-func (c *conn) deliver(ctx context.Context, body []byte, inline bool) bool {
-	if c.push == nil {
-		return c.enqueue(ctx, body)
+// SetPushItems implements session.ItemPusher: the messages of POST bodies,
+// decoded to route them, go to the session as they are.
+func (c *conn) SetPushItems(push func(items []jsonrpc.Item, batch, inline bool)) {
+	c.pushItems = push
+}
+
+// posted is a POST body and its messages.
+type posted struct {
+	body  []byte
+	items []jsonrpc.Item
+	batch bool
+}
+
+// deliver hands a POST body to the session: its decoded messages or its
+// bytes pushed when the session took that (inline as for
+// transport.Pusher), queued for Read otherwise. It reports false when the
+// session has ended.
+func (c *conn) deliver(ctx context.Context, p posted, inline bool) bool {
+	if c.pushItems == nil && c.push == nil {
+		return c.enqueue(ctx, p.body)
 	}
 	select {
 	case <-c.closed:
 		return false
 	default:
 	}
-	c.push(body, inline)
+	if c.pushItems != nil {
+		c.pushItems(p.items, p.batch, inline)
+	} else {
+		c.push(p.body, inline)
+	}
 	return true
 }
 
