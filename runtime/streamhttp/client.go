@@ -495,7 +495,14 @@ func (c *Client) spawn(g *clientConn, f func()) bool {
 // (transport.Pusher).
 func (c *Client) deliver(g *clientConn, data []byte, pushable bool) []wire.ID {
 	var answered []wire.ID
-	msgs := clientScan(data)
+	c.mu.Lock()
+	// A pushed JSON answer is looked into only for the initialize response.
+	scan := !pushable || c.push == nil || g.initID.IsValid()
+	c.mu.Unlock()
+	var msgs []clientMessage
+	if scan {
+		msgs = clientScan(data)
+	}
 	c.mu.Lock()
 	for _, m := range msgs {
 		if m.kind != jsonrpc.Response && m.kind != jsonrpc.ErrorResponse || !m.id.IsValid() {
