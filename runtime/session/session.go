@@ -10,6 +10,13 @@
 // are converted by strict re-decoding: what the handler sends is decoded with
 // the negotiated revision's types (members that revision lacks are dropped, so
 // newer fields never leak to an older peer) and encoded again.
+//
+// Goroutines: payloads come from one reader per connection, or are pushed
+// by the transport on the goroutine that received them (transport.Pusher,
+// ItemPusher). Requests run on worker goroutines that are reused from
+// request to request, or on the pushing goroutine when the transport says
+// it waits for the answer anyway; notifications are handled one at a time,
+// in order, on a goroutine of their own.
 package session
 
 import (
