@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/session"
+	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
 // A receiver decodes a payload, then answers each item: invalid requests get
@@ -45,4 +47,28 @@ func ExampleDecode() {
 	// answer: {"jsonrpc":"2.0","id":3,"error":{"code":-32600,"message":"/3: not a request, notification or response: no method, result or error member"}}
 	// answer: {"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"/4: want object, got number"}}
 	// jsonrpc: invalid request (-32600): /id: duplicate object member name (at byte offset 24)
+}
+
+// A sender encodes a request with its params, and the receiver its answer
+// with the result, each in one buffer: what the params or result append
+// goes straight into the message.
+func ExampleAppendCall() {
+	params := session.Raw(`{"name":"echo","arguments":{"text":"hi"}}`)
+	req, withParams, err := jsonrpc.AppendCall(nil, wire.IntID(7), "tools/call", params)
+	if err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	fmt.Println(withParams, string(req))
+
+	result := session.Raw(`{"content":[{"type":"text","text":"hi"}]}`)
+	resp, err := jsonrpc.AppendResponse(nil, wire.IntID(7), result)
+	if err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	fmt.Println(string(resp))
+	// Output:
+	// true {"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}
+	// {"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"hi"}]}}
 }
