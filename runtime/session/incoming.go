@@ -122,6 +122,14 @@ func (s *Session) request(m *jsonrpc.Message, inline bool, reply replier) {
 // encoded in one go, the result in place; in a batch, the result is encoded
 // for the batch's answer.
 func (s *Session) respond(reply replier, id wire.ID, method string, res wire.Appender) {
+	// Encoding runs the handler's Appender: a panic in it is the handler's,
+	// answered like one (see run).
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("mcp: encoding a result panicked", "method", method, "panic", p, "stack", string(debug.Stack()))
+			s.answer(reply, errorMessage(id, &jsonrpc.Error{Code: jsonrpc.InternalError, Message: fmt.Sprintf("internal error handling %s", method)}))
+		}
+	}()
 	if reply != nil {
 		raw, err := res.AppendJSON(nil)
 		if err != nil {
@@ -188,12 +196,10 @@ func asJSONRPC(err error) *jsonrpc.Error {
 }
 
 // toNegotiated converts a result the handler encoded in its revision to the
-// negotiated one: decoded strictly with the negotiated revision's result
-// types (the first that accepts it), then encoded again.
+// negotiated one, for a method that converts (see converts): decoded
+// strictly with the negotiated revision's result types (the first that
+// accepts it), then encoded again.
 func (s *Session) toNegotiated(md wire.Method, b []byte) ([]byte, error) {
-	if !s.converts(md) {
-		return b, nil
-	}
 	s.mu.Lock()
 	rev := s.rev
 	s.mu.Unlock()

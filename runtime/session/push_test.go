@@ -7,9 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	mcp "github.com/mcpgen/mcpgen/protocol/mcp20251125"
 	"github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/transport"
+	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
 // pushTransport is a transport.Pusher: the test pushes payloads with the
@@ -142,4 +145,36 @@ func TestPushWhileClosing(t *testing.T) {
 	time.Sleep(time.Millisecond)
 	s.Close()
 	wg.Wait()
+}
+
+// panicAppender is a result whose encoding panics.
+type panicAppender struct{}
+
+func (panicAppender) AppendJSON([]byte) ([]byte, error) { panic("encoding boom") }
+
+// panicHandler answers every request with a panicAppender.
+type panicHandler struct{ session.Handler }
+
+func (h panicHandler) HandleRequest(ctx context.Context, s *session.Session, method string, params jsontext.Value) (wire.Appender, error) {
+	if method == "initialize" {
+		return h.Handler.HandleRequest(ctx, s, method, params)
+	}
+	return panicAppender{}, nil
+}
+
+// TestResultEncodingPanics checks that a result whose AppendJSON panics is
+// answered with -32603 like a panicking handler, and the session serves on.
+func TestResultEncodingPanics(t *testing.T) {
+	a, b := transport.Pipe()
+	s := session.New(session.Server, a, panicHandler{mcp.NewServerHandler(testServer(t))}, session.Options{})
+	defer s.Close()
+	p := &peer{t: t, tr: b}
+	defer b.Close()
+	p.initialize("2025-11-25")
+	for i := 1; i <= 2; i++ {
+		m := p.call(i, "tools/list", "")
+		if errorCode(t, m) != -32603 || !strings.Contains(errorMessage(m), "tools/list") {
+			t.Fatalf("call %d answered %v; want -32603 naming tools/list", i, m)
+		}
+	}
 }
