@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -159,5 +160,77 @@ func TestJSONAnswersAreNotKept(t *testing.T) {
 	defer c.mu.Unlock()
 	if len(c.streams) != 1 || len(c.byReq) != 0 {
 		t.Errorf("after 21 answered requests the session keeps %d streams and %d request routes; want 1 (the GET stream) and 0", len(c.streams), len(c.byReq))
+	}
+}
+
+// TestFinishedStreamsAreDropped checks that complete, delivered SSE
+// streams are dropped with their events once StreamRetention has passed,
+// and kept while it has not.
+func TestFinishedStreamsAreDropped(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		retention time.Duration
+		max       int // streams the session may keep after 10 calls
+	}{
+		{"past retention", time.Nanosecond, 3},
+		{"within retention", time.Hour, 12},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			store := NewMemoryStore()
+			srv := NewServer(func() session.Handler {
+				return mcp.NewServerHandler(mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"}))
+			}, ServerOptions{StreamRetention: tc.retention, EventStore: store})
+			defer srv.Close()
+			hs := httptest.NewServer(srv)
+			defer hs.Close()
+			post := func(sid, body string) *http.Response {
+				t.Helper()
+				req, _ := http.NewRequest(http.MethodPost, hs.URL, strings.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				if sid != "" {
+					req.Header.Set("Mcp-Session-Id", sid)
+					req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+				}
+				resp, err := hs.Client().Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode/100 != 2 {
+					t.Fatalf("%s: %s %s", body, resp.Status, b)
+				}
+				return resp
+			}
+			resp := post("", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+			sid := resp.Header.Get("Mcp-Session-Id")
+			post(sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			for i := 1; i <= 10; i++ {
+				post(sid, `{"jsonrpc":"2.0","id":`+strconv.Itoa(i)+`,"method":"ping"}`)
+			}
+			srv.mu.Lock()
+			c := srv.sessions[sid]
+			srv.mu.Unlock()
+			c.mu.Lock()
+			streams := len(c.streams)
+			ids := make([]string, 0, streams)
+			for id := range c.streams {
+				ids = append(ids, id)
+			}
+			c.mu.Unlock()
+			if streams > tc.max {
+				t.Errorf("after 10 answered calls the session keeps %d streams; want at most %d", streams, tc.max)
+			}
+			if tc.retention == time.Hour && streams != 12 {
+				t.Errorf("within retention the session keeps %d streams; want all 12 (GET, initialize, 10 calls)", streams)
+			}
+			store.mu.Lock()
+			stored := len(store.streams)
+			store.mu.Unlock()
+			if stored > streams {
+				t.Errorf("the event store keeps %d streams, the session %d", stored, streams)
+			}
+		})
 	}
 }

@@ -62,6 +62,13 @@ type ServerOptions struct {
 	Retry time.Duration
 	// EventStore keeps SSE events for resumption. Default: a MemoryStore.
 	EventStore EventStore
+	// StreamRetention is how long a POST's SSE stream stays resumable once
+	// it is complete and all its events were sent on a connection that then
+	// ended normally; after that its events are dropped from the EventStore.
+	// A stream whose connection broke before its end stays resumable until
+	// the session ends. Default 30 seconds; negative keeps every stream until
+	// the session ends.
+	StreamRetention time.Duration
 	// Logger receives diagnostics. Default: discard.
 	Logger *slog.Logger
 }
@@ -91,6 +98,9 @@ func NewServer(newHandler func() session.Handler, opts ServerOptions) *Server {
 	}
 	if opts.AllowedHosts == nil {
 		opts.AllowedHosts = []string{"localhost", "127.0.0.1", "::1"}
+	}
+	if opts.StreamRetention == 0 {
+		opts.StreamRetention = 30 * time.Second
 	}
 	s := &Server{newHandler: newHandler, opts: opts, store: opts.EventStore, log: opts.Logger, sessions: map[string]*conn{}, stop: make(chan struct{})}
 	if s.store == nil {
@@ -476,6 +486,7 @@ type conn struct {
 	streams    map[string]*stream
 	byReq      map[wire.ID]*stream
 	standalone *stream
+	finished   []*stream // complete and delivered POST streams, oldest first
 	nextStream int
 	attached   int // open SSE connections
 	lastSeen   time.Time
@@ -491,6 +502,7 @@ type stream struct {
 	attached  bool
 	delivered int64         // the last event sent to a connection
 	drop      chan struct{} // closed to make the attached connection end
+	finished  time.Time     // when it was complete and delivered; zero before
 }
 
 func (c *conn) newStreamLocked() *stream {
@@ -516,6 +528,7 @@ func (c *conn) openStream(requests []wire.ID, json bool) (*stream, error) {
 			return nil, fmt.Errorf("request ID %v is already in use", id)
 		}
 	}
+	c.dropFinishedLocked(time.Now())
 	var st *stream
 	if json {
 		// A JSON answer is not an SSE stream: no id, no events to resume,
@@ -776,6 +789,7 @@ func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq 
 		c.mu.Unlock()
 		if done {
 			if more, _, _ := c.srv.store.After(st.id, seq); len(more) == 0 {
+				c.finish(st)
 				return
 			}
 			continue
@@ -789,6 +803,36 @@ func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq 
 		case <-c.closed:
 			return
 		}
+	}
+}
+
+// finish records that every event of the complete POST stream st went out
+// on a connection that is ending normally: st stays resumable for
+// StreamRetention, in case the client lost the end of it anyway.
+func (c *conn) finish(st *stream) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if st == c.standalone || !st.finished.IsZero() || c.srv.opts.StreamRetention < 0 {
+		return
+	}
+	st.finished = time.Now()
+	c.finished = append(c.finished, st)
+}
+
+// dropFinishedLocked forgets the finished streams older than
+// StreamRetention at now, with their events.
+func (c *conn) dropFinishedLocked(now time.Time) {
+	n := 0
+	for _, st := range c.finished {
+		if now.Sub(st.finished) <= c.srv.opts.StreamRetention || st.attached {
+			break // too recent, or a resumed connection is replaying it
+		}
+		n++
+		delete(c.streams, st.id)
+		c.srv.store.Drop(st.id)
+	}
+	if n > 0 {
+		c.finished = append(c.finished[:0], c.finished[n:]...)
 	}
 }
 
