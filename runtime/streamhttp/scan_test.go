@@ -214,10 +214,6 @@ func TestFinishedStreamsAreDropped(t *testing.T) {
 			srv.mu.Unlock()
 			c.mu.Lock()
 			streams := len(c.streams)
-			ids := make([]string, 0, streams)
-			for id := range c.streams {
-				ids = append(ids, id)
-			}
 			c.mu.Unlock()
 			if streams > tc.max {
 				t.Errorf("after 10 answered calls the session keeps %d streams; want at most %d", streams, tc.max)
