@@ -30,6 +30,52 @@ var scanSeeds = []string{
 	`{}`,
 }
 
+// rawServer serves a Server with an empty MCP server on 127.0.0.1.
+func rawServer(t *testing.T, opts ServerOptions) (*Server, *httptest.Server) {
+	t.Helper()
+	srv := NewServer(func() session.Handler {
+		return mcp.NewServerHandler(mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"}))
+	}, opts)
+	hs := httptest.NewServer(srv)
+	t.Cleanup(func() {
+		hs.Close()
+		srv.Close()
+	})
+	return srv, hs
+}
+
+// rawPost POSTs body to hs, in session sid at revision rev when sid is set,
+// and returns the response and its body.
+func rawPost(t *testing.T, hs *httptest.Server, sid, rev, body string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, hs.URL, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if sid != "" {
+		req.Header.Set("Mcp-Session-Id", sid)
+		req.Header.Set("MCP-Protocol-Version", rev)
+	}
+	resp, err := hs.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return resp, string(b)
+}
+
+// rawInitialize opens a session at rev and returns its id.
+func rawInitialize(t *testing.T, hs *httptest.Server, rev string) string {
+	t.Helper()
+	resp, body := rawPost(t, hs, "", "", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"`+rev+`","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || sid == "" {
+		t.Fatalf("initialize: %s, session %q: %s", resp.Status, sid, body)
+	}
+	rawPost(t, hs, sid, rev, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return sid
+}
+
 // TestClientProbe checks that probing a single message finds what reading
 // it with a decoder finds.
 func TestClientProbe(t *testing.T) {
@@ -82,33 +128,9 @@ func TestBatchesByRevision(t *testing.T) {
 		{"2025-06-18", http.StatusBadRequest, "batches are not part of this revision"},
 	} {
 		t.Run(tc.rev, func(t *testing.T) {
-			srv := NewServer(func() session.Handler {
-				return mcp.NewServerHandler(mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"}))
-			}, ServerOptions{JSONResponse: true})
-			defer srv.Close()
-			hs := httptest.NewServer(srv)
-			defer hs.Close()
-			post := func(sid, body string) (*http.Response, string) {
-				t.Helper()
-				req, _ := http.NewRequest(http.MethodPost, hs.URL, strings.NewReader(body))
-				req.Header.Set("Content-Type", "application/json")
-				req.Header.Set("Accept", "application/json, text/event-stream")
-				if sid != "" {
-					req.Header.Set("Mcp-Session-Id", sid)
-					req.Header.Set("MCP-Protocol-Version", tc.rev)
-				}
-				resp, err := hs.Client().Do(req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				b, _ := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				return resp, string(b)
-			}
-			resp, _ := post("", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"`+tc.rev+`","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-			sid := resp.Header.Get("Mcp-Session-Id")
-			post(sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-			resp, body := post(sid, `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]`)
+			_, hs := rawServer(t, ServerOptions{JSONResponse: true})
+			sid := rawInitialize(t, hs, tc.rev)
+			resp, body := rawPost(t, hs, sid, tc.rev, `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]`)
 			if resp.StatusCode != tc.status || !strings.Contains(body, tc.want) {
 				t.Fatalf("batch answered %s %s; want %d with %s", resp.Status, body, tc.status, tc.want)
 			}
@@ -119,38 +141,11 @@ func TestBatchesByRevision(t *testing.T) {
 // TestJSONAnswersAreNotKept checks that a session answering with JSON bodies
 // keeps no stream per POST: only its GET stream.
 func TestJSONAnswersAreNotKept(t *testing.T) {
-	srv := NewServer(func() session.Handler {
-		return mcp.NewServerHandler(mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"}))
-	}, ServerOptions{JSONResponse: true})
-	defer srv.Close()
-	hs := httptest.NewServer(srv)
-	defer hs.Close()
-	post := func(sid, body string) *http.Response {
-		t.Helper()
-		req, _ := http.NewRequest(http.MethodPost, hs.URL, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if sid != "" {
-			req.Header.Set("Mcp-Session-Id", sid)
-			req.Header.Set("MCP-Protocol-Version", "2025-11-25")
-		}
-		resp, err := hs.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		return resp
-	}
-	resp := post("", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-	sid := resp.Header.Get("Mcp-Session-Id")
-	if resp.StatusCode != http.StatusOK || sid == "" {
-		t.Fatalf("initialize: %s, session %q", resp.Status, sid)
-	}
-	post(sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	srv, hs := rawServer(t, ServerOptions{JSONResponse: true})
+	sid := rawInitialize(t, hs, "2025-11-25")
 	for i := 1; i <= 20; i++ {
-		if resp := post(sid, `{"jsonrpc":"2.0","id":`+strconv.Itoa(i)+`,"method":"ping"}`); resp.StatusCode != http.StatusOK {
-			t.Fatalf("ping %d: %s", i, resp.Status)
+		if resp, body := rawPost(t, hs, sid, "2025-11-25", `{"jsonrpc":"2.0","id":`+strconv.Itoa(i)+`,"method":"ping"}`); resp.StatusCode != http.StatusOK {
+			t.Fatalf("ping %d: %s %s", i, resp.Status, body)
 		}
 	}
 	srv.mu.Lock()
@@ -177,37 +172,12 @@ func TestFinishedStreamsAreDropped(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			store := NewMemoryStore()
-			srv := NewServer(func() session.Handler {
-				return mcp.NewServerHandler(mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"}))
-			}, ServerOptions{StreamRetention: tc.retention, EventStore: store})
-			defer srv.Close()
-			hs := httptest.NewServer(srv)
-			defer hs.Close()
-			post := func(sid, body string) *http.Response {
-				t.Helper()
-				req, _ := http.NewRequest(http.MethodPost, hs.URL, strings.NewReader(body))
-				req.Header.Set("Content-Type", "application/json")
-				req.Header.Set("Accept", "application/json, text/event-stream")
-				if sid != "" {
-					req.Header.Set("Mcp-Session-Id", sid)
-					req.Header.Set("MCP-Protocol-Version", "2025-06-18")
-				}
-				resp, err := hs.Client().Do(req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				b, _ := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				if resp.StatusCode/100 != 2 {
-					t.Fatalf("%s: %s %s", body, resp.Status, b)
-				}
-				return resp
-			}
-			resp := post("", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-			sid := resp.Header.Get("Mcp-Session-Id")
-			post(sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			srv, hs := rawServer(t, ServerOptions{StreamRetention: tc.retention, EventStore: store})
+			sid := rawInitialize(t, hs, "2025-06-18")
 			for i := 1; i <= 10; i++ {
-				post(sid, `{"jsonrpc":"2.0","id":`+strconv.Itoa(i)+`,"method":"ping"}`)
+				if resp, body := rawPost(t, hs, sid, "2025-06-18", `{"jsonrpc":"2.0","id":`+strconv.Itoa(i)+`,"method":"ping"}`); resp.StatusCode != http.StatusOK {
+					t.Fatalf("ping %d: %s %s", i, resp.Status, body)
+				}
 			}
 			srv.mu.Lock()
 			c := srv.sessions[sid]
