@@ -9,6 +9,21 @@
 // resumes it with GET and Last-Event-ID (events are kept in an EventStore).
 // Requests whose Host or Origin is not allowed are refused with 403, bodies
 // are limited, idle sessions are reaped.
+//
+// Memory is bounded. Of the events already sent on a stream, only the
+// resumption window is kept (ServerOptions.ReplayEvents, ReplayBytes: by
+// default the newest 256 events within 1 MiB); resuming from an older event
+// is answered with 410 Gone and a -32600 error rather than replayed with a
+// gap. A complete POST stream with no connection is kept for
+// StreamRetention, then dropped by a timer (resuming it is then 410 too).
+// Events not yet sent (the client is not connected, or not reading) are
+// limited per stream and per session (StreamBufferEvents, StreamBufferBytes,
+// SessionBufferEvents, SessionBufferBytes). When a message does not fit: a
+// response is kept anyway, so that no answer is lost; a message a handler
+// sends while answering a request waits for room until the request's
+// context ends (backpressure: only that handler waits); any other message,
+// such as a list_changed broadcast, is refused with an error wrapping
+// ErrStreamFull.
 package streamhttp
 
 import (
@@ -23,6 +38,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -63,12 +79,37 @@ type ServerOptions struct {
 	// EventStore keeps SSE events for resumption. Default: a MemoryStore.
 	EventStore EventStore
 	// StreamRetention is how long a POST's SSE stream stays resumable once
-	// it is complete and all its events were sent on a connection that then
-	// ended normally; after that its events are dropped from the EventStore.
-	// A stream whose connection broke before its end stays resumable until
-	// the session ends. Default 30 seconds; negative keeps every stream until
+	// it is complete (every response it owes was written) and no connection
+	// carries it, whether its events all went out or its connection broke;
+	// then a timer drops it with its events, and resuming it is answered
+	// with 410 Gone. Default 30 seconds; negative keeps every stream until
 	// the session ends.
 	StreamRetention time.Duration
+	// ReplayEvents and ReplayBytes are each stream's resumption window: of
+	// the events already sent on a stream, the newest ReplayEvents, within
+	// ReplayBytes, stay in the EventStore for a client that resumes with
+	// Last-Event-ID; older ones are discarded. Resuming from an event before
+	// the window is answered with 410 Gone and a -32600 error, not replayed
+	// with a gap. Defaults 256 events and 1 MiB; negative means no limit.
+	ReplayEvents int
+	ReplayBytes  int64
+	// StreamBufferEvents and StreamBufferBytes limit the events of one
+	// stream that are not sent yet (its client is not connected, or not
+	// reading). Defaults 1024 events and 4 MiB; negative means no limit.
+	StreamBufferEvents int
+	StreamBufferBytes  int64
+	// SessionBufferEvents and SessionBufferBytes limit the events not sent
+	// yet across all streams of a session. Defaults 4096 events and 16 MiB;
+	// negative means no limit.
+	//
+	// A message always fits a buffer that holds nothing, whatever its size.
+	// A response that does not fit is kept anyway (no answer is lost); a
+	// message a handler sends while answering a request waits for room
+	// until the request's context ends (backpressure; the error then wraps
+	// ErrStreamFull and the context's error); any other message is refused
+	// at once with an error wrapping ErrStreamFull.
+	SessionBufferEvents int
+	SessionBufferBytes  int64
 	// Logger receives diagnostics. Default: discard.
 	Logger *slog.Logger
 }
@@ -102,6 +143,12 @@ func NewServer(newHandler func() session.Handler, opts ServerOptions) *Server {
 	if opts.StreamRetention == 0 {
 		opts.StreamRetention = 30 * time.Second
 	}
+	orDefault(&opts.ReplayEvents, 256)
+	orDefault(&opts.ReplayBytes, 1<<20)
+	orDefault(&opts.StreamBufferEvents, 1024)
+	orDefault(&opts.StreamBufferBytes, 4<<20)
+	orDefault(&opts.SessionBufferEvents, 4096)
+	orDefault(&opts.SessionBufferBytes, 16<<20)
 	s := &Server{newHandler: newHandler, opts: opts, store: opts.EventStore, log: opts.Logger, sessions: map[string]*conn{}, stop: make(chan struct{})}
 	if s.store == nil {
 		s.store = NewMemoryStore()
@@ -114,6 +161,18 @@ func NewServer(newHandler func() session.Handler, opts ServerOptions) *Server {
 	}
 	return s
 }
+
+// orDefault sets a zero limit to def.
+func orDefault[T int | int64](v *T, def T) {
+	if *v == 0 {
+		*v = def
+	}
+}
+
+// ErrStreamFull is wrapped by the error a session's write gets when the SSE
+// stream the message belongs to, or its session, holds as many unsent
+// events as ServerOptions allow: the client is not reading.
+var ErrStreamFull = errors.New("SSE stream full: the client is not reading it")
 
 // Close ends every session.
 func (s *Server) Close() {
@@ -406,7 +465,12 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 		id, seq, ok := parseEventID(last)
 		c.mu.Lock()
 		st := c.streams[id]
+		dropped := ok && st == nil && c.hadStreamLocked(id)
 		c.mu.Unlock()
+		if dropped {
+			httpError(w, http.StatusGone, jsonrpc.InvalidRequest, "Last-Event-ID %q: the stream was dropped %v after it was complete; its events are beyond the resumption window", last, c.srv.opts.StreamRetention)
+			return
+		}
 		if !ok || st == nil {
 			// Never replay another session's stream (T-R3).
 			httpError(w, http.StatusBadRequest, jsonrpc.InvalidRequest, "Last-Event-ID %q names no stream of this session", last)
@@ -486,10 +550,17 @@ type conn struct {
 	streams    map[string]*stream
 	byReq      map[wire.ID]*stream
 	standalone *stream
-	finished   []*stream // complete and delivered POST streams, oldest first
+	finished   []*stream   // complete POST streams with no connection, oldest first
+	expiry     *time.Timer // drops finished streams after StreamRetention
 	nextStream int
 	attached   int // open SSE connections
 	lastSeen   time.Time
+	// Events not yet sent, over all streams, and the writers that wait for
+	// room; room is closed when events are sent or dropped.
+	unsentEvents int64
+	unsentBytes  int64
+	waiting      int
+	room         chan struct{}
 }
 
 // stream is one SSE stream: a POST's answer, or the GET stream.
@@ -500,15 +571,21 @@ type stream struct {
 	json      [][]byte         // JSON answer mode: the responses
 	wake      chan struct{}
 	attached  bool
+	opening   bool          // a POST's stream its connection has not taken yet
 	delivered int64         // the last event sent to a connection
 	drop      chan struct{} // closed to make the attached connection end
-	finished  time.Time     // when it was complete and delivered; zero before
+	finished  time.Time     // when it was complete with no connection; zero before
+	// The events the store keeps: first…last, their sizes, and the bytes
+	// of those sent (first…delivered, the resumption window) and unsent.
+	first, last            int64
+	sizes                  []int
+	sentBytes, unsentBytes int64
 }
 
 func (c *conn) newStreamLocked() *stream {
 	id := c.id + "-" + strconv.Itoa(c.nextStream)
 	c.nextStream++
-	st := &stream{id: id, pending: map[wire.ID]bool{}, wake: make(chan struct{}, 1), drop: make(chan struct{})}
+	st := &stream{id: id, pending: map[wire.ID]bool{}, wake: make(chan struct{}, 1), drop: make(chan struct{}), first: 1}
 	c.streams[id] = st
 	return st
 }
@@ -536,6 +613,7 @@ func (c *conn) openStream(requests []wire.ID, json bool) (*stream, error) {
 		st = &stream{pending: make(map[wire.ID]bool, len(requests)), wake: make(chan struct{}, 1)}
 	} else {
 		st = c.newStreamLocked()
+		st.opening = true // its POST's connection is about to carry it
 	}
 	for _, id := range requests {
 		st.pending[id] = true
@@ -637,7 +715,9 @@ func (c *conn) Write(ctx context.Context, data []byte) error {
 				}
 				if len(st.pending) == 0 {
 					st.done = true
+					defer c.retainLocked(st) // once the response is in
 				}
+				// Kept even beyond the buffer limits: no answer is lost.
 				return c.appendLocked(st, data)
 			}
 		}
@@ -646,12 +726,64 @@ func (c *conn) Write(ctx context.Context, data []byte) error {
 	}
 	// A request or notification: on the stream of the request its handler
 	// answers, if that stream is still open (T-P6), else on the GET stream.
-	if rid, ok := session.RequestID(ctx); ok && !c.srv.opts.JSONResponse {
-		if st := c.byReq[rid]; st != nil {
-			return c.appendLocked(st, data)
+	rid, handler := session.RequestID(ctx)
+	st := c.standalone
+	if handler && !c.srv.opts.JSONResponse && c.byReq[rid] != nil {
+		st = c.byReq[rid]
+	}
+	// A handler waits for room; other writers (broadcasts, the engine's own
+	// messages) may have no context that ever ends, and must not stall.
+	for !c.roomLocked(st, len(data)) {
+		full := fmt.Errorf("%w: stream %s holds %d unsent events (%d bytes), session %s %d (%d bytes); the limits are %d events and %d bytes per stream, %d and %d per session",
+			ErrStreamFull, st.id, st.last-st.delivered, st.unsentBytes, c.id, c.unsentEvents, c.unsentBytes,
+			c.srv.opts.StreamBufferEvents, c.srv.opts.StreamBufferBytes, c.srv.opts.SessionBufferEvents, c.srv.opts.SessionBufferBytes)
+		if !handler {
+			return full
+		}
+		if c.room == nil {
+			c.room = make(chan struct{})
+		}
+		room := c.room
+		c.waiting++
+		c.mu.Unlock()
+		var err error
+		select {
+		case <-room:
+		case <-ctx.Done():
+			err = fmt.Errorf("%w; waiting for room ended: %w", full, ctx.Err())
+		case <-c.closed:
+			err = net.ErrClosed
+		}
+		c.mu.Lock()
+		c.waiting--
+		if err != nil {
+			return err
 		}
 	}
-	return c.appendLocked(c.standalone, data)
+	return c.appendLocked(st, data)
+}
+
+// roomLocked reports whether an event of n bytes fits the unsent events of
+// st and of the session. A message always fits an empty buffer.
+func (c *conn) roomLocked(st *stream, n int) bool {
+	o := &c.srv.opts
+	if unsent := st.last - st.delivered; unsent > 0 &&
+		(over(unsent+1, int64(o.StreamBufferEvents)) || over(st.unsentBytes+int64(n), o.StreamBufferBytes)) {
+		return false
+	}
+	return c.unsentEvents == 0 ||
+		!over(c.unsentEvents+1, int64(o.SessionBufferEvents)) && !over(c.unsentBytes+int64(n), o.SessionBufferBytes)
+}
+
+// over reports whether v is above limit; a negative limit is none.
+func over(v, limit int64) bool { return limit >= 0 && v > limit }
+
+// freedLocked wakes the writers that wait for room.
+func (c *conn) freedLocked() {
+	if c.room != nil {
+		close(c.room)
+		c.room = nil
+	}
 }
 
 func firstElement(v jsontext.Value) jsontext.Value {
@@ -669,8 +801,17 @@ func firstElement(v jsontext.Value) jsontext.Value {
 func (c *conn) appendLocked(st *stream, data []byte) error {
 	if c.srv.opts.JSONResponse && st != c.standalone {
 		st.json = append(st.json, data) // the session hands data over (transport.Transport)
-	} else if _, err := c.srv.store.Append(st.id, data); err != nil {
-		return fmt.Errorf("event store: %w", err)
+	} else {
+		seq, err := c.srv.store.Append(st.id, data)
+		if err != nil {
+			return fmt.Errorf("event store: %w", err)
+		}
+		n := int64(len(data))
+		st.last = seq
+		st.sizes = append(st.sizes, len(data))
+		st.unsentBytes += n
+		c.unsentEvents++
+		c.unsentBytes += n
 	}
 	select {
 	case st.wake <- struct{}{}:
@@ -684,6 +825,9 @@ func (c *conn) Close() error {
 	c.closeOnce.Do(func() {
 		close(c.closed)
 		c.mu.Lock()
+		if c.expiry != nil {
+			c.expiry.Stop()
+		}
 		for id := range c.streams {
 			c.srv.store.Drop(id)
 		}
@@ -734,6 +878,23 @@ func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq 
 		return
 	}
 	c.mu.Lock()
+	if st.id != "" && (c.streams[st.id] != st || seq < st.first-1) {
+		// Dropped since it was looked up, or seq is before the window.
+		gone := fmt.Sprintf("Last-Event-ID %s_%d: the events after it are beyond the resumption window (the stream keeps events %d to %d, at most %d within %d bytes once sent)",
+			st.id, seq, st.first, st.last, c.srv.opts.ReplayEvents, c.srv.opts.ReplayBytes)
+		if c.streams[st.id] != st {
+			gone = fmt.Sprintf("Last-Event-ID %s_%d: the stream was dropped %v after it was complete; its events are beyond the resumption window", st.id, seq, c.srv.opts.StreamRetention)
+		}
+		c.mu.Unlock()
+		httpError(w, http.StatusGone, jsonrpc.InvalidRequest, "%s", gone)
+		return
+	}
+	if i := slices.Index(c.finished, st); i >= 0 {
+		// Resumed: kept until this connection ends too.
+		c.finished = slices.Delete(c.finished, i, i+1)
+		st.finished = time.Time{}
+	}
+	st.opening = false
 	if st.attached {
 		// A newer connection takes the stream over from an older one.
 		close(st.drop)
@@ -747,6 +908,7 @@ func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq 
 		c.mu.Lock()
 		if st.drop == drop {
 			st.attached = false
+			c.retainLocked(st)
 		}
 		c.attached--
 		c.lastSeen = time.Now()
@@ -779,8 +941,8 @@ func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq 
 		if len(evs) > 0 {
 			fl.Flush()
 			c.mu.Lock()
-			if seq > st.delivered {
-				st.delivered = seq
+			if st.drop == drop { // only the connection that carries st moves its window
+				c.sentLocked(st, seq)
 			}
 			c.mu.Unlock()
 		}
@@ -789,7 +951,6 @@ func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq 
 		c.mu.Unlock()
 		if done {
 			if more, _, _ := c.srv.store.After(st.id, seq); len(more) == 0 {
-				c.finish(st)
 				return
 			}
 			continue
@@ -806,17 +967,70 @@ func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq 
 	}
 }
 
-// finish records that every event of the complete POST stream st went out
-// on a connection that is ending normally: st stays resumable for
-// StreamRetention, in case the client lost the end of it anyway.
-func (c *conn) finish(st *stream) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if st == c.standalone || !st.finished.IsZero() || c.srv.opts.StreamRetention < 0 {
+// sentLocked records that the events of st up to seq went out on its
+// connection: they move from the unsent buffer to the resumption window,
+// and the events that fall out of the window are discarded.
+func (c *conn) sentLocked(st *stream, seq int64) {
+	if seq <= st.delivered {
+		return // a resumed connection replaying the window
+	}
+	var n int64
+	for s := st.delivered + 1; s <= seq; s++ {
+		n += int64(st.sizes[s-st.first])
+	}
+	st.unsentBytes -= n
+	st.sentBytes += n
+	c.unsentEvents -= seq - st.delivered
+	c.unsentBytes -= n
+	st.delivered = seq
+	o := &c.srv.opts
+	keep := st.first
+	for keep <= seq && (over(seq-keep+1, int64(o.ReplayEvents)) || over(st.sentBytes, o.ReplayBytes)) {
+		st.sentBytes -= int64(st.sizes[keep-st.first])
+		keep++
+	}
+	if keep > st.first {
+		c.srv.store.Discard(st.id, keep-1)
+		st.sizes = st.sizes[keep-st.first:]
+		st.first = keep
+	}
+	c.freedLocked()
+}
+
+// retainLocked starts the retention of st if it is a complete POST stream
+// that no connection carries: StreamRetention from now, the expiry timer
+// drops it with its events.
+func (c *conn) retainLocked(st *stream) {
+	if st == c.standalone || st.id == "" || !st.done || st.attached || st.opening || !st.finished.IsZero() || c.srv.opts.StreamRetention < 0 {
 		return
+	}
+	select {
+	case <-c.closed:
+		return // the session dropped every stream
+	default:
 	}
 	st.finished = time.Now()
 	c.finished = append(c.finished, st)
+	if len(c.finished) > 1 {
+		return // the timer is set for an older one
+	}
+	if c.expiry == nil {
+		c.expiry = time.AfterFunc(c.srv.opts.StreamRetention, c.expire)
+	} else {
+		c.expiry.Reset(c.srv.opts.StreamRetention)
+	}
+}
+
+// expire runs on the expiry timer: it drops the streams whose retention
+// ended, and sets the timer for the next.
+func (c *conn) expire() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := time.Now()
+	c.dropFinishedLocked(now)
+	if len(c.finished) > 0 {
+		c.expiry.Reset(c.finished[0].finished.Add(c.srv.opts.StreamRetention).Sub(now))
+	}
 }
 
 // dropFinishedLocked forgets the finished streams older than
@@ -824,16 +1038,26 @@ func (c *conn) finish(st *stream) {
 func (c *conn) dropFinishedLocked(now time.Time) {
 	n := 0
 	for _, st := range c.finished {
-		if now.Sub(st.finished) <= c.srv.opts.StreamRetention || st.attached {
-			break // too recent, or a resumed connection is replaying it
+		if now.Sub(st.finished) < c.srv.opts.StreamRetention {
+			break // too recent
 		}
 		n++
 		delete(c.streams, st.id)
 		c.srv.store.Drop(st.id)
+		c.unsentEvents -= st.last - st.delivered
+		c.unsentBytes -= st.unsentBytes
 	}
 	if n > 0 {
-		c.finished = append(c.finished[:0], c.finished[n:]...)
+		c.finished = slices.Delete(c.finished, 0, n)
+		c.freedLocked()
 	}
+}
+
+// hadStreamLocked reports whether id names a stream this session had.
+func (c *conn) hadStreamLocked(id string) bool {
+	n, ok := strings.CutPrefix(id, c.id+"-")
+	i, err := strconv.Atoi(n)
+	return ok && err == nil && i >= 0 && i < c.nextStream && strconv.Itoa(i) == n
 }
 
 // polling reports whether the session's revision has SSE polling: priming

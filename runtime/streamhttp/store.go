@@ -13,36 +13,56 @@ type Event struct {
 }
 
 // EventStore keeps the events of SSE streams so that a client can resume a
-// dropped stream with Last-Event-ID (T-R2, T-R3). Implementations must be
-// safe for concurrent use.
+// dropped stream with Last-Event-ID (T-R2, T-R3). The Server decides how
+// long each event is needed (see ServerOptions.ReplayEvents and
+// StreamRetention) and tells the store with Discard and Drop.
+// Implementations must be safe for concurrent use.
 type EventStore interface {
 	// Append records data as the next event of stream and returns its
-	// sequence number.
+	// sequence number: 1 for a stream's first event, then one more for each
+	// event, without gaps.
 	Append(stream string, data []byte) (int64, error)
-	// After returns the events of stream with a sequence number above seq, in
-	// order; ok is false when the store does not know the stream.
+	// After returns the events of stream with a sequence number above seq
+	// that were not discarded, in order; ok is false when the store does not
+	// know the stream.
 	After(stream string, seq int64) (events []Event, ok bool, err error)
+	// Discard forgets the events of stream numbered up to and including
+	// seq: they are no longer needed for resumption. Later events keep their
+	// numbers.
+	Discard(stream string, seq int64)
 	// Drop forgets a stream.
 	Drop(stream string)
 }
 
-// MemoryStore is the default EventStore: it keeps every event of a stream
-// in memory until the stream is dropped (when its session ends).
+// MemoryStore is the default EventStore: it keeps the events of each
+// stream in memory until the Server discards them or drops the stream.
 type MemoryStore struct {
 	mu      sync.Mutex
-	streams map[string][]Event
+	streams map[string]*memStream
+}
+
+// memStream is a stream's kept events: consecutive, the newest numbered
+// next-1.
+type memStream struct {
+	next int64
+	evs  []Event
 }
 
 // NewMemoryStore returns an empty MemoryStore.
-func NewMemoryStore() *MemoryStore { return &MemoryStore{streams: map[string][]Event{}} }
+func NewMemoryStore() *MemoryStore { return &MemoryStore{streams: map[string]*memStream{}} }
 
 // Append implements EventStore.
 func (m *MemoryStore) Append(stream string, data []byte) (int64, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	evs := m.streams[stream]
-	seq := int64(len(evs) + 1)
-	m.streams[stream] = append(evs, Event{Seq: seq, Data: append([]byte(nil), data...)})
+	ms := m.streams[stream]
+	if ms == nil {
+		ms = &memStream{next: 1}
+		m.streams[stream] = ms
+	}
+	seq := ms.next
+	ms.next++
+	ms.evs = append(ms.evs, Event{Seq: seq, Data: append([]byte(nil), data...)})
 	return seq, nil
 }
 
@@ -50,17 +70,36 @@ func (m *MemoryStore) Append(stream string, data []byte) (int64, error) {
 func (m *MemoryStore) After(stream string, seq int64) ([]Event, bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	evs, ok := m.streams[stream]
+	ms, ok := m.streams[stream]
 	if !ok {
 		return nil, false, nil
 	}
-	if seq < 0 {
-		seq = 0
-	}
-	if seq >= int64(len(evs)) {
+	i := ms.index(seq + 1)
+	if i >= len(ms.evs) {
 		return nil, true, nil
 	}
-	return append([]Event(nil), evs[seq:]...), true, nil
+	return append([]Event(nil), ms.evs[i:]...), true, nil
+}
+
+// index is the position in evs of the first event numbered seq or above.
+func (ms *memStream) index(seq int64) int {
+	if len(ms.evs) == 0 {
+		return 0
+	}
+	return int(min(max(seq-ms.evs[0].Seq, 0), int64(len(ms.evs))))
+}
+
+// Discard implements EventStore.
+func (m *MemoryStore) Discard(stream string, seq int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ms := m.streams[stream]
+	if ms == nil {
+		return
+	}
+	n := ms.index(seq + 1)
+	clear(ms.evs[:n]) // the array outlives the slice: let the data go now
+	ms.evs = ms.evs[n:]
 }
 
 // Drop implements EventStore.

@@ -1,0 +1,38 @@
+package streamhttp
+
+import "strings"
+
+// Held is what a session of s holds, for tests: its SSE streams, the
+// events and bytes its streams keep in the MemoryStore, and how many of its
+// writers wait for room.
+type Held struct {
+	Streams, Events, Bytes, Waiting int
+}
+
+// HeldBy reports what session sid of s holds; ok is false when s has no
+// such session or its store is not a MemoryStore.
+func HeldBy(s *Server, sid string) (h Held, ok bool) {
+	s.mu.Lock()
+	c := s.sessions[sid]
+	s.mu.Unlock()
+	m, isMem := s.store.(*MemoryStore)
+	if c == nil || !isMem {
+		return Held{}, false
+	}
+	c.mu.Lock()
+	h.Streams = len(c.streams)
+	h.Waiting = c.waiting
+	c.mu.Unlock()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for id, ms := range m.streams {
+		if !strings.HasPrefix(id, sid+"-") {
+			continue
+		}
+		for _, ev := range ms.evs {
+			h.Events++
+			h.Bytes += len(ev.Data)
+		}
+	}
+	return h, true
+}
