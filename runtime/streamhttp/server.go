@@ -155,6 +155,7 @@ func (s *Server) reap() {
 		s.mu.Unlock()
 		for _, c := range idle {
 			s.log.Debug("mcp http: idle session ended", "session", c.id)
+			s.forget(c)
 			c.sess.Close()
 		}
 	}
@@ -432,8 +433,20 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request) {
 	if c == nil {
 		return
 	}
+	// The session leaves the map before the 204: a request sent after the
+	// answer finds no session (T-S4), not one that is ending.
+	s.forget(c)
 	c.sess.Close() // T-S5
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// forget removes c from the sessions: later requests naming it get 404.
+func (s *Server) forget(c *conn) {
+	s.mu.Lock()
+	if s.sessions[c.id] == c {
+		delete(s.sessions, c.id)
+	}
+	s.mu.Unlock()
 }
 
 func (s *Server) newConn() *conn {
@@ -460,12 +473,6 @@ func (s *Server) newConn() *conn {
 	c.sess = session.New(session.Server, c, h, s.opts.Session)
 	s.sessions[c.id] = c
 	s.mu.Unlock()
-	go func() {
-		<-c.sess.Done()
-		s.mu.Lock()
-		delete(s.sessions, c.id)
-		s.mu.Unlock()
-	}()
 	return c
 }
 
@@ -679,9 +686,11 @@ func (c *conn) appendLocked(st *stream, data []byte) error {
 	return nil
 }
 
-// Close implements transport.Transport: the session ended.
+// Close implements transport.Transport: the session ended, and leaves the
+// server's sessions (however it ended: DELETE, idle, Server.Close, its peer).
 func (c *conn) Close() error {
 	c.closeOnce.Do(func() {
+		c.srv.forget(c)
 		close(c.closed)
 		c.mu.Lock()
 		for id := range c.streams {
