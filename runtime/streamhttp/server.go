@@ -161,17 +161,10 @@ func (s *Server) reap() {
 	}
 }
 
-// httpError answers with status and, as the body, an id-less JSON-RPC error.
+// httpError answers with status and, as the body, a JSON-RPC error without
+// an id (see refusal; no revision known).
 func httpError(w http.ResponseWriter, status int, code int64, format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
-	b, err := (&jsonrpc.Message{Kind: jsonrpc.ErrorResponse, Error: &jsonrpc.Error{Code: code, Message: msg}}).AppendJSON(nil)
-	if err != nil {
-		http.Error(w, msg, status)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	w.Write(b)
+	refuse(w, refusal{}, status, code, format, args...)
 }
 
 // ServeHTTP implements http.Handler: POST, GET and DELETE on one endpoint
@@ -256,72 +249,71 @@ func acceptsType(values []string, t string) bool {
 }
 
 // checkVersion validates MCP-Protocol-Version (T-H6…T-H8): a missing header
-// means 2025-03-26; a present one must name a revision linked in.
-func checkVersion(w http.ResponseWriter, r *http.Request) bool {
+// means 2025-03-26; a present one must name a revision linked in. It is
+// checked before the session id, so that an unsupported version is
+// reported as such. On success, it notes the revision in rf.
+func checkVersion(w http.ResponseWriter, r *http.Request, rf *refusal) bool {
 	v := r.Header.Get("MCP-Protocol-Version")
 	if v == "" {
 		return true
 	}
 	if _, ok := revision.Lookup(v); !ok {
-		httpError(w, http.StatusBadRequest, jsonrpc.InvalidRequest, "unsupported MCP-Protocol-Version %q", v)
+		refuse(w, *rf, http.StatusBadRequest, jsonrpc.InvalidRequest, "unsupported MCP-Protocol-Version %q", v)
 		return false
 	}
+	rf.rev = v
 	return true
 }
 
-// lookup finds the session a request names (T-S3, T-S4).
-func (s *Server) lookup(w http.ResponseWriter, r *http.Request) *conn {
+// lookup finds the session a request names (T-S3, T-S4) and notes it in
+// rf.
+func (s *Server) lookup(w http.ResponseWriter, r *http.Request, rf *refusal) *conn {
 	sid := r.Header.Get("Mcp-Session-Id")
 	if sid == "" {
-		httpError(w, http.StatusBadRequest, jsonrpc.InvalidRequest, "missing Mcp-Session-Id header")
+		refuse(w, *rf, http.StatusBadRequest, jsonrpc.InvalidRequest, "missing Mcp-Session-Id header")
 		return nil
 	}
 	s.mu.Lock()
 	c := s.sessions[sid]
 	s.mu.Unlock()
 	if c == nil {
-		httpError(w, http.StatusNotFound, jsonrpc.InvalidRequest, "session %q not found", sid)
+		refuse(w, *rf, http.StatusNotFound, jsonrpc.InvalidRequest, "session %q not found", sid)
 		return nil
 	}
+	rf.conn = c
 	return c
 }
 
 func (s *Server) post(w http.ResponseWriter, r *http.Request) {
-	if !accepts(r, "application/json", "text/event-stream") {
-		httpError(w, http.StatusNotAcceptable, jsonrpc.InvalidRequest, "Accept must list application/json and text/event-stream")
-		return
-	}
-	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(strings.ToLower(strings.TrimSpace(ct)), "application/json") {
-		httpError(w, http.StatusUnsupportedMediaType, jsonrpc.InvalidRequest, "Content-Type must be application/json, not %q", ct)
-		return
-	}
+	// The body is read first: every refusal echoes the ids of its requests
+	// (see refusal).
+	var rf refusal
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
 	if err != nil {
+		rf.ids, rf.batch = peekRequestIDs(body)
+		rf.rev = claimedRevision(r)
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			httpError(w, http.StatusRequestEntityTooLarge, jsonrpc.InvalidRequest, "body larger than %d bytes", s.opts.MaxBodyBytes)
+			refuse(w, rf, http.StatusRequestEntityTooLarge, jsonrpc.InvalidRequest, "body larger than %d bytes", s.opts.MaxBodyBytes)
 			return
 		}
-		httpError(w, http.StatusBadRequest, jsonrpc.ParseError, "reading the body: %v", err)
+		refuse(w, rf, http.StatusBadRequest, jsonrpc.ParseError, "reading the body: %v", err)
 		return
 	}
-	items, batch, err := jsonrpc.DecodeOwned(body, true) // body is not changed: the session may get it as is
-	if err != nil {
-		var de *jsonrpc.DecodeError
-		code := int64(jsonrpc.ParseError)
-		if errors.As(err, &de) {
-			code = de.Code
-		}
-		httpError(w, http.StatusBadRequest, code, "%v", err)
-		return
-	}
+	items, batch, decodeErr := jsonrpc.DecodeOwned(body, true) // body is not changed: the session may get it as is
 	var requests []wire.ID
+	var invalid *jsonrpc.Error // of the first message that is not valid
 	initialize := false
 	requested := "" // the revision an initialize asks for
 	for _, it := range items {
 		if it.Err != nil {
-			httpError(w, http.StatusBadRequest, it.Err.Code, "%s", it.Err.Message)
-			return
+			if invalid == nil {
+				invalid = it.Err
+			}
+			if it.ID.IsValid() && (it.Kind == jsonrpc.Request || it.Kind == 0) {
+				requests = append(requests, it.ID) // refused, with its id
+			}
+			continue
 		}
 		if it.Msg.Kind == jsonrpc.Request {
 			requests = append(requests, it.Msg.ID)
@@ -331,22 +323,45 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+	rf.ids, rf.batch = requests, batch
+	if !accepts(r, "application/json", "text/event-stream") {
+		refuse(w, rf, http.StatusNotAcceptable, jsonrpc.InvalidRequest, "Accept must list application/json and text/event-stream")
+		return
+	}
+	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(strings.ToLower(strings.TrimSpace(ct)), "application/json") {
+		refuse(w, rf, http.StatusUnsupportedMediaType, jsonrpc.InvalidRequest, "Content-Type must be application/json, not %q", ct)
+		return
+	}
+	if decodeErr != nil {
+		var de *jsonrpc.DecodeError
+		code := int64(jsonrpc.ParseError)
+		if errors.As(decodeErr, &de) {
+			code = de.Code
+		}
+		rf.rev = claimedRevision(r)
+		refuse(w, rf, http.StatusBadRequest, code, "%v", decodeErr)
+		return
+	}
+	if invalid != nil {
+		refuse(w, rf, http.StatusBadRequest, invalid.Code, "%s", invalid.Message)
+		return
+	}
 	var c *conn
 	if initialize {
 		if r.Header.Get("Mcp-Session-Id") != "" {
-			httpError(w, http.StatusBadRequest, jsonrpc.InvalidRequest, "initialize must not carry an Mcp-Session-Id")
+			refuse(w, rf, http.StatusBadRequest, jsonrpc.InvalidRequest, "initialize must not carry an Mcp-Session-Id")
 			return
 		}
 		if c = s.newConn(); c == nil {
-			httpError(w, http.StatusServiceUnavailable, jsonrpc.InternalError, "the server is closing")
+			refuse(w, rf, http.StatusServiceUnavailable, jsonrpc.InternalError, "the server is closing")
 			return
 		}
 		w.Header().Set("Mcp-Session-Id", c.id) // T-S1
 	} else {
-		if c = s.lookup(w, r); c == nil {
+		if !checkVersion(w, r, &rf) {
 			return
 		}
-		if !checkVersion(w, r) {
+		if c = s.lookup(w, r, &rf); c == nil {
 			return
 		}
 	}
@@ -355,7 +370,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		// Batches were decoded to route them; the session decodes with
 		// batches only if its revision has them.
 		if rev := c.sess.Revision(); rev == nil || !rev.Batching {
-			httpError(w, http.StatusBadRequest, jsonrpc.InvalidRequest, "batches are not part of this revision")
+			refuse(w, rf, http.StatusBadRequest, jsonrpc.InvalidRequest, "batches are not part of this revision")
 			return
 		}
 	}
@@ -363,7 +378,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 	if len(requests) == 0 {
 		// Only notifications and responses: accepted (T-P4).
 		if !c.deliver(r.Context(), p, false) {
-			httpError(w, http.StatusNotFound, jsonrpc.InvalidRequest, "session ended")
+			refuse(w, rf, http.StatusNotFound, jsonrpc.InvalidRequest, "session ended")
 			return
 		}
 		w.WriteHeader(http.StatusAccepted)
@@ -371,18 +386,18 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 	}
 	st, err := c.openStream(requests, s.opts.JSONResponse)
 	if err != nil {
-		httpError(w, http.StatusBadRequest, jsonrpc.InvalidRequest, "%v", err)
+		refuse(w, rf, http.StatusBadRequest, jsonrpc.InvalidRequest, "%v", err)
 		return
 	}
 	// With JSON answers, this goroutine waits for the answer anyway: a single
 	// request is handled on it. An SSE answer must start streaming while
 	// the handler runs (progress, requests to the client), so not then.
 	if !c.deliver(r.Context(), p, s.opts.JSONResponse) {
-		httpError(w, http.StatusNotFound, jsonrpc.InvalidRequest, "session ended")
+		refuse(w, rf, http.StatusNotFound, jsonrpc.InvalidRequest, "session ended")
 		return
 	}
 	if s.opts.JSONResponse {
-		c.serveJSON(w, r, st)
+		c.serveJSON(w, r, st, rf)
 		return
 	}
 	prime := c.polling()
@@ -398,8 +413,12 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusNotAcceptable, jsonrpc.InvalidRequest, "Accept must list text/event-stream")
 		return
 	}
-	c := s.lookup(w, r)
-	if c == nil || !checkVersion(w, r) {
+	var rf refusal
+	if !checkVersion(w, r, &rf) {
+		return
+	}
+	c := s.lookup(w, r, &rf)
+	if c == nil {
 		return
 	}
 	c.touch()
@@ -429,7 +448,11 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) delete(w http.ResponseWriter, r *http.Request) {
-	c := s.lookup(w, r)
+	var rf refusal
+	if !checkVersion(w, r, &rf) {
+		return
+	}
+	c := s.lookup(w, r, &rf)
 	if c == nil {
 		return
 	}
@@ -701,7 +724,7 @@ func (c *conn) Close() error {
 	return nil
 }
 
-func (c *conn) serveJSON(w http.ResponseWriter, r *http.Request, st *stream) {
+func (c *conn) serveJSON(w http.ResponseWriter, r *http.Request, st *stream, rf refusal) {
 	for {
 		c.mu.Lock()
 		done, out := st.done, st.json
@@ -727,7 +750,7 @@ func (c *conn) serveJSON(w http.ResponseWriter, r *http.Request, st *stream) {
 		case <-r.Context().Done():
 			return
 		case <-c.closed:
-			httpError(w, http.StatusNotFound, jsonrpc.InvalidRequest, "session ended")
+			refuse(w, rf, http.StatusNotFound, jsonrpc.InvalidRequest, "session ended")
 			return
 		}
 	}

@@ -1,8 +1,11 @@
 package streamhttp_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -32,5 +35,99 @@ func TestDeleteThenGet(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string(nil), got); diff != "" {
 		t.Errorf("requests after DELETE not answered 404 (-want +got):\n%s", diff)
+	}
+}
+
+// answerEnvelope is what a test compares of one JSON-RPC error response.
+type answerEnvelope struct {
+	HasID bool
+	ID    any // float64 or string; nil for null or absent
+	Code  float64
+}
+
+// envelopes reads a JSON-RPC error body: one response or an array of them.
+func envelopes(t *testing.T, body []byte) []answerEnvelope {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Fatalf("error body is not JSON: %v: %s", err, body)
+	}
+	list, ok := v.([]any)
+	if !ok {
+		list = []any{v}
+	}
+	var out []answerEnvelope
+	for _, e := range list {
+		m, _ := e.(map[string]any)
+		errObj, _ := m["error"].(map[string]any)
+		if m["jsonrpc"] != "2.0" || errObj == nil || m["result"] != nil {
+			t.Fatalf("not a JSON-RPC error response: %s", body)
+		}
+		id, has := m["id"]
+		code, _ := errObj["code"].(float64)
+		out = append(out, answerEnvelope{HasID: has, ID: id, Code: code})
+	}
+	return out
+}
+
+// Defect 6, T-H8, M-3: every HTTP-level refusal of a POST whose request
+// id could be read echoes that id in its JSON-RPC error; an id that cannot
+// be read is omitted at 2025-11-25 and null (JSON-RPC 2.0) before it; and
+// MCP-Protocol-Version is checked before the session id.
+func TestRefusalsEchoTheRequestID(t *testing.T) {
+	ts, _ := newTestServer(t, streamhttp.ServerOptions{MaxBodyBytes: 1 << 10})
+	sid := initSession(t, ts.URL)
+	s := func(extra map[string]string) map[string]string {
+		h := map[string]string{"Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-11-25"}
+		for k, v := range extra {
+			h[k] = v
+		}
+		return h
+	}
+	ping := `{"jsonrpc":"2.0","id":7,"method":"ping"}`
+	batch := `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}},{"jsonrpc":"2.0","id":"b","method":"ping"}]`
+	id := func(v any) []answerEnvelope { return []answerEnvelope{{HasID: true, ID: v, Code: -32600}} }
+	tests := []struct {
+		name   string
+		r      req
+		status int
+		want   []answerEnvelope
+	}{
+		{"T-S3 no session ID", req{http.MethodPost, ping, map[string]string{"MCP-Protocol-Version": "2025-11-25"}}, http.StatusBadRequest, id(7.0)},
+		{"T-S4 unknown session", req{http.MethodPost, ping, s(map[string]string{"Mcp-Session-Id": "nope"})}, http.StatusNotFound, id(7.0)},
+		{"T-H8 unsupported version", req{http.MethodPost, ping, s(map[string]string{"MCP-Protocol-Version": "1999-01-01"})}, http.StatusBadRequest, id(7.0)},
+		{"T-H8 unsupported version before an unknown session", req{http.MethodPost, ping, s(map[string]string{"MCP-Protocol-Version": "1999-01-01", "Mcp-Session-Id": "nope"})}, http.StatusBadRequest, id(7.0)},
+		{"T-H8 unsupported version before a missing session", req{http.MethodPost, ping, map[string]string{"MCP-Protocol-Version": "1999-01-01"}}, http.StatusBadRequest, id(7.0)},
+		{"T-P2 Accept without event-stream", req{http.MethodPost, ping, s(map[string]string{"Accept": "application/json"})}, http.StatusNotAcceptable, id(7.0)},
+		{"Content-Type not JSON", req{http.MethodPost, `{"jsonrpc":"2.0","id":"s","method":"ping"}`, s(map[string]string{"Content-Type": "text/plain"})}, http.StatusUnsupportedMediaType, id("s")},
+		{"body too large", req{http.MethodPost, `{"jsonrpc":"2.0","id":4,"method":"ping","params":{"_meta":{"x":"` + strings.Repeat("a", 2000) + `"}}}`, s(nil)}, http.StatusRequestEntityTooLarge, id(4.0)},
+		{"body too large, batch", req{http.MethodPost, `[{"jsonrpc":"2.0","id":4,"method":"ping"},{"jsonrpc":"2.0","id":5,"method":"ping","params":{"_meta":{"x":"` + strings.Repeat("a", 2000) + `"}}}]`, s(nil)}, http.StatusRequestEntityTooLarge, []answerEnvelope{{true, 4.0, -32600}, {true, 5.0, -32600}}},
+		{"body too large, id after the cut", req{http.MethodPost, `{"jsonrpc":"2.0","method":"ping","params":{"_meta":{"x":"` + strings.Repeat("a", 2000) + `"}},"id":4}`, s(nil)}, http.StatusRequestEntityTooLarge, []answerEnvelope{{Code: -32600}}},
+		{"invalid params", req{http.MethodPost, `{"jsonrpc":"2.0","id":8,"method":"ping","params":[]}`, s(nil)}, http.StatusBadRequest, []answerEnvelope{{true, 8.0, -32602}}},
+		{"initialize with a session ID", req{http.MethodPost, initBody, s(nil)}, http.StatusBadRequest, id(1.0)},
+		{"batch in a revision without batches", req{http.MethodPost, batch, s(nil)}, http.StatusBadRequest, []answerEnvelope{{true, 1.0, -32600}, {true, "b", -32600}}},
+		{"batch to an unknown session", req{http.MethodPost, batch, s(map[string]string{"Mcp-Session-Id": "nope"})}, http.StatusNotFound, []answerEnvelope{{true, 1.0, -32600}, {true, "b", -32600}}},
+		{"malformed JSON at 2025-11-25: no id", req{http.MethodPost, `{"jsonrpc":"2.0","id":9,`, s(nil)}, http.StatusBadRequest, []answerEnvelope{{Code: -32700}}},
+		{"malformed JSON at 2025-06-18: id null", req{http.MethodPost, `{"jsonrpc":"2.0","id":9,`, s(map[string]string{"MCP-Protocol-Version": "2025-06-18"})}, http.StatusBadRequest, []answerEnvelope{{HasID: true, Code: -32700}}},
+		{"duplicate id member: not trusted", req{http.MethodPost, `{"jsonrpc":"2.0","id":9,"id":10,"method":"ping"}`, s(nil)}, http.StatusBadRequest, []answerEnvelope{{Code: -32600}}},
+		{"notification to an unknown session: no id", req{http.MethodPost, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, s(map[string]string{"Mcp-Session-Id": "nope"})}, http.StatusNotFound, []answerEnvelope{{Code: -32600}}},
+		{"a response's id is not echoed", req{http.MethodPost, `{"jsonrpc":"2.0","id":99,"result":{}}`, s(map[string]string{"Mcp-Session-Id": "nope"})}, http.StatusNotFound, []answerEnvelope{{Code: -32600}}},
+		{"GET: unsupported version before an unknown session", req{http.MethodGet, "", s(map[string]string{"MCP-Protocol-Version": "1999-01-01", "Mcp-Session-Id": "nope"})}, http.StatusBadRequest, []answerEnvelope{{Code: -32600}}},
+		{"DELETE: unsupported version before an unknown session", req{http.MethodDelete, "", s(map[string]string{"MCP-Protocol-Version": "1999-01-01", "Mcp-Session-Id": "nope"})}, http.StatusBadRequest, []answerEnvelope{{Code: -32600}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp := do(t, ts.URL, tt.r)
+			body, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != tt.status {
+				t.Fatalf("status %s, want %d: %s", resp.Status, tt.status, body)
+			}
+			if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+				t.Fatalf("Content-Type %q, want application/json: %s", ct, body)
+			}
+			if diff := cmp.Diff(tt.want, envelopes(t, body)); diff != "" {
+				t.Errorf("error body %s (-want +got):\n%s", body, diff)
+			}
+		})
 	}
 }
