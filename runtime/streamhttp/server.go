@@ -891,7 +891,12 @@ func parseEventID(s string) (stream string, seq int64, ok bool) {
 // request whose handler ctx belongs to, without ending the stream: the
 // client reconnects with GET and Last-Event-ID after the retry interval and
 // receives the rest (SSE polling, T-P6b). It reports whether there was such
-// a connection.
+// a connection and it was closed.
+//
+// Only sessions at 2025-11-25 or later poll: below it, a stream has no
+// priming event and the client is not told to reconnect, so closing the
+// connection would lose the answer. There CloseSSEStream does nothing and
+// reports false; the answer goes on the open connection.
 func CloseSSEStream(ctx context.Context) bool {
 	s, ok := session.FromContext(ctx)
 	if !ok {
@@ -902,7 +907,7 @@ func CloseSSEStream(ctx context.Context) bool {
 		return false
 	}
 	id, ok := session.RequestID(ctx)
-	if !ok {
+	if !ok || !c.polling() {
 		return false
 	}
 	c.mu.Lock()

@@ -1,12 +1,17 @@
 package streamhttp_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	mcp "github.com/mcpgen/mcpgen/protocol/mcp20251125"
+	"github.com/mcpgen/mcpgen/runtime/session"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
@@ -127,6 +132,78 @@ func TestRefusalsEchoTheRequestID(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.want, envelopes(t, body)); diff != "" {
 				t.Errorf("error body %s (-want +got):\n%s", body, diff)
+			}
+		})
+	}
+}
+
+// Defect 9, T-P6b: below 2025-11-25 a stream has no priming event and its
+// client is not told to poll, so CloseSSEStream refuses and the answer
+// arrives on the open stream; at 2025-11-25 it closes the connection.
+func TestCloseSSEStreamByRevision(t *testing.T) {
+	for _, tc := range []struct {
+		rev    string
+		closed bool
+	}{
+		{"2025-03-26", false},
+		{"2025-06-18", false},
+		{"2025-11-25", true},
+	} {
+		t.Run(tc.rev, func(t *testing.T) {
+			closed := make(chan bool, 1)
+			proceed := make(chan struct{}) // closed once the answer's stream is open
+			srv := mcp.NewServer(mcp.Implementation{Name: "http", Version: "1"})
+			srv.AddTool(mcp.Tool{Name: "poll", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+				select {
+				case <-proceed:
+				case <-ctx.Done():
+				}
+				closed <- streamhttp.CloseSSEStream(ctx)
+				return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: "answered"}}}}, nil
+			})
+			h := streamhttp.NewServer(func() session.Handler { return mcp.NewServerHandler(srv) }, streamhttp.ServerOptions{})
+			ts := httptest.NewServer(h)
+			t.Cleanup(func() {
+				h.Close()
+				ts.Close()
+			})
+			init := do(t, ts.URL, req{method: http.MethodPost, body: strings.Replace(initBody, "2025-11-25", tc.rev, 1)})
+			sid := init.Header.Get("Mcp-Session-Id")
+			io.Copy(io.Discard, init.Body)
+			hdr := map[string]string{"Mcp-Session-Id": sid, "MCP-Protocol-Version": tc.rev}
+			do(t, ts.URL, req{method: http.MethodPost, body: `{"jsonrpc":"2.0","method":"notifications/initialized"}`, header: hdr})
+			// The headers of an SSE answer are sent once its stream is open.
+			resp := do(t, ts.URL, req{method: http.MethodPost, body: `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"poll","arguments":{}}}`, header: hdr})
+			close(proceed)
+			var datas []string
+			last := ""
+			for _, e := range events(t, resp, 0) { // until the server ends the connection
+				if e.data != "" {
+					datas = append(datas, e.data)
+				}
+				last = e.id
+			}
+			var got bool
+			select {
+			case got = <-closed:
+			case <-time.After(5 * time.Second):
+				t.Fatal("the tool was not called")
+			}
+			if got != tc.closed {
+				t.Errorf("CloseSSEStream = %v, want %v", got, tc.closed)
+			}
+			if tc.closed && len(datas) == 0 {
+				// The connection was closed before the answer: it comes
+				// when the client resumes (T-R2b).
+				hdr["Last-Event-ID"] = last
+				for _, e := range events(t, do(t, ts.URL, req{method: http.MethodGet, header: hdr}), 0) {
+					if e.data != "" {
+						datas = append(datas, e.data)
+					}
+				}
+			}
+			if len(datas) != 1 || !strings.Contains(datas[0], `"id":5`) || !strings.Contains(datas[0], "answered") {
+				t.Errorf("events: %q; want the answer, once", datas)
 			}
 		})
 	}
