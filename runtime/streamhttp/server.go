@@ -69,9 +69,19 @@ type ServerOptions struct {
 	// the session ends. Default 30 seconds; negative keeps every stream until
 	// the session ends.
 	StreamRetention time.Duration
+	// MaxSessions is the most sessions alive at once. An initialize beyond it
+	// is refused with 503 Service Unavailable and a JSON-RPC error (code
+	// session.Busy) carrying its id; a session that ends (DELETE, idle,
+	// Server.Close) frees its place at once. Default 10,000 (an idle
+	// session costs the memory stated in the package doc); negative means
+	// no limit.
+	MaxSessions int
 	// Logger receives diagnostics. Default: discard.
 	Logger *slog.Logger
 }
+
+// DefaultMaxSessions is the default of ServerOptions.MaxSessions.
+const DefaultMaxSessions = 10_000
 
 // Server serves MCP sessions over Streamable HTTP.
 type Server struct {
@@ -101,6 +111,9 @@ func NewServer(newHandler func() session.Handler, opts ServerOptions) *Server {
 	}
 	if opts.StreamRetention == 0 {
 		opts.StreamRetention = 30 * time.Second
+	}
+	if opts.MaxSessions == 0 {
+		opts.MaxSessions = DefaultMaxSessions
 	}
 	s := &Server{newHandler: newHandler, opts: opts, store: opts.EventStore, log: opts.Logger, sessions: map[string]*conn{}, stop: make(chan struct{})}
 	if s.store == nil {
@@ -352,8 +365,9 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 			refuse(w, rf, http.StatusBadRequest, jsonrpc.InvalidRequest, "initialize must not carry an Mcp-Session-Id")
 			return
 		}
-		if c = s.newConn(); c == nil {
-			refuse(w, rf, http.StatusServiceUnavailable, jsonrpc.InternalError, "the server is closing")
+		var e *jsonrpc.Error
+		if c, e = s.newConn(); e != nil {
+			refuse(w, rf, http.StatusServiceUnavailable, e.Code, "%s", e.Message)
 			return
 		}
 		w.Header().Set("Mcp-Session-Id", c.id) // T-S1
@@ -472,7 +486,11 @@ func (s *Server) forget(c *conn) {
 	s.mu.Unlock()
 }
 
-func (s *Server) newConn() *conn {
+// errClosing refuses an initialize (503) once Close was called.
+var errClosing = &jsonrpc.Error{Code: jsonrpc.InternalError, Message: "the server is closing"}
+
+// newConn starts a session, or returns the error that refuses it (503).
+func (s *Server) newConn() (*conn, *jsonrpc.Error) {
 	b := make([]byte, 16)
 	rand.Read(b)
 	c := &conn{
@@ -489,14 +507,19 @@ func (s *Server) newConn() *conn {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return nil
+		return nil, errClosing
+	}
+	if max := s.opts.MaxSessions; max > 0 && len(s.sessions) >= max {
+		s.mu.Unlock()
+		s.log.Warn("mcp http: initialize refused: too many sessions", "max", max)
+		return nil, &jsonrpc.Error{Code: session.Busy, Message: fmt.Sprintf("the server has reached its limit of %d sessions; try again later", max)}
 	}
 	// The session is started before the conn is published: it sets c.push,
 	// and other requests may find c at once.
 	c.sess = session.New(session.Server, c, h, s.opts.Session)
 	s.sessions[c.id] = c
 	s.mu.Unlock()
-	return c
+	return c, nil
 }
 
 // conn is one session over HTTP, and the session's transport.

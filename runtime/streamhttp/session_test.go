@@ -208,3 +208,31 @@ func TestCloseSSEStreamByRevision(t *testing.T) {
 		})
 	}
 }
+
+// MaxSessions: an initialize beyond the limit gets 503 and a JSON-RPC
+// error with its id; once a session ends, a new one is admitted.
+func TestMaxSessions(t *testing.T) {
+	ts, _ := newTestServer(t, streamhttp.ServerOptions{MaxSessions: 2})
+	a := initSession(t, ts.URL)
+	initSession(t, ts.URL)
+	var got []answerEnvelope
+	for range 2 {
+		resp := do(t, ts.URL, req{method: http.MethodPost, body: strings.Replace(initBody, `"id":1`, `"id":"third"`, 1)})
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Mcp-Session-Id") != "" {
+			t.Fatalf("initialize beyond MaxSessions: %s, session %q: %s", resp.Status, resp.Header.Get("Mcp-Session-Id"), body)
+		}
+		if !strings.Contains(string(body), "2 sessions") {
+			t.Errorf("the error does not say why: %s", body)
+		}
+		got = append(got, envelopes(t, body)...)
+	}
+	want := []answerEnvelope{{true, "third", session.Busy}, {true, "third", session.Busy}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("error bodies (-want +got):\n%s", diff)
+	}
+	if r := do(t, ts.URL, req{method: http.MethodDelete, header: map[string]string{"Mcp-Session-Id": a}}); r.StatusCode != http.StatusNoContent {
+		t.Fatalf("DELETE: %s", r.Status)
+	}
+	initSession(t, ts.URL) // the ended session's place is free
+}
