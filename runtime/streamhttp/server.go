@@ -8,7 +8,20 @@
 // event has an ID that names its stream, and a client that lost a stream
 // resumes it with GET and Last-Event-ID (events are kept in an EventStore).
 // Requests whose Host or Origin is not allowed are refused with 403, bodies
-// are limited, idle sessions are reaped.
+// are limited, idle sessions are reaped, and the number of live sessions is
+// bounded (ServerOptions.MaxSessions).
+//
+// An idle server session (initialized, no stream open) holds about 16 KiB
+// of heap and 3 goroutines: the session's reader, its notification loop
+// and a worker (BenchmarkIdleSession, Go 1.26, amd64, one MCP server shared
+// by the sessions). 10 KiB of it is the session's queue of incoming
+// notifications (runtime/session); about 1.5 KiB is the initialize
+// answer's stream, kept for resumption for StreamRetention.
+//
+// A request the transport refuses (a bad header, no such session, a body
+// too large, …) gets an HTTP error status and JSON-RPC error responses that
+// carry the ids of the body's requests, when they could be read; see
+// ServeHTTP.
 package streamhttp
 
 import (
@@ -182,6 +195,14 @@ func httpError(w http.ResponseWriter, status int, code int64, format string, arg
 
 // ServeHTTP implements http.Handler: POST, GET and DELETE on one endpoint
 // (T-H1).
+//
+// A request it refuses gets an HTTP error status and, as the body, JSON-RPC
+// errors: one for each request of a POST body whose id could be read, with
+// that id (an array for a batch), else one without an id, which leaves the
+// id out at 2025-11-25 (or when no revision is known) and writes "id": null
+// before it, as JSON-RPC 2.0 prescribes (the earlier schemas allow no
+// error without an id). MCP-Protocol-Version is checked before
+// Mcp-Session-Id (T-H8, then T-S3, T-S4).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !s.hostAllowed(r.Host) {
 		httpError(w, http.StatusForbidden, jsonrpc.InvalidRequest, "host %q is not allowed", r.Host)
@@ -496,7 +517,7 @@ func (s *Server) newConn() (*conn, *jsonrpc.Error) {
 	c := &conn{
 		srv:     s,
 		id:      hex.EncodeToString(b),
-		in:      make(chan []byte, 64),
+		in:      make(chan []byte), // unbuffered: sessions take POSTs pushed (session.ItemPusher)
 		closed:  make(chan struct{}),
 		streams: map[string]*stream{},
 		byReq:   map[wire.ID]*stream{},
@@ -527,7 +548,7 @@ type conn struct {
 	srv  *Server
 	id   string
 	sess *session.Session
-	in   chan []byte
+	in   chan []byte // POST bodies for Read, when the session does not take them pushed
 	// Set by the session before it starts.
 	push      func(data []byte, inline bool)
 	pushItems func(items []jsonrpc.Item, batch, inline bool)
