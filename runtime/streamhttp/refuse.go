@@ -111,7 +111,8 @@ func claimedRevision(r *http.Request) string {
 // cut at the size limit or could not be read to its end: as far as it goes,
 // the members of each message object are read (values skipped), and a
 // message whose "method" is a string and whose "id" a string or number
-// counts as a request. A message with "result" or "error" does not. A
+// counts as a request (a number id that ends the input may be cut short,
+// and does not count). A message with "result" or "error" does not. A
 // message that is not JSON, or repeats a member name, before the cut is not
 // trusted: it and what follows give no ids.
 func peekRequestIDs(body []byte) (ids []wire.ID, batch bool) {
@@ -159,7 +160,9 @@ func peekRequestID(d *jsontext.Decoder) (id wire.ID, ok, complete bool) {
 					if err = id.UnmarshalJSONFrom(d); err != nil {
 						break members
 					}
-					hasID = true
+					// A number the input ends with may be cut short (12 read
+					// as 1): only one followed by something counts.
+					hasID = k == '"' || d.PeekKind() != 0
 					continue
 				}
 			case "method":
