@@ -11,35 +11,38 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/session"
 )
 
+// servePOST serves a POST of body in session sid (none if "") at
+// 2025-11-25 by calling srv.ServeHTTP.
+func servePOST(srv *Server, sid, body string) *httptest.ResponseRecorder {
+	r := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/", strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Accept", "application/json, text/event-stream")
+	if sid != "" {
+		r.Header.Set("Mcp-Session-Id", sid)
+		r.Header.Set("MCP-Protocol-Version", "2025-11-25")
+	}
+	w := httptest.NewRecorder()
+	srv.ServeHTTP(w, r)
+	return w
+}
+
 // idleSessionCost opens n sessions on srv that are initialized and then
 // left idle, and returns the heap bytes and goroutines each one holds, as
 // measured after a garbage collection. The requests are served by calling
 // ServeHTTP directly, so no connection or its goroutines is counted.
 func idleSessionCost(t testing.TB, srv *Server, n int) (heap, goroutines float64) {
 	t.Helper()
-	post := func(sid, body string) *httptest.ResponseRecorder {
-		r := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/", strings.NewReader(body))
-		r.Header.Set("Content-Type", "application/json")
-		r.Header.Set("Accept", "application/json, text/event-stream")
-		if sid != "" {
-			r.Header.Set("Mcp-Session-Id", sid)
-			r.Header.Set("MCP-Protocol-Version", "2025-11-25")
-		}
-		w := httptest.NewRecorder()
-		srv.ServeHTTP(w, r)
-		return w
-	}
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	g0 := runtime.NumGoroutine()
 	for i := range n {
-		w := post("", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+		w := servePOST(srv, "", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 		sid := w.Header().Get("Mcp-Session-Id")
 		if w.Code != http.StatusOK || sid == "" || !strings.Contains(w.Body.String(), `"protocolVersion"`) {
 			t.Fatalf("initialize %d: %d %s", i, w.Code, w.Body)
 		}
-		if w := post(sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); w.Code != http.StatusAccepted {
+		if w := servePOST(srv, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); w.Code != http.StatusAccepted {
 			t.Fatalf("initialized %d: %d %s", i, w.Code, w.Body)
 		}
 	}

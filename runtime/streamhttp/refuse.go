@@ -33,10 +33,11 @@ import (
 //     null is what JSON-RPC 2.0, which they build on, prescribes for an id
 //     that could not be read, and what generic JSON-RPC peers expect.
 type refusal struct {
-	ids   []wire.ID // the requests of the body whose id could be read
-	batch bool      // the body was an array: the errors go in one
-	rev   string    // the revision the MCP-Protocol-Version header names, if linked in
-	conn  *conn     // the session, once found: its revision counts when rev is ""
+	items []jsonrpc.Item // the decoded body, whose requests are answered
+	ids   []wire.ID      // or the ids of the requests of a body not decoded
+	batch bool           // the body was an array: the errors go in one
+	rev   string         // the revision the MCP-Protocol-Version header names, if linked in
+	conn  *conn          // the session, once found: its revision counts when rev is ""
 }
 
 // refuse answers with status and the JSON-RPC errors of rf (see refusal).
@@ -54,7 +55,21 @@ func refuse(w http.ResponseWriter, rf refusal, status int, code int64, format st
 
 // appendBody appends the JSON-RPC body of the refusal with error e.
 func (rf refusal) appendBody(b []byte, e *jsonrpc.Error) ([]byte, error) {
-	if len(rf.ids) == 0 {
+	ids := rf.ids
+	if rf.items != nil {
+		// Read here, not where the body was decoded: what refuse is given
+		// escapes, and the POST path would pay for a slice of ids.
+		ids = nil
+		for _, it := range rf.items {
+			switch {
+			case it.Err == nil && it.Msg.Kind == jsonrpc.Request:
+				ids = append(ids, it.Msg.ID)
+			case it.Err != nil && it.ID.IsValid() && (it.Kind == jsonrpc.Request || it.Kind == 0):
+				ids = append(ids, it.ID) // an invalid request, answered with its id
+			}
+		}
+	}
+	if len(ids) == 0 {
 		start := len(b)
 		b, err := (&jsonrpc.Message{Kind: jsonrpc.ErrorResponse, Error: e}).AppendJSON(b)
 		if err != nil || rf.nullID() {
@@ -70,7 +85,7 @@ func (rf refusal) appendBody(b []byte, e *jsonrpc.Error) ([]byte, error) {
 	if rf.batch {
 		b = append(b, '[')
 	}
-	for i, id := range rf.ids {
+	for i, id := range ids {
 		if i > 0 {
 			b = append(b, ',')
 		}

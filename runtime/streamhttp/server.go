@@ -344,9 +344,6 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 			if invalid == nil {
 				invalid = it.Err
 			}
-			if it.ID.IsValid() && (it.Kind == jsonrpc.Request || it.Kind == 0) {
-				requests = append(requests, it.ID) // refused, with its id
-			}
 			continue
 		}
 		if it.Msg.Kind == jsonrpc.Request {
@@ -357,7 +354,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	rf.ids, rf.batch = requests, batch
+	rf.items, rf.batch = items, batch
 	if !accepts(r, "application/json", "text/event-stream") {
 		refuse(w, rf, http.StatusNotAcceptable, jsonrpc.InvalidRequest, "Accept must list application/json and text/event-stream")
 		return
