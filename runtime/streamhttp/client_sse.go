@@ -262,10 +262,13 @@ func clientScanMessage(d *jsontext.Decoder, m *clientMessage) bool {
 			switch tok.String() {
 			case "id":
 				if k := d.PeekKind(); k == '"' || k == '0' {
-					if err := m.id.UnmarshalJSONFrom(d); err != nil {
+					// An id that is no valid ID (1.5, 1e99) is no id, as for
+					// clientProbe: the rest of the message is still read.
+					v, err := d.ReadValue()
+					if err != nil {
 						return false
 					}
-					hasID = true
+					hasID = wire.Unmarshal(v, &m.id) == nil
 					continue
 				}
 			case "method":

@@ -27,6 +27,7 @@ var scanSeeds = []string{
 	`{"jsonrpc":"2.0","id":true,"method":7}`,
 	`{"result":{"content":[{"type":"text","text":"x"}]},"id":4,"jsonrpc":"2.0"}`,
 	` {"jsonrpc":"2.0","id":"\u0061","result":{}} `,
+	`{"jsonrpc":"2.0","id":1.5,"result":{}}`,
 	`{}`,
 }
 

@@ -8,7 +8,8 @@
 // event has an ID that names its stream, and a client that lost a stream
 // resumes it with GET and Last-Event-ID (events are kept in an EventStore).
 // Requests whose Host or Origin is not allowed are refused with 403, bodies
-// are limited, idle sessions are reaped.
+// are limited, idle sessions are reaped, and the number of live sessions is
+// bounded (ServerOptions.MaxSessions).
 //
 // Memory is bounded. Of the events already sent on a stream, only the
 // resumption window is kept (ServerOptions.ReplayEvents, ReplayBytes: by
@@ -24,6 +25,18 @@
 // context ends (backpressure: only that handler waits); any other message,
 // such as a list_changed broadcast, is refused with an error wrapping
 // ErrStreamFull.
+//
+// An idle server session (initialized, no stream open) holds about 16 KiB
+// of heap and 3 goroutines: the session's reader, its notification loop
+// and a worker (BenchmarkIdleSession, Go 1.26, amd64, one MCP server shared
+// by the sessions). 10 KiB of it is the session's queue of incoming
+// notifications (runtime/session); about 1.5 KiB is the initialize
+// answer's stream, kept for resumption for StreamRetention.
+//
+// A request the transport refuses (a bad header, no such session, a body
+// too large, …) gets an HTTP error status and JSON-RPC error responses that
+// carry the ids of the body's requests, when they could be read; see
+// ServeHTTP.
 package streamhttp
 
 import (
@@ -110,9 +123,19 @@ type ServerOptions struct {
 	// at once with an error wrapping ErrStreamFull.
 	SessionBufferEvents int
 	SessionBufferBytes  int64
+	// MaxSessions is the most sessions alive at once. An initialize beyond it
+	// is refused with 503 Service Unavailable and a JSON-RPC error (code
+	// session.Busy) carrying its id; a session that ends (DELETE, idle,
+	// Server.Close) frees its place at once. Default 10,000 (an idle
+	// session costs the memory stated in the package doc); negative means
+	// no limit.
+	MaxSessions int
 	// Logger receives diagnostics. Default: discard.
 	Logger *slog.Logger
 }
+
+// DefaultMaxSessions is the default of ServerOptions.MaxSessions.
+const DefaultMaxSessions = 10_000
 
 // Server serves MCP sessions over Streamable HTTP.
 type Server struct {
@@ -149,6 +172,9 @@ func NewServer(newHandler func() session.Handler, opts ServerOptions) *Server {
 	orDefault(&opts.StreamBufferBytes, 4<<20)
 	orDefault(&opts.SessionBufferEvents, 4096)
 	orDefault(&opts.SessionBufferBytes, 16<<20)
+	if opts.MaxSessions == 0 {
+		opts.MaxSessions = DefaultMaxSessions
+	}
 	s := &Server{newHandler: newHandler, opts: opts, store: opts.EventStore, log: opts.Logger, sessions: map[string]*conn{}, stop: make(chan struct{})}
 	if s.store == nil {
 		s.store = NewMemoryStore()
@@ -214,26 +240,28 @@ func (s *Server) reap() {
 		s.mu.Unlock()
 		for _, c := range idle {
 			s.log.Debug("mcp http: idle session ended", "session", c.id)
+			s.forget(c)
 			c.sess.Close()
 		}
 	}
 }
 
-// httpError answers with status and, as the body, an id-less JSON-RPC error.
+// httpError answers with status and, as the body, a JSON-RPC error without
+// an id (see refusal; no revision known).
 func httpError(w http.ResponseWriter, status int, code int64, format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
-	b, err := (&jsonrpc.Message{Kind: jsonrpc.ErrorResponse, Error: &jsonrpc.Error{Code: code, Message: msg}}).AppendJSON(nil)
-	if err != nil {
-		http.Error(w, msg, status)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	w.Write(b)
+	refuse(w, refusal{}, status, code, format, args...)
 }
 
 // ServeHTTP implements http.Handler: POST, GET and DELETE on one endpoint
 // (T-H1).
+//
+// A request it refuses gets an HTTP error status and, as the body, JSON-RPC
+// errors: one for each request of a POST body whose id could be read, with
+// that id (an array for a batch), else one without an id, which leaves the
+// id out at 2025-11-25 (or when no revision is known) and writes "id": null
+// before it, as JSON-RPC 2.0 prescribes (the earlier schemas allow no
+// error without an id). MCP-Protocol-Version is checked before
+// Mcp-Session-Id (T-H8, then T-S3, T-S4).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !s.hostAllowed(r.Host) {
 		httpError(w, http.StatusForbidden, jsonrpc.InvalidRequest, "host %q is not allowed", r.Host)
@@ -314,72 +342,68 @@ func acceptsType(values []string, t string) bool {
 }
 
 // checkVersion validates MCP-Protocol-Version (T-H6…T-H8): a missing header
-// means 2025-03-26; a present one must name a revision linked in.
-func checkVersion(w http.ResponseWriter, r *http.Request) bool {
+// means 2025-03-26; a present one must name a revision linked in. It is
+// checked before the session id, so that an unsupported version is
+// reported as such. On success, it notes the revision in rf.
+func checkVersion(w http.ResponseWriter, r *http.Request, rf *refusal) bool {
 	v := r.Header.Get("MCP-Protocol-Version")
 	if v == "" {
 		return true
 	}
 	if _, ok := revision.Lookup(v); !ok {
-		httpError(w, http.StatusBadRequest, jsonrpc.InvalidRequest, "unsupported MCP-Protocol-Version %q", v)
+		refuse(w, *rf, http.StatusBadRequest, jsonrpc.InvalidRequest, "unsupported MCP-Protocol-Version %q", v)
 		return false
 	}
+	rf.rev = v
 	return true
 }
 
-// lookup finds the session a request names (T-S3, T-S4).
-func (s *Server) lookup(w http.ResponseWriter, r *http.Request) *conn {
+// lookup finds the session a request names (T-S3, T-S4) and notes it in
+// rf.
+func (s *Server) lookup(w http.ResponseWriter, r *http.Request, rf *refusal) *conn {
 	sid := r.Header.Get("Mcp-Session-Id")
 	if sid == "" {
-		httpError(w, http.StatusBadRequest, jsonrpc.InvalidRequest, "missing Mcp-Session-Id header")
+		refuse(w, *rf, http.StatusBadRequest, jsonrpc.InvalidRequest, "missing Mcp-Session-Id header")
 		return nil
 	}
 	s.mu.Lock()
 	c := s.sessions[sid]
 	s.mu.Unlock()
 	if c == nil {
-		httpError(w, http.StatusNotFound, jsonrpc.InvalidRequest, "session %q not found", sid)
+		refuse(w, *rf, http.StatusNotFound, jsonrpc.InvalidRequest, "session %q not found", sid)
 		return nil
 	}
+	rf.conn = c
 	return c
 }
 
 func (s *Server) post(w http.ResponseWriter, r *http.Request) {
-	if !accepts(r, "application/json", "text/event-stream") {
-		httpError(w, http.StatusNotAcceptable, jsonrpc.InvalidRequest, "Accept must list application/json and text/event-stream")
-		return
-	}
-	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(strings.ToLower(strings.TrimSpace(ct)), "application/json") {
-		httpError(w, http.StatusUnsupportedMediaType, jsonrpc.InvalidRequest, "Content-Type must be application/json, not %q", ct)
-		return
-	}
+	// The body is read first: every refusal echoes the ids of its requests
+	// (see refusal).
+	var rf refusal
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
 	if err != nil {
+		rf.ids, rf.batch = peekRequestIDs(body)
+		rf.rev = claimedRevision(r)
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			httpError(w, http.StatusRequestEntityTooLarge, jsonrpc.InvalidRequest, "body larger than %d bytes", s.opts.MaxBodyBytes)
+			refuse(w, rf, http.StatusRequestEntityTooLarge, jsonrpc.InvalidRequest, "body larger than %d bytes", s.opts.MaxBodyBytes)
 			return
 		}
-		httpError(w, http.StatusBadRequest, jsonrpc.ParseError, "reading the body: %v", err)
+		refuse(w, rf, http.StatusBadRequest, jsonrpc.ParseError, "reading the body: %v", err)
 		return
 	}
-	items, batch, err := jsonrpc.DecodeOwned(body, true) // body is not changed: the session may get it as is
-	if err != nil {
-		var de *jsonrpc.DecodeError
-		code := int64(jsonrpc.ParseError)
-		if errors.As(err, &de) {
-			code = de.Code
-		}
-		httpError(w, http.StatusBadRequest, code, "%v", err)
-		return
-	}
+	items, batch, decodeErr := jsonrpc.DecodeOwned(body, true) // body is not changed: the session may get it as is
 	var requests []wire.ID
+	var invalid *jsonrpc.Error // of the first message that is not valid
 	initialize := false
 	requested := "" // the revision an initialize asks for
 	for _, it := range items {
 		if it.Err != nil {
-			httpError(w, http.StatusBadRequest, it.Err.Code, "%s", it.Err.Message)
-			return
+			if invalid == nil {
+				invalid = it.Err
+			}
+			continue
 		}
 		if it.Msg.Kind == jsonrpc.Request {
 			requests = append(requests, it.Msg.ID)
@@ -389,22 +413,46 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+	rf.items, rf.batch = items, batch
+	if !accepts(r, "application/json", "text/event-stream") {
+		refuse(w, rf, http.StatusNotAcceptable, jsonrpc.InvalidRequest, "Accept must list application/json and text/event-stream")
+		return
+	}
+	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(strings.ToLower(strings.TrimSpace(ct)), "application/json") {
+		refuse(w, rf, http.StatusUnsupportedMediaType, jsonrpc.InvalidRequest, "Content-Type must be application/json, not %q", ct)
+		return
+	}
+	if decodeErr != nil {
+		var de *jsonrpc.DecodeError
+		code := int64(jsonrpc.ParseError)
+		if errors.As(decodeErr, &de) {
+			code = de.Code
+		}
+		rf.rev = claimedRevision(r)
+		refuse(w, rf, http.StatusBadRequest, code, "%v", decodeErr)
+		return
+	}
+	if invalid != nil {
+		refuse(w, rf, http.StatusBadRequest, invalid.Code, "%s", invalid.Message)
+		return
+	}
 	var c *conn
 	if initialize {
 		if r.Header.Get("Mcp-Session-Id") != "" {
-			httpError(w, http.StatusBadRequest, jsonrpc.InvalidRequest, "initialize must not carry an Mcp-Session-Id")
+			refuse(w, rf, http.StatusBadRequest, jsonrpc.InvalidRequest, "initialize must not carry an Mcp-Session-Id")
 			return
 		}
-		if c = s.newConn(); c == nil {
-			httpError(w, http.StatusServiceUnavailable, jsonrpc.InternalError, "the server is closing")
+		var e *jsonrpc.Error
+		if c, e = s.newConn(); e != nil {
+			refuse(w, rf, http.StatusServiceUnavailable, e.Code, "%s", e.Message)
 			return
 		}
 		w.Header().Set("Mcp-Session-Id", c.id) // T-S1
 	} else {
-		if c = s.lookup(w, r); c == nil {
+		if !checkVersion(w, r, &rf) {
 			return
 		}
-		if !checkVersion(w, r) {
+		if c = s.lookup(w, r, &rf); c == nil {
 			return
 		}
 	}
@@ -413,7 +461,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		// Batches were decoded to route them; the session decodes with
 		// batches only if its revision has them.
 		if rev := c.sess.Revision(); rev == nil || !rev.Batching {
-			httpError(w, http.StatusBadRequest, jsonrpc.InvalidRequest, "batches are not part of this revision")
+			refuse(w, rf, http.StatusBadRequest, jsonrpc.InvalidRequest, "batches are not part of this revision")
 			return
 		}
 	}
@@ -421,7 +469,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 	if len(requests) == 0 {
 		// Only notifications and responses: accepted (T-P4).
 		if !c.deliver(r.Context(), p, false) {
-			httpError(w, http.StatusNotFound, jsonrpc.InvalidRequest, "session ended")
+			refuse(w, rf, http.StatusNotFound, jsonrpc.InvalidRequest, "session ended")
 			return
 		}
 		w.WriteHeader(http.StatusAccepted)
@@ -429,18 +477,18 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 	}
 	st, err := c.openStream(requests, s.opts.JSONResponse)
 	if err != nil {
-		httpError(w, http.StatusBadRequest, jsonrpc.InvalidRequest, "%v", err)
+		refuse(w, rf, http.StatusBadRequest, jsonrpc.InvalidRequest, "%v", err)
 		return
 	}
 	// With JSON answers, this goroutine waits for the answer anyway: a single
 	// request is handled on it. An SSE answer must start streaming while
 	// the handler runs (progress, requests to the client), so not then.
 	if !c.deliver(r.Context(), p, s.opts.JSONResponse) {
-		httpError(w, http.StatusNotFound, jsonrpc.InvalidRequest, "session ended")
+		refuse(w, rf, http.StatusNotFound, jsonrpc.InvalidRequest, "session ended")
 		return
 	}
 	if s.opts.JSONResponse {
-		c.serveJSON(w, r, st)
+		c.serveJSON(w, r, st, rf)
 		return
 	}
 	prime := c.polling()
@@ -456,8 +504,12 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusNotAcceptable, jsonrpc.InvalidRequest, "Accept must list text/event-stream")
 		return
 	}
-	c := s.lookup(w, r)
-	if c == nil || !checkVersion(w, r) {
+	var rf refusal
+	if !checkVersion(w, r, &rf) {
+		return
+	}
+	c := s.lookup(w, r, &rf)
+	if c == nil {
 		return
 	}
 	c.touch()
@@ -492,21 +544,41 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) delete(w http.ResponseWriter, r *http.Request) {
-	c := s.lookup(w, r)
+	var rf refusal
+	if !checkVersion(w, r, &rf) {
+		return
+	}
+	c := s.lookup(w, r, &rf)
 	if c == nil {
 		return
 	}
+	// The session leaves the map before the 204: a request sent after the
+	// answer finds no session (T-S4), not one that is ending.
+	s.forget(c)
 	c.sess.Close() // T-S5
 	w.WriteHeader(http.StatusNoContent)
 }
 
-func (s *Server) newConn() *conn {
+// forget removes c from the sessions: later requests naming it get 404.
+func (s *Server) forget(c *conn) {
+	s.mu.Lock()
+	if s.sessions[c.id] == c {
+		delete(s.sessions, c.id)
+	}
+	s.mu.Unlock()
+}
+
+// errClosing refuses an initialize (503) once Close was called.
+var errClosing = &jsonrpc.Error{Code: jsonrpc.InternalError, Message: "the server is closing"}
+
+// newConn starts a session, or returns the error that refuses it (503).
+func (s *Server) newConn() (*conn, *jsonrpc.Error) {
 	b := make([]byte, 16)
 	rand.Read(b)
 	c := &conn{
 		srv:     s,
 		id:      hex.EncodeToString(b),
-		in:      make(chan []byte, 64),
+		in:      make(chan []byte), // unbuffered: sessions take POSTs pushed (session.ItemPusher)
 		closed:  make(chan struct{}),
 		streams: map[string]*stream{},
 		byReq:   map[wire.ID]*stream{},
@@ -517,20 +589,19 @@ func (s *Server) newConn() *conn {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return nil
+		return nil, errClosing
+	}
+	if max := s.opts.MaxSessions; max > 0 && len(s.sessions) >= max {
+		s.mu.Unlock()
+		s.log.Warn("mcp http: initialize refused: too many sessions", "max", max)
+		return nil, &jsonrpc.Error{Code: session.Busy, Message: fmt.Sprintf("the server has reached its limit of %d sessions; try again later", max)}
 	}
 	// The session is started before the conn is published: it sets c.push,
 	// and other requests may find c at once.
 	c.sess = session.New(session.Server, c, h, s.opts.Session)
 	s.sessions[c.id] = c
 	s.mu.Unlock()
-	go func() {
-		<-c.sess.Done()
-		s.mu.Lock()
-		delete(s.sessions, c.id)
-		s.mu.Unlock()
-	}()
-	return c
+	return c, nil
 }
 
 // conn is one session over HTTP, and the session's transport.
@@ -538,7 +609,7 @@ type conn struct {
 	srv  *Server
 	id   string
 	sess *session.Session
-	in   chan []byte
+	in   chan []byte // POST bodies for Read, when the session does not take them pushed
 	// Set by the session before it starts.
 	push      func(data []byte, inline bool)
 	pushItems func(items []jsonrpc.Item, batch, inline bool)
@@ -820,9 +891,11 @@ func (c *conn) appendLocked(st *stream, data []byte) error {
 	return nil
 }
 
-// Close implements transport.Transport: the session ended.
+// Close implements transport.Transport: the session ended, and leaves the
+// server's sessions (however it ended: DELETE, idle, Server.Close, its peer).
 func (c *conn) Close() error {
 	c.closeOnce.Do(func() {
+		c.srv.forget(c)
 		close(c.closed)
 		c.mu.Lock()
 		if c.expiry != nil {
@@ -836,7 +909,7 @@ func (c *conn) Close() error {
 	return nil
 }
 
-func (c *conn) serveJSON(w http.ResponseWriter, r *http.Request, st *stream) {
+func (c *conn) serveJSON(w http.ResponseWriter, r *http.Request, st *stream, rf refusal) {
 	for {
 		c.mu.Lock()
 		done, out := st.done, st.json
@@ -862,7 +935,7 @@ func (c *conn) serveJSON(w http.ResponseWriter, r *http.Request, st *stream) {
 		case <-r.Context().Done():
 			return
 		case <-c.closed:
-			httpError(w, http.StatusNotFound, jsonrpc.InvalidRequest, "session ended")
+			refuse(w, rf, http.StatusNotFound, jsonrpc.InvalidRequest, "session ended")
 			return
 		}
 	}
@@ -1083,7 +1156,12 @@ func parseEventID(s string) (stream string, seq int64, ok bool) {
 // request whose handler ctx belongs to, without ending the stream: the
 // client reconnects with GET and Last-Event-ID after the retry interval and
 // receives the rest (SSE polling, T-P6b). It reports whether there was such
-// a connection.
+// a connection and it was closed.
+//
+// Only sessions at 2025-11-25 or later poll: below it, a stream has no
+// priming event and the client is not told to reconnect, so closing the
+// connection would lose the answer. There CloseSSEStream does nothing and
+// reports false; the answer goes on the open connection.
 func CloseSSEStream(ctx context.Context) bool {
 	s, ok := session.FromContext(ctx)
 	if !ok {
@@ -1094,7 +1172,7 @@ func CloseSSEStream(ctx context.Context) bool {
 		return false
 	}
 	id, ok := session.RequestID(ctx)
-	if !ok {
+	if !ok || !c.polling() {
 		return false
 	}
 	c.mu.Lock()

@@ -337,6 +337,10 @@ func FuzzHandler(f *testing.F) {
 		if evs := events(t, ping, 2); len(evs) != 2 || !strings.Contains(evs[1].data, `"id":"p"`) {
 			t.Fatalf("ping after %q: %+v", body, evs)
 		}
+		// Each run ends its session: MaxSessions would refuse the next ones.
+		if r := do(t, ts.URL, req{method: http.MethodDelete, header: map[string]string{"Mcp-Session-Id": sid}}); r.StatusCode != http.StatusNoContent {
+			t.Fatalf("DELETE after %q: %s", body, r.Status)
+		}
 	})
 }
 

@@ -1,0 +1,206 @@
+package streamhttp
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/revision"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+)
+
+// A refusal is how the server answers a request it turns away at the HTTP
+// level (a bad header, no such session, a body too large, …): an HTTP error
+// status and, as the body, JSON-RPC error responses.
+//
+// Each request of a POST body whose id could be read gets an error response
+// with that id (M-3): one object for a single message, an array for a batch.
+// The id of a response or notification is never echoed: those are not
+// answered. When no request id could be read (the body is not JSON, holds
+// no request, or the request is a GET or DELETE), the body is one error
+// response without an id. Which form that takes depends on the revision the
+// request claims (MCP-Protocol-Version) or its session negotiated:
+//
+//   - 2025-11-25, or no revision known: the id member is left out, as the
+//     2025-11-25 schema allows for an error whose request id could not be
+//     read;
+//   - before it (2025-03-26, 2025-06-18): "id": null. Those schemas require
+//     an id and allow no form without one, so every answer is invalid there;
+//     null is what JSON-RPC 2.0, which they build on, prescribes for an id
+//     that could not be read, and what generic JSON-RPC peers expect.
+type refusal struct {
+	items []jsonrpc.Item // the decoded body, whose requests are answered
+	ids   []wire.ID      // or the ids of the requests of a body not decoded
+	batch bool           // the body was an array: the errors go in one
+	rev   string         // the revision the MCP-Protocol-Version header names, if linked in
+	conn  *conn          // the session, once found: its revision counts when rev is ""
+}
+
+// refuse answers with status and the JSON-RPC errors of rf (see refusal).
+func refuse(w http.ResponseWriter, rf refusal, status int, code int64, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	b, err := rf.appendBody(nil, &jsonrpc.Error{Code: code, Message: msg})
+	if err != nil {
+		http.Error(w, msg, status)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(b)
+}
+
+// appendBody appends the JSON-RPC body of the refusal with error e.
+func (rf refusal) appendBody(b []byte, e *jsonrpc.Error) ([]byte, error) {
+	ids := rf.ids
+	if rf.items != nil {
+		// Read here, not where the body was decoded: what refuse is given
+		// escapes, and the POST path would pay for a slice of ids.
+		ids = nil
+		for _, it := range rf.items {
+			switch {
+			case it.Err == nil && it.Msg.Kind == jsonrpc.Request:
+				ids = append(ids, it.Msg.ID)
+			case it.Err != nil && it.ID.IsValid() && (it.Kind == jsonrpc.Request || it.Kind == 0):
+				ids = append(ids, it.ID) // an invalid request, answered with its id
+			}
+		}
+	}
+	if len(ids) == 0 {
+		start := len(b)
+		b, err := (&jsonrpc.Message{Kind: jsonrpc.ErrorResponse, Error: e}).AppendJSON(b)
+		if err != nil || rf.nullID() {
+			return b, err
+		}
+		// The encoder writes an invalid id as null; this form leaves it out.
+		const withNull, without = `{"jsonrpc":"2.0","id":null,`, `{"jsonrpc":"2.0",`
+		if !bytes.HasPrefix(b[start:], []byte(withNull)) {
+			return b, nil
+		}
+		return append(b[:start+len(without)], b[start+len(withNull):]...), nil
+	}
+	if rf.batch {
+		b = append(b, '[')
+	}
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = (&jsonrpc.Message{Kind: jsonrpc.ErrorResponse, ID: id, Error: e}).AppendJSON(b); err != nil {
+			return b, err
+		}
+	}
+	if rf.batch {
+		b = append(b, ']')
+	}
+	return b, nil
+}
+
+// nullID reports whether an error without a request id is written with
+// "id": null: when the revision that applies is one before 2025-11-25.
+func (rf refusal) nullID() bool {
+	rev := rf.rev
+	if rev == "" && rf.conn != nil {
+		if r := rf.conn.sess.Revision(); r != nil {
+			rev = r.Name
+		}
+	}
+	return rev != "" && rev < "2025-11-25"
+}
+
+// claimedRevision returns the revision the MCP-Protocol-Version header of r
+// names, or "" when it names none linked in.
+func claimedRevision(r *http.Request) string {
+	v := r.Header.Get("MCP-Protocol-Version")
+	if _, ok := revision.Lookup(v); !ok {
+		return ""
+	}
+	return v
+}
+
+// peekRequestIDs reads the ids of the requests in body, a payload that was
+// cut at the size limit or could not be read to its end: as far as it goes,
+// the members of each message object are read (values skipped), and a
+// message whose "method" is a string and whose "id" a string or number
+// counts as a request (a number id that ends the input may be cut short,
+// and does not count). A message with "result" or "error" does not. A
+// message that is not JSON, or repeats a member name, before the cut is not
+// trusted: it and what follows give no ids.
+func peekRequestIDs(body []byte) (ids []wire.ID, batch bool) {
+	d := jsontext.NewDecoder(bytes.NewReader(body))
+	switch d.PeekKind() {
+	case '{':
+		if id, ok, _ := peekRequestID(d); ok {
+			ids = []wire.ID{id}
+		}
+		return ids, false
+	case '[':
+		if _, err := d.ReadToken(); err != nil {
+			return nil, true
+		}
+		for d.PeekKind() == '{' {
+			id, ok, complete := peekRequestID(d)
+			if ok {
+				ids = append(ids, id)
+			}
+			if !complete {
+				break
+			}
+		}
+		return ids, true
+	}
+	return nil, false
+}
+
+// peekRequestID reads one message object from d for peekRequestIDs. ok
+// says whether it is a request with a readable id; complete whether the
+// whole object was read.
+func peekRequestID(d *jsontext.Decoder) (id wire.ID, ok, complete bool) {
+	var hasID, hasMethod, response bool
+	var err error
+	if _, err = d.ReadToken(); err == nil {
+	members:
+		for d.PeekKind() == '"' {
+			var name jsontext.Token
+			if name, err = d.ReadToken(); err != nil {
+				break
+			}
+			switch name.String() {
+			case "id":
+				if k := d.PeekKind(); k == '"' || k == '0' {
+					if err = id.UnmarshalJSONFrom(d); err != nil {
+						break members
+					}
+					// A number the input ends with may be cut short (12 read
+					// as 1): only one followed by something counts.
+					hasID = k == '"' || d.PeekKind() != 0
+					continue
+				}
+			case "method":
+				if d.PeekKind() == '"' {
+					if _, err = d.ReadToken(); err != nil {
+						break members
+					}
+					hasMethod = true
+					continue
+				}
+			case "result", "error":
+				response = true
+			}
+			if err = d.SkipValue(); err != nil {
+				break
+			}
+		}
+		if err == nil {
+			_, err = d.ReadToken() // '}'
+		}
+	}
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return wire.ID{}, false, false // not JSON, or ambiguous: not trusted
+	}
+	return id, hasID && hasMethod && !response, err == nil
+}
