@@ -325,3 +325,108 @@ func TestProgressTokensForgotten(t *testing.T) {
 		t.Errorf("heap grew by %d B over %d requests with progress tokens (bound %d B)", after-before, n, bound)
 	}
 }
+
+// A long session over stdio pipes: calls that report progress, calls the
+// client cancels while the server runs them, and plain calls, in turn.
+// Every call ends as it should (progress delivered in order, cancelled
+// calls return context.Canceled and get no answer), and nothing per call
+// stays behind on either side: the heap after is within a generous bound
+// of the heap before.
+func TestLongSessionLeavesNothingBehind(t *testing.T) {
+	n := 6000
+	if testing.Short() {
+		n = 600
+	}
+	started := make(chan struct{}, 1)
+	srv := mcp.NewServer(mcp.Implementation{Name: "long", Version: "1"})
+	srv.AddTool(mcp.Tool{Name: "progress", InputSchema: []byte(`{"type":"object"}`)},
+		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+			for i := 1; i <= 2; i++ {
+				if err := session.ReportProgress(ctx, float64(i), nil, ""); err != nil {
+					return nil, err
+				}
+			}
+			return &mcp.CallToolResult{Content: []mcp.ContentBlock{}}, nil
+		})
+	srv.AddTool(mcp.Tool{Name: "wait", InputSchema: []byte(`{"type":"object"}`)},
+		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+			started <- struct{}{}
+			<-ctx.Done()
+			return nil, ctx.Err()
+		})
+	srv.AddTool(mcp.Tool{Name: "plain", InputSchema: []byte(`{"type":"object"}`)},
+		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.ContentBlock{}}, nil
+		})
+
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	c2sR, c2sW := io.Pipe()
+	s2cR, s2cW := io.Pipe()
+	served := make(chan error, 1)
+	go func() { served <- mcp.Serve(ctx, stdio.New(c2sR, s2cW), srv, session.Options{}) }()
+	cs, err := mcp.Connect(ctx, stdio.New(s2cR, c2sW), mcp.Implementation{Name: "c", Version: "1"}, mcp.ClientCapabilities{}, nil, session.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	round := func(i int) {
+		switch i % 3 {
+		case 0:
+			var got []float64
+			_, err := cs.CallTool(ctx, &mcp.CallToolRequestParams{Name: "progress"}, session.WithProgress(func(p session.Progress) { got = append(got, p.Progress) }))
+			if err != nil {
+				t.Fatalf("call %d: %v", i, err)
+			}
+			// Progress comes before the answer, on the reader goroutine.
+			if diff := cmp.Diff([]float64{1, 2}, got); diff != "" {
+				t.Fatalf("call %d: progress (-want +got):\n%s", i, diff)
+			}
+		case 1:
+			cctx, ccancel := context.WithCancel(ctx)
+			go func() {
+				select {
+				case <-started:
+				case <-ctx.Done():
+				}
+				ccancel()
+			}()
+			if _, err := cs.CallTool(cctx, &mcp.CallToolRequestParams{Name: "wait"}); !errors.Is(err, context.Canceled) {
+				t.Fatalf("call %d: %v, want context.Canceled", i, err)
+			}
+		default:
+			if _, err := cs.CallTool(ctx, &mcp.CallToolRequestParams{Name: "plain"}); err != nil {
+				t.Fatalf("call %d: %v", i, err)
+			}
+		}
+	}
+	for i := range 300 { // warm up pools and workers
+		round(i)
+	}
+	heap := func() uint64 {
+		var ms runtime.MemStats
+		runtime.GC()
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc
+	}
+	before := heap()
+	for i := range n {
+		round(i)
+	}
+	after := heap()
+	if bound := uint64(n * 16); after > before && after-before > bound {
+		t.Errorf("heap grew by %d B over %d calls (bound %d B)", after-before, n, bound)
+	}
+	if err := cs.Close(); err != nil {
+		t.Errorf("client Close: %v", err)
+	}
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("Serve did not return after the client closed")
+	}
+}
