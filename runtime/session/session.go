@@ -17,6 +17,12 @@
 // request to request, or on the pushing goroutine when the transport says
 // it waits for the answer anyway; notifications are handled one at a time,
 // in order, on a goroutine of their own.
+//
+// Ending: when the peer closes the connection, the transport fails, or
+// Close is called, the session stops reading and fails its pending calls
+// with ErrClosed; the requests it already received are still answered
+// (their handlers get Options.DrainTimeout before their contexts are
+// cancelled), and only then is the transport closed and Wait returns.
 package session
 
 import (
