@@ -4,6 +4,11 @@
 // older clients. It serves stdio, or Streamable HTTP with --http (bound to
 // loopback unless told otherwise).
 //
+// SIGINT and SIGTERM shut it down gracefully: requests already received are
+// answered (within the session's drain limit, session.DefaultDrainTimeout)
+// before it exits with status 0; so does the end of standard input in stdio
+// mode.
+//
 //	go run ./examples/stdio-server
 //	go run ./examples/stdio-server --http 127.0.0.1:8080
 package main
@@ -17,6 +22,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"syscall"
 	"time"
 
 	mcp "github.com/mcpgen/mcpgen/protocol/mcp20251125"
@@ -68,7 +74,7 @@ func main() {
 		return &mcp.ReadResourceResult{Contents: []mcp.ReadResourceResultContentsItem{{Value: &mcp.TextResourceContents{URI: p.URI, MIMEType: ptr("text/plain"), Text: text}}}}, nil
 	})
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *httpAddr != "" {
 		if err := serveHTTP(ctx, *httpAddr, srv); err != nil {
@@ -81,9 +87,17 @@ func main() {
 	}
 }
 
-// serveHTTP serves srv over Streamable HTTP until ctx ends. The handler
-// refuses foreign Host and Origin headers (DNS rebinding); the server bounds
-// reading headers and bodies, but not writing, since SSE streams are long.
+// shutdownTimeout bounds how long serveHTTP waits, once ctx ends, for the
+// connections to finish their requests before it closes them.
+const shutdownTimeout = 10 * time.Second
+
+// serveHTTP serves srv over Streamable HTTP until ctx ends, then shuts down
+// gracefully: it stops accepting connections, ends every session (each
+// answers the requests it already received, within its drain limit, which
+// also ends its streams), and waits for the connections to finish, for up
+// to shutdownTimeout. The handler refuses foreign Host and Origin headers
+// (DNS rebinding); the server bounds reading headers and bodies, but not
+// writing, since SSE streams are long.
 func serveHTTP(ctx context.Context, addr string, srv *mcp.StandardServer) error {
 	h := streamhttp.NewServer(func() session.Handler { return mcp.NewServerHandler(srv) }, streamhttp.ServerOptions{})
 	defer h.Close()
@@ -95,11 +109,22 @@ func serveHTTP(ctx context.Context, addr string, srv *mcp.StandardServer) error 
 	}
 	log.Printf("serving MCP on http://%s/mcp", ln.Addr())
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute}
-	go func() {
-		<-ctx.Done()
+	hs.RegisterOnShutdown(h.Close) // SSE streams end with their sessions
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	select {
+	case err := <-served:
+		return err // Serve failed: it returns ErrServerClosed only after Shutdown
+	case <-ctx.Done():
+	}
+	log.Printf("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		log.Printf("shutdown: %v; closing the remaining connections", err)
 		hs.Close()
-	}()
-	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+	}
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil

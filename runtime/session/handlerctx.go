@@ -24,9 +24,18 @@ type handlerCtx struct {
 
 	mu    sync.Mutex
 	done  chan struct{} // made by the first Done, or closed at cancel
-	err   error
+	state ctxState      // not an error value: c stays within 128 bytes
 	after []*afterFunc
 }
+
+// ctxState is whether and why a handlerCtx was cancelled.
+type ctxState uint8
+
+const (
+	ctxLive ctxState = iota
+	ctxCancelled
+	ctxCancelledByPeer // by notifications/cancelled: no answer (U-C4)
+)
 
 type afterFunc struct{ f func() }
 
@@ -45,7 +54,7 @@ func (c *handlerCtx) Done() <-chan struct{} {
 	defer c.mu.Unlock()
 	if c.done == nil {
 		c.done = make(chan struct{})
-		if c.err != nil {
+		if c.state != ctxLive {
 			close(c.done)
 		}
 	}
@@ -56,7 +65,10 @@ func (c *handlerCtx) Done() <-chan struct{} {
 func (c *handlerCtx) Err() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.err
+	if c.state == ctxLive {
+		return nil
+	}
+	return context.Canceled
 }
 
 // Value implements context.Context.
@@ -73,7 +85,7 @@ func (c *handlerCtx) Value(key any) any {
 func (c *handlerCtx) AfterFunc(f func()) (stop func() bool) {
 	a := &afterFunc{f: f}
 	c.mu.Lock()
-	if c.err != nil {
+	if c.state != ctxLive {
 		c.mu.Unlock()
 		go f()
 		return func() bool { return false }
@@ -92,13 +104,26 @@ func (c *handlerCtx) AfterFunc(f func()) (stop func() bool) {
 }
 
 // cancel cancels c with context.Canceled; later calls do nothing.
-func (c *handlerCtx) cancel() {
+func (c *handlerCtx) cancel() { c.cancelFor(ctxCancelled) }
+
+// cancelByPeer cancels c because the peer cancelled the request, which
+// then gets no answer (U-C4).
+func (c *handlerCtx) cancelByPeer() { c.cancelFor(ctxCancelledByPeer) }
+
+// cancelledByPeer reports whether c was cancelled by cancelByPeer.
+func (c *handlerCtx) cancelledByPeer() bool {
 	c.mu.Lock()
-	if c.err != nil {
+	defer c.mu.Unlock()
+	return c.state == ctxCancelledByPeer
+}
+
+func (c *handlerCtx) cancelFor(why ctxState) {
+	c.mu.Lock()
+	if c.state != ctxLive {
 		c.mu.Unlock()
 		return
 	}
-	c.err = context.Canceled
+	c.state = why
 	if c.done != nil {
 		close(c.done)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
@@ -81,5 +82,14 @@ func TestHandlerCtx(t *testing.T) {
 	case <-ran:
 	case <-time.After(10 * time.Second):
 		t.Fatal("AfterFunc on a cancelled context did not run")
+	}
+}
+
+// A handlerCtx is allocated for every request: it stays in the 128-byte
+// size class, so that what it records (why it was cancelled, the last
+// progress reported) costs no memory per call.
+func TestHandlerCtxSize(t *testing.T) {
+	if n := unsafe.Sizeof(handlerCtx{}); n > 128 {
+		t.Errorf("handlerCtx is %d bytes, over the 128-byte size class", n)
 	}
 }

@@ -36,6 +36,7 @@ func (s *Session) request(m *jsonrpc.Message, inline bool, reply replier) {
 		return
 	}
 	if st == stateClosed {
+		s.answer(reply, nil) // the session is ending: nothing new is handled
 		return
 	}
 	if s.role == Client && st != stateReady {
@@ -77,6 +78,7 @@ func (s *Session) request(m *jsonrpc.Message, inline bool, reply replier) {
 	s.mu.Lock()
 	if s.state == stateClosed {
 		s.mu.Unlock()
+		s.answer(reply, nil)
 		return
 	}
 	if _, dup := s.inflight[m.ID]; dup {
@@ -98,9 +100,9 @@ func (s *Session) request(m *jsonrpc.Message, inline bool, reply replier) {
 		s.mu.Lock()
 		delete(s.inflight, m.ID)
 		s.mu.Unlock()
-		cancelled := hc.Err() != nil
+		byPeer := hc.cancelledByPeer()
 		hc.cancel()
-		if cancelled && s.ctx.Err() == nil {
+		if byPeer {
 			// Cancelled by the peer: no response (U-C4).
 			s.answer(reply, nil)
 			return
@@ -452,7 +454,7 @@ func (s *Session) notification(m *jsonrpc.Message) {
 		hc := s.inflight[id]
 		s.mu.Unlock()
 		if hc != nil {
-			hc.cancel()
+			hc.cancelByPeer()
 		}
 		return
 	case "notifications/progress":

@@ -431,10 +431,10 @@ func TestInFlightLimitAndDuplicateIDs(t *testing.T) {
 	<-blockedDone
 }
 
-// Clean shutdown: Close cancels in-flight handlers and fails pending
-// calls.
+// Clean shutdown: Close cancels in-flight handlers (at once, with no drain
+// time) and fails pending calls.
 func TestCloseCancelsEverything(t *testing.T) {
-	p, s := serve(t, testServer(t), session.Options{})
+	p, s := serve(t, testServer(t), session.Options{DrainTimeout: -1})
 	p.initialize("2025-11-25")
 	p.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"block"}}`)
 	time.Sleep(50 * time.Millisecond)

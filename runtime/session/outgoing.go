@@ -214,9 +214,11 @@ func (s *Session) notify(method string, params jsontext.Value) {
 // for it.
 func (s *Session) outgoing(method string, params wire.Appender, notification, needRaw bool) (*wire.Method, wire.Appender, error) {
 	s.mu.Lock()
-	st, rev := s.state, s.rev
+	st, rev, ended := s.state, s.rev, s.ended
 	s.mu.Unlock()
-	if st == stateClosed {
+	if st == stateClosed && (!notification || ended) {
+		// While the session ends, handlers still answering may notify
+		// (progress, logs), but nothing can be called any more.
 		return nil, nil, ErrClosed
 	}
 	if rev == nil {
@@ -411,6 +413,10 @@ type requestInfo struct {
 	s     *Session
 	id    wire.ID
 	token wire.ID
+	// lastProgress is the last progress reported for token, nil before the
+	// first, guarded by s.mu. It lives as long as the request, so a token
+	// the peer reuses later starts afresh.
+	lastProgress *float64
 }
 
 // requestCtx carries a requestInfo; it is one allocation where
@@ -454,12 +460,14 @@ func ReportProgress(ctx context.Context, progress float64, total *float64, messa
 	}
 	s := ri.s
 	s.mu.Lock()
-	last, seen := s.sentLevel[ri.token]
-	if seen && progress <= last {
+	if last := ri.lastProgress; last != nil && progress <= *last {
 		s.mu.Unlock()
-		return fmt.Errorf("progress %v does not increase on %v (U-P2)", progress, last)
+		return fmt.Errorf("progress %v does not increase on %v (U-P2)", progress, *last)
 	}
-	s.sentLevel[ri.token] = progress
+	if ri.lastProgress == nil {
+		ri.lastProgress = new(float64)
+	}
+	*ri.lastProgress = progress
 	s.mu.Unlock()
 	tok, _ := ri.token.AppendJSON(nil)
 	e := wire.NewEncoder(nil)

@@ -17,6 +17,12 @@
 // request to request, or on the pushing goroutine when the transport says
 // it waits for the answer anyway; notifications are handled one at a time,
 // in order, on a goroutine of their own.
+//
+// Ending: when the peer closes the connection, the transport fails, or
+// Close is called, the session stops reading and fails its pending calls
+// with ErrClosed; the requests it already received are still answered
+// (their handlers get Options.DrainTimeout before their contexts are
+// cancelled), and only then is the transport closed and Wait returns.
 package session
 
 import (
@@ -76,10 +82,22 @@ type Options struct {
 	// earlier deadline; on expiry the request is cancelled (L-15). Default
 	// 60s; negative means no timeout.
 	CallTimeout time.Duration
+	// DrainTimeout bounds how long a session that is ending (the peer
+	// closed its side, the transport failed, or Close was called) lets the
+	// handlers of requests already received run before it cancels their
+	// contexts. Either way each of those requests is answered, if the
+	// transport still takes the answer, before the transport is closed.
+	// Default DefaultDrainTimeout; negative cancels the handlers at once.
+	DrainTimeout time.Duration
 	// Logger receives diagnostics (malformed messages, late responses). Default:
 	// discard.
 	Logger *slog.Logger
 }
+
+// DefaultDrainTimeout is Options.DrainTimeout's default. It is shorter than
+// stdio.DefaultGrace, so that a client closing a stdio server waits for the
+// server's answers rather than killing it.
+const DefaultDrainTimeout = 3 * time.Second
 
 // Busy is the error code for a request refused because MaxInFlight requests
 // are already being handled.
@@ -94,7 +112,7 @@ const (
 	stateNew          state = iota // before initialize
 	stateInitializing              // initialize answered, initialized not yet seen
 	stateReady
-	stateClosed
+	stateClosed // ending: nothing new is handled or called; answers are still written
 )
 
 // Session is one MCP connection.
@@ -105,24 +123,26 @@ type Session struct {
 	opts    Options
 	log     *slog.Logger
 
-	ctx    context.Context // the session's lifetime
-	cancel context.CancelFunc
+	ctx      context.Context // the session's lifetime: cancelled once its handlers are done
+	cancel   context.CancelFunc
+	readCtx  context.Context // the reader's: cancelled when the session starts ending
+	stopRead context.CancelFunc
 
-	mu        sync.Mutex
-	state     state
-	rev       *revision.Revision // negotiated
-	ownCaps   jsontext.Value
-	peerCaps  jsontext.Value
-	peerInfo  jsontext.Value
-	nextID    int64
-	pending   map[wire.ID]chan callResult
-	inflight  map[wire.ID]*handlerCtx
-	progress  map[wire.ID]func(Progress)
-	logLevel  int // index in logLevels; messages below are not sent
-	sentLevel map[wire.ID]float64
+	mu       sync.Mutex
+	state    state
+	rev      *revision.Revision // negotiated
+	ownCaps  jsontext.Value
+	peerCaps jsontext.Value
+	peerInfo jsontext.Value
+	nextID   int64
+	pending  map[wire.ID]chan callResult
+	inflight map[wire.ID]*handlerCtx
+	progress map[wire.ID]func(Progress)
+	logLevel int  // index in logLevels; messages below are not sent
+	ended    bool // the transport is closed, or about to be
 
-	handlers sync.WaitGroup
-	work     chan func() // hands a request to an idle worker goroutine
+	handlers sync.WaitGroup // request handlers and batch answers; Add only while not stateClosed
+	work     chan func()    // hands a request to an idle worker goroutine
 	notes    chan note
 	readDone chan struct{} // closed when the reader stops
 	done     chan struct{}
@@ -149,22 +169,25 @@ func New(role Role, t transport.Transport, h Handler, opts Options) *Session {
 	if opts.CallTimeout == 0 {
 		opts.CallTimeout = 60 * time.Second
 	}
+	if opts.DrainTimeout == 0 {
+		opts.DrainTimeout = DefaultDrainTimeout
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	readCtx, stopRead := context.WithCancel(ctx)
 	s := &Session{
 		role: role, t: t, handler: h, opts: opts, log: log,
-		ctx: ctx, cancel: cancel,
-		pending:   map[wire.ID]chan callResult{},
-		inflight:  map[wire.ID]*handlerCtx{},
-		progress:  map[wire.ID]func(Progress){},
-		sentLevel: map[wire.ID]float64{},
-		work:      make(chan func()),
-		notes:     make(chan note, 256),
-		readDone:  make(chan struct{}),
-		done:      make(chan struct{}),
+		ctx: ctx, cancel: cancel, readCtx: readCtx, stopRead: stopRead,
+		pending:  map[wire.ID]chan callResult{},
+		inflight: map[wire.ID]*handlerCtx{},
+		progress: map[wire.ID]func(Progress){},
+		work:     make(chan func()),
+		notes:    make(chan note, 256),
+		readDone: make(chan struct{}),
+		done:     make(chan struct{}),
 	}
 	if p, ok := t.(transport.Pusher); ok {
 		p.SetPush(s.payload)
@@ -213,14 +236,20 @@ func (s *Session) Wait() error {
 	return s.err
 }
 
-// Close ends the session: in-flight handlers are cancelled and waited for,
-// pending calls fail with ErrClosed, and the transport is closed.
+// Close ends the session and returns what Wait returns. It ends as it does
+// when the peer closes the connection: reading stops, pending calls fail
+// with ErrClosed, the requests already received are answered (their
+// handlers run for up to Options.DrainTimeout before their contexts are
+// cancelled, and are waited for), and then the transport is closed. A
+// handler that ignores its context delays Close until it returns.
 func (s *Session) Close() error {
 	s.shutdown(nil)
 	<-s.done
 	return s.err
 }
 
+// shutdown starts ending the session (see Close); reason is what Wait will
+// return, nil for a normal end. Only the first call counts.
 func (s *Session) shutdown(reason error) {
 	s.mu.Lock()
 	if s.state == stateClosed {
@@ -233,20 +262,44 @@ func (s *Session) shutdown(reason error) {
 		ch <- callResult{err: ErrClosed}
 		delete(s.pending, id)
 	}
-	for _, hc := range s.inflight {
-		hc.cancel()
-	}
 	s.mu.Unlock()
-	s.cancel()
+	s.stopRead()
+	go s.drain(reason)
+}
+
+// drain lets the handlers in flight answer, cancelling them past the drain
+// limit, then closes the transport and marks the session done. No handler
+// can start any more: they are added only before stateClosed.
+func (s *Session) drain(reason error) {
+	drained := make(chan struct{})
 	go func() {
 		s.handlers.Wait()
-		err := s.t.Close()
-		if reason != nil {
-			err = reason
-		}
-		s.err = err
-		close(s.done)
+		close(drained)
 	}()
+	if d := s.opts.DrainTimeout; d > 0 {
+		t := time.NewTimer(d)
+		select {
+		case <-drained:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	s.mu.Lock()
+	for _, hc := range s.inflight {
+		hc.cancel() // by the session: what the handler returns is still answered
+	}
+	s.mu.Unlock()
+	<-drained
+	s.cancel()
+	s.mu.Lock()
+	s.ended = true
+	s.mu.Unlock()
+	err := s.t.Close()
+	if reason != nil {
+		err = reason
+	}
+	s.err = err
+	close(s.done)
 }
 
 // spawn runs fn on an idle worker goroutine, or a new one. Workers wait for
@@ -275,7 +328,7 @@ func (s *Session) worker(fn func()) {
 func (s *Session) read() {
 	defer close(s.readDone)
 	for {
-		data, err := s.t.Read(s.ctx)
+		data, err := s.t.Read(s.readCtx)
 		if errors.Is(err, transport.ErrSkipped) {
 			// One payload lost, the connection fine: say so and read on.
 			s.log.Debug("mcp: payload skipped by the transport", "err", err)
@@ -314,9 +367,11 @@ func (s *Session) notifications() {
 }
 
 // write sends one payload, logging failures: a peer that cannot be written to
-// ends the session through its reader.
+// ends the session through its reader. The context is never cancelled: an
+// answer written while the session ends must not be refused for it (the
+// transport's Close is what stops a write for good).
 func (s *Session) write(data []byte) {
-	if err := s.t.Write(s.ctx, data); err != nil {
+	if err := s.t.Write(context.Background(), data); err != nil {
 		s.log.Debug("mcp: write failed", "err", err)
 	}
 }
@@ -382,6 +437,14 @@ func (s *Session) items(items []jsonrpc.Item, batch, inline bool) {
 	}
 	// A batch is answered with one array of the responses to its requests,
 	// once all are done; a batch of notifications and responses gets none.
+	// Its answer is written before the session ends, as a handler's is.
+	s.mu.Lock()
+	if s.state == stateClosed {
+		s.mu.Unlock()
+		return
+	}
+	s.handlers.Add(1)
+	s.mu.Unlock()
 	var (
 		mu        sync.Mutex
 		responses []*jsonrpc.Message
@@ -402,6 +465,7 @@ func (s *Session) items(items []jsonrpc.Item, batch, inline bool) {
 		s.item(it, true, false, reply)
 	}
 	go func() {
+		defer s.handlers.Done()
 		wg.Wait()
 		if len(responses) == 0 {
 			return

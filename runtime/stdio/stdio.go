@@ -57,6 +57,7 @@ type config struct {
 	stderr    io.Writer
 	stderrSet bool
 	grace     time.Duration
+	bufSize   int // the reader's buffer; 0 is 64 KiB (tests set it small)
 }
 
 func newConfig(opts []Option) config {
@@ -160,7 +161,10 @@ func New(r io.Reader, w io.Writer, opts ...Option) *Transport {
 }
 
 func newTransport(r io.Reader, w io.Writer, c config) *Transport {
-	bufSize := 64 << 10
+	bufSize := c.bufSize
+	if bufSize <= 0 {
+		bufSize = 64 << 10
+	}
 	if c.maxSize+2 < bufSize {
 		bufSize = c.maxSize + 2
 	}
@@ -285,6 +289,14 @@ func (t *Transport) readLine() ([]byte, error) {
 		}
 		line = bytes.TrimSuffix(line, []byte{'\n'})
 		line = bytes.TrimSuffix(line, []byte{'\r'})
+		// Too large comes first: a line over the limit is one whether or not
+		// it fit in the buffer, blank or not.
+		if len(line) > t.max {
+			if err != nil {
+				t.pending = err
+			}
+			return nil, t.tooLarge()
+		}
 		if blank(line) {
 			if err != nil {
 				return nil, err
@@ -294,9 +306,6 @@ func (t *Transport) readLine() ([]byte, error) {
 		}
 		if err != nil {
 			t.pending = err
-		}
-		if len(line) > t.max {
-			return nil, t.tooLarge()
 		}
 		if buf == nil {
 			line = bytes.Clone(line) // chunk is bufio's buffer

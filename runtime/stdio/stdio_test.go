@@ -82,6 +82,10 @@ func TestReadFraming(t *testing.T) {
 		{"oversize large limit", 1000, []string{long + "\n" + long[:1000] + "\n"}, []string{tooLarge, long[:1000], eof}},
 		{"oversize at eof", 8, []string{"ok\n123456789"}, []string{"ok", tooLarge, eof}},
 		{"oversize unterminated", 8, []string{"ok\n", long}, []string{"ok", tooLarge, eof}},
+		// A blank line over the limit is too large whether or not it fits
+		// in the read buffer (found by FuzzReadFraming).
+		{"blank oversize in buffer", 8, []string{"         \nok\n"}, []string{tooLarge, "ok", eof}},
+		{"blank oversize past buffer", 8, []string{"a\n" + strings.Repeat(" ", 100) + "\nok\n"}, []string{"a", tooLarge, "ok", eof}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
