@@ -133,6 +133,12 @@ func (w *validating) inbound(data []byte) (pass, answers []byte) {
 		if err != nil {
 			w.opts.Logger.Error("validate: encoding an error response", "err", err)
 			answers = nil
+		} else {
+			// The answers never reach Write: show them to the stream, so
+			// that it forgets the requests they answer.
+			w.mu.Lock()
+			w.stream.payload(answers, 0, w.opts.Side, false)
+			w.mu.Unlock()
 		}
 	}
 	switch {
