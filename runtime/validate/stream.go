@@ -238,6 +238,9 @@ func (s *Stream) message(r *Report, data []byte, from Side, schema bool) {
 		r.Kind = KindInvalid
 		add(Problem{Pointer: "", Reason: `neither a request, a notification nor a response: no "method", "result" or "error"`, Rule: RuleSchema})
 	}
+	if schema {
+		s.v.metadata(obj, "", add)
+	}
 }
 
 // envelope returns the first of names that the schema defines.

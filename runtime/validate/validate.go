@@ -3,7 +3,11 @@
 // method exists in the revision and goes in a possible direction, batches
 // only where the revision has them, request IDs unique per direction, every
 // response answers an earlier request, strict JSON (no duplicate member
-// names, valid UTF-8).
+// names, valid UTF-8), and the rules on untrusted metadata: every _meta key,
+// at any depth, has the form the revision requires and, under a prefix
+// reserved for MCP, is one the revision defines (from 2025-06-18); every
+// icon's src is https: or data: and its sizes well formed (from 2025-11-25,
+// with package runtime/icon).
 //
 // The schema is compiled with github.com/santhosh-tekuri/jsonschema/v5, once
 // per process for each revision and schema, with format assertion on for
@@ -63,6 +67,8 @@ const (
 	RuleBatch     = "batch"     // a batch the revision does not have, or may not hold this
 	RuleID        = "id"        // a request ID used twice by the same side
 	RuleResponse  = "response"  // a response that answers no earlier request
+	RuleMeta      = "meta"      // a _meta key of a bad form, or reserved and unknown (from 2025-06-18)
+	RuleIcon      = "icon"      // an icon src that is not https: or data:, or bad sizes (from 2025-11-25)
 )
 
 // Method is what the validator needs of one method of the revision.
@@ -206,7 +212,7 @@ func compile(rev string, schema []byte) (*compiled, error) {
 		}
 		c.schemas[name] = s
 	}
-	c.reserved = reservedKeys(schema)
+	c.reserved = reservedKeys(rev, schema)
 	return c, nil
 }
 
@@ -423,7 +429,13 @@ func (v *Validator) Definition(name string, instance []byte) []Problem {
 	if p != nil {
 		return []Problem{*p}
 	}
-	return v.value(name, val, "")
+	ps := v.value(name, val, "")
+	v.metadata(val, "", func(more ...Problem) {
+		for _, p := range more {
+			ps = appendProblem(ps, p)
+		}
+	})
+	return ps
 }
 
 // value validates a decoded value against a definition; prefix is the

@@ -1,4 +1,0 @@
-package validate
-
-// reservedKeys is filled in with the metadata rules.
-func reservedKeys([]byte) map[string]bool { return nil }
