@@ -203,4 +203,3 @@ func checkIcons(list any, ptr string, add func(...Problem)) {
 		}
 	}
 }
-
