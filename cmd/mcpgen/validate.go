@@ -37,6 +37,12 @@ date-time, ...) are asserted in every dialect. Also checked: the method
 exists in R and is sent by that side; batches only where R has them
 (2025-03-26); request ids unique per direction; every response answers an
 earlier request; strict JSON (no duplicate member names, valid UTF-8).
+From 2025-06-18, every _meta key (at any depth) has the required form and,
+under a prefix reserved for MCP, is one R defines; from 2025-11-25, every
+icon's src is an https: URL or a data: image and its sizes are well formed.
+
+A --schema FILE that does not compile is an error (exit status 2) naming the
+JSON pointer and keyword at fault.
 
 --from says who sent the messages. With any (the default), the sender of a
 request is told from its method where the method goes one way only, and a

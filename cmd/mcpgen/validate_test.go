@@ -36,6 +36,8 @@ func TestValidateCommand(t *testing.T) {
 	good := write("good.json", validPing)
 	bad := write("bad.jsonl", validPing+"\n"+invalidCall+"\n")
 	schemaFile := write("schema.json", string(mustSchema(t)))
+	brokenRef := write("broken-ref.json", `{"$schema":"http://json-schema.org/draft-07/schema#","definitions":{"A":{"$ref":"#/definitions/Missing"},"JSONRPCRequest":{"type":"object"}}}`)
+	brokenRegex := write("broken-regex.json", `{"$schema":"http://json-schema.org/draft-07/schema#","definitions":{"A":{"type":"string","pattern":"(["},"JSONRPCRequest":{"type":"object"}}}`)
 	tests := []struct {
 		name       string
 		stdin      string
@@ -72,6 +74,8 @@ func TestValidateCommand(t *testing.T) {
 		{"unreadable file", "", []string{"--revision", "2025-11-25", good, filepath.Join(tmp, "absent.json")}, 2, nil, "absent.json"},
 		{"unreadable schema", validPing, []string{"--revision", "2025-11-25", "--schema", filepath.Join(tmp, "absent.json")}, 2, nil, "absent.json"},
 		{"schema not JSON", validPing, []string{"--revision", "2025-11-25", "--schema", bad}, 2, nil, "mcpgen validate: "},
+		{"schema with a missing $ref", validPing, []string{"--revision", "2099-01-01", "--schema", brokenRef}, 2, nil, `#/definitions/A/$ref: keyword "$ref"`},
+		{"schema with a bad regex", validPing, []string{"--revision", "2099-01-01", "--schema", brokenRegex}, 2, nil, `#/definitions/A/pattern: keyword "pattern"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -92,6 +96,9 @@ func TestValidateCommand(t *testing.T) {
 			}
 			if tt.wantCode == 2 && got.stdout != "" {
 				t.Errorf("stdout not empty:\n%s", got.stdout)
+			}
+			if strings.Contains(tt.name, "schema with") && strings.Count(got.stderr, "\n") != 1 {
+				t.Errorf("stderr is not one line:\n%s", got.stderr)
 			}
 		})
 	}

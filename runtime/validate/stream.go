@@ -83,27 +83,40 @@ func (r *Report) Valid() bool { return len(r.Problems) == 0 }
 // rules that need what came before: request IDs unique per direction, a
 // response answers an earlier request (whose method gives the result
 // definition). A Stream is not safe for concurrent use.
+//
+// A Stream keeps of each request, until it is answered, its id, method and
+// index; once it is answered, only its id, for the duplicate-id rule. Ids
+// are stored compactly: integer ids, which real clients count up, as runs
+// of consecutive ids, so that a session of a million answered requests
+// with ids 1, 2, 3, ... costs a few bytes; a string id costs its length
+// plus about 50 bytes for the rest of the session. Requests never answered
+// (a peer that cancels without waiting, or never answers) cost about 100
+// bytes each, plus their method's name when it is not one of the
+// revision's.
 type Stream struct {
 	v     *Validator
 	index int
-	// requests are the requests seen, by sender and id.
-	requests map[reqKey]*pending
+	// used are the ids of every request seen, by sender.
+	used [3]idSet
+	// pending are the requests not answered yet, by sender and id; peak
+	// is the most it held since it was last made anew.
+	pending map[reqKey]pending
+	peak    int
 }
 
 type reqKey struct {
 	side Side
-	id   string // the id as JSON text
+	id   requestID
 }
 
 type pending struct {
-	method   string
-	index    int
-	answered bool
+	method string
+	index  int
 }
 
 // Stream returns a new stream checker.
 func (v *Validator) Stream() *Stream {
-	return &Stream{v: v, requests: map[reqKey]*pending{}}
+	return &Stream{v: v, pending: map[reqKey]pending{}}
 }
 
 // Payload validates one payload (a message, or a batch) sent by from, which
@@ -212,9 +225,9 @@ func (s *Stream) message(r *Report, data []byte, from Side, schema bool) {
 		}
 		check(env, obj, "")
 		results := []string{"Result"}
-		if pend := s.response(r, idVal, hasID, from, add); pend != nil {
-			r.Method = pend.method
-			if m, ok := s.v.methods[pend.method]; ok && len(m.Results) > 0 {
+		if method := s.response(r, idVal, from, add); method != "" {
+			r.Method = method
+			if m, ok := s.v.methods[method]; ok && len(m.Results) > 0 {
 				results = m.Results
 			}
 		}
@@ -224,6 +237,9 @@ func (s *Stream) message(r *Report, data []byte, from Side, schema bool) {
 	default:
 		r.Kind = KindInvalid
 		add(Problem{Pointer: "", Reason: `neither a request, a notification nor a response: no "method", "result" or "error"`, Rule: RuleSchema})
+	}
+	if schema {
+		s.v.metadata(obj, "", add)
 	}
 }
 
@@ -250,7 +266,7 @@ func (s *Stream) request(r *Report, obj map[string]any, method string, id any, f
 		s.direction(m, from, add)
 		check(m.Message, obj, "")
 	}
-	key, valid := idKey(id)
+	key, valid := idOf(id)
 	if !valid {
 		return // the envelope schema reports it
 	}
@@ -263,16 +279,23 @@ func (s *Stream) request(r *Report, obj map[string]any, method string, id any, f
 			sender = Server
 		}
 	}
-	k := reqKey{sender, key}
-	if prev, dup := s.requests[k]; dup {
+	if !s.used[sender].add(key) {
 		who := "the same side"
 		if sender != AnySide {
 			who = "the " + sender.String()
 		}
-		add(Problem{Pointer: "/id", Reason: fmt.Sprintf("id %s was already used by an earlier request from %s (message %d)", key, who, prev.index), Rule: RuleID})
+		earlier := "an earlier request"
+		if prev, ok := s.pending[reqKey{sender, key}]; ok {
+			earlier = fmt.Sprintf("an earlier request (message %d)", prev.index)
+		}
+		add(Problem{Pointer: "/id", Reason: fmt.Sprintf("id %s was already used by %s from %s", key, earlier, who), Rule: RuleID})
 		return
 	}
-	s.requests[k] = &pending{method: method, index: r.Index}
+	if ok {
+		method = m.Name // the table's copy: the message's is not kept
+	}
+	s.pending[reqKey{sender, key}] = pending{method: method, index: r.Index}
+	s.peak = max(s.peak, len(s.pending))
 }
 
 // direction checks that from may send m.
@@ -301,16 +324,14 @@ func directionText(d wire.Direction) string {
 	return "by either side"
 }
 
-// response finds the request a response answers, and marks it answered.
-func (s *Stream) response(r *Report, id any, hasID bool, from Side, add func(...Problem)) *pending {
-	key, valid := idKey(id)
+// response finds the request a response answers, and forgets it but for
+// its id. It returns the method of the request, "" when unknown.
+func (s *Stream) response(r *Report, id any, from Side, add func(...Problem)) string {
+	key, valid := idOf(id)
 	if !valid {
 		// An error response may have no id (or null) when the request's id
 		// could not be read; the envelope schema judges the rest.
-		if !hasID || id == nil {
-			return nil
-		}
-		return nil
+		return ""
 	}
 	var cands []Side
 	if from == AnySide {
@@ -318,33 +339,35 @@ func (s *Stream) response(r *Report, id any, hasID bool, from Side, add func(...
 	} else {
 		cands = []Side{from.other(), AnySide}
 	}
-	var found, answered *pending
+	var found reqKey
+	var req pending
+	ok, answered := false, false
 	for _, side := range cands {
-		p := s.requests[reqKey{side, key}]
-		switch {
-		case p == nil:
-		case p.answered:
-			if answered == nil {
-				answered = p
-			}
-		case found == nil || p.index < found.index:
-			found = p
+		k := reqKey{side, key}
+		if p, pend := s.pending[k]; pend && (!ok || p.index < req.index) {
+			found, req, ok = k, p, true
 		}
+		answered = answered || s.used[side].has(key)
 	}
 	switch {
-	case found != nil:
-		found.answered = true
-		return found
-	case answered != nil:
-		add(Problem{Pointer: "/id", Reason: fmt.Sprintf("the request with id %s (message %d) was already answered", key, answered.index), Rule: RuleResponse})
-		return answered
+	case ok:
+		delete(s.pending, found)
+		// A map keeps the room it once needed: make it anew once it is
+		// empty after holding many.
+		if len(s.pending) == 0 && s.peak > 64 {
+			s.pending, s.peak = map[reqKey]pending{}, 0
+		}
+		return req.method
+	case answered:
+		add(Problem{Pointer: "/id", Reason: fmt.Sprintf("the request with id %s was already answered", key), Rule: RuleResponse})
+		return ""
 	}
 	who := "earlier request"
 	if from != AnySide {
 		who = "earlier request from the " + from.other().String()
 	}
 	add(Problem{Pointer: "/id", Reason: fmt.Sprintf("no %s has id %s", who, key), Rule: RuleResponse})
-	return nil
+	return ""
 }
 
 // result validates a response's result against the method's results: it
@@ -368,21 +391,6 @@ func (s *Stream) result(r *Report, results []string, res any, check func(string,
 	}
 	r.Definitions = append(r.Definitions, strings.Join(results, "|"))
 	add(first...)
-}
-
-// idKey returns the JSON text of a request id, and whether it is one (a
-// string or an integer).
-func idKey(id any) (string, bool) {
-	switch id := id.(type) {
-	case string:
-		b, _ := json.Marshal(id)
-		return string(b), true
-	case json.Number:
-		if _, err := id.Int64(); err == nil {
-			return id.String(), true
-		}
-	}
-	return "", false
 }
 
 // jsonType names the JSON type of a decoded value.

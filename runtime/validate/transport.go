@@ -38,7 +38,11 @@ type TransportOptions struct {
 //   - everything else is passed on unchanged, the session answering it as
 //     it would: malformed JSON, duplicate member names and bad envelopes
 //     (-32700/-32600), unknown methods (-32601). Invalid responses are
-//     logged and passed on, so that the pending call still ends.
+//     logged and passed on, so that the pending call still ends;
+//   - a message whose only problems are of the metadata rules (RuleMeta,
+//     RuleIcon) is logged and passed on: the specification asks receivers
+//     to ignore reserved _meta keys they do not know and to refuse such
+//     icons, not to reject the message.
 //
 // In a batch (2025-03-26), the rejected messages are taken out of the batch
 // and answered in a batch of their own.
@@ -133,6 +137,12 @@ func (w *validating) inbound(data []byte) (pass, answers []byte) {
 		if err != nil {
 			w.opts.Logger.Error("validate: encoding an error response", "err", err)
 			answers = nil
+		} else {
+			// The answers never reach Write: show them to the stream, so
+			// that it forgets the requests they answer.
+			w.mu.Lock()
+			w.stream.payload(answers, 0, w.opts.Side, false)
+			w.mu.Unlock()
 		}
 	}
 	switch {

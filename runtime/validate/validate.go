@@ -3,7 +3,11 @@
 // method exists in the revision and goes in a possible direction, batches
 // only where the revision has them, request IDs unique per direction, every
 // response answers an earlier request, strict JSON (no duplicate member
-// names, valid UTF-8).
+// names, valid UTF-8), and the rules on untrusted metadata: every _meta key,
+// at any depth, has the form the revision requires and, under a prefix
+// reserved for MCP, is one the revision defines (from 2025-06-18); every
+// icon's src is https: or data: and its sizes well formed (from 2025-11-25,
+// with package runtime/icon).
 //
 // The schema is compiled with github.com/santhosh-tekuri/jsonschema/v5, once
 // per process for each revision and schema, with format assertion on for
@@ -24,7 +28,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -61,6 +67,8 @@ const (
 	RuleBatch     = "batch"     // a batch the revision does not have, or may not hold this
 	RuleID        = "id"        // a request ID used twice by the same side
 	RuleResponse  = "response"  // a response that answers no earlier request
+	RuleMeta      = "meta"      // a _meta key of a bad form, or reserved and unknown (from 2025-06-18)
+	RuleIcon      = "icon"      // an icon src that is not https: or data:, or bad sizes (from 2025-11-25)
 )
 
 // Method is what the validator needs of one method of the revision.
@@ -100,17 +108,17 @@ func WithMethods(methods []wire.Method) Option {
 	}
 }
 
-// compiled is one schema document, compiled once per process.
+// compiled is one schema document, compiled once per process. It is not
+// changed after compile returns.
 type compiled struct {
-	rev      string
-	url      string
-	defsKey  string
-	defs     map[string]map[string]any
-	compiler *jsonschema.Compiler
-
-	mu      sync.Mutex
+	rev     string
+	url     string
+	defsKey string
+	defs    map[string]map[string]any
 	schemas map[string]*jsonschema.Schema
-	errs    map[string]error
+	// reserved are the _meta keys under a reserved prefix that the schema
+	// text names.
+	reserved map[string]bool
 }
 
 var (
@@ -119,8 +127,12 @@ var (
 )
 
 // New returns a validator of revision with the schema document schema (a
-// generated package's Schema()). The schema is parsed and compiled once per
-// process for each revision and document; later calls share it.
+// generated package's Schema()). The schema is parsed and every definition
+// compiled once per process for each revision and document; later calls
+// share it. A schema that does not compile is an error naming the JSON
+// pointer and keyword at fault, such as a "$ref" to a definition the schema
+// lacks or a "pattern" that is not a regular expression; it is not kept,
+// so a later call with the same schema reports the same error.
 func New(revision string, schema []byte, opts ...Option) (*Validator, error) {
 	key := sha256.Sum256(append([]byte(revision+"\x00"), schema...))
 	cacheMu.Lock()
@@ -159,7 +171,6 @@ func compile(rev string, schema []byte) (*compiled, error) {
 		url:     "mcpgen:///schema/" + rev + "/schema.json",
 		defs:    map[string]map[string]any{},
 		schemas: map[string]*jsonschema.Schema{},
-		errs:    map[string]error{},
 	}
 	for _, k := range []string{"$defs", "definitions"} {
 		if d, ok := root[k].(map[string]any); ok {
@@ -175,38 +186,166 @@ func compile(rev string, schema []byte) (*compiled, error) {
 	if c.defsKey == "" {
 		return nil, fmt.Errorf("validate: revision %s: the schema has no definitions", rev)
 	}
-	c.compiler = jsonschema.NewCompiler()
-	c.compiler.AssertFormat = true
-	c.compiler.LoadURL = func(s string) (io.ReadCloser, error) {
-		return nil, fmt.Errorf("validate: %s: loading schemas from elsewhere is not allowed", s)
+	if err := checkRefs(root); err != nil {
+		return nil, fmt.Errorf("validate: revision %s: schema %w", rev, err)
 	}
-	if err := c.compiler.AddResource(c.url, bytes.NewReader(schema)); err != nil {
+	compiler := jsonschema.NewCompiler()
+	compiler.AssertFormat = true
+	compiler.LoadURL = func(s string) (io.ReadCloser, error) {
+		return nil, fmt.Errorf("loading schemas from elsewhere (%s) is not allowed", s)
+	}
+	if err := compiler.AddResource(c.url, bytes.NewReader(schema)); err != nil {
 		return nil, fmt.Errorf("validate: revision %s: %w", rev, err)
 	}
+	// Every definition is compiled now: a compiler that failed once must
+	// not be used again (santhosh-tekuri/jsonschema#91: the next Compile
+	// panics), and a broken schema is then an error of New, not of the
+	// first message that needs the definition.
+	for _, name := range slices.Sorted(maps.Keys(c.defs)) {
+		s, err := compileDef(compiler, c.url+"#/"+c.defsKey+"/"+escapeToken(name))
+		var located *schemaFault
+		switch {
+		case errors.As(err, &located):
+			return nil, fmt.Errorf("validate: revision %s: schema %w", rev, err)
+		case err != nil:
+			return nil, fmt.Errorf("validate: revision %s: schema #/%s/%s: %w", rev, c.defsKey, escapeToken(name), err)
+		}
+		c.schemas[name] = s
+	}
+	c.reserved = reservedKeys(rev, schema)
 	return c, nil
+}
+
+// compileDef compiles the schema at url, turning a panic of the compiler
+// into an error.
+func compileDef(compiler *jsonschema.Compiler, url string) (s *jsonschema.Schema, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s, err = nil, fmt.Errorf("the schema compiler failed: %v", r)
+		}
+	}()
+	s, err = compiler.Compile(url)
+	if err != nil {
+		return nil, schemaError(err)
+	}
+	return s, nil
+}
+
+// schemaError rewrites a compilation error of jsonschema/v5 to name the
+// pointer and keyword of the schema that are at fault, on one line.
+func schemaError(err error) error {
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return errors.New(oneLine(strings.TrimPrefix(err.Error(), "jsonschema: ")))
+	}
+	// The schema document failed its meta-schema: the leaves name the
+	// place in the document and why.
+	leaf := ve
+	for len(leaf.Causes) > 0 {
+		leaf = leaf.Causes[0]
+	}
+	loc := leaf.InstanceLocation
+	keyword := loc[strings.LastIndexByte(loc, '/')+1:]
+	return &schemaFault{Pointer: loc, Keyword: unescapeToken(keyword), Reason: oneLine(leaf.Message)}
+}
+
+// schemaFault is a keyword of the schema document that is wrong.
+type schemaFault struct {
+	Pointer, Keyword, Reason string
+}
+
+func (f *schemaFault) Error() string {
+	return fmt.Sprintf("#%s: keyword %q: %s", f.Pointer, f.Keyword, f.Reason)
+}
+
+// checkRefs checks that every local "$ref" of the schema document root
+// points at a place of the document: jsonschema/v5 names the missing
+// target but not the reference. Of several bad references it reports the
+// one with the least pointer.
+func checkRefs(root any) error {
+	var bad *schemaFault
+	fault := func(f *schemaFault) {
+		if bad == nil || f.Pointer < bad.Pointer {
+			bad = f
+		}
+	}
+	var walk func(node any, ptr string)
+	walk = func(node any, ptr string) {
+		switch node := node.(type) {
+		case map[string]any:
+			if ref, ok := node["$ref"].(string); ok {
+				switch {
+				case strings.HasPrefix(ref, "#"):
+					if _, ok := resolve(root, strings.TrimPrefix(ref, "#")); !ok {
+						fault(&schemaFault{Pointer: ptr + "/$ref", Keyword: "$ref", Reason: ref + " is not in the schema"})
+					}
+				default:
+					fault(&schemaFault{Pointer: ptr + "/$ref", Keyword: "$ref", Reason: ref + ": loading schemas from elsewhere is not allowed"})
+				}
+			}
+			for k, v := range node {
+				switch k {
+				case "const", "enum", "default", "examples":
+					continue // values, not schemas
+				}
+				switch v.(type) {
+				case map[string]any, []any:
+					walk(v, ptr+"/"+escapeToken(k))
+				}
+			}
+		case []any:
+			for i, e := range node {
+				walk(e, ptr+"/"+strconv.Itoa(i))
+			}
+		}
+	}
+	walk(root, "")
+	if bad != nil {
+		return bad
+	}
+	return nil
+}
+
+// resolve returns the value at the RFC 6901 pointer ptr of doc.
+func resolve(doc any, ptr string) (any, bool) {
+	if ptr == "" {
+		return doc, true
+	}
+	if !strings.HasPrefix(ptr, "/") {
+		return nil, false
+	}
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		tok = unescapeToken(tok)
+		switch n := doc.(type) {
+		case map[string]any:
+			v, ok := n[tok]
+			if !ok {
+				return nil, false
+			}
+			doc = v
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(n) {
+				return nil, false
+			}
+			doc = n[i]
+		default:
+			return nil, false
+		}
+	}
+	return doc, true
+}
+
+func unescapeToken(s string) string {
+	return strings.NewReplacer("~1", "/", "~0", "~").Replace(s)
 }
 
 // schema returns the compiled definition name.
 func (c *compiled) schema(name string) (*jsonschema.Schema, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	if s, ok := c.schemas[name]; ok {
 		return s, nil
 	}
-	if err, ok := c.errs[name]; ok {
-		return nil, err
-	}
-	if c.defs[name] == nil {
-		return nil, fmt.Errorf("revision %s has no definition %q", c.rev, name)
-	}
-	s, err := c.compiler.Compile(c.url + "#/" + c.defsKey + "/" + escapeToken(name))
-	if err != nil {
-		err = fmt.Errorf("compiling %s of revision %s: %w", name, c.rev, err)
-		c.errs[name] = err
-		return nil, err
-	}
-	c.schemas[name] = s
-	return s, nil
+	return nil, fmt.Errorf("revision %s has no definition %q", c.rev, name)
 }
 
 // ref returns the definition name a member {"$ref": ...} points at.
@@ -290,7 +429,13 @@ func (v *Validator) Definition(name string, instance []byte) []Problem {
 	if p != nil {
 		return []Problem{*p}
 	}
-	return v.value(name, val, "")
+	ps := v.value(name, val, "")
+	v.metadata(val, "", func(more ...Problem) {
+		for _, p := range more {
+			ps = appendProblem(ps, p)
+		}
+	})
+	return ps
 }
 
 // value validates a decoded value against a definition; prefix is the
