@@ -145,8 +145,10 @@ func putTimer(t *time.Timer) {
 }
 
 // fromNegotiated checks a result against the negotiated revision's result
-// types when the handler's revision differs; the caller decodes it with its
-// own types.
+// types when the handler's revision differs, by this side's rules
+// (UnmarshalReceived); the caller decodes it with its own types. The result
+// is passed on unchanged: a variant the negotiated revision does not know
+// but the handler's does reaches the caller typed.
 func (s *Session) fromNegotiated(md wire.Method, raw jsontext.Value) (jsontext.Value, error) {
 	s.mu.Lock()
 	rev := s.rev
@@ -156,7 +158,7 @@ func (s *Session) fromNegotiated(md wire.Method, raw jsontext.Value) (jsontext.V
 	}
 	var first error
 	for _, newResult := range md.NewResult {
-		if err := wire.Unmarshal(raw, newResult()); err != nil {
+		if err := s.UnmarshalReceived(raw, newResult()); err != nil {
 			if first == nil {
 				first = err
 			}
