@@ -68,42 +68,55 @@ func TestClientCapabilitiesInOfferedRevision(t *testing.T) {
 
 // What the client accepts follows what it declared: a client on the
 // 2025-11-25 types pinned to 2025-03-26 declares sampling but not
-// elicitation, takes sampling/createMessage and refuses elicitation/create.
+// elicitation; offering 2025-11-25 it declares both, and when the server
+// answers 2025-03-26 it keeps what that revision can say. Either way it
+// takes sampling/createMessage and refuses elicitation/create.
 func TestClientAcceptsWhatItDeclared(t *testing.T) {
-	a, b := transport.Pipe()
-	p := &peer{t: t, tr: b}
-	done := make(chan *mcp.ClientSession, 1)
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		c, err := mcp.Connect(ctx, a, mcp.Implementation{Name: "client", Version: "2"}, mcp.ClientCapabilities{
-			Elicitation: &mcp.ClientCapabilitiesElicitation{},
-			Sampling:    &mcp.ClientCapabilitiesSampling{},
-		}, samplingClient{}, session.Options{Revisions: []string{"2025-03-26"}})
-		if err != nil {
-			t.Error(err)
-		}
-		done <- c
-	}()
-	init := p.recvMsg()
-	if diff := cmp.Diff([]string{"sampling"}, keys(init["params"].(map[string]any)["capabilities"])); diff != "" {
-		t.Errorf("declared capabilities (-want +got):\n%s", diff)
-	}
-	p.send(`{"jsonrpc":"2.0","id":` + itoa(int(init["id"].(float64))) + `,"result":{"protocolVersion":"2025-03-26","capabilities":{},"serverInfo":{"name":"fake","version":"1"}}}`)
-	if m := p.recvMsg(); m["method"] != "notifications/initialized" {
-		t.Fatalf("after initialize: %v", m)
-	}
-	c := <-done
-	if c == nil {
-		return
-	}
-	defer c.Close()
-	if m := p.call(1, "elicitation/create", `{"message":"name?","requestedSchema":{"type":"object","properties":{}}}`); errorCode(t, m) != jsonrpc.MethodNotFound {
-		t.Errorf("elicitation/create in 2025-03-26: %v", m)
-	}
-	m := p.call(2, "sampling/createMessage", `{"maxTokens":5,"messages":[{"role":"user","content":{"type":"text","text":"hi"}}]}`)
-	if r := result(t, m); r["model"] != "m1" {
-		t.Errorf("sampling/createMessage: %v", m)
+	for _, tt := range []struct {
+		name      string
+		revisions []string
+		declared  []string
+	}{
+		{"pinned to 2025-03-26", []string{"2025-03-26"}, []string{"sampling"}},
+		{"answered with 2025-03-26", nil, []string{"elicitation", "sampling"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a, b := transport.Pipe()
+			p := &peer{t: t, tr: b}
+			done := make(chan *mcp.ClientSession, 1)
+			go func() {
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				c, err := mcp.Connect(ctx, a, mcp.Implementation{Name: "client", Version: "2"}, mcp.ClientCapabilities{
+					Elicitation: &mcp.ClientCapabilitiesElicitation{},
+					Sampling:    &mcp.ClientCapabilitiesSampling{},
+				}, samplingClient{}, session.Options{Revisions: tt.revisions})
+				if err != nil {
+					t.Error(err)
+				}
+				done <- c
+			}()
+			init := p.recvMsg()
+			if diff := cmp.Diff(tt.declared, keys(init["params"].(map[string]any)["capabilities"])); diff != "" {
+				t.Errorf("declared capabilities (-want +got):\n%s", diff)
+			}
+			p.send(`{"jsonrpc":"2.0","id":` + itoa(int(init["id"].(float64))) + `,"result":{"protocolVersion":"2025-03-26","capabilities":{},"serverInfo":{"name":"fake","version":"1"}}}`)
+			if m := p.recvMsg(); m["method"] != "notifications/initialized" {
+				t.Fatalf("after initialize: %v", m)
+			}
+			c := <-done
+			if c == nil {
+				return
+			}
+			defer c.Close()
+			if m := p.call(1, "elicitation/create", `{"message":"name?","requestedSchema":{"type":"object","properties":{}}}`); errorCode(t, m) != jsonrpc.MethodNotFound {
+				t.Errorf("elicitation/create in 2025-03-26: %v", m)
+			}
+			m := p.call(2, "sampling/createMessage", `{"maxTokens":5,"messages":[{"role":"user","content":{"type":"text","text":"hi"}}]}`)
+			if r := result(t, m); r["model"] != "m1" {
+				t.Errorf("sampling/createMessage: %v", m)
+			}
+		})
 	}
 }
 
