@@ -165,14 +165,14 @@ func (g *gen) side(f *jen.File, iface, role string, receives model.Direction, pe
 			noteCases = append(noteCases, jen.Case(jen.Id(methodConst(m))).Block(body...))
 		}
 	}
-	f.Func().Params(jen.Id("h").Id(h)).Id("HandleRequest").Params(ctxParam(), jen.Id("_").Op("*").Qual(sessionPkg, "Session"), jen.Id("method").String(), jen.Id("params").Qual(jsontextPkg, "Value")).Params(wire("Appender"), jen.Error()).Block(
+	f.Func().Params(jen.Id("h").Id(h)).Id("HandleRequest").Params(ctxParam(), jen.Id("s").Op("*").Qual(sessionPkg, "Session"), jen.Id("method").String(), jen.Id("params").Qual(jsontextPkg, "Value")).Params(wire("Appender"), jen.Error()).Block(
 		jen.Switch(jen.Id("method")).Block(reqCases...),
 		jen.Return(jen.Nil(), jen.Op("&").Qual(jsonrpcPkg, "Error").Values(jen.Dict{
 			jen.Id("Code"):    jen.Qual(jsonrpcPkg, "MethodNotFound"),
 			jen.Id("Message"): jen.Lit("method ").Op("+").Id("method").Op("+").Lit(" not found"),
 		})),
 	)
-	f.Func().Params(jen.Id("h").Id(h)).Id("HandleNotification").Params(ctxParam(), jen.Id("_").Op("*").Qual(sessionPkg, "Session"), jen.Id("method").String(), jen.Id("params").Qual(jsontextPkg, "Value")).Block(
+	f.Func().Params(jen.Id("h").Id(h)).Id("HandleNotification").Params(ctxParam(), jen.Id("s").Op("*").Qual(sessionPkg, "Session"), jen.Id("method").String(), jen.Id("params").Qual(jsontextPkg, "Value")).Block(
 		jen.Switch(jen.Id("method")).Block(noteCases...),
 	)
 
@@ -218,7 +218,7 @@ func (g *gen) taskStub(f *jen.File, sess string, m *model.Method, tr *model.Decl
 		jen.List(jen.Id("raw"), jen.Err()).Op(":=").Id("s").Dot("Session").Dot("Call").Call(jen.Id("ctx"), jen.Id(methodConst(m)), jen.Id("params"), jen.Id("opts").Op("...")),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Id("r").Op(":=").New(jen.Id(g.name(tr))),
-		jen.If(jen.Err().Op(":=").Add(wire("Unmarshal")).Call(jen.Id("raw"), jen.Id("r")), jen.Err().Op("!=").Nil()).Block(
+		jen.If(jen.Err().Op(":=").Id("s").Dot("Session").Dot("UnmarshalReceived").Call(jen.Id("raw"), jen.Id("r")), jen.Err().Op("!=").Nil()).Block(
 			jen.Return(jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit(m.Name+" task result: %w"), jen.Err())),
 		),
 		jen.Return(jen.Id("r"), jen.Nil()),
@@ -298,7 +298,7 @@ func (g *gen) decodeParams(m *model.Method) []jen.Code {
 	return []jen.Code{
 		jen.Id("p").Op(":=").New(g.goType(m.Params)),
 		jen.If(jen.Id("params").Op("!=").Nil()).Block(
-			jen.If(jen.Err().Op(":=").Add(wire("Unmarshal")).Call(jen.Id("params"), jen.Id("p")), jen.Err().Op("!=").Nil()).Block(
+			jen.If(jen.Err().Op(":=").Id("s").Dot("UnmarshalReceived").Call(jen.Id("params"), jen.Id("p")), jen.Err().Op("!=").Nil()).Block(
 				g.paramsError(m)...,
 			),
 		),
@@ -354,7 +354,7 @@ func (g *gen) stub(f *jen.File, sess string, m *model.Method) {
 			jen.List(jen.Id("raw"), jen.Err()).Op(":=").Id("s").Dot("Session").Dot("Call").Call(jen.Id("ctx"), jen.Id(methodConst(m)), arg, jen.Id("opts").Op("...")),
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 			jen.Id("r").Op(":=").New(jen.Id(g.name(res))),
-			jen.If(jen.Err().Op(":=").Add(wire("Unmarshal")).Call(jen.Id("raw"), jen.Id("r")), jen.Err().Op("!=").Nil()).Block(
+			jen.If(jen.Err().Op(":=").Id("s").Dot("Session").Dot("UnmarshalReceived").Call(jen.Id("raw"), jen.Id("r")), jen.Err().Op("!=").Nil()).Block(
 				jen.Return(jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit(m.Name+" result: %w"), jen.Err())),
 			),
 			jen.Return(jen.Id("r"), jen.Nil()),

@@ -30,7 +30,34 @@ func (g *gen) codecs(f *jen.File) error {
 			return err
 		}
 	}
+	g.unknownVariantCodec(f)
 	return nil
+}
+
+// unknownVariantCodec writes the codec of UnknownVariant, if a union has it:
+// the raw object, unchanged both ways.
+func (g *gen) unknownVariantCodec(f *jen.File) {
+	if len(g.taggedUnions()) == 0 {
+		return
+	}
+	name := plan.UnknownVariant
+	f.Line()
+	f.Comment("encode writes x.Raw unchanged; it must be a JSON object.")
+	f.Func().Params(jen.Id("x").Op("*").Id(name)).Id("encode").Params(jen.Id("e").Op("*").Add(wire("Encoder"))).Block(
+		jen.If(jen.Len(jen.Id("x").Dot("Raw")).Op("==").Lit(0)).Block(
+			jen.Id("e").Dot("Fail").Call(jen.Lit(name+" has no value")),
+			jen.Return(),
+		),
+		jen.Id("e").Dot("RawObject").Call(jen.Id("x").Dot("Raw")),
+	)
+	g.commonMethods(f, name, true)
+	f.Comment("UnmarshalJSONFrom reads any JSON object into x.Raw, verbatim.")
+	f.Func().Params(jen.Id("x").Op("*").Id(name)).Id("UnmarshalJSONFrom").Params(jen.Id("d").Op("*").Qual(jsontextPkg, "Decoder")).Error().Block(
+		jen.List(jen.Id("raw"), jen.Err()).Op(":=").Add(wire("ReadObjectValue")).Call(jen.Id("d")),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		jen.Id("x").Dot("Raw").Op("=").Id("raw"),
+		jen.Return(jen.Nil()),
+	)
 }
 
 // commonMethods writes AppendJSON, ValidJSON, MarshalJSON and UnmarshalJSON
@@ -537,6 +564,10 @@ func (g *gen) node(u *model.Decl, n *plan.Node, depth int) []jen.Code {
 		return []jen.Code{
 			jen.List(jen.Id(tag), jen.Id(ok)).Op(":=").Add(wire("MemberTag")).Call(jen.Id("raw"), jen.Lit(n.Tag)),
 			jen.Switch().Block(cases...),
+			jen.If(jen.List(jen.Id("kept"), jen.Id("ok")).Op(":=").Add(wire("KeepUnknown")).Call(jen.Id("d"), jen.Id("raw"), jen.Lit(n.Tag)), jen.Id("ok")).Block(
+				jen.Id("x").Dot("Value").Op("=").Op("&").Id(plan.UnknownVariant).Values(jen.Dict{jen.Id("Raw"): jen.Id("kept")}),
+				jen.Return(jen.Nil()),
+			),
 			jen.Return(wire("TagError").Call(jen.Id("d"), jen.Lit(uname), jen.Lit(n.Tag), jen.String().Call(jen.Id(tag)), jen.True())),
 		}
 	default:

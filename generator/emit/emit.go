@@ -370,7 +370,37 @@ func (g *gen) types(f *jen.File) error {
 			return err
 		}
 	}
+	g.unknownVariant(f)
 	return nil
+}
+
+// taggedUnions are the unions that have the variant UnknownVariant, in
+// declaration order.
+func (g *gen) taggedUnions() []*model.Decl {
+	var out []*model.Decl
+	for _, d := range g.p.Rev.Decls {
+		if u := g.p.Unions[d]; u != nil && u.Tagged() {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// unknownVariant declares UnknownVariant, if a union has it.
+func (g *gen) unknownVariant(f *jen.File) {
+	unions := g.taggedUnions()
+	if len(unions) == 0 {
+		return
+	}
+	name := plan.UnknownVariant
+	f.Add(doc(name, name+" is a union variant this revision does not know: a value whose tag (such as a content block's \"type\") names none of the union's variants, kept verbatim. Decoding yields it only when it keeps unknown variants (wire.UnmarshalKeepUnknown; a client session does for what the server sends, unless session.Options.RejectUnknownVariants is set); otherwise such a value is an error. Encoding writes Raw unchanged, so a proxy forwards it as it came.", ""))
+	f.Type().Id(name).Struct(
+		jen.Comment("Raw is the value's JSON, an object."),
+		jen.Id("Raw").Qual(jsontextPkg, "Value"),
+	)
+	for _, u := range unions {
+		f.Func().Params(jen.Op("*").Id(name)).Id("is" + g.name(u)).Params().Block()
+	}
 }
 
 func (g *gen) object(f *jen.File, d *model.Decl) error {
@@ -454,14 +484,18 @@ func (g *gen) union(f *jen.File, d *model.Decl) error {
 			return fmt.Errorf("emit %s: a union as a variant of a union is not supported", d.Name)
 		}
 	}
+	variants := strings.Join(g.variantTypes(d), ", ")
+	if g.p.Unions[d].Tagged() {
+		variants += ", or *" + plan.UnknownVariant + " for a variant this revision does not know (only when decoding keeps unknown variants)"
+	}
 	f.Add(doc(name, d.Doc, fallback(name, d)))
 	f.Comment("")
-	f.Add(doc("It", fmt.Sprintf("It is a union: Value holds one of %s.", strings.Join(g.variantTypes(d), ", ")), ""))
+	f.Add(doc("It", fmt.Sprintf("It is a union: Value holds one of %s.", variants), ""))
 	f.Type().Id(name).Struct(
 		jen.Comment("Value is the variant; nil means the union is not set."),
 		jen.Id("Value").Id(iface),
 	)
-	f.Add(doc(iface, fmt.Sprintf("%s is implemented by the variants of %s: %s.", iface, name, strings.Join(g.variantTypes(d), ", ")), ""))
+	f.Add(doc(iface, fmt.Sprintf("%s is implemented by the variants of %s: %s.", iface, name, variants), ""))
 	f.Type().Id(iface).Interface(
 		jen.Id("is"+name).Params(),
 		jen.Id("encode").Params(jen.Op("*").Add(wire("Encoder"))),

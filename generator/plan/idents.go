@@ -24,7 +24,7 @@ func MethodConst(method string) string { return "Method" + GoName(method) }
 func FieldName(member string) string { return GoName(member) }
 
 // fixedIdents are the package-level names every generated package declares.
-var fixedIdents = []string{"Revision", "Batching", "New", "Methods", "LookupMethod"}
+var fixedIdents = []string{"Revision", "Batching", "New", "Methods", "LookupMethod", UnknownVariant}
 
 // objectMethods are the methods every generated object has.
 var objectMethods = []string{"AppendJSON", "MarshalJSON", "UnmarshalJSON", "UnmarshalJSONFrom"}

@@ -55,6 +55,35 @@ type Union struct {
 	Root *Node
 }
 
+// UnknownVariant is the Go name of the variant every union with a Tag node
+// has besides its own: a value whose tag names no variant the revision knows,
+// kept verbatim when decoding keeps unknown variants.
+const UnknownVariant = "UnknownVariant"
+
+// Tagged reports whether a tag decides some of u's variants, which gives u
+// the variant UnknownVariant.
+func (u *Union) Tagged() bool { return tagged(u.Root) }
+
+func tagged(n *Node) bool {
+	if n == nil {
+		return false
+	}
+	if n.Tag != "" {
+		return true
+	}
+	for _, k := range n.Kinds {
+		if tagged(k.Node) {
+			return true
+		}
+	}
+	for _, c := range n.Present {
+		if tagged(c.Node) {
+			return true
+		}
+	}
+	return tagged(n.Else)
+}
+
 // Node is a step of a union's decision tree. Exactly one of Variant, Kinds,
 // Tag, Present is set.
 type Node struct {
@@ -64,7 +93,10 @@ type Node struct {
 	// Kinds switches on the JSON kind of the value.
 	Kinds []KindCase
 
-	// Tag switches on the string value of the member Tag.
+	// Tag switches on the string value of the member Tag. A value no case
+	// names is an error, or, when decoding keeps unknown variants
+	// (wire.UnmarshalKeepUnknown), the union value kept verbatim as the
+	// package's UnknownVariant.
 	Tag   string
 	Cases []TagCase
 	// Absent is taken when the tag member is missing; nil means that is an
@@ -445,6 +477,7 @@ func printNode(b *strings.Builder, p *Plan, n *Node, indent string) {
 		if n.Absent != nil {
 			fmt.Fprintf(b, "%s  absent → %s\n", indent, p.Names[n.Absent.Variant])
 		}
+		fmt.Fprintf(b, "%s  other → error; %s when decoding keeps unknown variants\n", indent, UnknownVariant)
 	default:
 		fmt.Fprintf(b, "%sby presence:%s\n", indent, why)
 		for _, c := range n.Present {

@@ -89,12 +89,12 @@ func (clientHandler) Revision() *revision.Revision {
 
 // StrictParams marks the handler as decoding params strictly itself (session.StrictHandler).
 func (clientHandler) StrictParams() {}
-func (h clientHandler) HandleRequest(ctx context.Context, _ *session.Session, method string, params jsontext.Value) (wire.Appender, error) {
+func (h clientHandler) HandleRequest(ctx context.Context, s *session.Session, method string, params jsontext.Value) (wire.Appender, error) {
 	switch method {
 	case MethodRootsList:
 		p := new(ListRootsRequestParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return nil, &jsonrpc.Error{
 					Code:    jsonrpc.InvalidParams,
 					Message: "roots/list params: " + err.Error(),
@@ -112,7 +112,7 @@ func (h clientHandler) HandleRequest(ctx context.Context, _ *session.Session, me
 	case MethodSamplingCreateMessage:
 		p := new(CreateMessageRequestParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return nil, &jsonrpc.Error{
 					Code:    jsonrpc.InvalidParams,
 					Message: "sampling/createMessage params: " + err.Error(),
@@ -133,12 +133,12 @@ func (h clientHandler) HandleRequest(ctx context.Context, _ *session.Session, me
 		Message: "method " + method + " not found",
 	}
 }
-func (h clientHandler) HandleNotification(ctx context.Context, _ *session.Session, method string, params jsontext.Value) {
+func (h clientHandler) HandleNotification(ctx context.Context, s *session.Session, method string, params jsontext.Value) {
 	switch method {
 	case MethodNotificationsMessage:
 		p := new(LoggingMessageNotificationParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return
 			}
 		}
@@ -146,7 +146,7 @@ func (h clientHandler) HandleNotification(ctx context.Context, _ *session.Sessio
 	case MethodNotificationsPromptsListChanged:
 		p := new(PromptListChangedNotificationParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return
 			}
 		}
@@ -154,7 +154,7 @@ func (h clientHandler) HandleNotification(ctx context.Context, _ *session.Sessio
 	case MethodNotificationsResourcesListChanged:
 		p := new(ResourceListChangedNotificationParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return
 			}
 		}
@@ -162,7 +162,7 @@ func (h clientHandler) HandleNotification(ctx context.Context, _ *session.Sessio
 	case MethodNotificationsResourcesUpdated:
 		p := new(ResourceUpdatedNotificationParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return
 			}
 		}
@@ -170,7 +170,7 @@ func (h clientHandler) HandleNotification(ctx context.Context, _ *session.Sessio
 	case MethodNotificationsToolsListChanged:
 		p := new(ToolListChangedNotificationParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return
 			}
 		}
@@ -207,7 +207,7 @@ func (s *ClientSession) Complete(ctx context.Context, params *CompleteRequestPar
 		return nil, err
 	}
 	r := new(CompleteResult)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("completion/complete result: %w", err)
 	}
 	return r, nil
@@ -225,7 +225,7 @@ func (s *ClientSession) SetLevel(ctx context.Context, params *SetLevelRequestPar
 		return nil, err
 	}
 	r := new(Result)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("logging/setLevel result: %w", err)
 	}
 	return r, nil
@@ -252,7 +252,7 @@ func (s *ClientSession) Ping(ctx context.Context, params *PingRequestParams, opt
 		return nil, err
 	}
 	r := new(Result)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("ping result: %w", err)
 	}
 	return r, nil
@@ -269,7 +269,7 @@ func (s *ClientSession) GetPrompt(ctx context.Context, params *GetPromptRequestP
 		return nil, err
 	}
 	r := new(GetPromptResult)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("prompts/get result: %w", err)
 	}
 	return r, nil
@@ -287,7 +287,7 @@ func (s *ClientSession) ListPrompts(ctx context.Context, params *ListPromptsRequ
 		return nil, err
 	}
 	r := new(ListPromptsResult)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("prompts/list result: %w", err)
 	}
 	return r, nil
@@ -330,7 +330,7 @@ func (s *ClientSession) ListResources(ctx context.Context, params *ListResources
 		return nil, err
 	}
 	r := new(ListResourcesResult)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("resources/list result: %w", err)
 	}
 	return r, nil
@@ -373,7 +373,7 @@ func (s *ClientSession) ReadResource(ctx context.Context, params *ReadResourceRe
 		return nil, err
 	}
 	r := new(ReadResourceResult)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("resources/read result: %w", err)
 	}
 	return r, nil
@@ -391,7 +391,7 @@ func (s *ClientSession) Subscribe(ctx context.Context, params *SubscribeRequestP
 		return nil, err
 	}
 	r := new(Result)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("resources/subscribe result: %w", err)
 	}
 	return r, nil
@@ -409,7 +409,7 @@ func (s *ClientSession) ListResourceTemplates(ctx context.Context, params *ListR
 		return nil, err
 	}
 	r := new(ListResourceTemplatesResult)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("resources/templates/list result: %w", err)
 	}
 	return r, nil
@@ -453,7 +453,7 @@ func (s *ClientSession) Unsubscribe(ctx context.Context, params *UnsubscribeRequ
 		return nil, err
 	}
 	r := new(Result)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("resources/unsubscribe result: %w", err)
 	}
 	return r, nil
@@ -470,7 +470,7 @@ func (s *ClientSession) CallTool(ctx context.Context, params *CallToolRequestPar
 		return nil, err
 	}
 	r := new(CallToolResult)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("tools/call result: %w", err)
 	}
 	return r, nil
@@ -487,7 +487,7 @@ func (s *ClientSession) ListTools(ctx context.Context, params *ListToolsRequestP
 		return nil, err
 	}
 	r := new(ListToolsResult)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("tools/list result: %w", err)
 	}
 	return r, nil

@@ -586,6 +586,7 @@ func (x *CallToolResultContentItem) UnmarshalJSON(b []byte) error {
 //	    "image" → ImageContent
 //	    "resource" → EmbeddedResource
 //	    "text" → TextContent
+//	    other → error; UnknownVariant when decoding keeps unknown variants
 func (x *CallToolResultContentItem) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	raw, err := wire.ReadUnionValue(d)
 	if err != nil {
@@ -624,6 +625,10 @@ func (x *CallToolResultContentItem) UnmarshalJSONFrom(d *jsontext.Decoder) error
 				return err
 			}
 			x.Value = v
+			return nil
+		}
+		if kept, ok := wire.KeepUnknown(d, raw, "type"); ok {
+			x.Value = &UnknownVariant{Raw: kept}
 			return nil
 		}
 		return wire.TagError(d, "CallToolResultContentItem", "type", string(tag0), true)
@@ -994,6 +999,7 @@ func (x *ClientNotification) UnmarshalJSON(b []byte) error {
 //	    "notifications/initialized" → InitializedNotification
 //	    "notifications/progress" → ProgressNotification
 //	    "notifications/roots/list_changed" → RootsListChangedNotification
+//	    other → error; UnknownVariant when decoding keeps unknown variants
 func (x *ClientNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	raw, err := wire.ReadUnionValue(d)
 	if err != nil {
@@ -1032,6 +1038,10 @@ func (x *ClientNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Value = v
+			return nil
+		}
+		if kept, ok := wire.KeepUnknown(d, raw, "method"); ok {
+			x.Value = &UnknownVariant{Raw: kept}
 			return nil
 		}
 		return wire.TagError(d, "ClientNotification", "method", string(tag0), true)
@@ -1085,6 +1095,7 @@ func (x *ClientRequest) UnmarshalJSON(b []byte) error {
 //	    "resources/unsubscribe" → UnsubscribeRequest
 //	    "tools/call" → CallToolRequest
 //	    "tools/list" → ListToolsRequest
+//	    other → error; UnknownVariant when decoding keeps unknown variants
 func (x *ClientRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	raw, err := wire.ReadUnionValue(d)
 	if err != nil {
@@ -1186,6 +1197,10 @@ func (x *ClientRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Value = v
+			return nil
+		}
+		if kept, ok := wire.KeepUnknown(d, raw, "method"); ok {
+			x.Value = &UnknownVariant{Raw: kept}
 			return nil
 		}
 		return wire.TagError(d, "ClientRequest", "method", string(tag0), true)
@@ -1510,6 +1525,7 @@ func (x *CompleteRequestParamsRef) UnmarshalJSON(b []byte) error {
 //	  by "type":
 //	    "ref/prompt" → PromptReference
 //	    "ref/resource" → ResourceReference
+//	    other → error; UnknownVariant when decoding keeps unknown variants
 func (x *CompleteRequestParamsRef) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	raw, err := wire.ReadUnionValue(d)
 	if err != nil {
@@ -1534,6 +1550,10 @@ func (x *CompleteRequestParamsRef) UnmarshalJSONFrom(d *jsontext.Decoder) error 
 				return err
 			}
 			x.Value = v
+			return nil
+		}
+		if kept, ok := wire.KeepUnknown(d, raw, "type"); ok {
+			x.Value = &UnknownVariant{Raw: kept}
 			return nil
 		}
 		return wire.TagError(d, "CompleteRequestParamsRef", "type", string(tag0), true)
@@ -2167,6 +2187,7 @@ func (x *CreateMessageResultContent) UnmarshalJSON(b []byte) error {
 //	    "audio" → AudioContent
 //	    "image" → ImageContent
 //	    "text" → TextContent
+//	    other → error; UnknownVariant when decoding keeps unknown variants
 func (x *CreateMessageResultContent) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	raw, err := wire.ReadUnionValue(d)
 	if err != nil {
@@ -2198,6 +2219,10 @@ func (x *CreateMessageResultContent) UnmarshalJSONFrom(d *jsontext.Decoder) erro
 				return err
 			}
 			x.Value = v
+			return nil
+		}
+		if kept, ok := wire.KeepUnknown(d, raw, "type"); ok {
+			x.Value = &UnknownVariant{Raw: kept}
 			return nil
 		}
 		return wire.TagError(d, "CreateMessageResultContent", "type", string(tag0), true)
@@ -7209,6 +7234,7 @@ func (x *PromptMessageContent) UnmarshalJSON(b []byte) error {
 //	    "image" → ImageContent
 //	    "resource" → EmbeddedResource
 //	    "text" → TextContent
+//	    other → error; UnknownVariant when decoding keeps unknown variants
 func (x *PromptMessageContent) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	raw, err := wire.ReadUnionValue(d)
 	if err != nil {
@@ -7247,6 +7273,10 @@ func (x *PromptMessageContent) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Value = v
+			return nil
+		}
+		if kept, ok := wire.KeepUnknown(d, raw, "type"); ok {
+			x.Value = &UnknownVariant{Raw: kept}
 			return nil
 		}
 		return wire.TagError(d, "PromptMessageContent", "type", string(tag0), true)
@@ -8919,6 +8949,7 @@ func (x *SamplingMessageContent) UnmarshalJSON(b []byte) error {
 //	    "audio" → AudioContent
 //	    "image" → ImageContent
 //	    "text" → TextContent
+//	    other → error; UnknownVariant when decoding keeps unknown variants
 func (x *SamplingMessageContent) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	raw, err := wire.ReadUnionValue(d)
 	if err != nil {
@@ -8950,6 +8981,10 @@ func (x *SamplingMessageContent) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Value = v
+			return nil
+		}
+		if kept, ok := wire.KeepUnknown(d, raw, "type"); ok {
+			x.Value = &UnknownVariant{Raw: kept}
 			return nil
 		}
 		return wire.TagError(d, "SamplingMessageContent", "type", string(tag0), true)
@@ -9333,6 +9368,7 @@ func (x *ServerNotification) UnmarshalJSON(b []byte) error {
 //	    "notifications/resources/list_changed" → ResourceListChangedNotification
 //	    "notifications/resources/updated" → ResourceUpdatedNotification
 //	    "notifications/tools/list_changed" → ToolListChangedNotification
+//	    other → error; UnknownVariant when decoding keeps unknown variants
 func (x *ServerNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	raw, err := wire.ReadUnionValue(d)
 	if err != nil {
@@ -9394,6 +9430,10 @@ func (x *ServerNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			x.Value = v
 			return nil
 		}
+		if kept, ok := wire.KeepUnknown(d, raw, "method"); ok {
+			x.Value = &UnknownVariant{Raw: kept}
+			return nil
+		}
 		return wire.TagError(d, "ServerNotification", "method", string(tag0), true)
 	}
 	return wire.KindError(d, "ServerNotification", raw.Kind(), "object")
@@ -9435,6 +9475,7 @@ func (x *ServerRequest) UnmarshalJSON(b []byte) error {
 //	    "ping" → PingRequest
 //	    "roots/list" → ListRootsRequest
 //	    "sampling/createMessage" → CreateMessageRequest
+//	    other → error; UnknownVariant when decoding keeps unknown variants
 func (x *ServerRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	raw, err := wire.ReadUnionValue(d)
 	if err != nil {
@@ -9466,6 +9507,10 @@ func (x *ServerRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Value = v
+			return nil
+		}
+		if kept, ok := wire.KeepUnknown(d, raw, "method"); ok {
+			x.Value = &UnknownVariant{Raw: kept}
 			return nil
 		}
 		return wire.TagError(d, "ServerRequest", "method", string(tag0), true)
@@ -10497,5 +10542,44 @@ func (x *UnsubscribeRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error 
 	if seen&uint64(0x1) == 0 {
 		return wire.Missing(d, "uri")
 	}
+	return nil
+}
+
+// encode writes x.Raw unchanged; it must be a JSON object.
+func (x *UnknownVariant) encode(e *wire.Encoder) {
+	if len(x.Raw) == 0 {
+		e.Fail("UnknownVariant has no value")
+		return
+	}
+	e.RawObject(x.Raw)
+}
+
+// AppendJSON appends the JSON encoding of x to b.
+func (x *UnknownVariant) AppendJSON(b []byte) ([]byte, error) {
+	e := wire.NewEncoder(b)
+	x.encode(&e)
+	return e.Bytes()
+}
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *UnknownVariant) ValidJSON() {}
+
+// MarshalJSON implements json.Marshaler.
+func (x UnknownVariant) MarshalJSON() ([]byte, error) {
+	return x.AppendJSON(nil)
+}
+
+// UnmarshalJSON implements json.Unmarshaler, strictly: see UnmarshalJSONFrom.
+func (x *UnknownVariant) UnmarshalJSON(b []byte) error {
+	return wire.Unmarshal(b, x)
+}
+
+// UnmarshalJSONFrom reads any JSON object into x.Raw, verbatim.
+func (x *UnknownVariant) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	raw, err := wire.ReadObjectValue(d)
+	if err != nil {
+		return err
+	}
+	x.Raw = raw
 	return nil
 }

@@ -125,7 +125,8 @@ func (*CallToolResult) isServerResult() {}
 // #/definitions/CallToolResult/properties/content/items.
 //
 // It is a union: Value holds one of *TextContent, *ImageContent,
-// *AudioContent, *EmbeddedResource.
+// *AudioContent, *EmbeddedResource, or *UnknownVariant for a variant this
+// revision does not know (only when decoding keeps unknown variants).
 type CallToolResultContentItem struct {
 	// Value is the variant; nil means the union is not set.
 	Value CallToolResultContentItemValue
@@ -133,7 +134,8 @@ type CallToolResultContentItem struct {
 
 // CallToolResultContentItemValue is implemented by the variants of
 // CallToolResultContentItem: *TextContent, *ImageContent, *AudioContent,
-// *EmbeddedResource.
+// *EmbeddedResource, or *UnknownVariant for a variant this revision does not
+// know (only when decoding keeps unknown variants).
 type CallToolResultContentItemValue interface {
 	isCallToolResultContentItem()
 	encode(*wire.Encoder)
@@ -192,7 +194,8 @@ type ClientCapabilitiesRoots struct {
 //
 // It is a union: Value holds one of *CancelledNotification,
 // *InitializedNotification, *ProgressNotification,
-// *RootsListChangedNotification.
+// *RootsListChangedNotification, or *UnknownVariant for a variant this
+// revision does not know (only when decoding keeps unknown variants).
 type ClientNotification struct {
 	// Value is the variant; nil means the union is not set.
 	Value ClientNotificationValue
@@ -200,7 +203,9 @@ type ClientNotification struct {
 
 // ClientNotificationValue is implemented by the variants of
 // ClientNotification: *CancelledNotification, *InitializedNotification,
-// *ProgressNotification, *RootsListChangedNotification.
+// *ProgressNotification, *RootsListChangedNotification, or *UnknownVariant for
+// a variant this revision does not know (only when decoding keeps unknown
+// variants).
 type ClientNotificationValue interface {
 	isClientNotification()
 	encode(*wire.Encoder)
@@ -212,7 +217,8 @@ type ClientNotificationValue interface {
 // *ListResourcesRequest, *ListResourceTemplatesRequest, *ReadResourceRequest,
 // *SubscribeRequest, *UnsubscribeRequest, *ListPromptsRequest,
 // *GetPromptRequest, *ListToolsRequest, *CallToolRequest, *SetLevelRequest,
-// *CompleteRequest.
+// *CompleteRequest, or *UnknownVariant for a variant this revision does not
+// know (only when decoding keeps unknown variants).
 type ClientRequest struct {
 	// Value is the variant; nil means the union is not set.
 	Value ClientRequestValue
@@ -222,7 +228,9 @@ type ClientRequest struct {
 // *InitializeRequest, *PingRequest, *ListResourcesRequest,
 // *ListResourceTemplatesRequest, *ReadResourceRequest, *SubscribeRequest,
 // *UnsubscribeRequest, *ListPromptsRequest, *GetPromptRequest,
-// *ListToolsRequest, *CallToolRequest, *SetLevelRequest, *CompleteRequest.
+// *ListToolsRequest, *CallToolRequest, *SetLevelRequest, *CompleteRequest, or
+// *UnknownVariant for a variant this revision does not know (only when
+// decoding keeps unknown variants).
 type ClientRequestValue interface {
 	isClientRequest()
 	encode(*wire.Encoder)
@@ -299,14 +307,18 @@ type CompleteRequestParamsArgument struct {
 // CompleteRequestParamsRef is the type of
 // #/definitions/CompleteRequest/properties/params/properties/ref.
 //
-// It is a union: Value holds one of *PromptReference, *ResourceReference.
+// It is a union: Value holds one of *PromptReference, *ResourceReference, or
+// *UnknownVariant for a variant this revision does not know (only when
+// decoding keeps unknown variants).
 type CompleteRequestParamsRef struct {
 	// Value is the variant; nil means the union is not set.
 	Value CompleteRequestParamsRefValue
 }
 
 // CompleteRequestParamsRefValue is implemented by the variants of
-// CompleteRequestParamsRef: *PromptReference, *ResourceReference.
+// CompleteRequestParamsRef: *PromptReference, *ResourceReference, or
+// *UnknownVariant for a variant this revision does not know (only when
+// decoding keeps unknown variants).
 type CompleteRequestParamsRefValue interface {
 	isCompleteRequestParamsRef()
 	encode(*wire.Encoder)
@@ -449,14 +461,17 @@ func (*CreateMessageResult) isClientResult() {}
 // #/definitions/CreateMessageResult/properties/content.
 //
 // It is a union: Value holds one of *TextContent, *ImageContent,
-// *AudioContent.
+// *AudioContent, or *UnknownVariant for a variant this revision does not know
+// (only when decoding keeps unknown variants).
 type CreateMessageResultContent struct {
 	// Value is the variant; nil means the union is not set.
 	Value CreateMessageResultContentValue
 }
 
 // CreateMessageResultContentValue is implemented by the variants of
-// CreateMessageResultContent: *TextContent, *ImageContent, *AudioContent.
+// CreateMessageResultContent: *TextContent, *ImageContent, *AudioContent, or
+// *UnknownVariant for a variant this revision does not know (only when
+// decoding keeps unknown variants).
 type CreateMessageResultContentValue interface {
 	isCreateMessageResultContent()
 	encode(*wire.Encoder)
@@ -1462,7 +1477,8 @@ type PromptMessage struct {
 // #/definitions/PromptMessage/properties/content.
 //
 // It is a union: Value holds one of *TextContent, *ImageContent,
-// *AudioContent, *EmbeddedResource.
+// *AudioContent, *EmbeddedResource, or *UnknownVariant for a variant this
+// revision does not know (only when decoding keeps unknown variants).
 type PromptMessageContent struct {
 	// Value is the variant; nil means the union is not set.
 	Value PromptMessageContentValue
@@ -1470,7 +1486,8 @@ type PromptMessageContent struct {
 
 // PromptMessageContentValue is implemented by the variants of
 // PromptMessageContent: *TextContent, *ImageContent, *AudioContent,
-// *EmbeddedResource.
+// *EmbeddedResource, or *UnknownVariant for a variant this revision does not
+// know (only when decoding keeps unknown variants).
 type PromptMessageContentValue interface {
 	isPromptMessageContent()
 	encode(*wire.Encoder)
@@ -1789,14 +1806,17 @@ type SamplingMessage struct {
 // #/definitions/SamplingMessage/properties/content.
 //
 // It is a union: Value holds one of *TextContent, *ImageContent,
-// *AudioContent.
+// *AudioContent, or *UnknownVariant for a variant this revision does not know
+// (only when decoding keeps unknown variants).
 type SamplingMessageContent struct {
 	// Value is the variant; nil means the union is not set.
 	Value SamplingMessageContentValue
 }
 
 // SamplingMessageContentValue is implemented by the variants of
-// SamplingMessageContent: *TextContent, *ImageContent, *AudioContent.
+// SamplingMessageContent: *TextContent, *ImageContent, *AudioContent, or
+// *UnknownVariant for a variant this revision does not know (only when
+// decoding keeps unknown variants).
 type SamplingMessageContentValue interface {
 	isSamplingMessageContent()
 	encode(*wire.Encoder)
@@ -1851,7 +1871,9 @@ type ServerCapabilitiesTools struct {
 // It is a union: Value holds one of *CancelledNotification,
 // *ProgressNotification, *ResourceListChangedNotification,
 // *ResourceUpdatedNotification, *PromptListChangedNotification,
-// *ToolListChangedNotification, *LoggingMessageNotification.
+// *ToolListChangedNotification, *LoggingMessageNotification, or
+// *UnknownVariant for a variant this revision does not know (only when
+// decoding keeps unknown variants).
 type ServerNotification struct {
 	// Value is the variant; nil means the union is not set.
 	Value ServerNotificationValue
@@ -1861,7 +1883,8 @@ type ServerNotification struct {
 // ServerNotification: *CancelledNotification, *ProgressNotification,
 // *ResourceListChangedNotification, *ResourceUpdatedNotification,
 // *PromptListChangedNotification, *ToolListChangedNotification,
-// *LoggingMessageNotification.
+// *LoggingMessageNotification, or *UnknownVariant for a variant this revision
+// does not know (only when decoding keeps unknown variants).
 type ServerNotificationValue interface {
 	isServerNotification()
 	encode(*wire.Encoder)
@@ -1870,14 +1893,17 @@ type ServerNotificationValue interface {
 // ServerRequest is the schema definition ServerRequest.
 //
 // It is a union: Value holds one of *PingRequest, *CreateMessageRequest,
-// *ListRootsRequest.
+// *ListRootsRequest, or *UnknownVariant for a variant this revision does not
+// know (only when decoding keeps unknown variants).
 type ServerRequest struct {
 	// Value is the variant; nil means the union is not set.
 	Value ServerRequestValue
 }
 
 // ServerRequestValue is implemented by the variants of ServerRequest:
-// *PingRequest, *CreateMessageRequest, *ListRootsRequest.
+// *PingRequest, *CreateMessageRequest, *ListRootsRequest, or *UnknownVariant
+// for a variant this revision does not know (only when decoding keeps unknown
+// variants).
 type ServerRequestValue interface {
 	isServerRequest()
 	encode(*wire.Encoder)
@@ -2122,3 +2148,25 @@ func (x *UnsubscribeRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	x.Meta = m
 	return nil
 }
+
+// UnknownVariant is a union variant this revision does not know: a value whose
+// tag (such as a content block's "type") names none of the union's variants,
+// kept verbatim. Decoding yields it only when it keeps unknown variants
+// (wire.UnmarshalKeepUnknown; a client session does for what the server sends,
+// unless session.Options.RejectUnknownVariants is set); otherwise such a value
+// is an error. Encoding writes Raw unchanged, so a proxy forwards it as it
+// came.
+type UnknownVariant struct {
+	// Raw is the value's JSON, an object.
+	Raw jsontext.Value
+}
+
+func (*UnknownVariant) isCallToolResultContentItem()  {}
+func (*UnknownVariant) isClientNotification()         {}
+func (*UnknownVariant) isClientRequest()              {}
+func (*UnknownVariant) isCompleteRequestParamsRef()   {}
+func (*UnknownVariant) isCreateMessageResultContent() {}
+func (*UnknownVariant) isPromptMessageContent()       {}
+func (*UnknownVariant) isSamplingMessageContent()     {}
+func (*UnknownVariant) isServerNotification()         {}
+func (*UnknownVariant) isServerRequest()              {}

@@ -98,12 +98,12 @@ func (clientHandler) Revision() *revision.Revision {
 
 // StrictParams marks the handler as decoding params strictly itself (session.StrictHandler).
 func (clientHandler) StrictParams() {}
-func (h clientHandler) HandleRequest(ctx context.Context, _ *session.Session, method string, params jsontext.Value) (wire.Appender, error) {
+func (h clientHandler) HandleRequest(ctx context.Context, s *session.Session, method string, params jsontext.Value) (wire.Appender, error) {
 	switch method {
 	case MethodElicitationCreate:
 		p := new(ElicitRequestParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return nil, &jsonrpc.Error{
 					Code:    jsonrpc.InvalidParams,
 					Message: "elicitation/create params: " + err.Error(),
@@ -121,7 +121,7 @@ func (h clientHandler) HandleRequest(ctx context.Context, _ *session.Session, me
 	case MethodRootsList:
 		p := new(ListRootsRequestParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return nil, &jsonrpc.Error{
 					Code:    jsonrpc.InvalidParams,
 					Message: "roots/list params: " + err.Error(),
@@ -139,7 +139,7 @@ func (h clientHandler) HandleRequest(ctx context.Context, _ *session.Session, me
 	case MethodSamplingCreateMessage:
 		p := new(CreateMessageRequestParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return nil, &jsonrpc.Error{
 					Code:    jsonrpc.InvalidParams,
 					Message: "sampling/createMessage params: " + err.Error(),
@@ -160,12 +160,12 @@ func (h clientHandler) HandleRequest(ctx context.Context, _ *session.Session, me
 		Message: "method " + method + " not found",
 	}
 }
-func (h clientHandler) HandleNotification(ctx context.Context, _ *session.Session, method string, params jsontext.Value) {
+func (h clientHandler) HandleNotification(ctx context.Context, s *session.Session, method string, params jsontext.Value) {
 	switch method {
 	case MethodNotificationsMessage:
 		p := new(LoggingMessageNotificationParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return
 			}
 		}
@@ -173,7 +173,7 @@ func (h clientHandler) HandleNotification(ctx context.Context, _ *session.Sessio
 	case MethodNotificationsPromptsListChanged:
 		p := new(PromptListChangedNotificationParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return
 			}
 		}
@@ -181,7 +181,7 @@ func (h clientHandler) HandleNotification(ctx context.Context, _ *session.Sessio
 	case MethodNotificationsResourcesListChanged:
 		p := new(ResourceListChangedNotificationParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return
 			}
 		}
@@ -189,7 +189,7 @@ func (h clientHandler) HandleNotification(ctx context.Context, _ *session.Sessio
 	case MethodNotificationsResourcesUpdated:
 		p := new(ResourceUpdatedNotificationParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return
 			}
 		}
@@ -197,7 +197,7 @@ func (h clientHandler) HandleNotification(ctx context.Context, _ *session.Sessio
 	case MethodNotificationsToolsListChanged:
 		p := new(ToolListChangedNotificationParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return
 			}
 		}
@@ -234,7 +234,7 @@ func (s *ClientSession) Complete(ctx context.Context, params *CompleteRequestPar
 		return nil, err
 	}
 	r := new(CompleteResult)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("completion/complete result: %w", err)
 	}
 	return r, nil
@@ -252,7 +252,7 @@ func (s *ClientSession) SetLevel(ctx context.Context, params *SetLevelRequestPar
 		return nil, err
 	}
 	r := new(Result)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("logging/setLevel result: %w", err)
 	}
 	return r, nil
@@ -279,7 +279,7 @@ func (s *ClientSession) Ping(ctx context.Context, params *PingRequestParams, opt
 		return nil, err
 	}
 	r := new(Result)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("ping result: %w", err)
 	}
 	return r, nil
@@ -296,7 +296,7 @@ func (s *ClientSession) GetPrompt(ctx context.Context, params *GetPromptRequestP
 		return nil, err
 	}
 	r := new(GetPromptResult)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("prompts/get result: %w", err)
 	}
 	return r, nil
@@ -314,7 +314,7 @@ func (s *ClientSession) ListPrompts(ctx context.Context, params *ListPromptsRequ
 		return nil, err
 	}
 	r := new(ListPromptsResult)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("prompts/list result: %w", err)
 	}
 	return r, nil
@@ -357,7 +357,7 @@ func (s *ClientSession) ListResources(ctx context.Context, params *ListResources
 		return nil, err
 	}
 	r := new(ListResourcesResult)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("resources/list result: %w", err)
 	}
 	return r, nil
@@ -400,7 +400,7 @@ func (s *ClientSession) ReadResource(ctx context.Context, params *ReadResourceRe
 		return nil, err
 	}
 	r := new(ReadResourceResult)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("resources/read result: %w", err)
 	}
 	return r, nil
@@ -418,7 +418,7 @@ func (s *ClientSession) Subscribe(ctx context.Context, params *SubscribeRequestP
 		return nil, err
 	}
 	r := new(Result)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("resources/subscribe result: %w", err)
 	}
 	return r, nil
@@ -436,7 +436,7 @@ func (s *ClientSession) ListResourceTemplates(ctx context.Context, params *ListR
 		return nil, err
 	}
 	r := new(ListResourceTemplatesResult)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("resources/templates/list result: %w", err)
 	}
 	return r, nil
@@ -480,7 +480,7 @@ func (s *ClientSession) Unsubscribe(ctx context.Context, params *UnsubscribeRequ
 		return nil, err
 	}
 	r := new(Result)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("resources/unsubscribe result: %w", err)
 	}
 	return r, nil
@@ -497,7 +497,7 @@ func (s *ClientSession) CallTool(ctx context.Context, params *CallToolRequestPar
 		return nil, err
 	}
 	r := new(CallToolResult)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("tools/call result: %w", err)
 	}
 	return r, nil
@@ -514,7 +514,7 @@ func (s *ClientSession) ListTools(ctx context.Context, params *ListToolsRequestP
 		return nil, err
 	}
 	r := new(ListToolsResult)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("tools/list result: %w", err)
 	}
 	return r, nil

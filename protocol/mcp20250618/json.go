@@ -1140,6 +1140,7 @@ func (x *ClientNotification) UnmarshalJSON(b []byte) error {
 //	    "notifications/initialized" → InitializedNotification
 //	    "notifications/progress" → ProgressNotification
 //	    "notifications/roots/list_changed" → RootsListChangedNotification
+//	    other → error; UnknownVariant when decoding keeps unknown variants
 func (x *ClientNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	raw, err := wire.ReadUnionValue(d)
 	if err != nil {
@@ -1178,6 +1179,10 @@ func (x *ClientNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Value = v
+			return nil
+		}
+		if kept, ok := wire.KeepUnknown(d, raw, "method"); ok {
+			x.Value = &UnknownVariant{Raw: kept}
 			return nil
 		}
 		return wire.TagError(d, "ClientNotification", "method", string(tag0), true)
@@ -1231,6 +1236,7 @@ func (x *ClientRequest) UnmarshalJSON(b []byte) error {
 //	    "resources/unsubscribe" → UnsubscribeRequest
 //	    "tools/call" → CallToolRequest
 //	    "tools/list" → ListToolsRequest
+//	    other → error; UnknownVariant when decoding keeps unknown variants
 func (x *ClientRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	raw, err := wire.ReadUnionValue(d)
 	if err != nil {
@@ -1332,6 +1338,10 @@ func (x *ClientRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Value = v
+			return nil
+		}
+		if kept, ok := wire.KeepUnknown(d, raw, "method"); ok {
+			x.Value = &UnknownVariant{Raw: kept}
 			return nil
 		}
 		return wire.TagError(d, "ClientRequest", "method", string(tag0), true)
@@ -1750,6 +1760,7 @@ func (x *CompleteRequestParamsRef) UnmarshalJSON(b []byte) error {
 //	  by "type":
 //	    "ref/prompt" → PromptReference
 //	    "ref/resource" → ResourceTemplateReference
+//	    other → error; UnknownVariant when decoding keeps unknown variants
 func (x *CompleteRequestParamsRef) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	raw, err := wire.ReadUnionValue(d)
 	if err != nil {
@@ -1774,6 +1785,10 @@ func (x *CompleteRequestParamsRef) UnmarshalJSONFrom(d *jsontext.Decoder) error 
 				return err
 			}
 			x.Value = v
+			return nil
+		}
+		if kept, ok := wire.KeepUnknown(d, raw, "type"); ok {
+			x.Value = &UnknownVariant{Raw: kept}
 			return nil
 		}
 		return wire.TagError(d, "CompleteRequestParamsRef", "type", string(tag0), true)
@@ -2001,6 +2016,7 @@ func (x *ContentBlock) UnmarshalJSON(b []byte) error {
 //	    "resource" → EmbeddedResource
 //	    "resource_link" → ResourceLink
 //	    "text" → TextContent
+//	    other → error; UnknownVariant when decoding keeps unknown variants
 func (x *ContentBlock) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	raw, err := wire.ReadUnionValue(d)
 	if err != nil {
@@ -2046,6 +2062,10 @@ func (x *ContentBlock) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Value = v
+			return nil
+		}
+		if kept, ok := wire.KeepUnknown(d, raw, "type"); ok {
+			x.Value = &UnknownVariant{Raw: kept}
 			return nil
 		}
 		return wire.TagError(d, "ContentBlock", "type", string(tag0), true)
@@ -2497,6 +2517,7 @@ func (x *CreateMessageResultContent) UnmarshalJSON(b []byte) error {
 //	    "audio" → AudioContent
 //	    "image" → ImageContent
 //	    "text" → TextContent
+//	    other → error; UnknownVariant when decoding keeps unknown variants
 func (x *CreateMessageResultContent) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	raw, err := wire.ReadUnionValue(d)
 	if err != nil {
@@ -2528,6 +2549,10 @@ func (x *CreateMessageResultContent) UnmarshalJSONFrom(d *jsontext.Decoder) erro
 				return err
 			}
 			x.Value = v
+			return nil
+		}
+		if kept, ok := wire.KeepUnknown(d, raw, "type"); ok {
+			x.Value = &UnknownVariant{Raw: kept}
 			return nil
 		}
 		return wire.TagError(d, "CreateMessageResultContent", "type", string(tag0), true)
@@ -7392,6 +7417,7 @@ func (x *PrimitiveSchemaDefinition) UnmarshalJSON(b []byte) error {
 //	      by presence:
 //	        has enum → EnumSchema
 //	        else → StringSchema
+//	    other → error; UnknownVariant when decoding keeps unknown variants
 func (x *PrimitiveSchemaDefinition) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	raw, err := wire.ReadUnionValue(d)
 	if err != nil {
@@ -7439,6 +7465,10 @@ func (x *PrimitiveSchemaDefinition) UnmarshalJSONFrom(d *jsontext.Decoder) error
 				return err
 			}
 			x.Value = v
+			return nil
+		}
+		if kept, ok := wire.KeepUnknown(d, raw, "type"); ok {
+			x.Value = &UnknownVariant{Raw: kept}
 			return nil
 		}
 		return wire.TagError(d, "PrimitiveSchemaDefinition", "type", string(tag0), true)
@@ -9973,6 +10003,7 @@ func (x *SamplingMessageContent) UnmarshalJSON(b []byte) error {
 //	    "audio" → AudioContent
 //	    "image" → ImageContent
 //	    "text" → TextContent
+//	    other → error; UnknownVariant when decoding keeps unknown variants
 func (x *SamplingMessageContent) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	raw, err := wire.ReadUnionValue(d)
 	if err != nil {
@@ -10004,6 +10035,10 @@ func (x *SamplingMessageContent) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Value = v
+			return nil
+		}
+		if kept, ok := wire.KeepUnknown(d, raw, "type"); ok {
+			x.Value = &UnknownVariant{Raw: kept}
 			return nil
 		}
 		return wire.TagError(d, "SamplingMessageContent", "type", string(tag0), true)
@@ -10387,6 +10422,7 @@ func (x *ServerNotification) UnmarshalJSON(b []byte) error {
 //	    "notifications/resources/list_changed" → ResourceListChangedNotification
 //	    "notifications/resources/updated" → ResourceUpdatedNotification
 //	    "notifications/tools/list_changed" → ToolListChangedNotification
+//	    other → error; UnknownVariant when decoding keeps unknown variants
 func (x *ServerNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	raw, err := wire.ReadUnionValue(d)
 	if err != nil {
@@ -10448,6 +10484,10 @@ func (x *ServerNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			x.Value = v
 			return nil
 		}
+		if kept, ok := wire.KeepUnknown(d, raw, "method"); ok {
+			x.Value = &UnknownVariant{Raw: kept}
+			return nil
+		}
 		return wire.TagError(d, "ServerNotification", "method", string(tag0), true)
 	}
 	return wire.KindError(d, "ServerNotification", raw.Kind(), "object")
@@ -10490,6 +10530,7 @@ func (x *ServerRequest) UnmarshalJSON(b []byte) error {
 //	    "ping" → PingRequest
 //	    "roots/list" → ListRootsRequest
 //	    "sampling/createMessage" → CreateMessageRequest
+//	    other → error; UnknownVariant when decoding keeps unknown variants
 func (x *ServerRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	raw, err := wire.ReadUnionValue(d)
 	if err != nil {
@@ -10528,6 +10569,10 @@ func (x *ServerRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Value = v
+			return nil
+		}
+		if kept, ok := wire.KeepUnknown(d, raw, "method"); ok {
+			x.Value = &UnknownVariant{Raw: kept}
 			return nil
 		}
 		return wire.TagError(d, "ServerRequest", "method", string(tag0), true)
@@ -11776,5 +11821,44 @@ func (x *UnsubscribeRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error 
 	if seen&uint64(0x1) == 0 {
 		return wire.Missing(d, "uri")
 	}
+	return nil
+}
+
+// encode writes x.Raw unchanged; it must be a JSON object.
+func (x *UnknownVariant) encode(e *wire.Encoder) {
+	if len(x.Raw) == 0 {
+		e.Fail("UnknownVariant has no value")
+		return
+	}
+	e.RawObject(x.Raw)
+}
+
+// AppendJSON appends the JSON encoding of x to b.
+func (x *UnknownVariant) AppendJSON(b []byte) ([]byte, error) {
+	e := wire.NewEncoder(b)
+	x.encode(&e)
+	return e.Bytes()
+}
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *UnknownVariant) ValidJSON() {}
+
+// MarshalJSON implements json.Marshaler.
+func (x UnknownVariant) MarshalJSON() ([]byte, error) {
+	return x.AppendJSON(nil)
+}
+
+// UnmarshalJSON implements json.Unmarshaler, strictly: see UnmarshalJSONFrom.
+func (x *UnknownVariant) UnmarshalJSON(b []byte) error {
+	return wire.Unmarshal(b, x)
+}
+
+// UnmarshalJSONFrom reads any JSON object into x.Raw, verbatim.
+func (x *UnknownVariant) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	raw, err := wire.ReadObjectValue(d)
+	if err != nil {
+		return err
+	}
+	x.Raw = raw
 	return nil
 }

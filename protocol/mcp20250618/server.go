@@ -148,12 +148,12 @@ func (serverHandler) Revision() *revision.Revision {
 
 // StrictParams marks the handler as decoding params strictly itself (session.StrictHandler).
 func (serverHandler) StrictParams() {}
-func (h serverHandler) HandleRequest(ctx context.Context, _ *session.Session, method string, params jsontext.Value) (wire.Appender, error) {
+func (h serverHandler) HandleRequest(ctx context.Context, s *session.Session, method string, params jsontext.Value) (wire.Appender, error) {
 	switch method {
 	case MethodCompletionComplete:
 		p := new(CompleteRequestParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return nil, &jsonrpc.Error{
 					Code:    jsonrpc.InvalidParams,
 					Message: "completion/complete params: " + err.Error(),
@@ -171,7 +171,7 @@ func (h serverHandler) HandleRequest(ctx context.Context, _ *session.Session, me
 	case MethodInitialize:
 		p := new(InitializeRequestParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return nil, &jsonrpc.Error{
 					Code:    jsonrpc.InvalidParams,
 					Message: "initialize params: " + err.Error(),
@@ -189,7 +189,7 @@ func (h serverHandler) HandleRequest(ctx context.Context, _ *session.Session, me
 	case MethodPromptsGet:
 		p := new(GetPromptRequestParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return nil, &jsonrpc.Error{
 					Code:    jsonrpc.InvalidParams,
 					Message: "prompts/get params: " + err.Error(),
@@ -207,7 +207,7 @@ func (h serverHandler) HandleRequest(ctx context.Context, _ *session.Session, me
 	case MethodPromptsList:
 		p := new(ListPromptsRequestParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return nil, &jsonrpc.Error{
 					Code:    jsonrpc.InvalidParams,
 					Message: "prompts/list params: " + err.Error(),
@@ -225,7 +225,7 @@ func (h serverHandler) HandleRequest(ctx context.Context, _ *session.Session, me
 	case MethodResourcesList:
 		p := new(ListResourcesRequestParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return nil, &jsonrpc.Error{
 					Code:    jsonrpc.InvalidParams,
 					Message: "resources/list params: " + err.Error(),
@@ -243,7 +243,7 @@ func (h serverHandler) HandleRequest(ctx context.Context, _ *session.Session, me
 	case MethodResourcesRead:
 		p := new(ReadResourceRequestParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return nil, &jsonrpc.Error{
 					Code:    jsonrpc.InvalidParams,
 					Message: "resources/read params: " + err.Error(),
@@ -261,7 +261,7 @@ func (h serverHandler) HandleRequest(ctx context.Context, _ *session.Session, me
 	case MethodResourcesSubscribe:
 		p := new(SubscribeRequestParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return nil, &jsonrpc.Error{
 					Code:    jsonrpc.InvalidParams,
 					Message: "resources/subscribe params: " + err.Error(),
@@ -279,7 +279,7 @@ func (h serverHandler) HandleRequest(ctx context.Context, _ *session.Session, me
 	case MethodResourcesTemplatesList:
 		p := new(ListResourceTemplatesRequestParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return nil, &jsonrpc.Error{
 					Code:    jsonrpc.InvalidParams,
 					Message: "resources/templates/list params: " + err.Error(),
@@ -297,7 +297,7 @@ func (h serverHandler) HandleRequest(ctx context.Context, _ *session.Session, me
 	case MethodResourcesUnsubscribe:
 		p := new(UnsubscribeRequestParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return nil, &jsonrpc.Error{
 					Code:    jsonrpc.InvalidParams,
 					Message: "resources/unsubscribe params: " + err.Error(),
@@ -315,7 +315,7 @@ func (h serverHandler) HandleRequest(ctx context.Context, _ *session.Session, me
 	case MethodToolsCall:
 		p := new(CallToolRequestParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return nil, &jsonrpc.Error{
 					Code:    jsonrpc.InvalidParams,
 					Message: "tools/call params: " + err.Error(),
@@ -333,7 +333,7 @@ func (h serverHandler) HandleRequest(ctx context.Context, _ *session.Session, me
 	case MethodToolsList:
 		p := new(ListToolsRequestParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return nil, &jsonrpc.Error{
 					Code:    jsonrpc.InvalidParams,
 					Message: "tools/list params: " + err.Error(),
@@ -354,12 +354,12 @@ func (h serverHandler) HandleRequest(ctx context.Context, _ *session.Session, me
 		Message: "method " + method + " not found",
 	}
 }
-func (h serverHandler) HandleNotification(ctx context.Context, _ *session.Session, method string, params jsontext.Value) {
+func (h serverHandler) HandleNotification(ctx context.Context, s *session.Session, method string, params jsontext.Value) {
 	switch method {
 	case MethodNotificationsInitialized:
 		p := new(InitializedNotificationParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return
 			}
 		}
@@ -367,7 +367,7 @@ func (h serverHandler) HandleNotification(ctx context.Context, _ *session.Sessio
 	case MethodNotificationsRootsListChanged:
 		p := new(RootsListChangedNotificationParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return
 			}
 		}
@@ -404,7 +404,7 @@ func (s *ServerSession) Elicit(ctx context.Context, params *ElicitRequestParams,
 		return nil, err
 	}
 	r := new(ElicitResult)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("elicitation/create result: %w", err)
 	}
 	return r, nil
@@ -470,7 +470,7 @@ func (s *ServerSession) Ping(ctx context.Context, params *PingRequestParams, opt
 		return nil, err
 	}
 	r := new(Result)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("ping result: %w", err)
 	}
 	return r, nil
@@ -487,7 +487,7 @@ func (s *ServerSession) ListRoots(ctx context.Context, params *ListRootsRequestP
 		return nil, err
 	}
 	r := new(ListRootsResult)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("roots/list result: %w", err)
 	}
 	return r, nil
@@ -505,7 +505,7 @@ func (s *ServerSession) CreateMessage(ctx context.Context, params *CreateMessage
 		return nil, err
 	}
 	r := new(CreateMessageResult)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("sampling/createMessage result: %w", err)
 	}
 	return r, nil

@@ -220,7 +220,8 @@ type ClientCapabilitiesRoots struct {
 //
 // It is a union: Value holds one of *CancelledNotification,
 // *InitializedNotification, *ProgressNotification,
-// *RootsListChangedNotification.
+// *RootsListChangedNotification, or *UnknownVariant for a variant this
+// revision does not know (only when decoding keeps unknown variants).
 type ClientNotification struct {
 	// Value is the variant; nil means the union is not set.
 	Value ClientNotificationValue
@@ -228,7 +229,9 @@ type ClientNotification struct {
 
 // ClientNotificationValue is implemented by the variants of
 // ClientNotification: *CancelledNotification, *InitializedNotification,
-// *ProgressNotification, *RootsListChangedNotification.
+// *ProgressNotification, *RootsListChangedNotification, or *UnknownVariant for
+// a variant this revision does not know (only when decoding keeps unknown
+// variants).
 type ClientNotificationValue interface {
 	isClientNotification()
 	encode(*wire.Encoder)
@@ -240,7 +243,8 @@ type ClientNotificationValue interface {
 // *ListResourcesRequest, *ListResourceTemplatesRequest, *ReadResourceRequest,
 // *SubscribeRequest, *UnsubscribeRequest, *ListPromptsRequest,
 // *GetPromptRequest, *ListToolsRequest, *CallToolRequest, *SetLevelRequest,
-// *CompleteRequest.
+// *CompleteRequest, or *UnknownVariant for a variant this revision does not
+// know (only when decoding keeps unknown variants).
 type ClientRequest struct {
 	// Value is the variant; nil means the union is not set.
 	Value ClientRequestValue
@@ -250,7 +254,9 @@ type ClientRequest struct {
 // *InitializeRequest, *PingRequest, *ListResourcesRequest,
 // *ListResourceTemplatesRequest, *ReadResourceRequest, *SubscribeRequest,
 // *UnsubscribeRequest, *ListPromptsRequest, *GetPromptRequest,
-// *ListToolsRequest, *CallToolRequest, *SetLevelRequest, *CompleteRequest.
+// *ListToolsRequest, *CallToolRequest, *SetLevelRequest, *CompleteRequest, or
+// *UnknownVariant for a variant this revision does not know (only when
+// decoding keeps unknown variants).
 type ClientRequestValue interface {
 	isClientRequest()
 	encode(*wire.Encoder)
@@ -338,14 +344,17 @@ type CompleteRequestParamsContext struct {
 // #/definitions/CompleteRequest/properties/params/properties/ref.
 //
 // It is a union: Value holds one of *PromptReference,
-// *ResourceTemplateReference.
+// *ResourceTemplateReference, or *UnknownVariant for a variant this revision
+// does not know (only when decoding keeps unknown variants).
 type CompleteRequestParamsRef struct {
 	// Value is the variant; nil means the union is not set.
 	Value CompleteRequestParamsRefValue
 }
 
 // CompleteRequestParamsRefValue is implemented by the variants of
-// CompleteRequestParamsRef: *PromptReference, *ResourceTemplateReference.
+// CompleteRequestParamsRef: *PromptReference, *ResourceTemplateReference, or
+// *UnknownVariant for a variant this revision does not know (only when
+// decoding keeps unknown variants).
 type CompleteRequestParamsRefValue interface {
 	isCompleteRequestParamsRef()
 	encode(*wire.Encoder)
@@ -379,7 +388,9 @@ type CompleteResultCompletion struct {
 // ContentBlock is the schema definition ContentBlock.
 //
 // It is a union: Value holds one of *TextContent, *ImageContent,
-// *AudioContent, *ResourceLink, *EmbeddedResource.
+// *AudioContent, *ResourceLink, *EmbeddedResource, or *UnknownVariant for a
+// variant this revision does not know (only when decoding keeps unknown
+// variants).
 type ContentBlock struct {
 	// Value is the variant; nil means the union is not set.
 	Value ContentBlockValue
@@ -387,7 +398,8 @@ type ContentBlock struct {
 
 // ContentBlockValue is implemented by the variants of ContentBlock:
 // *TextContent, *ImageContent, *AudioContent, *ResourceLink,
-// *EmbeddedResource.
+// *EmbeddedResource, or *UnknownVariant for a variant this revision does not
+// know (only when decoding keeps unknown variants).
 type ContentBlockValue interface {
 	isContentBlock()
 	encode(*wire.Encoder)
@@ -508,14 +520,17 @@ func (*CreateMessageResult) isClientResult() {}
 // #/definitions/CreateMessageResult/properties/content.
 //
 // It is a union: Value holds one of *TextContent, *ImageContent,
-// *AudioContent.
+// *AudioContent, or *UnknownVariant for a variant this revision does not know
+// (only when decoding keeps unknown variants).
 type CreateMessageResultContent struct {
 	// Value is the variant; nil means the union is not set.
 	Value CreateMessageResultContentValue
 }
 
 // CreateMessageResultContentValue is implemented by the variants of
-// CreateMessageResultContent: *TextContent, *ImageContent, *AudioContent.
+// CreateMessageResultContent: *TextContent, *ImageContent, *AudioContent, or
+// *UnknownVariant for a variant this revision does not know (only when
+// decoding keeps unknown variants).
 type CreateMessageResultContentValue interface {
 	isCreateMessageResultContent()
 	encode(*wire.Encoder)
@@ -1558,7 +1573,8 @@ func (x *PingRequestParams) SetMetaProgressToken(v ProgressToken) error {
 // primitive types without nested objects or arrays.
 //
 // It is a union: Value holds one of *StringSchema, *NumberSchema,
-// *BooleanSchema, *EnumSchema.
+// *BooleanSchema, *EnumSchema, or *UnknownVariant for a variant this revision
+// does not know (only when decoding keeps unknown variants).
 type PrimitiveSchemaDefinition struct {
 	// Value is the variant; nil means the union is not set.
 	Value PrimitiveSchemaDefinitionValue
@@ -1566,7 +1582,8 @@ type PrimitiveSchemaDefinition struct {
 
 // PrimitiveSchemaDefinitionValue is implemented by the variants of
 // PrimitiveSchemaDefinition: *StringSchema, *NumberSchema, *BooleanSchema,
-// *EnumSchema.
+// *EnumSchema, or *UnknownVariant for a variant this revision does not know
+// (only when decoding keeps unknown variants).
 type PrimitiveSchemaDefinitionValue interface {
 	isPrimitiveSchemaDefinition()
 	encode(*wire.Encoder)
@@ -2063,14 +2080,17 @@ type SamplingMessage struct {
 // #/definitions/SamplingMessage/properties/content.
 //
 // It is a union: Value holds one of *TextContent, *ImageContent,
-// *AudioContent.
+// *AudioContent, or *UnknownVariant for a variant this revision does not know
+// (only when decoding keeps unknown variants).
 type SamplingMessageContent struct {
 	// Value is the variant; nil means the union is not set.
 	Value SamplingMessageContentValue
 }
 
 // SamplingMessageContentValue is implemented by the variants of
-// SamplingMessageContent: *TextContent, *ImageContent, *AudioContent.
+// SamplingMessageContent: *TextContent, *ImageContent, *AudioContent, or
+// *UnknownVariant for a variant this revision does not know (only when
+// decoding keeps unknown variants).
 type SamplingMessageContentValue interface {
 	isSamplingMessageContent()
 	encode(*wire.Encoder)
@@ -2125,7 +2145,9 @@ type ServerCapabilitiesTools struct {
 // It is a union: Value holds one of *CancelledNotification,
 // *ProgressNotification, *ResourceListChangedNotification,
 // *ResourceUpdatedNotification, *PromptListChangedNotification,
-// *ToolListChangedNotification, *LoggingMessageNotification.
+// *ToolListChangedNotification, *LoggingMessageNotification, or
+// *UnknownVariant for a variant this revision does not know (only when
+// decoding keeps unknown variants).
 type ServerNotification struct {
 	// Value is the variant; nil means the union is not set.
 	Value ServerNotificationValue
@@ -2135,7 +2157,8 @@ type ServerNotification struct {
 // ServerNotification: *CancelledNotification, *ProgressNotification,
 // *ResourceListChangedNotification, *ResourceUpdatedNotification,
 // *PromptListChangedNotification, *ToolListChangedNotification,
-// *LoggingMessageNotification.
+// *LoggingMessageNotification, or *UnknownVariant for a variant this revision
+// does not know (only when decoding keeps unknown variants).
 type ServerNotificationValue interface {
 	isServerNotification()
 	encode(*wire.Encoder)
@@ -2144,14 +2167,17 @@ type ServerNotificationValue interface {
 // ServerRequest is the schema definition ServerRequest.
 //
 // It is a union: Value holds one of *PingRequest, *CreateMessageRequest,
-// *ListRootsRequest, *ElicitRequest.
+// *ListRootsRequest, *ElicitRequest, or *UnknownVariant for a variant this
+// revision does not know (only when decoding keeps unknown variants).
 type ServerRequest struct {
 	// Value is the variant; nil means the union is not set.
 	Value ServerRequestValue
 }
 
 // ServerRequestValue is implemented by the variants of ServerRequest:
-// *PingRequest, *CreateMessageRequest, *ListRootsRequest, *ElicitRequest.
+// *PingRequest, *CreateMessageRequest, *ListRootsRequest, *ElicitRequest, or
+// *UnknownVariant for a variant this revision does not know (only when
+// decoding keeps unknown variants).
 type ServerRequestValue interface {
 	isServerRequest()
 	encode(*wire.Encoder)
@@ -2463,3 +2489,25 @@ func (x *UnsubscribeRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	x.Meta = m
 	return nil
 }
+
+// UnknownVariant is a union variant this revision does not know: a value whose
+// tag (such as a content block's "type") names none of the union's variants,
+// kept verbatim. Decoding yields it only when it keeps unknown variants
+// (wire.UnmarshalKeepUnknown; a client session does for what the server sends,
+// unless session.Options.RejectUnknownVariants is set); otherwise such a value
+// is an error. Encoding writes Raw unchanged, so a proxy forwards it as it
+// came.
+type UnknownVariant struct {
+	// Raw is the value's JSON, an object.
+	Raw jsontext.Value
+}
+
+func (*UnknownVariant) isClientNotification()         {}
+func (*UnknownVariant) isClientRequest()              {}
+func (*UnknownVariant) isCompleteRequestParamsRef()   {}
+func (*UnknownVariant) isContentBlock()               {}
+func (*UnknownVariant) isCreateMessageResultContent() {}
+func (*UnknownVariant) isPrimitiveSchemaDefinition()  {}
+func (*UnknownVariant) isSamplingMessageContent()     {}
+func (*UnknownVariant) isServerNotification()         {}
+func (*UnknownVariant) isServerRequest()              {}

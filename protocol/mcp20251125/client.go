@@ -148,12 +148,12 @@ func (clientHandler) Revision() *revision.Revision {
 
 // StrictParams marks the handler as decoding params strictly itself (session.StrictHandler).
 func (clientHandler) StrictParams() {}
-func (h clientHandler) HandleRequest(ctx context.Context, _ *session.Session, method string, params jsontext.Value) (wire.Appender, error) {
+func (h clientHandler) HandleRequest(ctx context.Context, s *session.Session, method string, params jsontext.Value) (wire.Appender, error) {
 	switch method {
 	case MethodElicitationCreate:
 		p := new(ElicitRequestParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return nil, &jsonrpc.Error{
 					Code:    jsonrpc.InvalidParams,
 					Message: "elicitation/create params: " + err.Error(),
@@ -171,7 +171,7 @@ func (h clientHandler) HandleRequest(ctx context.Context, _ *session.Session, me
 	case MethodRootsList:
 		p := new(RequestParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return nil, &jsonrpc.Error{
 					Code:    jsonrpc.InvalidParams,
 					Message: "roots/list params: " + err.Error(),
@@ -189,7 +189,7 @@ func (h clientHandler) HandleRequest(ctx context.Context, _ *session.Session, me
 	case MethodSamplingCreateMessage:
 		p := new(CreateMessageRequestParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return nil, &jsonrpc.Error{
 					Code:    jsonrpc.InvalidParams,
 					Message: "sampling/createMessage params: " + err.Error(),
@@ -224,7 +224,7 @@ func (h clientHandler) HandleRequest(ctx context.Context, _ *session.Session, me
 	case MethodTasksCancel:
 		p := new(CancelTaskRequestParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return nil, &jsonrpc.Error{
 					Code:    jsonrpc.InvalidParams,
 					Message: "tasks/cancel params: " + err.Error(),
@@ -242,7 +242,7 @@ func (h clientHandler) HandleRequest(ctx context.Context, _ *session.Session, me
 	case MethodTasksGet:
 		p := new(GetTaskRequestParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return nil, &jsonrpc.Error{
 					Code:    jsonrpc.InvalidParams,
 					Message: "tasks/get params: " + err.Error(),
@@ -260,7 +260,7 @@ func (h clientHandler) HandleRequest(ctx context.Context, _ *session.Session, me
 	case MethodTasksList:
 		p := new(PaginatedRequestParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return nil, &jsonrpc.Error{
 					Code:    jsonrpc.InvalidParams,
 					Message: "tasks/list params: " + err.Error(),
@@ -278,7 +278,7 @@ func (h clientHandler) HandleRequest(ctx context.Context, _ *session.Session, me
 	case MethodTasksResult:
 		p := new(GetTaskPayloadRequestParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return nil, &jsonrpc.Error{
 					Code:    jsonrpc.InvalidParams,
 					Message: "tasks/result params: " + err.Error(),
@@ -299,12 +299,12 @@ func (h clientHandler) HandleRequest(ctx context.Context, _ *session.Session, me
 		Message: "method " + method + " not found",
 	}
 }
-func (h clientHandler) HandleNotification(ctx context.Context, _ *session.Session, method string, params jsontext.Value) {
+func (h clientHandler) HandleNotification(ctx context.Context, s *session.Session, method string, params jsontext.Value) {
 	switch method {
 	case MethodNotificationsElicitationComplete:
 		p := new(ElicitationCompleteNotificationParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return
 			}
 		}
@@ -312,7 +312,7 @@ func (h clientHandler) HandleNotification(ctx context.Context, _ *session.Sessio
 	case MethodNotificationsMessage:
 		p := new(LoggingMessageNotificationParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return
 			}
 		}
@@ -320,7 +320,7 @@ func (h clientHandler) HandleNotification(ctx context.Context, _ *session.Sessio
 	case MethodNotificationsPromptsListChanged:
 		p := new(NotificationParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return
 			}
 		}
@@ -328,7 +328,7 @@ func (h clientHandler) HandleNotification(ctx context.Context, _ *session.Sessio
 	case MethodNotificationsResourcesListChanged:
 		p := new(NotificationParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return
 			}
 		}
@@ -336,7 +336,7 @@ func (h clientHandler) HandleNotification(ctx context.Context, _ *session.Sessio
 	case MethodNotificationsResourcesUpdated:
 		p := new(ResourceUpdatedNotificationParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return
 			}
 		}
@@ -344,7 +344,7 @@ func (h clientHandler) HandleNotification(ctx context.Context, _ *session.Sessio
 	case MethodNotificationsTasksStatus:
 		p := new(TaskStatusNotificationParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return
 			}
 		}
@@ -352,7 +352,7 @@ func (h clientHandler) HandleNotification(ctx context.Context, _ *session.Sessio
 	case MethodNotificationsToolsListChanged:
 		p := new(NotificationParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return
 			}
 		}
@@ -389,7 +389,7 @@ func (s *ClientSession) Complete(ctx context.Context, params *CompleteRequestPar
 		return nil, err
 	}
 	r := new(CompleteResult)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("completion/complete result: %w", err)
 	}
 	return r, nil
@@ -407,7 +407,7 @@ func (s *ClientSession) SetLevel(ctx context.Context, params *SetLevelRequestPar
 		return nil, err
 	}
 	r := new(Result)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("logging/setLevel result: %w", err)
 	}
 	return r, nil
@@ -443,7 +443,7 @@ func (s *ClientSession) Ping(ctx context.Context, params *RequestParams, opts ..
 		return nil, err
 	}
 	r := new(Result)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("ping result: %w", err)
 	}
 	return r, nil
@@ -460,7 +460,7 @@ func (s *ClientSession) GetPrompt(ctx context.Context, params *GetPromptRequestP
 		return nil, err
 	}
 	r := new(GetPromptResult)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("prompts/get result: %w", err)
 	}
 	return r, nil
@@ -478,7 +478,7 @@ func (s *ClientSession) ListPrompts(ctx context.Context, params *PaginatedReques
 		return nil, err
 	}
 	r := new(ListPromptsResult)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("prompts/list result: %w", err)
 	}
 	return r, nil
@@ -521,7 +521,7 @@ func (s *ClientSession) ListResources(ctx context.Context, params *PaginatedRequ
 		return nil, err
 	}
 	r := new(ListResourcesResult)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("resources/list result: %w", err)
 	}
 	return r, nil
@@ -564,7 +564,7 @@ func (s *ClientSession) ReadResource(ctx context.Context, params *ReadResourceRe
 		return nil, err
 	}
 	r := new(ReadResourceResult)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("resources/read result: %w", err)
 	}
 	return r, nil
@@ -582,7 +582,7 @@ func (s *ClientSession) Subscribe(ctx context.Context, params *SubscribeRequestP
 		return nil, err
 	}
 	r := new(Result)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("resources/subscribe result: %w", err)
 	}
 	return r, nil
@@ -600,7 +600,7 @@ func (s *ClientSession) ListResourceTemplates(ctx context.Context, params *Pagin
 		return nil, err
 	}
 	r := new(ListResourceTemplatesResult)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("resources/templates/list result: %w", err)
 	}
 	return r, nil
@@ -644,7 +644,7 @@ func (s *ClientSession) Unsubscribe(ctx context.Context, params *UnsubscribeRequ
 		return nil, err
 	}
 	r := new(Result)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("resources/unsubscribe result: %w", err)
 	}
 	return r, nil
@@ -661,7 +661,7 @@ func (s *ClientSession) CancelTask(ctx context.Context, params *CancelTaskReques
 		return nil, err
 	}
 	r := new(CancelTaskResult)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("tasks/cancel result: %w", err)
 	}
 	return r, nil
@@ -678,7 +678,7 @@ func (s *ClientSession) GetTask(ctx context.Context, params *GetTaskRequestParam
 		return nil, err
 	}
 	r := new(GetTaskResult)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("tasks/get result: %w", err)
 	}
 	return r, nil
@@ -695,7 +695,7 @@ func (s *ClientSession) ListTasks(ctx context.Context, params *PaginatedRequestP
 		return nil, err
 	}
 	r := new(ListTasksResult)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("tasks/list result: %w", err)
 	}
 	return r, nil
@@ -738,7 +738,7 @@ func (s *ClientSession) GetTaskPayload(ctx context.Context, params *GetTaskPaylo
 		return nil, err
 	}
 	r := new(GetTaskPayloadResult)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("tasks/result result: %w", err)
 	}
 	return r, nil
@@ -755,7 +755,7 @@ func (s *ClientSession) CallTool(ctx context.Context, params *CallToolRequestPar
 		return nil, err
 	}
 	r := new(CallToolResult)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("tools/call result: %w", err)
 	}
 	return r, nil
@@ -776,7 +776,7 @@ func (s *ClientSession) CallToolAsTask(ctx context.Context, params *CallToolRequ
 		return nil, err
 	}
 	r := new(CreateTaskResult)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("tools/call task result: %w", err)
 	}
 	return r, nil
@@ -793,7 +793,7 @@ func (s *ClientSession) ListTools(ctx context.Context, params *PaginatedRequestP
 		return nil, err
 	}
 	r := new(ListToolsResult)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("tools/list result: %w", err)
 	}
 	return r, nil

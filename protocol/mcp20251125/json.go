@@ -1885,6 +1885,7 @@ func (x *ClientNotification) UnmarshalJSON(b []byte) error {
 //	    "notifications/progress" → ProgressNotification
 //	    "notifications/roots/list_changed" → RootsListChangedNotification
 //	    "notifications/tasks/status" → TaskStatusNotification
+//	    other → error; UnknownVariant when decoding keeps unknown variants
 func (x *ClientNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	raw, err := wire.ReadUnionValue(d)
 	if err != nil {
@@ -1930,6 +1931,10 @@ func (x *ClientNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Value = v
+			return nil
+		}
+		if kept, ok := wire.KeepUnknown(d, raw, "method"); ok {
+			x.Value = &UnknownVariant{Raw: kept}
 			return nil
 		}
 		return wire.TagError(d, "ClientNotification", "method", string(tag0), true)
@@ -1987,6 +1992,7 @@ func (x *ClientRequest) UnmarshalJSON(b []byte) error {
 //	    "tasks/result" → GetTaskPayloadRequest
 //	    "tools/call" → CallToolRequest
 //	    "tools/list" → ListToolsRequest
+//	    other → error; UnknownVariant when decoding keeps unknown variants
 func (x *ClientRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	raw, err := wire.ReadUnionValue(d)
 	if err != nil {
@@ -2116,6 +2122,10 @@ func (x *ClientRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Value = v
+			return nil
+		}
+		if kept, ok := wire.KeepUnknown(d, raw, "method"); ok {
+			x.Value = &UnknownVariant{Raw: kept}
 			return nil
 		}
 		return wire.TagError(d, "ClientRequest", "method", string(tag0), true)
@@ -2534,6 +2544,7 @@ func (x *CompleteRequestParamsRef) UnmarshalJSON(b []byte) error {
 //	  by "type":
 //	    "ref/prompt" → PromptReference
 //	    "ref/resource" → ResourceTemplateReference
+//	    other → error; UnknownVariant when decoding keeps unknown variants
 func (x *CompleteRequestParamsRef) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	raw, err := wire.ReadUnionValue(d)
 	if err != nil {
@@ -2558,6 +2569,10 @@ func (x *CompleteRequestParamsRef) UnmarshalJSONFrom(d *jsontext.Decoder) error 
 				return err
 			}
 			x.Value = v
+			return nil
+		}
+		if kept, ok := wire.KeepUnknown(d, raw, "type"); ok {
+			x.Value = &UnknownVariant{Raw: kept}
 			return nil
 		}
 		return wire.TagError(d, "CompleteRequestParamsRef", "type", string(tag0), true)
@@ -2785,6 +2800,7 @@ func (x *ContentBlock) UnmarshalJSON(b []byte) error {
 //	    "resource" → EmbeddedResource
 //	    "resource_link" → ResourceLink
 //	    "text" → TextContent
+//	    other → error; UnknownVariant when decoding keeps unknown variants
 func (x *ContentBlock) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	raw, err := wire.ReadUnionValue(d)
 	if err != nil {
@@ -2830,6 +2846,10 @@ func (x *ContentBlock) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Value = v
+			return nil
+		}
+		if kept, ok := wire.KeepUnknown(d, raw, "type"); ok {
+			x.Value = &UnknownVariant{Raw: kept}
 			return nil
 		}
 		return wire.TagError(d, "ContentBlock", "type", string(tag0), true)
@@ -3329,6 +3349,7 @@ func (x *CreateMessageResultContent) UnmarshalJSON(b []byte) error {
 //	    "text" → TextContent
 //	    "tool_result" → ToolResultContent
 //	    "tool_use" → ToolUseContent
+//	    other → error; UnknownVariant when decoding keeps unknown variants
 //	array → CreateMessageResultContentArray
 func (x *CreateMessageResultContent) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	raw, err := wire.ReadUnionValue(d)
@@ -3375,6 +3396,10 @@ func (x *CreateMessageResultContent) UnmarshalJSONFrom(d *jsontext.Decoder) erro
 				return err
 			}
 			x.Value = v
+			return nil
+		}
+		if kept, ok := wire.KeepUnknown(d, raw, "type"); ok {
+			x.Value = &UnknownVariant{Raw: kept}
 			return nil
 		}
 		return wire.TagError(d, "CreateMessageResultContent", "type", string(tag0), true)
@@ -3906,6 +3931,7 @@ func (x *ElicitRequestParams) UnmarshalJSON(b []byte) error {
 //	    "form" → ElicitRequestFormParams
 //	    "url" → ElicitRequestURLParams
 //	    absent → ElicitRequestFormParams
+//	    other → error; UnknownVariant when decoding keeps unknown variants
 func (x *ElicitRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	raw, err := wire.ReadUnionValue(d)
 	if err != nil {
@@ -3935,6 +3961,10 @@ func (x *ElicitRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Value = v
+			return nil
+		}
+		if kept, ok := wire.KeepUnknown(d, raw, "mode"); ok {
+			x.Value = &UnknownVariant{Raw: kept}
 			return nil
 		}
 		return wire.TagError(d, "ElicitRequestParams", "mode", string(tag0), true)
@@ -4783,6 +4813,7 @@ func (x *EnumSchema) UnmarshalJSON(b []byte) error {
 //	        has oneOf → TitledSingleSelectEnumSchema
 //	        has enumNames → LegacyTitledEnumSchema
 //	        else → UntitledSingleSelectEnumSchema
+//	    other → error; UnknownVariant when decoding keeps unknown variants
 func (x *EnumSchema) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	raw, err := wire.ReadUnionValue(d)
 	if err != nil {
@@ -4832,6 +4863,10 @@ func (x *EnumSchema) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Value = v
+			return nil
+		}
+		if kept, ok := wire.KeepUnknown(d, raw, "type"); ok {
+			x.Value = &UnknownVariant{Raw: kept}
 			return nil
 		}
 		return wire.TagError(d, "EnumSchema", "type", string(tag0), true)
@@ -9380,6 +9415,7 @@ func (x *PrimitiveSchemaDefinition) UnmarshalJSON(b []byte) error {
 //	        has enumNames → LegacyTitledEnumSchema
 //	        has enum → UntitledSingleSelectEnumSchema
 //	        else → StringSchema
+//	    other → error; UnknownVariant when decoding keeps unknown variants
 func (x *PrimitiveSchemaDefinition) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	raw, err := wire.ReadUnionValue(d)
 	if err != nil {
@@ -9457,6 +9493,10 @@ func (x *PrimitiveSchemaDefinition) UnmarshalJSONFrom(d *jsontext.Decoder) error
 				return err
 			}
 			x.Value = v
+			return nil
+		}
+		if kept, ok := wire.KeepUnknown(d, raw, "type"); ok {
+			x.Value = &UnknownVariant{Raw: kept}
 			return nil
 		}
 		return wire.TagError(d, "PrimitiveSchemaDefinition", "type", string(tag0), true)
@@ -12010,6 +12050,7 @@ func (x *SamplingMessageContent) UnmarshalJSON(b []byte) error {
 //	    "text" → TextContent
 //	    "tool_result" → ToolResultContent
 //	    "tool_use" → ToolUseContent
+//	    other → error; UnknownVariant when decoding keeps unknown variants
 //	array → SamplingMessageContentArray
 func (x *SamplingMessageContent) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	raw, err := wire.ReadUnionValue(d)
@@ -12056,6 +12097,10 @@ func (x *SamplingMessageContent) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Value = v
+			return nil
+		}
+		if kept, ok := wire.KeepUnknown(d, raw, "type"); ok {
+			x.Value = &UnknownVariant{Raw: kept}
 			return nil
 		}
 		return wire.TagError(d, "SamplingMessageContent", "type", string(tag0), true)
@@ -12164,6 +12209,7 @@ func (x *SamplingMessageContentBlock) UnmarshalJSON(b []byte) error {
 //	    "text" → TextContent
 //	    "tool_result" → ToolResultContent
 //	    "tool_use" → ToolUseContent
+//	    other → error; UnknownVariant when decoding keeps unknown variants
 func (x *SamplingMessageContentBlock) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	raw, err := wire.ReadUnionValue(d)
 	if err != nil {
@@ -12209,6 +12255,10 @@ func (x *SamplingMessageContentBlock) UnmarshalJSONFrom(d *jsontext.Decoder) err
 				return err
 			}
 			x.Value = v
+			return nil
+		}
+		if kept, ok := wire.KeepUnknown(d, raw, "type"); ok {
+			x.Value = &UnknownVariant{Raw: kept}
 			return nil
 		}
 		return wire.TagError(d, "SamplingMessageContentBlock", "type", string(tag0), true)
@@ -12807,6 +12857,7 @@ func (x *ServerNotification) UnmarshalJSON(b []byte) error {
 //	    "notifications/resources/updated" → ResourceUpdatedNotification
 //	    "notifications/tasks/status" → TaskStatusNotification
 //	    "notifications/tools/list_changed" → ToolListChangedNotification
+//	    other → error; UnknownVariant when decoding keeps unknown variants
 func (x *ServerNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	raw, err := wire.ReadUnionValue(d)
 	if err != nil {
@@ -12882,6 +12933,10 @@ func (x *ServerNotification) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			x.Value = v
 			return nil
 		}
+		if kept, ok := wire.KeepUnknown(d, raw, "method"); ok {
+			x.Value = &UnknownVariant{Raw: kept}
+			return nil
+		}
 		return wire.TagError(d, "ServerNotification", "method", string(tag0), true)
 	}
 	return wire.KindError(d, "ServerNotification", raw.Kind(), "object")
@@ -12928,6 +12983,7 @@ func (x *ServerRequest) UnmarshalJSON(b []byte) error {
 //	    "tasks/get" → GetTaskRequest
 //	    "tasks/list" → ListTasksRequest
 //	    "tasks/result" → GetTaskPayloadRequest
+//	    other → error; UnknownVariant when decoding keeps unknown variants
 func (x *ServerRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	raw, err := wire.ReadUnionValue(d)
 	if err != nil {
@@ -12994,6 +13050,10 @@ func (x *ServerRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Value = v
+			return nil
+		}
+		if kept, ok := wire.KeepUnknown(d, raw, "method"); ok {
+			x.Value = &UnknownVariant{Raw: kept}
 			return nil
 		}
 		return wire.TagError(d, "ServerRequest", "method", string(tag0), true)
@@ -16443,5 +16503,44 @@ func (x *UntitledSingleSelectEnumSchema) UnmarshalJSONFrom(d *jsontext.Decoder) 
 	if seen&uint64(0x2) == 0 {
 		return wire.Missing(d, "type")
 	}
+	return nil
+}
+
+// encode writes x.Raw unchanged; it must be a JSON object.
+func (x *UnknownVariant) encode(e *wire.Encoder) {
+	if len(x.Raw) == 0 {
+		e.Fail("UnknownVariant has no value")
+		return
+	}
+	e.RawObject(x.Raw)
+}
+
+// AppendJSON appends the JSON encoding of x to b.
+func (x *UnknownVariant) AppendJSON(b []byte) ([]byte, error) {
+	e := wire.NewEncoder(b)
+	x.encode(&e)
+	return e.Bytes()
+}
+
+// ValidJSON marks AppendJSON as appending only valid JSON (wire.ValidJSON).
+func (x *UnknownVariant) ValidJSON() {}
+
+// MarshalJSON implements json.Marshaler.
+func (x UnknownVariant) MarshalJSON() ([]byte, error) {
+	return x.AppendJSON(nil)
+}
+
+// UnmarshalJSON implements json.Unmarshaler, strictly: see UnmarshalJSONFrom.
+func (x *UnknownVariant) UnmarshalJSON(b []byte) error {
+	return wire.Unmarshal(b, x)
+}
+
+// UnmarshalJSONFrom reads any JSON object into x.Raw, verbatim.
+func (x *UnknownVariant) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	raw, err := wire.ReadObjectValue(d)
+	if err != nil {
+		return err
+	}
+	x.Raw = raw
 	return nil
 }

@@ -195,12 +195,12 @@ func (serverHandler) Revision() *revision.Revision {
 
 // StrictParams marks the handler as decoding params strictly itself (session.StrictHandler).
 func (serverHandler) StrictParams() {}
-func (h serverHandler) HandleRequest(ctx context.Context, _ *session.Session, method string, params jsontext.Value) (wire.Appender, error) {
+func (h serverHandler) HandleRequest(ctx context.Context, s *session.Session, method string, params jsontext.Value) (wire.Appender, error) {
 	switch method {
 	case MethodCompletionComplete:
 		p := new(CompleteRequestParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return nil, &jsonrpc.Error{
 					Code:    jsonrpc.InvalidParams,
 					Message: "completion/complete params: " + err.Error(),
@@ -218,7 +218,7 @@ func (h serverHandler) HandleRequest(ctx context.Context, _ *session.Session, me
 	case MethodInitialize:
 		p := new(InitializeRequestParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return nil, &jsonrpc.Error{
 					Code:    jsonrpc.InvalidParams,
 					Message: "initialize params: " + err.Error(),
@@ -236,7 +236,7 @@ func (h serverHandler) HandleRequest(ctx context.Context, _ *session.Session, me
 	case MethodPromptsGet:
 		p := new(GetPromptRequestParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return nil, &jsonrpc.Error{
 					Code:    jsonrpc.InvalidParams,
 					Message: "prompts/get params: " + err.Error(),
@@ -254,7 +254,7 @@ func (h serverHandler) HandleRequest(ctx context.Context, _ *session.Session, me
 	case MethodPromptsList:
 		p := new(PaginatedRequestParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return nil, &jsonrpc.Error{
 					Code:    jsonrpc.InvalidParams,
 					Message: "prompts/list params: " + err.Error(),
@@ -272,7 +272,7 @@ func (h serverHandler) HandleRequest(ctx context.Context, _ *session.Session, me
 	case MethodResourcesList:
 		p := new(PaginatedRequestParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return nil, &jsonrpc.Error{
 					Code:    jsonrpc.InvalidParams,
 					Message: "resources/list params: " + err.Error(),
@@ -290,7 +290,7 @@ func (h serverHandler) HandleRequest(ctx context.Context, _ *session.Session, me
 	case MethodResourcesRead:
 		p := new(ReadResourceRequestParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return nil, &jsonrpc.Error{
 					Code:    jsonrpc.InvalidParams,
 					Message: "resources/read params: " + err.Error(),
@@ -308,7 +308,7 @@ func (h serverHandler) HandleRequest(ctx context.Context, _ *session.Session, me
 	case MethodResourcesSubscribe:
 		p := new(SubscribeRequestParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return nil, &jsonrpc.Error{
 					Code:    jsonrpc.InvalidParams,
 					Message: "resources/subscribe params: " + err.Error(),
@@ -326,7 +326,7 @@ func (h serverHandler) HandleRequest(ctx context.Context, _ *session.Session, me
 	case MethodResourcesTemplatesList:
 		p := new(PaginatedRequestParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return nil, &jsonrpc.Error{
 					Code:    jsonrpc.InvalidParams,
 					Message: "resources/templates/list params: " + err.Error(),
@@ -344,7 +344,7 @@ func (h serverHandler) HandleRequest(ctx context.Context, _ *session.Session, me
 	case MethodResourcesUnsubscribe:
 		p := new(UnsubscribeRequestParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return nil, &jsonrpc.Error{
 					Code:    jsonrpc.InvalidParams,
 					Message: "resources/unsubscribe params: " + err.Error(),
@@ -362,7 +362,7 @@ func (h serverHandler) HandleRequest(ctx context.Context, _ *session.Session, me
 	case MethodTasksCancel:
 		p := new(CancelTaskRequestParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return nil, &jsonrpc.Error{
 					Code:    jsonrpc.InvalidParams,
 					Message: "tasks/cancel params: " + err.Error(),
@@ -380,7 +380,7 @@ func (h serverHandler) HandleRequest(ctx context.Context, _ *session.Session, me
 	case MethodTasksGet:
 		p := new(GetTaskRequestParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return nil, &jsonrpc.Error{
 					Code:    jsonrpc.InvalidParams,
 					Message: "tasks/get params: " + err.Error(),
@@ -398,7 +398,7 @@ func (h serverHandler) HandleRequest(ctx context.Context, _ *session.Session, me
 	case MethodTasksList:
 		p := new(PaginatedRequestParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return nil, &jsonrpc.Error{
 					Code:    jsonrpc.InvalidParams,
 					Message: "tasks/list params: " + err.Error(),
@@ -416,7 +416,7 @@ func (h serverHandler) HandleRequest(ctx context.Context, _ *session.Session, me
 	case MethodTasksResult:
 		p := new(GetTaskPayloadRequestParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return nil, &jsonrpc.Error{
 					Code:    jsonrpc.InvalidParams,
 					Message: "tasks/result params: " + err.Error(),
@@ -434,7 +434,7 @@ func (h serverHandler) HandleRequest(ctx context.Context, _ *session.Session, me
 	case MethodToolsCall:
 		p := new(CallToolRequestParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return nil, &jsonrpc.Error{
 					Code:    jsonrpc.InvalidParams,
 					Message: "tools/call params: " + err.Error(),
@@ -469,7 +469,7 @@ func (h serverHandler) HandleRequest(ctx context.Context, _ *session.Session, me
 	case MethodToolsList:
 		p := new(PaginatedRequestParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return nil, &jsonrpc.Error{
 					Code:    jsonrpc.InvalidParams,
 					Message: "tools/list params: " + err.Error(),
@@ -490,12 +490,12 @@ func (h serverHandler) HandleRequest(ctx context.Context, _ *session.Session, me
 		Message: "method " + method + " not found",
 	}
 }
-func (h serverHandler) HandleNotification(ctx context.Context, _ *session.Session, method string, params jsontext.Value) {
+func (h serverHandler) HandleNotification(ctx context.Context, s *session.Session, method string, params jsontext.Value) {
 	switch method {
 	case MethodNotificationsInitialized:
 		p := new(NotificationParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return
 			}
 		}
@@ -503,7 +503,7 @@ func (h serverHandler) HandleNotification(ctx context.Context, _ *session.Sessio
 	case MethodNotificationsRootsListChanged:
 		p := new(NotificationParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return
 			}
 		}
@@ -511,7 +511,7 @@ func (h serverHandler) HandleNotification(ctx context.Context, _ *session.Sessio
 	case MethodNotificationsTasksStatus:
 		p := new(TaskStatusNotificationParams)
 		if params != nil {
-			if err := wire.Unmarshal(params, p); err != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
 				return
 			}
 		}
@@ -548,7 +548,7 @@ func (s *ServerSession) Elicit(ctx context.Context, params *ElicitRequestParams,
 		return nil, err
 	}
 	r := new(ElicitResult)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("elicitation/create result: %w", err)
 	}
 	return r, nil
@@ -633,7 +633,7 @@ func (s *ServerSession) Ping(ctx context.Context, params *RequestParams, opts ..
 		return nil, err
 	}
 	r := new(Result)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("ping result: %w", err)
 	}
 	return r, nil
@@ -650,7 +650,7 @@ func (s *ServerSession) ListRoots(ctx context.Context, params *RequestParams, op
 		return nil, err
 	}
 	r := new(ListRootsResult)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("roots/list result: %w", err)
 	}
 	return r, nil
@@ -668,7 +668,7 @@ func (s *ServerSession) CreateMessage(ctx context.Context, params *CreateMessage
 		return nil, err
 	}
 	r := new(CreateMessageResult)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("sampling/createMessage result: %w", err)
 	}
 	return r, nil
@@ -689,7 +689,7 @@ func (s *ServerSession) CreateMessageAsTask(ctx context.Context, params *CreateM
 		return nil, err
 	}
 	r := new(CreateTaskResult)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("sampling/createMessage task result: %w", err)
 	}
 	return r, nil
@@ -706,7 +706,7 @@ func (s *ServerSession) CancelTask(ctx context.Context, params *CancelTaskReques
 		return nil, err
 	}
 	r := new(CancelTaskResult)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("tasks/cancel result: %w", err)
 	}
 	return r, nil
@@ -723,7 +723,7 @@ func (s *ServerSession) GetTask(ctx context.Context, params *GetTaskRequestParam
 		return nil, err
 	}
 	r := new(GetTaskResult)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("tasks/get result: %w", err)
 	}
 	return r, nil
@@ -740,7 +740,7 @@ func (s *ServerSession) ListTasks(ctx context.Context, params *PaginatedRequestP
 		return nil, err
 	}
 	r := new(ListTasksResult)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("tasks/list result: %w", err)
 	}
 	return r, nil
@@ -783,7 +783,7 @@ func (s *ServerSession) GetTaskPayload(ctx context.Context, params *GetTaskPaylo
 		return nil, err
 	}
 	r := new(GetTaskPayloadResult)
-	if err := wire.Unmarshal(raw, r); err != nil {
+	if err := s.Session.UnmarshalReceived(raw, r); err != nil {
 		return nil, fmt.Errorf("tasks/result result: %w", err)
 	}
 	return r, nil

@@ -336,7 +336,8 @@ type ClientCapabilitiesTasksRequestsSampling struct {
 //
 // It is a union: Value holds one of *CancelledNotification,
 // *InitializedNotification, *ProgressNotification, *TaskStatusNotification,
-// *RootsListChangedNotification.
+// *RootsListChangedNotification, or *UnknownVariant for a variant this
+// revision does not know (only when decoding keeps unknown variants).
 type ClientNotification struct {
 	// Value is the variant; nil means the union is not set.
 	Value ClientNotificationValue
@@ -345,7 +346,8 @@ type ClientNotification struct {
 // ClientNotificationValue is implemented by the variants of
 // ClientNotification: *CancelledNotification, *InitializedNotification,
 // *ProgressNotification, *TaskStatusNotification,
-// *RootsListChangedNotification.
+// *RootsListChangedNotification, or *UnknownVariant for a variant this
+// revision does not know (only when decoding keeps unknown variants).
 type ClientNotificationValue interface {
 	isClientNotification()
 	encode(*wire.Encoder)
@@ -358,7 +360,8 @@ type ClientNotificationValue interface {
 // *SubscribeRequest, *UnsubscribeRequest, *ListPromptsRequest,
 // *GetPromptRequest, *ListToolsRequest, *CallToolRequest, *GetTaskRequest,
 // *GetTaskPayloadRequest, *CancelTaskRequest, *ListTasksRequest,
-// *SetLevelRequest, *CompleteRequest.
+// *SetLevelRequest, *CompleteRequest, or *UnknownVariant for a variant this
+// revision does not know (only when decoding keeps unknown variants).
 type ClientRequest struct {
 	// Value is the variant; nil means the union is not set.
 	Value ClientRequestValue
@@ -370,7 +373,8 @@ type ClientRequest struct {
 // *UnsubscribeRequest, *ListPromptsRequest, *GetPromptRequest,
 // *ListToolsRequest, *CallToolRequest, *GetTaskRequest,
 // *GetTaskPayloadRequest, *CancelTaskRequest, *ListTasksRequest,
-// *SetLevelRequest, *CompleteRequest.
+// *SetLevelRequest, *CompleteRequest, or *UnknownVariant for a variant this
+// revision does not know (only when decoding keeps unknown variants).
 type ClientRequestValue interface {
 	isClientRequest()
 	encode(*wire.Encoder)
@@ -459,14 +463,17 @@ type CompleteRequestParamsContext struct {
 // #/$defs/CompleteRequestParams/properties/ref.
 //
 // It is a union: Value holds one of *PromptReference,
-// *ResourceTemplateReference.
+// *ResourceTemplateReference, or *UnknownVariant for a variant this revision
+// does not know (only when decoding keeps unknown variants).
 type CompleteRequestParamsRef struct {
 	// Value is the variant; nil means the union is not set.
 	Value CompleteRequestParamsRefValue
 }
 
 // CompleteRequestParamsRefValue is implemented by the variants of
-// CompleteRequestParamsRef: *PromptReference, *ResourceTemplateReference.
+// CompleteRequestParamsRef: *PromptReference, *ResourceTemplateReference, or
+// *UnknownVariant for a variant this revision does not know (only when
+// decoding keeps unknown variants).
 type CompleteRequestParamsRefValue interface {
 	isCompleteRequestParamsRef()
 	encode(*wire.Encoder)
@@ -500,7 +507,9 @@ type CompleteResultCompletion struct {
 // ContentBlock is the schema definition ContentBlock.
 //
 // It is a union: Value holds one of *TextContent, *ImageContent,
-// *AudioContent, *ResourceLink, *EmbeddedResource.
+// *AudioContent, *ResourceLink, *EmbeddedResource, or *UnknownVariant for a
+// variant this revision does not know (only when decoding keeps unknown
+// variants).
 type ContentBlock struct {
 	// Value is the variant; nil means the union is not set.
 	Value ContentBlockValue
@@ -508,7 +517,8 @@ type ContentBlock struct {
 
 // ContentBlockValue is implemented by the variants of ContentBlock:
 // *TextContent, *ImageContent, *AudioContent, *ResourceLink,
-// *EmbeddedResource.
+// *EmbeddedResource, or *UnknownVariant for a variant this revision does not
+// know (only when decoding keeps unknown variants).
 type ContentBlockValue interface {
 	isContentBlock()
 	encode(*wire.Encoder)
@@ -654,7 +664,8 @@ func (*CreateMessageResult) isClientResult() {}
 //
 // It is a union: Value holds one of *TextContent, *ImageContent,
 // *AudioContent, *ToolUseContent, *ToolResultContent,
-// CreateMessageResultContentArray.
+// CreateMessageResultContentArray, or *UnknownVariant for a variant this
+// revision does not know (only when decoding keeps unknown variants).
 type CreateMessageResultContent struct {
 	// Value is the variant; nil means the union is not set.
 	Value CreateMessageResultContentValue
@@ -662,7 +673,9 @@ type CreateMessageResultContent struct {
 
 // CreateMessageResultContentValue is implemented by the variants of
 // CreateMessageResultContent: *TextContent, *ImageContent, *AudioContent,
-// *ToolUseContent, *ToolResultContent, CreateMessageResultContentArray.
+// *ToolUseContent, *ToolResultContent, CreateMessageResultContentArray, or
+// *UnknownVariant for a variant this revision does not know (only when
+// decoding keeps unknown variants).
 type CreateMessageResultContentValue interface {
 	isCreateMessageResultContent()
 	encode(*wire.Encoder)
@@ -760,14 +773,17 @@ type ElicitRequestFormParamsRequestedSchema struct {
 // information from the user via the client.
 //
 // It is a union: Value holds one of *ElicitRequestURLParams,
-// *ElicitRequestFormParams.
+// *ElicitRequestFormParams, or *UnknownVariant for a variant this revision
+// does not know (only when decoding keeps unknown variants).
 type ElicitRequestParams struct {
 	// Value is the variant; nil means the union is not set.
 	Value ElicitRequestParamsValue
 }
 
 // ElicitRequestParamsValue is implemented by the variants of
-// ElicitRequestParams: *ElicitRequestURLParams, *ElicitRequestFormParams.
+// ElicitRequestParams: *ElicitRequestURLParams, *ElicitRequestFormParams, or
+// *UnknownVariant for a variant this revision does not know (only when
+// decoding keeps unknown variants).
 type ElicitRequestParamsValue interface {
 	isElicitRequestParams()
 	encode(*wire.Encoder)
@@ -964,7 +980,9 @@ type EmptyResult = Result
 //
 // It is a union: Value holds one of *UntitledSingleSelectEnumSchema,
 // *TitledSingleSelectEnumSchema, *UntitledMultiSelectEnumSchema,
-// *TitledMultiSelectEnumSchema, *LegacyTitledEnumSchema.
+// *TitledMultiSelectEnumSchema, *LegacyTitledEnumSchema, or *UnknownVariant
+// for a variant this revision does not know (only when decoding keeps unknown
+// variants).
 type EnumSchema struct {
 	// Value is the variant; nil means the union is not set.
 	Value EnumSchemaValue
@@ -973,7 +991,8 @@ type EnumSchema struct {
 // EnumSchemaValue is implemented by the variants of EnumSchema:
 // *UntitledSingleSelectEnumSchema, *TitledSingleSelectEnumSchema,
 // *UntitledMultiSelectEnumSchema, *TitledMultiSelectEnumSchema,
-// *LegacyTitledEnumSchema.
+// *LegacyTitledEnumSchema, or *UnknownVariant for a variant this revision does
+// not know (only when decoding keeps unknown variants).
 type EnumSchemaValue interface {
 	isEnumSchema()
 	encode(*wire.Encoder)
@@ -1817,7 +1836,9 @@ func (*PingRequest) isServerRequest() {}
 // It is a union: Value holds one of *StringSchema, *NumberSchema,
 // *BooleanSchema, *UntitledSingleSelectEnumSchema,
 // *TitledSingleSelectEnumSchema, *UntitledMultiSelectEnumSchema,
-// *TitledMultiSelectEnumSchema, *LegacyTitledEnumSchema.
+// *TitledMultiSelectEnumSchema, *LegacyTitledEnumSchema, or *UnknownVariant
+// for a variant this revision does not know (only when decoding keeps unknown
+// variants).
 type PrimitiveSchemaDefinition struct {
 	// Value is the variant; nil means the union is not set.
 	Value PrimitiveSchemaDefinitionValue
@@ -1827,7 +1848,8 @@ type PrimitiveSchemaDefinition struct {
 // PrimitiveSchemaDefinition: *StringSchema, *NumberSchema, *BooleanSchema,
 // *UntitledSingleSelectEnumSchema, *TitledSingleSelectEnumSchema,
 // *UntitledMultiSelectEnumSchema, *TitledMultiSelectEnumSchema,
-// *LegacyTitledEnumSchema.
+// *LegacyTitledEnumSchema, or *UnknownVariant for a variant this revision does
+// not know (only when decoding keeps unknown variants).
 type PrimitiveSchemaDefinitionValue interface {
 	isPrimitiveSchemaDefinition()
 	encode(*wire.Encoder)
@@ -2364,7 +2386,8 @@ type SamplingMessage struct {
 //
 // It is a union: Value holds one of *TextContent, *ImageContent,
 // *AudioContent, *ToolUseContent, *ToolResultContent,
-// SamplingMessageContentArray.
+// SamplingMessageContentArray, or *UnknownVariant for a variant this revision
+// does not know (only when decoding keeps unknown variants).
 type SamplingMessageContent struct {
 	// Value is the variant; nil means the union is not set.
 	Value SamplingMessageContentValue
@@ -2372,7 +2395,9 @@ type SamplingMessageContent struct {
 
 // SamplingMessageContentValue is implemented by the variants of
 // SamplingMessageContent: *TextContent, *ImageContent, *AudioContent,
-// *ToolUseContent, *ToolResultContent, SamplingMessageContentArray.
+// *ToolUseContent, *ToolResultContent, SamplingMessageContentArray, or
+// *UnknownVariant for a variant this revision does not know (only when
+// decoding keeps unknown variants).
 type SamplingMessageContentValue interface {
 	isSamplingMessageContent()
 	encode(*wire.Encoder)
@@ -2388,7 +2413,9 @@ func (SamplingMessageContentArray) isSamplingMessageContent() {}
 // SamplingMessageContentBlock.
 //
 // It is a union: Value holds one of *TextContent, *ImageContent,
-// *AudioContent, *ToolUseContent, *ToolResultContent.
+// *AudioContent, *ToolUseContent, *ToolResultContent, or *UnknownVariant for a
+// variant this revision does not know (only when decoding keeps unknown
+// variants).
 type SamplingMessageContentBlock struct {
 	// Value is the variant; nil means the union is not set.
 	Value SamplingMessageContentBlockValue
@@ -2396,7 +2423,8 @@ type SamplingMessageContentBlock struct {
 
 // SamplingMessageContentBlockValue is implemented by the variants of
 // SamplingMessageContentBlock: *TextContent, *ImageContent, *AudioContent,
-// *ToolUseContent, *ToolResultContent.
+// *ToolUseContent, *ToolResultContent, or *UnknownVariant for a variant this
+// revision does not know (only when decoding keeps unknown variants).
 type SamplingMessageContentBlockValue interface {
 	isSamplingMessageContentBlock()
 	encode(*wire.Encoder)
@@ -2479,7 +2507,9 @@ type ServerCapabilitiesTools struct {
 // *ProgressNotification, *ResourceListChangedNotification,
 // *ResourceUpdatedNotification, *PromptListChangedNotification,
 // *ToolListChangedNotification, *TaskStatusNotification,
-// *LoggingMessageNotification, *ElicitationCompleteNotification.
+// *LoggingMessageNotification, *ElicitationCompleteNotification, or
+// *UnknownVariant for a variant this revision does not know (only when
+// decoding keeps unknown variants).
 type ServerNotification struct {
 	// Value is the variant; nil means the union is not set.
 	Value ServerNotificationValue
@@ -2490,7 +2520,8 @@ type ServerNotification struct {
 // *ResourceListChangedNotification, *ResourceUpdatedNotification,
 // *PromptListChangedNotification, *ToolListChangedNotification,
 // *TaskStatusNotification, *LoggingMessageNotification,
-// *ElicitationCompleteNotification.
+// *ElicitationCompleteNotification, or *UnknownVariant for a variant this
+// revision does not know (only when decoding keeps unknown variants).
 type ServerNotificationValue interface {
 	isServerNotification()
 	encode(*wire.Encoder)
@@ -2500,7 +2531,9 @@ type ServerNotificationValue interface {
 //
 // It is a union: Value holds one of *PingRequest, *GetTaskRequest,
 // *GetTaskPayloadRequest, *CancelTaskRequest, *ListTasksRequest,
-// *CreateMessageRequest, *ListRootsRequest, *ElicitRequest.
+// *CreateMessageRequest, *ListRootsRequest, *ElicitRequest, or *UnknownVariant
+// for a variant this revision does not know (only when decoding keeps unknown
+// variants).
 type ServerRequest struct {
 	// Value is the variant; nil means the union is not set.
 	Value ServerRequestValue
@@ -2508,7 +2541,9 @@ type ServerRequest struct {
 
 // ServerRequestValue is implemented by the variants of ServerRequest:
 // *PingRequest, *GetTaskRequest, *GetTaskPayloadRequest, *CancelTaskRequest,
-// *ListTasksRequest, *CreateMessageRequest, *ListRootsRequest, *ElicitRequest.
+// *ListTasksRequest, *CreateMessageRequest, *ListRootsRequest, *ElicitRequest,
+// or *UnknownVariant for a variant this revision does not know (only when
+// decoding keeps unknown variants).
 type ServerRequestValue interface {
 	isServerRequest()
 	encode(*wire.Encoder)
@@ -3224,3 +3259,28 @@ type UntitledSingleSelectEnumSchema struct {
 func (*UntitledSingleSelectEnumSchema) isEnumSchema()                {}
 func (*UntitledSingleSelectEnumSchema) isPrimitiveSchemaDefinition() {}
 func (*UntitledSingleSelectEnumSchema) isSingleSelectEnumSchema()    {}
+
+// UnknownVariant is a union variant this revision does not know: a value whose
+// tag (such as a content block's "type") names none of the union's variants,
+// kept verbatim. Decoding yields it only when it keeps unknown variants
+// (wire.UnmarshalKeepUnknown; a client session does for what the server sends,
+// unless session.Options.RejectUnknownVariants is set); otherwise such a value
+// is an error. Encoding writes Raw unchanged, so a proxy forwards it as it
+// came.
+type UnknownVariant struct {
+	// Raw is the value's JSON, an object.
+	Raw jsontext.Value
+}
+
+func (*UnknownVariant) isClientNotification()          {}
+func (*UnknownVariant) isClientRequest()               {}
+func (*UnknownVariant) isCompleteRequestParamsRef()    {}
+func (*UnknownVariant) isContentBlock()                {}
+func (*UnknownVariant) isCreateMessageResultContent()  {}
+func (*UnknownVariant) isElicitRequestParams()         {}
+func (*UnknownVariant) isEnumSchema()                  {}
+func (*UnknownVariant) isPrimitiveSchemaDefinition()   {}
+func (*UnknownVariant) isSamplingMessageContent()      {}
+func (*UnknownVariant) isSamplingMessageContentBlock() {}
+func (*UnknownVariant) isServerNotification()          {}
+func (*UnknownVariant) isServerRequest()               {}

@@ -57,7 +57,7 @@ func (s *Session) request(m *jsonrpc.Message, inline bool, reply replier) {
 			s.answer(reply, errorMessage(m.ID, &jsonrpc.Error{Code: jsonrpc.InvalidParams, Message: md.Name + " params: missing, but required"}))
 			return
 		}
-	} else if err := checkParams(*md, m.Params); err != nil {
+	} else if err := s.checkParams(*md, m.Params); err != nil {
 		s.answer(reply, errorMessage(m.ID, err))
 		return
 	}
@@ -241,9 +241,10 @@ func (s *Session) handlerChecks(rev *revision.Revision) bool {
 	return strict && rev == s.handler.Revision()
 }
 
-// checkParams decodes params strictly with the revision's params type, so
-// that handlers only see valid params; errors are -32602 naming the pointer.
-func checkParams(md wire.Method, params jsontext.Value) *jsonrpc.Error {
+// checkParams decodes params with the revision's params type, by this side's
+// rules (UnmarshalReceived), so that handlers only see valid params; errors
+// are -32602 naming the pointer.
+func (s *Session) checkParams(md wire.Method, params jsontext.Value) *jsonrpc.Error {
 	if params == nil {
 		if md.ParamsRequired {
 			return &jsonrpc.Error{Code: jsonrpc.InvalidParams, Message: md.Name + " params: missing, but required"}
@@ -253,7 +254,7 @@ func checkParams(md wire.Method, params jsontext.Value) *jsonrpc.Error {
 	if md.NewParams == nil {
 		return nil
 	}
-	if err := wire.Unmarshal(params, md.NewParams()); err != nil {
+	if err := s.UnmarshalReceived(params, md.NewParams()); err != nil {
 		return &jsonrpc.Error{Code: jsonrpc.InvalidParams, Message: md.Name + " params: " + err.Error()}
 	}
 	return nil
@@ -365,7 +366,7 @@ func (s *Session) initialize(m *jsonrpc.Message, reply replier) {
 		fail(jsonrpc.MethodNotFound, "initialize: revision "+rev.Name+" has no initialize")
 		return
 	}
-	if err := checkParams(*md, m.Params); err != nil {
+	if err := s.checkParams(*md, m.Params); err != nil {
 		s.answer(reply, errorMessage(m.ID, err))
 		return
 	}
@@ -487,7 +488,7 @@ func (s *Session) notification(m *jsonrpc.Message) {
 		s.log.Debug("mcp: unknown notification ignored", "method", m.Method)
 		return
 	}
-	if err := checkParams(md, m.Params); err != nil {
+	if err := s.checkParams(md, m.Params); err != nil {
 		s.log.Debug("mcp: invalid notification ignored", "method", m.Method, "err", err)
 		return
 	}

@@ -145,8 +145,10 @@ func putTimer(t *time.Timer) {
 }
 
 // fromNegotiated checks a result against the negotiated revision's result
-// types when the handler's revision differs; the caller decodes it with its
-// own types.
+// types when the handler's revision differs, by this side's rules
+// (UnmarshalReceived); the caller decodes it with its own types. The result
+// is passed on unchanged: a variant the negotiated revision does not know
+// but the handler's does reaches the caller typed.
 func (s *Session) fromNegotiated(md wire.Method, raw jsontext.Value) (jsontext.Value, error) {
 	s.mu.Lock()
 	rev := s.rev
@@ -156,7 +158,7 @@ func (s *Session) fromNegotiated(md wire.Method, raw jsontext.Value) (jsontext.V
 	}
 	var first error
 	for _, newResult := range md.NewResult {
-		if err := wire.Unmarshal(raw, newResult()); err != nil {
+		if err := s.UnmarshalReceived(raw, newResult()); err != nil {
 			if first == nil {
 				first = err
 			}
@@ -266,12 +268,8 @@ func (s *Session) outgoing(method string, params wire.Appender, notification, ne
 		}
 	}
 	if convert {
-		v := md.NewParams()
-		if err := wire.Unmarshal(raw, v); err != nil {
-			return md, nil, fmt.Errorf("%s params cannot be expressed in revision %s: %w", method, rev.Name, err)
-		}
-		if raw, err = v.AppendJSON(nil); err != nil {
-			return md, nil, fmt.Errorf("%s params: %w", method, err)
+		if raw, err = inRevision(rev, method, raw); err != nil {
+			return md, nil, err
 		}
 	}
 	return md, rawAppender(raw), nil
@@ -310,6 +308,12 @@ func (s *Session) Initialize(ctx context.Context, params wire.Appender) (jsontex
 	if raw, err = wire.SetMember(raw, "protocolVersion", q); err != nil {
 		return nil, fmt.Errorf("initialize params: %w", err)
 	}
+	// The params, capabilities included, are said in the offered revision's
+	// vocabulary, not the handler's: a client on newer types pinned to an
+	// older revision does not declare what that revision lacks.
+	if raw, err = inRevision(offer, "initialize", raw); err != nil {
+		return nil, err
+	}
 	caps, _ := wire.Member(raw, "capabilities")
 	s.mu.Lock()
 	s.ownCaps = cloneValue(caps)
@@ -332,6 +336,18 @@ func (s *Session) Initialize(ctx context.Context, params wire.Appender) (jsontex
 	}
 	peerCaps, _ := wire.Member(res, "capabilities")
 	info, _ := wire.Member(res, "serverInfo")
+	if rev != offer {
+		// The server chose an older revision: what this client accepts is
+		// what it declared, as far as that revision can say it.
+		if raw, err = inRevision(rev, "initialize", raw); err != nil {
+			s.shutdown(err)
+			return nil, err
+		}
+		caps, _ := wire.Member(raw, "capabilities")
+		s.mu.Lock()
+		s.ownCaps = cloneValue(caps)
+		s.mu.Unlock()
+	}
 	s.mu.Lock()
 	s.rev = rev
 	s.peerCaps = cloneValue(peerCaps)
@@ -342,6 +358,24 @@ func (s *Session) Initialize(ctx context.Context, params wire.Appender) (jsontex
 		return nil, err
 	}
 	return res, nil
+}
+
+// inRevision converts the params raw of method to rev by strict
+// re-decoding with rev's params type: members rev lacks are dropped.
+func inRevision(rev *revision.Revision, method string, raw jsontext.Value) (jsontext.Value, error) {
+	md := rev.Find(method)
+	if md == nil || md.NewParams == nil {
+		return raw, nil
+	}
+	v := md.NewParams()
+	if err := wire.Unmarshal(raw, v); err != nil {
+		return nil, fmt.Errorf("%s params cannot be expressed in revision %s: %w", method, rev.Name, err)
+	}
+	out, err := v.AppendJSON(nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s params: %w", method, err)
+	}
+	return out, nil
 }
 
 func contains(list []string, s string) bool {

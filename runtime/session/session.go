@@ -9,7 +9,11 @@
 // negotiated revision differs from the one a handler's types speak, messages
 // are converted by strict re-decoding: what the handler sends is decoded with
 // the negotiated revision's types (members that revision lacks are dropped, so
-// newer fields never leak to an older peer) and encoded again.
+// newer fields never leak to an older peer) and encoded again. The client's
+// initialize params, capabilities included, are converted the same way to
+// the revision it offers. What a client receives is checked and decoded
+// keeping union variants the revision does not know, verbatim (see
+// UnmarshalReceived and Options.RejectUnknownVariants); a server is strict.
 //
 // Goroutines: payloads come from one reader per connection, or are pushed
 // by the transport on the goroutine that received them (transport.Pusher,
@@ -92,6 +96,16 @@ type Options struct {
 	// Logger receives diagnostics (malformed messages, late responses). Default:
 	// discard.
 	Logger *slog.Logger
+	// RejectUnknownVariants makes a client as strict with what the server
+	// sends as a server is with what it receives. A union value whose tag
+	// names no variant of the revision (a content block of a type it does
+	// not have, such as a "resource_link" block in a 2025-03-26 session)
+	// then fails the call, is answered with -32602, or drops the
+	// notification. By default (false) a client keeps such a value as the
+	// generated package's UnknownVariant, its JSON kept verbatim and encoded
+	// unchanged, and uses the rest of the message (see UnmarshalReceived).
+	// A server is always strict: this option changes nothing there.
+	RejectUnknownVariants bool
 }
 
 // DefaultDrainTimeout is Options.DrainTimeout's default. It is shorter than
@@ -202,6 +216,25 @@ func New(role Role, t transport.Transport, h Handler, opts Options) *Session {
 
 // Role returns the side this session plays.
 func (s *Session) Role() Role { return s.role }
+
+// UnmarshalReceived decodes raw, a result, params or notification params the
+// peer sent, into u, by this side's rules. A server decodes strictly
+// (wire.Unmarshal). A client keeps union variants the revision does not know
+// (wire.UnmarshalKeepUnknown), unless Options.RejectUnknownVariants is set.
+// The generated bindings decode what they receive with it; a nil s decodes
+// strictly.
+func (s *Session) UnmarshalReceived(raw jsontext.Value, u wire.Unmarshaler) error {
+	if s.keepsUnknown() {
+		return wire.UnmarshalKeepUnknown(raw, u)
+	}
+	return wire.Unmarshal(raw, u)
+}
+
+// keepsUnknown reports whether this side keeps unknown union variants in
+// what it receives (see UnmarshalReceived).
+func (s *Session) keepsUnknown() bool {
+	return s != nil && s.role == Client && !s.opts.RejectUnknownVariants
+}
 
 // Revision returns the negotiated revision, or nil before initialize.
 func (s *Session) Revision() *revision.Revision {

@@ -26,9 +26,14 @@ var decoders = sync.Pool{New: func() any { return new(decoder) }}
 // Unmarshal decodes the single JSON value in data into u. Anything but
 // white space after the value is an error. On error, u may be partly filled.
 func Unmarshal(data []byte, u Unmarshaler) error {
+	return unmarshal(data, u)
+}
+
+// unmarshal is Unmarshal with decoder options (see UnmarshalKeepUnknown).
+func unmarshal(data []byte, u Unmarshaler, opts ...jsontext.Options) error {
 	p := decoders.Get().(*decoder)
 	p.buf = *bytes.NewBuffer(data)
-	p.dec.Reset(&p.buf)
+	p.dec.Reset(&p.buf, opts...)
 	err := u.UnmarshalJSONFrom(&p.dec)
 	if err == nil {
 		if _, terr := p.dec.ReadToken(); terr != io.EOF {
@@ -47,10 +52,17 @@ func Unmarshal(data []byte, u Unmarshaler) error {
 	return err
 }
 
-// UnmarshalAt decodes raw, a value that was read from d, into u. Errors carry
-// the pointer of raw within d's document.
+// UnmarshalAt decodes raw, a value that was read from d, into u, in d's
+// mode (see UnmarshalKeepUnknown). Errors carry the pointer of raw within
+// d's document.
 func UnmarshalAt(d *jsontext.Decoder, raw jsontext.Value, u Unmarshaler) error {
-	if err := Unmarshal(raw, u); err != nil {
+	err := Unmarshal(raw, u)
+	if err != nil && KeepsUnknown(d) {
+		// Only a failed strict decode looks at the mode: valid values
+		// cost nothing more.
+		err = unmarshal(raw, u, keepUnknown)
+	}
+	if err != nil {
 		return Prefix(string(d.StackPointer()), err)
 	}
 	return nil
