@@ -200,7 +200,9 @@ func orDefault[T int | int64](v *T, def T) {
 // events as ServerOptions allow: the client is not reading.
 var ErrStreamFull = errors.New("SSE stream full: the client is not reading it")
 
-// Close ends every session.
+// Close ends every session and returns once they have ended. The sessions
+// end at the same time, each answering the requests it received as
+// session.Session.Close does, within its Options.DrainTimeout.
 func (s *Server) Close() {
 	s.mu.Lock()
 	if s.closed {
@@ -214,9 +216,11 @@ func (s *Server) Close() {
 		list = append(list, c)
 	}
 	s.mu.Unlock()
+	var wg sync.WaitGroup
 	for _, c := range list {
-		c.sess.Close()
+		wg.Go(func() { c.sess.Close() })
 	}
+	wg.Wait()
 }
 
 func (s *Server) reap() {
@@ -241,7 +245,9 @@ func (s *Server) reap() {
 		for _, c := range idle {
 			s.log.Debug("mcp http: idle session ended", "session", c.id)
 			s.forget(c)
-			c.sess.Close()
+			// Not waited for: a session that drains must not hold up
+			// the others' reaping.
+			go c.sess.Close()
 		}
 	}
 }

@@ -1,0 +1,88 @@
+package streamhttp_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	mcp "github.com/mcpgen/mcpgen/protocol/mcp20251125"
+	"github.com/mcpgen/mcpgen/runtime/session"
+	"github.com/mcpgen/mcpgen/runtime/streamhttp"
+)
+
+// Server.Close ends its sessions at the same time: each one's handlers are
+// cancelled without waiting for the other sessions to finish draining. A
+// handler here waits, once cancelled, until every handler is cancelled (or
+// a bound passes); closing the sessions one after another would leave the
+// first one waiting alone.
+func TestServerCloseEndsSessionsTogether(t *testing.T) {
+	const n = 3
+	var (
+		mu        sync.Mutex
+		cancelled int
+		allDone   = make(chan struct{})
+		started   = make(chan struct{}, n)
+		seen      = make(chan int, n)
+	)
+	srv := mcp.NewServer(mcp.Implementation{Name: "close", Version: "1"})
+	srv.AddTool(mcp.Tool{Name: "wait", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		started <- struct{}{}
+		<-ctx.Done()
+		mu.Lock()
+		cancelled++
+		if cancelled == n {
+			close(allDone)
+		}
+		mu.Unlock()
+		select {
+		case <-allDone:
+		case <-time.After(10 * time.Second): // a bound, not a measurement
+		}
+		mu.Lock()
+		seen <- cancelled
+		mu.Unlock()
+		return nil, ctx.Err()
+	})
+	h := streamhttp.NewServer(func() session.Handler { return mcp.NewServerHandler(srv) },
+		streamhttp.ServerOptions{Session: session.Options{DrainTimeout: -1}})
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for i := range n {
+		sid := initSession(t, ts.URL)
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"wait"}}`, 10+i)
+		hr, err := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		hr.Header.Set("Content-Type", "application/json")
+		hr.Header.Set("Accept", "application/json, text/event-stream")
+		hr.Header.Set("Mcp-Session-Id", sid)
+		hr.Header.Set("MCP-Protocol-Version", "2025-11-25")
+		go func() {
+			if resp, err := http.DefaultClient.Do(hr); err == nil {
+				resp.Body.Close()
+			}
+		}()
+	}
+	for range n {
+		select {
+		case <-started:
+		case <-ctx.Done():
+			t.Fatal("the tool calls did not start")
+		}
+	}
+	h.Close()
+	for range n {
+		if got := <-seen; got != n {
+			t.Errorf("a handler saw %d of %d handlers cancelled: Server.Close ended the sessions one after another", got, n)
+		}
+	}
+}
