@@ -54,7 +54,7 @@ func CheckSource(src string) error {
 	case "data":
 		return checkData(rest)
 	}
-	return fmt.Errorf("icon src %q: scheme %q is not allowed: want https: or data:", clip(src), scheme)
+	return fmt.Errorf("icon src %q: scheme %q is not allowed (only https and data are)", clip(src), scheme)
 }
 
 // checkData checks the part of a data: URI after "data:".
@@ -66,7 +66,7 @@ func checkData(rest string) error {
 	params := strings.Split(meta, ";")
 	media := strings.ToLower(strings.TrimSpace(params[0]))
 	if !strings.HasPrefix(media, "image/") || len(media) == len("image/") {
-		return fmt.Errorf("icon src data: URI has media type %q, want image/...", clip(params[0]))
+		return fmt.Errorf("icon src data: URI has media type %q, want an image/ type", clip(params[0]))
 	}
 	if !strings.EqualFold(params[len(params)-1], "base64") {
 		return fmt.Errorf("icon src data: URI is not base64 (no ;base64 before the comma)")

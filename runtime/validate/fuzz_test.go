@@ -17,10 +17,7 @@ func fuzzSeeds(f *testing.F) [][]byte {
 	if err != nil {
 		f.Fatal(err)
 	}
-	seeds := [][]byte{data}
-	for _, line := range bytes.Split(data, []byte("\n")) {
-		seeds = append(seeds, line)
-	}
+	seeds := append([][]byte{data}, bytes.Split(data, []byte("\n"))...)
 	for _, s := range []string{
 		"", " \n", "[", "[]", "{}", `{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n" + `{"jsonrpc":"2.0","id":1,"result":{}}`,
 		`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":1,"method":"ping"}]`,
