@@ -430,3 +430,36 @@ func TestLongSessionLeavesNothingBehind(t *testing.T) {
 		t.Fatal("Serve did not return after the client closed")
 	}
 }
+
+// A request that arrives while the session is ending (its handlers still
+// draining) is answered with an error, not dropped: a request received is
+// answered.
+func TestRequestWhileEndingAnswered(t *testing.T) {
+	started, release := make(chan struct{}), make(chan struct{})
+	srv := mcp.NewServer(mcp.Implementation{Name: "hold", Version: "1"})
+	srv.AddTool(mcp.Tool{Name: "hold", InputSchema: []byte(`{"type":"object"}`)},
+		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+			close(started)
+			<-release
+			return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: "held"}}}}, nil
+		})
+	a, b := transport.Pipe()
+	s := session.New(session.Server, a, mcp.NewServerHandler(srv), session.Options{DrainTimeout: time.Minute})
+	p := &peer{t: t, tr: b}
+	p.initialize("2025-11-25")
+	p.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"hold","arguments":{}}}`)
+	<-started
+	session.BeginShutdown(s)
+	p.send(`{"jsonrpc":"2.0","id":8,"method":"tools/list"}`)
+	m := p.recvMsg()
+	if m["id"] != 8.0 || errorCode(t, m) != session.Busy || !strings.Contains(errorMessage(m), "ending") {
+		t.Fatalf("answer %v, want a Busy error to ID 8 saying the session is ending", m)
+	}
+	close(release)
+	if m := p.recvMsg(); m["id"] != 7.0 || m["result"] == nil {
+		t.Fatalf("answer %v, want the result of ID 7", m)
+	}
+	if err := s.Wait(); err != nil {
+		t.Fatalf("Wait: %v", err)
+	}
+}

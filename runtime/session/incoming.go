@@ -36,7 +36,9 @@ func (s *Session) request(m *jsonrpc.Message, inline bool, reply replier) {
 		return
 	}
 	if st == stateClosed {
-		s.answer(reply, nil) // the session is ending: nothing new is handled
+		// The session is ending: nothing new is handled, but what was
+		// received is answered.
+		fail(Busy, "the session is ending: %s not handled", m.Method)
 		return
 	}
 	if s.role == Client && st != stateReady {
@@ -78,7 +80,7 @@ func (s *Session) request(m *jsonrpc.Message, inline bool, reply replier) {
 	s.mu.Lock()
 	if s.state == stateClosed {
 		s.mu.Unlock()
-		s.answer(reply, nil)
+		fail(Busy, "the session is ending: %s not handled", m.Method)
 		return
 	}
 	if _, dup := s.inflight[m.ID]; dup {

@@ -114,7 +114,8 @@ type Options struct {
 const DefaultDrainTimeout = 3 * time.Second
 
 // Busy is the error code for a request refused because MaxInFlight requests
-// are already being handled.
+// are already being handled, or because it arrived while the session was
+// ending.
 const Busy = -32000
 
 // ErrClosed is returned by calls on a closed session.
