@@ -101,6 +101,7 @@ func (s *Session) request(m *jsonrpc.Message, inline bool, reply replier) {
 		res, err := s.run(hc, md, m.Params)
 		s.mu.Lock()
 		delete(s.inflight, m.ID)
+		s.room.Signal() // the reader may wait for room (waitRoom)
 		s.mu.Unlock()
 		byPeer := hc.cancelledByPeer()
 		hc.cancel()

@@ -79,8 +79,12 @@ type Options struct {
 	// Revisions are the revisions this side supports; nil means every one
 	// registered in the binary.
 	Revisions []string
-	// MaxInFlight is the most peer requests handled at once; more are
-	// answered with error -32000. Default 64.
+	// MaxInFlight is the most peer requests handled at once. Default 64.
+	// When that many run, a transport the session reads from (stdio) is not
+	// read until one ends, unless this side awaits answers to its own
+	// calls; requests beyond it that arrive anyway (in a batch, pushed by
+	// the transport as Streamable HTTP does, or while awaiting answers)
+	// are answered with error -32000 (Busy).
 	MaxInFlight int
 	// CallTimeout bounds every outgoing request unless its context has an
 	// earlier deadline; on expiry the request is cancelled (L-15). Default
@@ -156,6 +160,7 @@ type Session struct {
 	logLevel int  // index in logLevels; messages below are not sent
 	ended    bool // the transport is closed, or about to be
 
+	room     sync.Cond      // on mu: signalled when a handler ends, a call starts or the session ends (see waitRoom)
 	handlers sync.WaitGroup // request handlers and batch answers; Add only while not stateClosed
 	work     chan func()    // hands a request to an idle worker goroutine
 	notes    chan note
@@ -204,6 +209,7 @@ func New(role Role, t transport.Transport, h Handler, opts Options) *Session {
 		readDone: make(chan struct{}),
 		done:     make(chan struct{}),
 	}
+	s.room.L = &s.mu
 	if p, ok := t.(transport.Pusher); ok {
 		p.SetPush(s.payload)
 	}
@@ -296,6 +302,7 @@ func (s *Session) shutdown(reason error) {
 		ch <- callResult{err: ErrClosed}
 		delete(s.pending, id)
 	}
+	s.room.Broadcast()
 	s.mu.Unlock()
 	s.stopRead()
 	go s.drain(reason)
@@ -362,6 +369,7 @@ func (s *Session) worker(fn func()) {
 func (s *Session) read() {
 	defer close(s.readDone)
 	for {
+		s.waitRoom()
 		data, err := s.t.Read(s.readCtx)
 		if errors.Is(err, transport.ErrSkipped) {
 			// One payload lost, the connection fine: say so and read on.
@@ -378,6 +386,21 @@ func (s *Session) read() {
 		}
 		s.payload(data, false)
 	}
+}
+
+// waitRoom holds the reader back while MaxInFlight requests are being
+// handled, so that a peer that sends faster than the handlers answer (a
+// file piped into a stdio server) is slowed down by its transport instead
+// of being refused with Busy. It does not wait while this side has calls
+// of its own in flight: their answers must be read, or a handler waiting
+// for one would never end. Requests pushed by the transport
+// (transport.Pusher) are not held back: past MaxInFlight they get Busy.
+func (s *Session) waitRoom() {
+	s.mu.Lock()
+	for len(s.inflight) >= s.opts.MaxInFlight && len(s.pending) == 0 && s.state != stateClosed {
+		s.room.Wait()
+	}
+	s.mu.Unlock()
 }
 
 // notifications runs the notification handlers, one at a time and in
