@@ -495,10 +495,7 @@ func (s *Session) notification(m *jsonrpc.Message) {
 		s.log.Debug("mcp: invalid notification ignored", "method", m.Method, "err", err)
 		return
 	}
-	select {
-	case s.notes <- note{m.Method, m.Params}:
-	case <-s.ctx.Done():
-	}
+	s.queueNote(note{m.Method, m.Params})
 }
 
 func (s *Session) handleNotification(method string, params jsontext.Value) {
