@@ -219,12 +219,11 @@ func (srv *StandardServer) track(ctx context.Context) {
 	srv.mu.Lock()
 	if _, known := srv.sessions[s]; !known {
 		srv.sessions[s] = map[string]bool{}
-		go func() {
-			<-s.Done()
+		s.AfterFunc(func() {
 			srv.mu.Lock()
 			delete(srv.sessions, s)
 			srv.mu.Unlock()
-		}()
+		})
 	}
 	srv.mu.Unlock()
 }

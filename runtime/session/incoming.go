@@ -101,6 +101,7 @@ func (s *Session) request(m *jsonrpc.Message, inline bool, reply replier) {
 		res, err := s.run(hc, md, m.Params)
 		s.mu.Lock()
 		delete(s.inflight, m.ID)
+		s.room.Signal() // the reader may wait for room (waitRoom)
 		s.mu.Unlock()
 		byPeer := hc.cancelledByPeer()
 		hc.cancel()
@@ -494,10 +495,7 @@ func (s *Session) notification(m *jsonrpc.Message) {
 		s.log.Debug("mcp: invalid notification ignored", "method", m.Method, "err", err)
 		return
 	}
-	select {
-	case s.notes <- note{m.Method, m.Params}:
-	case <-s.ctx.Done():
-	}
+	s.queueNote(note{m.Method, m.Params})
 }
 
 func (s *Session) handleNotification(method string, params jsontext.Value) {

@@ -64,6 +64,7 @@ func (s *Session) Call(ctx context.Context, method string, params wire.Appender,
 	if progress != nil {
 		s.progress[id] = progress
 	}
+	s.room.Signal() // a reader waiting for room must read this call's answer
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()

@@ -20,7 +20,9 @@
 // ItemPusher). Requests run on worker goroutines that are reused from
 // request to request, or on the pushing goroutine when the transport says
 // it waits for the answer anyway; notifications are handled one at a time,
-// in order, on a goroutine of their own.
+// in order, on a worker that runs while any are queued (at most 256: past
+// that, whoever delivers the next one waits). While MaxInFlight requests
+// run, the reader does not read on (see Options.MaxInFlight).
 //
 // Ending: when the peer closes the connection, the transport fails, or
 // Close is called, the session stops reading and fails its pending calls
@@ -79,8 +81,12 @@ type Options struct {
 	// Revisions are the revisions this side supports; nil means every one
 	// registered in the binary.
 	Revisions []string
-	// MaxInFlight is the most peer requests handled at once; more are
-	// answered with error -32000. Default 64.
+	// MaxInFlight is the most peer requests handled at once. Default 64.
+	// When that many run, a transport the session reads from (stdio) is not
+	// read until one ends, unless this side awaits answers to its own
+	// calls; requests beyond it that arrive anyway (in a batch, pushed by
+	// the transport as Streamable HTTP does, or while awaiting answers)
+	// are answered with error -32000 (Busy).
 	MaxInFlight int
 	// CallTimeout bounds every outgoing request unless its context has an
 	// earlier deadline; on expiry the request is cancelled (L-15). Default
@@ -153,13 +159,16 @@ type Session struct {
 	pending  map[wire.ID]chan callResult
 	inflight map[wire.ID]*handlerCtx
 	progress map[wire.ID]func(Progress)
-	logLevel int  // index in logLevels; messages below are not sent
-	ended    bool // the transport is closed, or about to be
+	logLevel int      // index in logLevels; messages below are not sent
+	ended    bool     // the transport is closed, or about to be
+	after    []func() // called once the session has ended (AfterFunc)
 
+	room     sync.Cond      // on mu: signalled when a handler ends, a call starts or the session ends (see waitRoom)
 	handlers sync.WaitGroup // request handlers and batch answers; Add only while not stateClosed
 	work     chan func()    // hands a request to an idle worker goroutine
-	notes    chan note
-	readDone chan struct{} // closed when the reader stops
+	noteQ    []note         // notifications waiting for their handler, in order; at most maxQueuedNotes
+	noteBusy bool           // a worker is running noteQ (runNotes)
+	noteRoom sync.Cond      // on mu: signalled when noteQ shrinks or the session has ended
 	done     chan struct{}
 	err      error
 	readErr  error
@@ -200,17 +209,16 @@ func New(role Role, t transport.Transport, h Handler, opts Options) *Session {
 		inflight: map[wire.ID]*handlerCtx{},
 		progress: map[wire.ID]func(Progress){},
 		work:     make(chan func()),
-		notes:    make(chan note, 256),
-		readDone: make(chan struct{}),
 		done:     make(chan struct{}),
 	}
+	s.room.L = &s.mu
+	s.noteRoom.L = &s.mu
 	if p, ok := t.(transport.Pusher); ok {
 		p.SetPush(s.payload)
 	}
 	if p, ok := t.(ItemPusher); ok {
 		p.SetPushItems(s.items)
 	}
-	go s.notifications()
 	go s.read()
 	return s
 }
@@ -263,6 +271,32 @@ func (s *Session) PeerInfo() jsontext.Value {
 // Done is closed when the session has ended.
 func (s *Session) Done() <-chan struct{} { return s.done }
 
+// AfterFunc arranges for f to be called once the session has ended (after
+// Done is closed), on a goroutine of the session's, or on a new one if it
+// has ended already. Unlike a goroutine waiting on Done, it costs no
+// goroutine while the session lives: a server that keeps a record per
+// session can drop it this way.
+func (s *Session) AfterFunc(f func()) {
+	s.mu.Lock()
+	if !s.isDone() { // done is closed under mu, with after taken
+		s.after = append(s.after, f)
+		s.mu.Unlock()
+		return
+	}
+	s.mu.Unlock()
+	go f()
+}
+
+// isDone reports whether done is closed.
+func (s *Session) isDone() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
+
 // Wait blocks until the session ends and returns why: nil when the peer
 // closed the connection or Close was called.
 func (s *Session) Wait() error {
@@ -296,6 +330,7 @@ func (s *Session) shutdown(reason error) {
 		ch <- callResult{err: ErrClosed}
 		delete(s.pending, id)
 	}
+	s.room.Broadcast()
 	s.mu.Unlock()
 	s.stopRead()
 	go s.drain(reason)
@@ -327,13 +362,21 @@ func (s *Session) drain(reason error) {
 	s.cancel()
 	s.mu.Lock()
 	s.ended = true
+	s.noteRoom.Broadcast()
 	s.mu.Unlock()
 	err := s.t.Close()
 	if reason != nil {
 		err = reason
 	}
 	s.err = err
+	s.mu.Lock()
 	close(s.done)
+	after := s.after
+	s.after = nil
+	s.mu.Unlock()
+	for _, f := range after {
+		f()
+	}
 }
 
 // spawn runs fn on an idle worker goroutine, or a new one. Workers wait for
@@ -360,8 +403,8 @@ func (s *Session) worker(fn func()) {
 
 // read is the one reader of the connection.
 func (s *Session) read() {
-	defer close(s.readDone)
 	for {
+		s.waitRoom()
 		data, err := s.t.Read(s.readCtx)
 		if errors.Is(err, transport.ErrSkipped) {
 			// One payload lost, the connection fine: say so and read on.
@@ -380,23 +423,64 @@ func (s *Session) read() {
 	}
 }
 
-// notifications runs the notification handlers, one at a time and in
-// order. Once the reader has stopped, it handles what was queued by then.
-func (s *Session) notifications() {
+// waitRoom holds the reader back while MaxInFlight requests are being
+// handled, so that a peer that sends faster than the handlers answer (a
+// file piped into a stdio server) is slowed down by its transport instead
+// of being refused with Busy. It does not wait while this side has calls
+// of its own in flight: their answers must be read, or a handler waiting
+// for one would never end. Requests pushed by the transport
+// (transport.Pusher) are not held back: past MaxInFlight they get Busy.
+func (s *Session) waitRoom() {
+	s.mu.Lock()
+	for len(s.inflight) >= s.opts.MaxInFlight && len(s.pending) == 0 && s.state != stateClosed {
+		s.room.Wait()
+	}
+	s.mu.Unlock()
+}
+
+// maxQueuedNotes bounds the notifications waiting for their handler: past
+// it, whoever delivers the next one (the reader, or a pushing transport)
+// waits, which slows the peer down.
+const maxQueuedNotes = 256
+
+// queueNote queues a notification for its handler. Notifications are
+// handled one at a time, in order, by runNotes on a worker goroutine that
+// is started when the queue fills from empty: an idle session holds
+// neither a queue nor a goroutine for them.
+func (s *Session) queueNote(n note) {
+	s.mu.Lock()
+	for len(s.noteQ) >= maxQueuedNotes && !s.ended {
+		s.noteRoom.Wait()
+	}
+	if s.ended {
+		s.mu.Unlock()
+		return
+	}
+	s.noteQ = append(s.noteQ, n)
+	start := !s.noteBusy
+	s.noteBusy = true
+	s.mu.Unlock()
+	if start {
+		s.spawn(s.runNotes)
+	}
+}
+
+// runNotes handles the queued notifications until none is left.
+func (s *Session) runNotes() {
 	for {
-		select {
-		case n := <-s.notes:
-			s.handleNotification(n.method, n.params)
-		case <-s.readDone:
-			for {
-				select {
-				case n := <-s.notes:
-					s.handleNotification(n.method, n.params)
-				default:
-					return
-				}
-			}
+		s.mu.Lock()
+		if len(s.noteQ) == 0 {
+			s.noteQ = nil // an idle session keeps no queue
+			s.noteBusy = false
+			s.mu.Unlock()
+			return
 		}
+		n := s.noteQ[0]
+		s.noteQ[0] = note{}
+		s.noteQ = s.noteQ[1:]
+		s.noteRoom.Signal()
+		s.mu.Unlock()
+		s.handleNotification(n.method, n.params)
 	}
 }
 
