@@ -37,6 +37,13 @@ const (
 	clientExcerptLength = 200             // bytes of an error body quoted in an error
 )
 
+// DefaultMaxQueued and DefaultMaxQueuedBytes are the defaults of
+// ClientOptions.MaxQueued and MaxQueuedBytes.
+const (
+	DefaultMaxQueued      = 4096
+	DefaultMaxQueuedBytes = 16 << 20
+)
+
 // ClientOptions configure a Client. The zero value is usable.
 type ClientOptions struct {
 	// HTTPClient sends the requests. Default: a client of its own, on a clone
@@ -60,6 +67,18 @@ type ClientOptions struct {
 	// Logger receives diagnostics (dropped streams, reconnections, the
 	// standalone GET stream's fate). Default: discard.
 	Logger *slog.Logger
+	// MaxQueued and MaxQueuedBytes limit what the Client holds for Read:
+	// the messages its SSE streams delivered that the session has not read
+	// yet (a session stops reading while its notification handler is
+	// behind). When they are reached, the stream's reader waits for Read to
+	// make room, so the server's writes wait too (TCP flow control):
+	// nothing is dropped. A payload always fits an empty queue, whatever
+	// its size; a JSON body, which the Write that POSTed it waits for, is
+	// queued (or pushed to the session) without waiting. Defaults
+	// DefaultMaxQueued payloads and DefaultMaxQueuedBytes; negative means
+	// no limit.
+	MaxQueued      int
+	MaxQueuedBytes int64
 }
 
 // Client is the client side of the Streamable HTTP transport (spec C.3–C.5)
@@ -77,6 +96,10 @@ type ClientOptions struct {
 // initialize request (T-S1) and the negotiated protocol revision from the
 // initialize response itself, and sends them on every later request
 // (T-S2, T-H6); the initialize request is sent without them.
+//
+// What the streams deliver waits in a queue for Read, which is bounded
+// (ClientOptions.MaxQueued, MaxQueuedBytes): when the session does not
+// keep up, the streams are read no further until it does.
 type Client struct {
 	endpoint   string
 	hc         *http.Client
@@ -85,6 +108,8 @@ type Client struct {
 	maxRetries int
 	retry      time.Duration
 	log        *slog.Logger
+	maxQueued  int   // 0: no limit
+	maxBytes   int64 // 0: no limit
 
 	mu   sync.Mutex
 	conn *clientConn // the current connection; replaced by Close after expiry
@@ -103,6 +128,9 @@ type clientConn struct {
 
 	closed     bool
 	queue      [][]byte
+	queueBytes int64         // the bytes of queue
+	waiting    int           // stream readers waiting for room in queue
+	room       chan struct{} // closed by Read when it makes room for waiters
 	sessionID  string
 	expired    bool    // a 404 ended the session (T-S4)
 	version    string  // negotiated revision, from the initialize response
@@ -141,8 +169,18 @@ func NewClient(endpoint string, opts ClientOptions) *Client {
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
+	c.maxQueued = max(orDefaultLimit(opts.MaxQueued, DefaultMaxQueued), 0)
+	c.maxBytes = max(orDefaultLimit(opts.MaxQueuedBytes, DefaultMaxQueuedBytes), 0)
 	c.conn = newClientConn()
 	return c
+}
+
+// orDefaultLimit returns v, or def when v is zero.
+func orDefaultLimit[T int | int64](v, def T) T {
+	if v == 0 {
+		return def
+	}
+	return v
 }
 
 func newClientConn() *clientConn {
@@ -193,6 +231,11 @@ func (c *Client) Read(ctx context.Context) ([]byte, error) {
 			p := g.queue[0]
 			g.queue[0] = nil
 			g.queue = g.queue[1:]
+			g.queueBytes -= int64(len(p))
+			if g.room != nil {
+				close(g.room) // wakes the stream readers waiting for room
+				g.room = nil
+			}
 			c.mu.Unlock()
 			return p, nil
 		}
@@ -492,7 +535,8 @@ func (c *Client) spawn(g *clientConn, f func()) bool {
 // and returns the ids of the responses it carries. With pushable set (a
 // JSON body, which the writer of its POST waits for), the payload goes to
 // the session's push function instead, when the session set one
-// (transport.Pusher).
+// (transport.Pusher). A payload from a stream (pushable unset) first waits
+// until the queue has room for it (ClientOptions.MaxQueued), or g closes.
 func (c *Client) deliver(g *clientConn, data []byte, pushable bool) []wire.ID {
 	var answered []wire.ID
 	c.mu.Lock()
@@ -526,13 +570,46 @@ func (c *Client) deliver(g *clientConn, data []byte, pushable bool) []wire.ID {
 		push(data, false)
 		return answered
 	}
+	if !pushable {
+		// A stream's reader waits for room (ClientOptions.MaxQueued).
+		for !g.closed && c.queueFull(g, len(data)) {
+			if g.room == nil {
+				g.room = make(chan struct{})
+			}
+			room := g.room
+			g.waiting++
+			c.mu.Unlock()
+			select {
+			case <-room:
+			case <-g.done:
+			}
+			c.mu.Lock()
+			g.waiting--
+		}
+		if g.closed {
+			c.mu.Unlock()
+			return answered
+		}
+	}
 	g.queue = append(g.queue, data)
+	g.queueBytes += int64(len(data))
 	select {
 	case g.notify <- struct{}{}:
 	default:
 	}
 	c.mu.Unlock()
 	return answered
+}
+
+// queueFull reports whether a payload of n bytes must wait for room in g's
+// queue: the queue is not empty and holds as many payloads or bytes as the
+// limits allow. c.mu is held.
+func (c *Client) queueFull(g *clientConn, n int) bool {
+	if len(g.queue) == 0 {
+		return false
+	}
+	return c.maxQueued > 0 && len(g.queue) >= c.maxQueued ||
+		c.maxBytes > 0 && g.queueBytes+int64(n) > c.maxBytes
 }
 
 // SetPush implements transport.Pusher: the JSON answers to POSTs go to the
@@ -841,7 +918,7 @@ func (c *Client) Close() error {
 	}
 	sid, version := g.sessionID, g.version
 	g.sessionID = ""
-	g.queue = nil
+	g.queue, g.queueBytes = nil, 0
 	c.mu.Unlock()
 
 	close(g.done)
