@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -351,7 +352,7 @@ func (c *Client) Write(ctx context.Context, data []byte) error {
 	switch {
 	case resp.StatusCode >= 400:
 		stop()
-		err := c.statusError(g, "POST", resp, sid)
+		err := c.statusError(g, "POST", resp, sid, requests)
 		cancelReq()
 		return err
 	case resp.StatusCode/100 != 2:
@@ -453,19 +454,62 @@ func (c *Client) requestError(ctx context.Context, g *clientConn, method string,
 }
 
 // statusError turns an error status into an error, closing the body; a 404
-// to a request that carried the session id sid expires the session.
-func (c *Client) statusError(g *clientConn, method string, resp *http.Response, sid string) error {
-	excerpt := clientBodyExcerpt(resp.Body)
+// to a request that carried the session id sid expires the session. When
+// the body is the server's JSON-RPC error response to one of requests (the
+// ids of the POST's requests), or one without an id (the server could not
+// read it), the error wraps that *jsonrpc.Error: it is the request's answer.
+func (c *Client) statusError(g *clientConn, method string, resp *http.Response, sid string, requests []wire.ID) error {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, clientErrorBodyLength))
 	resp.Body.Close()
 	msg := fmt.Sprintf("streamhttp: %s %s: %s", method, c.endpoint, resp.Status)
-	if excerpt != "" {
+	if excerpt := clientExcerpt(body); excerpt != "" {
 		msg += ": " + excerpt
 	}
+	e := &clientStatusError{msg: msg}
 	if resp.StatusCode == http.StatusNotFound && sid != "" {
 		c.expire(g, sid)
-		return fmt.Errorf("%w (%s)", ErrSessionExpired, msg)
+		e.msg = fmt.Sprintf("%v (%s)", ErrSessionExpired, msg)
+		e.errs = append(e.errs, ErrSessionExpired)
 	}
-	return errors.New(msg)
+	if len(requests) > 0 && clientMediaType(resp.Header.Get("Content-Type")) == "application/json" {
+		if rpcErr := clientErrorAnswer(body, requests); rpcErr != nil {
+			e.errs = append(e.errs, rpcErr)
+		}
+	}
+	return e
+}
+
+// clientErrorBodyLength bounds how much of an error status's body is read.
+const clientErrorBodyLength = 64 << 10
+
+// clientStatusError is the error of a request refused with an error status:
+// its message names the request, the status and the start of the body; it
+// wraps ErrSessionExpired and the server's JSON-RPC error, when there are.
+type clientStatusError struct {
+	msg  string
+	errs []error
+}
+
+func (e *clientStatusError) Error() string   { return e.msg }
+func (e *clientStatusError) Unwrap() []error { return e.errs }
+
+// clientErrorAnswer returns the error of the first error response in body
+// (a message or a batch) whose id is one of requests or absent, or nil.
+func clientErrorAnswer(body []byte, requests []wire.ID) *jsonrpc.Error {
+	items, _, err := jsonrpc.Decode(body, true)
+	if err != nil {
+		return nil
+	}
+	for _, it := range items {
+		m := it.Msg
+		if m == nil || m.Kind != jsonrpc.ErrorResponse || m.Error == nil {
+			continue
+		}
+		if !m.ID.IsValid() || slices.Contains(requests, m.ID) {
+			return m.Error
+		}
+	}
+	return nil
 }
 
 // expire forgets the session id sid if it is still the current one.
@@ -482,6 +526,11 @@ func (c *Client) expire(g *clientConn, sid string) {
 // clientBodyExcerpt returns the start of a body on one line, for an error.
 func clientBodyExcerpt(r io.Reader) string {
 	b, _ := io.ReadAll(io.LimitReader(r, clientExcerptLength+1))
+	return clientExcerpt(b)
+}
+
+// clientExcerpt returns the start of b on one line, for an error.
+func clientExcerpt(b []byte) string {
 	cut := len(b) > clientExcerptLength
 	if cut {
 		b = b[:clientExcerptLength]
@@ -742,7 +791,7 @@ func (c *Client) resume(g *clientConn, st *clientStream, answered func([]wire.ID
 	}
 	defer cancel()
 	if resp.StatusCode != http.StatusOK {
-		err := c.statusError(g, "GET", resp, sid)
+		err := c.statusError(g, "GET", resp, sid, nil)
 		return false, resp.StatusCode >= 500, err
 	}
 	if mt := clientMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
@@ -850,7 +899,7 @@ func (c *Client) getStream(g *clientConn, sid string, ready chan struct{}) {
 			c.log.Debug("streamhttp: the server offers no GET stream (405)")
 			return
 		case resp.StatusCode != http.StatusOK:
-			err = c.statusError(g, "GET", resp, sid)
+			err = c.statusError(g, "GET", resp, sid, nil)
 			cancel()
 			if resp.StatusCode < 500 {
 				c.log.Warn("streamhttp: the GET stream was refused", "err", err)
