@@ -60,7 +60,9 @@ type ClientOptions struct {
 	Header http.Header
 	// MaxRetries is how many times in a row a dropped SSE stream is
 	// reconnected without receiving an event (T-R2). Default
-	// DefaultMaxRetries; negative means never reconnect.
+	// DefaultMaxRetries; negative means never reconnect. The standalone GET
+	// stream, given up after that many failures (dropped connections, 5xx
+	// statuses), is opened again by the next Write.
 	MaxRetries int
 	// DefaultRetry is how long to wait before reconnecting a stream whose
 	// server sent no SSE retry field. Default DefaultClientRetry.
@@ -865,9 +867,10 @@ func (c *Client) maybeOpenGET(g *clientConn) <-chan struct{} {
 
 // getStream keeps the standalone GET stream of session sid open (T-G1):
 // what arrives on it is queued for Read; after a drop it reconnects with
-// Last-Event-ID (T-G3b), up to MaxRetries times in a row without an event.
-// It stops for good on 405 (T-G2, no stream offered), on another error
-// status, when the session changes, and at Close.
+// Last-Event-ID (T-G3b), up to MaxRetries times in a row without an event;
+// after that, or a 5xx status as often, it stops until the next Write opens
+// the stream again. It stops for good on 405 (T-G2, no stream offered), on
+// another error status below 500, when the session changes, and at Close.
 func (c *Client) getStream(g *clientConn, sid string, ready chan struct{}) {
 	var once sync.Once
 	signal := func() { once.Do(func() { close(ready) }) }
@@ -925,7 +928,12 @@ func (c *Client) getStream(g *clientConn, sid string, ready chan struct{}) {
 			failures++
 		}
 		if failures > c.maxRetries {
-			c.log.Warn("streamhttp: giving up on the GET stream", "attempts", failures, "err", clientStreamEnd(err))
+			c.log.Warn("streamhttp: giving up on the GET stream until the next Write", "attempts", failures, "err", clientStreamEnd(err))
+			c.mu.Lock()
+			if g.sessionID == sid {
+				g.getStarted = false // the next Write opens it again
+			}
+			c.mu.Unlock()
 			return
 		}
 		c.log.Debug("streamhttp: reconnecting the GET stream", "lastEventID", st.lastID, "after", clientStreamEnd(err))

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -121,4 +122,45 @@ func TestClientConnectBeyondMaxSessions(t *testing.T) {
 	if !errors.As(err, &rpcErr) || rpcErr.Code != session.Busy {
 		t.Errorf("Connect beyond MaxSessions: %v; want a *jsonrpc.Error with code %d (session.Busy)", err, session.Busy)
 	}
+}
+
+// TestClientGETStreamReopened: a GET stream that failed MaxRetries times
+// in a row (a proxy answering 503 for a while) is opened again by the next
+// Write, instead of never again: what the server sends there later (its
+// requests, list_changed) must not be lost for the rest of the session.
+func TestClientGETStreamReopened(t *testing.T) {
+	leak := clGoroutines(t)
+	ctx := clCtx(t)
+	f, srv := clNewFake(t)
+	f.getStatus = http.StatusServiceUnavailable
+	c := streamhttp.NewClient(srv.URL, streamhttp.ClientOptions{MaxRetries: 1, DefaultRetry: time.Millisecond})
+	clHandshake(ctx, t, c)
+	clWaitFor(t, "two GET attempts", func() bool { return f.count(http.MethodGet) >= 2 })
+	f.mu.Lock()
+	f.getStatus = 0 // the server offers the GET stream again
+	f.mu.Unlock()
+
+	// The session goes on sending; one of its next writes opens the stream.
+	writes := 0
+	clWaitFor(t, "the GET stream reopened", func() bool {
+		writes++
+		if err := c.Write(ctx, []byte(`{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)); err != nil {
+			t.Fatalf("Write: %v", err)
+		}
+		select {
+		case <-f.getOpen:
+			return true
+		default:
+			return false
+		}
+	})
+	f.getCh <- `{"jsonrpc":"2.0","id":"srv-1","method":"roots/list"}`
+	if m := clReadMsg(ctx, t, c); m["id"] != "srv-1" {
+		t.Errorf("got %v, want the server's request sent on the reopened GET stream", m)
+	}
+	if err := c.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	srv.Close()
+	leak()
 }
