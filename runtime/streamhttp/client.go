@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/transport"
 	"github.com/mcpgen/mcpgen/runtime/wire"
@@ -703,6 +704,12 @@ func (c *Client) readStream(g *clientConn, body io.Reader, st *clientStream, ans
 			continue // a priming event (T-P6b)
 		}
 		ids := c.deliver(g, ev.data, false)
+		if answered != nil && len(ids) > 0 && !jsontext.Value(ev.data).IsValid() {
+			// No JSON: the session cannot read whose answer it is, so the
+			// requests are still waiting for theirs (the scan that found
+			// the ids does not check the whole payload).
+			ids = nil
+		}
 		if answered != nil {
 			answered(ids)
 		}

@@ -2,6 +2,7 @@ package streamhttp_test
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -163,4 +164,49 @@ func TestClientGETStreamReopened(t *testing.T) {
 	}
 	srv.Close()
 	leak()
+}
+
+// TestClientSSEBrokenAnswer: an event that names a request's id but is no
+// JSON the session can read does not answer the request (the session
+// cannot tell whose it is): when the stream ends and cannot be resumed,
+// the Client answers the request with an error, as for any lost answer,
+// instead of leaving the call to wait for its timeout. Found by
+// FuzzClientAnswer.
+func TestClientSSEBrokenAnswer(t *testing.T) {
+	tests := []struct {
+		name, data string
+	}{
+		{"bytes that are no JSON", "{\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\"\xda\xda:-32601,\"message\":\"no\"}}"},
+		{"an object cut off", `{"jsonrpc":"2.0","id":3,"result":{"content":[`},
+		{"a duplicate member", `{"jsonrpc":"2.0","id":3,"result":{},"result":{}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := clCtx(t)
+			f, srv := clNewFake(t)
+			f.getStatus = http.StatusMethodNotAllowed
+			f.post = func(w http.ResponseWriter, m clFakeMsg, _ string) bool {
+				if m.Method != "tools/call" {
+					return false
+				}
+				clStartSSE(w)
+				fmt.Fprintf(w, "data: %s\n\n", tt.data) // no event id: no resumption
+				return true
+			}
+			c := clNewClient(srv.URL)
+			defer c.Close()
+			clHandshake(ctx, t, c)
+			if err := c.Write(ctx, []byte(clCall)); err != nil {
+				t.Fatal(err)
+			}
+			if data, err := c.Read(ctx); err != nil || string(data) != tt.data {
+				t.Fatalf("Read: %q, %v; want the event as it came", data, err)
+			}
+			m := clReadMsg(ctx, t, c)
+			e, _ := m["error"].(map[string]any)
+			if m["id"] != 3.0 || e == nil || !strings.Contains(fmt.Sprint(e["message"]), "no response") {
+				t.Errorf("got %v, want the Client's error response for id 3", m)
+			}
+		})
+	}
 }
