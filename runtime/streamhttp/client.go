@@ -264,7 +264,9 @@ func (c *Client) Read(ctx context.Context) ([]byte, error) {
 //
 // A status of 400 or above is an error that names it and quotes the start
 // of the body; a 404 to a request that carried a session id wraps
-// ErrSessionExpired (T-S4). After Close, Write fails with an error
+// ErrSessionExpired (T-S4), and a JSON body that is an error response to
+// one of the POST's requests (or one without an id) has its *jsonrpc.Error
+// wrapped: it is the request's answer. After Close, Write fails with an error
 // wrapping net.ErrClosed.
 //
 // The POST of the initialize request carries neither Mcp-Session-Id nor
