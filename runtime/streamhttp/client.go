@@ -173,18 +173,11 @@ func NewClient(endpoint string, opts ClientOptions) *Client {
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
-	c.maxQueued = max(orDefaultLimit(opts.MaxQueued, DefaultMaxQueued), 0)
-	c.maxBytes = max(orDefaultLimit(opts.MaxQueuedBytes, DefaultMaxQueuedBytes), 0)
+	orDefault(&opts.MaxQueued, DefaultMaxQueued)
+	orDefault(&opts.MaxQueuedBytes, DefaultMaxQueuedBytes)
+	c.maxQueued, c.maxBytes = max(opts.MaxQueued, 0), max(opts.MaxQueuedBytes, 0)
 	c.conn = newClientConn()
 	return c
-}
-
-// orDefaultLimit returns v, or def when v is zero.
-func orDefaultLimit[T int | int64](v, def T) T {
-	if v == 0 {
-		return def
-	}
-	return v
 }
 
 func newClientConn() *clientConn {
