@@ -10,11 +10,13 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/transport"
 	"github.com/mcpgen/mcpgen/runtime/wire"
@@ -37,6 +39,13 @@ const (
 	clientExcerptLength = 200             // bytes of an error body quoted in an error
 )
 
+// DefaultMaxQueued and DefaultMaxQueuedBytes are the defaults of
+// ClientOptions.MaxQueued and MaxQueuedBytes.
+const (
+	DefaultMaxQueued      = 4096
+	DefaultMaxQueuedBytes = 16 << 20
+)
+
 // ClientOptions configure a Client. The zero value is usable.
 type ClientOptions struct {
 	// HTTPClient sends the requests. Default: a client of its own, on a clone
@@ -52,7 +61,9 @@ type ClientOptions struct {
 	Header http.Header
 	// MaxRetries is how many times in a row a dropped SSE stream is
 	// reconnected without receiving an event (T-R2). Default
-	// DefaultMaxRetries; negative means never reconnect.
+	// DefaultMaxRetries; negative means never reconnect. The standalone GET
+	// stream, given up after that many failures (dropped connections, 5xx
+	// statuses), is opened again by the next Write.
 	MaxRetries int
 	// DefaultRetry is how long to wait before reconnecting a stream whose
 	// server sent no SSE retry field. Default DefaultClientRetry.
@@ -60,6 +71,18 @@ type ClientOptions struct {
 	// Logger receives diagnostics (dropped streams, reconnections, the
 	// standalone GET stream's fate). Default: discard.
 	Logger *slog.Logger
+	// MaxQueued and MaxQueuedBytes limit what the Client holds for Read:
+	// the messages its SSE streams delivered that the session has not read
+	// yet (a session stops reading while its notification handler is
+	// behind). When they are reached, the stream's reader waits for Read to
+	// make room, so the server's writes wait too (TCP flow control):
+	// nothing is dropped. A payload always fits an empty queue, whatever
+	// its size; a JSON body, which the Write that POSTed it waits for, is
+	// queued (or pushed to the session) without waiting. Defaults
+	// DefaultMaxQueued payloads and DefaultMaxQueuedBytes; negative means
+	// no limit.
+	MaxQueued      int
+	MaxQueuedBytes int64
 }
 
 // Client is the client side of the Streamable HTTP transport (spec C.3–C.5)
@@ -77,6 +100,10 @@ type ClientOptions struct {
 // initialize request (T-S1) and the negotiated protocol revision from the
 // initialize response itself, and sends them on every later request
 // (T-S2, T-H6); the initialize request is sent without them.
+//
+// What the streams deliver waits in a queue for Read, which is bounded
+// (ClientOptions.MaxQueued, MaxQueuedBytes): when the session does not
+// keep up, the streams are read no further until it does.
 type Client struct {
 	endpoint   string
 	hc         *http.Client
@@ -85,6 +112,8 @@ type Client struct {
 	maxRetries int
 	retry      time.Duration
 	log        *slog.Logger
+	maxQueued  int   // 0: no limit
+	maxBytes   int64 // 0: no limit
 
 	mu   sync.Mutex
 	conn *clientConn // the current connection; replaced by Close after expiry
@@ -103,6 +132,9 @@ type clientConn struct {
 
 	closed     bool
 	queue      [][]byte
+	queueBytes int64         // the bytes of queue
+	waiting    int           // stream readers waiting for room in queue
+	room       chan struct{} // closed by Read when it makes room for waiters
 	sessionID  string
 	expired    bool    // a 404 ended the session (T-S4)
 	version    string  // negotiated revision, from the initialize response
@@ -141,6 +173,9 @@ func NewClient(endpoint string, opts ClientOptions) *Client {
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
+	orDefault(&opts.MaxQueued, DefaultMaxQueued)
+	orDefault(&opts.MaxQueuedBytes, DefaultMaxQueuedBytes)
+	c.maxQueued, c.maxBytes = max(opts.MaxQueued, 0), max(opts.MaxQueuedBytes, 0)
 	c.conn = newClientConn()
 	return c
 }
@@ -193,6 +228,11 @@ func (c *Client) Read(ctx context.Context) ([]byte, error) {
 			p := g.queue[0]
 			g.queue[0] = nil
 			g.queue = g.queue[1:]
+			g.queueBytes -= int64(len(p))
+			if g.room != nil {
+				close(g.room) // wakes the stream readers waiting for room
+				g.room = nil
+			}
 			c.mu.Unlock()
 			return p, nil
 		}
@@ -217,7 +257,9 @@ func (c *Client) Read(ctx context.Context) ([]byte, error) {
 //
 // A status of 400 or above is an error that names it and quotes the start
 // of the body; a 404 to a request that carried a session id wraps
-// ErrSessionExpired (T-S4). After Close, Write fails with an error
+// ErrSessionExpired (T-S4), and a JSON body that is an error response to
+// one of the POST's requests (or one without an id) has its *jsonrpc.Error
+// wrapped: it is the request's answer. After Close, Write fails with an error
 // wrapping net.ErrClosed.
 //
 // The POST of the initialize request carries neither Mcp-Session-Id nor
@@ -308,7 +350,7 @@ func (c *Client) Write(ctx context.Context, data []byte) error {
 	switch {
 	case resp.StatusCode >= 400:
 		stop()
-		err := c.statusError(g, "POST", resp, sid)
+		err := c.statusError(g, "POST", resp, sid, requests)
 		cancelReq()
 		return err
 	case resp.StatusCode/100 != 2:
@@ -410,19 +452,62 @@ func (c *Client) requestError(ctx context.Context, g *clientConn, method string,
 }
 
 // statusError turns an error status into an error, closing the body; a 404
-// to a request that carried the session id sid expires the session.
-func (c *Client) statusError(g *clientConn, method string, resp *http.Response, sid string) error {
-	excerpt := clientBodyExcerpt(resp.Body)
+// to a request that carried the session id sid expires the session. When
+// the body is the server's JSON-RPC error response to one of requests (the
+// ids of the POST's requests), or one without an id (the server could not
+// read it), the error wraps that *jsonrpc.Error: it is the request's answer.
+func (c *Client) statusError(g *clientConn, method string, resp *http.Response, sid string, requests []wire.ID) error {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, clientErrorBodyLength))
 	resp.Body.Close()
 	msg := fmt.Sprintf("streamhttp: %s %s: %s", method, c.endpoint, resp.Status)
-	if excerpt != "" {
+	if excerpt := clientExcerpt(body); excerpt != "" {
 		msg += ": " + excerpt
 	}
+	e := &clientStatusError{msg: msg}
 	if resp.StatusCode == http.StatusNotFound && sid != "" {
 		c.expire(g, sid)
-		return fmt.Errorf("%w (%s)", ErrSessionExpired, msg)
+		e.msg = fmt.Sprintf("%v (%s)", ErrSessionExpired, msg)
+		e.errs = append(e.errs, ErrSessionExpired)
 	}
-	return errors.New(msg)
+	if len(requests) > 0 && clientMediaType(resp.Header.Get("Content-Type")) == "application/json" {
+		if rpcErr := clientErrorAnswer(body, requests); rpcErr != nil {
+			e.errs = append(e.errs, rpcErr)
+		}
+	}
+	return e
+}
+
+// clientErrorBodyLength bounds how much of an error status's body is read.
+const clientErrorBodyLength = 64 << 10
+
+// clientStatusError is the error of a request refused with an error status:
+// its message names the request, the status and the start of the body; it
+// wraps ErrSessionExpired and the server's JSON-RPC error, when there are.
+type clientStatusError struct {
+	msg  string
+	errs []error
+}
+
+func (e *clientStatusError) Error() string   { return e.msg }
+func (e *clientStatusError) Unwrap() []error { return e.errs }
+
+// clientErrorAnswer returns the error of the first error response in body
+// (a message or a batch) whose id is one of requests or absent, or nil.
+func clientErrorAnswer(body []byte, requests []wire.ID) *jsonrpc.Error {
+	items, _, err := jsonrpc.Decode(body, true)
+	if err != nil {
+		return nil
+	}
+	for _, it := range items {
+		m := it.Msg
+		if m == nil || m.Kind != jsonrpc.ErrorResponse || m.Error == nil {
+			continue
+		}
+		if !m.ID.IsValid() || slices.Contains(requests, m.ID) {
+			return m.Error
+		}
+	}
+	return nil
 }
 
 // expire forgets the session id sid if it is still the current one.
@@ -439,6 +524,11 @@ func (c *Client) expire(g *clientConn, sid string) {
 // clientBodyExcerpt returns the start of a body on one line, for an error.
 func clientBodyExcerpt(r io.Reader) string {
 	b, _ := io.ReadAll(io.LimitReader(r, clientExcerptLength+1))
+	return clientExcerpt(b)
+}
+
+// clientExcerpt returns the start of b on one line, for an error.
+func clientExcerpt(b []byte) string {
 	cut := len(b) > clientExcerptLength
 	if cut {
 		b = b[:clientExcerptLength]
@@ -492,7 +582,8 @@ func (c *Client) spawn(g *clientConn, f func()) bool {
 // and returns the ids of the responses it carries. With pushable set (a
 // JSON body, which the writer of its POST waits for), the payload goes to
 // the session's push function instead, when the session set one
-// (transport.Pusher).
+// (transport.Pusher). A payload from a stream (pushable unset) first waits
+// until the queue has room for it (ClientOptions.MaxQueued), or g closes.
 func (c *Client) deliver(g *clientConn, data []byte, pushable bool) []wire.ID {
 	var answered []wire.ID
 	c.mu.Lock()
@@ -526,13 +617,46 @@ func (c *Client) deliver(g *clientConn, data []byte, pushable bool) []wire.ID {
 		push(data, false)
 		return answered
 	}
+	if !pushable {
+		// A stream's reader waits for room (ClientOptions.MaxQueued).
+		for !g.closed && c.queueFull(g, len(data)) {
+			if g.room == nil {
+				g.room = make(chan struct{})
+			}
+			room := g.room
+			g.waiting++
+			c.mu.Unlock()
+			select {
+			case <-room:
+			case <-g.done:
+			}
+			c.mu.Lock()
+			g.waiting--
+		}
+		if g.closed {
+			c.mu.Unlock()
+			return answered
+		}
+	}
 	g.queue = append(g.queue, data)
+	g.queueBytes += int64(len(data))
 	select {
 	case g.notify <- struct{}{}:
 	default:
 	}
 	c.mu.Unlock()
 	return answered
+}
+
+// queueFull reports whether a payload of n bytes must wait for room in g's
+// queue: the queue is not empty and holds as many payloads or bytes as the
+// limits allow. c.mu is held.
+func (c *Client) queueFull(g *clientConn, n int) bool {
+	if len(g.queue) == 0 {
+		return false
+	}
+	return c.maxQueued > 0 && len(g.queue) >= c.maxQueued ||
+		c.maxBytes > 0 && g.queueBytes+int64(n) > c.maxBytes
 }
 
 // SetPush implements transport.Pusher: the JSON answers to POSTs go to the
@@ -575,6 +699,12 @@ func (c *Client) readStream(g *clientConn, body io.Reader, st *clientStream, ans
 			continue // a priming event (T-P6b)
 		}
 		ids := c.deliver(g, ev.data, false)
+		if answered != nil && len(ids) > 0 && !jsontext.Value(ev.data).IsValid() {
+			// No JSON: the session cannot read whose answer it is, so the
+			// requests are still waiting for theirs (the scan that found
+			// the ids does not check the whole payload).
+			ids = nil
+		}
 		if answered != nil {
 			answered(ids)
 		}
@@ -665,7 +795,7 @@ func (c *Client) resume(g *clientConn, st *clientStream, answered func([]wire.ID
 	}
 	defer cancel()
 	if resp.StatusCode != http.StatusOK {
-		err := c.statusError(g, "GET", resp, sid)
+		err := c.statusError(g, "GET", resp, sid, nil)
 		return false, resp.StatusCode >= 500, err
 	}
 	if mt := clientMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
@@ -739,9 +869,10 @@ func (c *Client) maybeOpenGET(g *clientConn) <-chan struct{} {
 
 // getStream keeps the standalone GET stream of session sid open (T-G1):
 // what arrives on it is queued for Read; after a drop it reconnects with
-// Last-Event-ID (T-G3b), up to MaxRetries times in a row without an event.
-// It stops for good on 405 (T-G2, no stream offered), on another error
-// status, when the session changes, and at Close.
+// Last-Event-ID (T-G3b), up to MaxRetries times in a row without an event;
+// after that, or a 5xx status as often, it stops until the next Write opens
+// the stream again. It stops for good on 405 (T-G2, no stream offered), on
+// another error status below 500, when the session changes, and at Close.
 func (c *Client) getStream(g *clientConn, sid string, ready chan struct{}) {
 	var once sync.Once
 	signal := func() { once.Do(func() { close(ready) }) }
@@ -773,7 +904,7 @@ func (c *Client) getStream(g *clientConn, sid string, ready chan struct{}) {
 			c.log.Debug("streamhttp: the server offers no GET stream (405)")
 			return
 		case resp.StatusCode != http.StatusOK:
-			err = c.statusError(g, "GET", resp, sid)
+			err = c.statusError(g, "GET", resp, sid, nil)
 			cancel()
 			if resp.StatusCode < 500 {
 				c.log.Warn("streamhttp: the GET stream was refused", "err", err)
@@ -799,7 +930,12 @@ func (c *Client) getStream(g *clientConn, sid string, ready chan struct{}) {
 			failures++
 		}
 		if failures > c.maxRetries {
-			c.log.Warn("streamhttp: giving up on the GET stream", "attempts", failures, "err", clientStreamEnd(err))
+			c.log.Warn("streamhttp: giving up on the GET stream until the next Write", "attempts", failures, "err", clientStreamEnd(err))
+			c.mu.Lock()
+			if g.sessionID == sid {
+				g.getStarted = false // the next Write opens it again
+			}
+			c.mu.Unlock()
 			return
 		}
 		c.log.Debug("streamhttp: reconnecting the GET stream", "lastEventID", st.lastID, "after", clientStreamEnd(err))
@@ -841,7 +977,7 @@ func (c *Client) Close() error {
 	}
 	sid, version := g.sessionID, g.version
 	g.sessionID = ""
-	g.queue = nil
+	g.queue, g.queueBytes = nil, 0
 	c.mu.Unlock()
 
 	close(g.done)

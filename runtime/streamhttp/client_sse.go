@@ -22,7 +22,10 @@ import (
 // blank line dispatches the event; data lines are joined with "\n"; an
 // event cut off by the end of the stream is discarded.
 type clientSSE struct {
-	sc       *bufio.Scanner
+	br       *bufio.Reader
+	long     []byte // a line longer than what br holds, assembled
+	skipLF   bool   // the last line ended in a CR at the end of br's data
+	err      error  // the read error, once there was one
 	first    bool   // before the first line (a BOM is skipped)
 	idBuf    string // the last event ID buffer
 	lastID   string // the id of the last dispatched event
@@ -36,44 +39,94 @@ type clientSSEEvent struct {
 	data []byte // nil or empty for an event without data, such as priming
 }
 
+// clientSSEKeep is the most of a long line's buffer a clientSSE keeps for
+// the next line: a stream that once carried a big event (a GET stream lasts
+// as long as its session) does not hold a buffer of that size.
+const clientSSEKeep = 64 << 10
+
 // newClientSSE reads r, which continues a stream whose last event id was
 // lastID.
 func newClientSSE(r io.Reader, lastID string) *clientSSE {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 4096), clientMaxPayload)
-	sc.Split(clientSplitLines())
-	return &clientSSE{sc: sc, first: true, idBuf: lastID, lastID: lastID}
+	return &clientSSE{br: bufio.NewReaderSize(r, 4096), first: true, idBuf: lastID, lastID: lastID}
 }
 
-// clientSplitLines splits at CRLF, LF and CR.
-func clientSplitLines() bufio.SplitFunc {
-	skipLF := false // the previous line ended in a CR at the end of the data
-	return func(data []byte, atEOF bool) (int, []byte, error) {
-		adv := 0
-		if skipLF && len(data) > 0 {
-			skipLF = false
-			if data[0] == '\n' {
-				adv, data = 1, data[1:]
-			}
-		}
-		if i := bytes.IndexAny(data, "\r\n"); i >= 0 {
-			if data[i] == '\n' {
-				return adv + i + 1, data[:i], nil
-			}
-			if i+1 < len(data) {
-				if data[i+1] == '\n' {
-					return adv + i + 2, data[:i], nil
-				}
-				return adv + i + 1, data[:i], nil
-			}
-			skipLF = true
-			return adv + i + 1, data[:i], nil
-		}
-		if atEOF && len(data) > 0 {
-			return adv + len(data), data, nil
-		}
-		return adv, nil, nil
+// line returns the next line without its end (CRLF, LF or CR), valid until
+// the next call, or the read error: io.EOF at the end of the stream. A last
+// line without an end is a line. Lines are at most clientMaxPayload bytes.
+// A line that fits br's buffer is not copied; a longer one is assembled in
+// r.long.
+func (r *clientSSE) line() ([]byte, error) {
+	if r.err != nil {
+		return nil, r.err
 	}
+	if cap(r.long) > clientSSEKeep {
+		r.long = nil
+	}
+	r.long = r.long[:0]
+	long := false // the line so far is in r.long
+	searched := 0 // bytes of br's data without a line end
+	for {
+		b, err := r.br.Peek(searched + 1)
+		if len(b) <= searched {
+			// The end of the stream (or a read error): what is left is
+			// the last line.
+			r.err = err
+			if len(b) == 0 && !long {
+				return nil, err
+			}
+			return r.take(b, len(b), long)
+		}
+		b, _ = r.br.Peek(r.br.Buffered())
+		if r.skipLF {
+			r.skipLF = false
+			if b[0] == '\n' {
+				_, _ = r.br.Discard(1)
+				continue
+			}
+		}
+		i := bytes.IndexAny(b[searched:], "\r\n")
+		if i < 0 {
+			if len(b) < r.br.Size() {
+				searched = len(b) // read more into br's buffer
+				continue
+			}
+			// br's buffer is full: the line goes on in r.long.
+			if _, err := r.take(b, len(b), true); err != nil {
+				return nil, err
+			}
+			long, searched = true, 0
+			continue
+		}
+		i += searched
+		adv := i + 1
+		if b[i] == '\r' {
+			if i+1 == len(b) {
+				r.skipLF = true // an LF may follow in the next read
+			} else if b[i+1] == '\n' {
+				adv++
+			}
+		}
+		line, err := r.take(b[:i], adv, long)
+		if err != nil {
+			return nil, err
+		}
+		return line, nil
+	}
+}
+
+// take consumes n bytes of br's data and returns line, its start; with
+// long set, line is appended to r.long, and r.long returned.
+func (r *clientSSE) take(line []byte, n int, long bool) ([]byte, error) {
+	if long {
+		if len(r.long)+len(line) > clientMaxPayload {
+			r.err = fmt.Errorf("streamhttp: SSE line longer than %d bytes", clientMaxPayload)
+			return nil, r.err
+		}
+		r.long = append(r.long, line...)
+		line = r.long
+	}
+	_, _ = r.br.Discard(n)
+	return line, nil
 }
 
 var errClientEventTooLarge = fmt.Errorf("streamhttp: SSE event larger than %d bytes", clientMaxPayload)
@@ -88,8 +141,14 @@ func (r *clientSSE) next() (clientSSEEvent, error) {
 		hasData bool
 		fields  bool
 	)
-	for r.sc.Scan() {
-		line := r.sc.Bytes()
+	for {
+		line, err := r.line()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return clientSSEEvent{}, io.EOF
+			}
+			return clientSSEEvent{}, err
+		}
 		if r.first {
 			r.first = false
 			line = bytes.TrimPrefix(line, []byte("\uFEFF"))
@@ -131,13 +190,6 @@ func (r *clientSSE) next() (clientSSEEvent, error) {
 		}
 		fields = true
 	}
-	if err := r.sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return clientSSEEvent{}, fmt.Errorf("streamhttp: SSE line longer than %d bytes", clientMaxPayload)
-		}
-		return clientSSEEvent{}, err
-	}
-	return clientSSEEvent{}, io.EOF
 }
 
 // clientDigits parses a retry value: ASCII digits only. Values beyond an

@@ -36,3 +36,21 @@ func HeldBy(s *Server, sid string) (h Held, ok bool) {
 	}
 	return h, true
 }
+
+// Queued is what a Client holds for Read, for tests: the payloads and
+// their bytes, and how many stream readers wait for room.
+type Queued struct {
+	Payloads, Bytes, Waiting int
+}
+
+// QueuedBy reports what c holds for Read.
+func QueuedBy(c *Client) Queued {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	g := c.conn
+	q := Queued{Payloads: len(g.queue), Waiting: g.waiting}
+	for _, p := range g.queue {
+		q.Bytes += len(p)
+	}
+	return q
+}

@@ -35,7 +35,13 @@
 // A request the transport refuses (a bad header, no such session, a body
 // too large, …) gets an HTTP error status and JSON-RPC error responses that
 // carry the ids of the body's requests, when they could be read; see
-// ServeHTTP.
+// ServeHTTP. The Client gives such an error response to its caller: the
+// error of its Write wraps the *jsonrpc.Error.
+//
+// The Client's memory is bounded too: what its streams deliver waits for
+// Read in a queue limited by ClientOptions.MaxQueued and MaxQueuedBytes
+// (past them, it reads its streams no further until Read makes room), and
+// a message, JSON body or SSE event, is at most 64 MiB.
 package streamhttp
 
 import (
