@@ -308,18 +308,11 @@ func TestProgressTokensForgotten(t *testing.T) {
 	for i := range 1000 { // warm up pools and workers
 		call(i)
 	}
-	heap := func() uint64 {
-		var ms runtime.MemStats
-		runtime.GC()
-		runtime.GC()
-		runtime.ReadMemStats(&ms)
-		return ms.HeapAlloc
-	}
-	before := heap()
+	before := liveHeap()
 	for i := range n {
 		call(1000 + i)
 	}
-	after := heap()
+	after := liveHeap()
 	const bound = n * 16 // well under the ~60 B per request that leaked
 	if after > before && after-before > bound {
 		t.Errorf("heap grew by %d B over %d requests with progress tokens (bound %d B)", after-before, n, bound)
@@ -403,18 +396,11 @@ func TestLongSessionLeavesNothingBehind(t *testing.T) {
 	for i := range 300 { // warm up pools and workers
 		round(i)
 	}
-	heap := func() uint64 {
-		var ms runtime.MemStats
-		runtime.GC()
-		runtime.GC()
-		runtime.ReadMemStats(&ms)
-		return ms.HeapAlloc
-	}
-	before := heap()
+	before := liveHeap()
 	for i := range n {
 		round(i)
 	}
-	after := heap()
+	after := liveHeap()
 	if bound := uint64(n * 16); after > before && after-before > bound {
 		t.Errorf("heap grew by %d B over %d calls (bound %d B)", after-before, n, bound)
 	}
@@ -538,4 +524,14 @@ func TestReaderReadsAnswersWhileFull(t *testing.T) {
 	if err := <-served; err != nil {
 		t.Fatalf("Serve: %v", err)
 	}
+}
+
+// liveHeap returns the bytes of live heap objects, after collecting twice
+// (the second collection frees what the first one's finalizers released).
+func liveHeap() uint64 {
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
 }
