@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	mcp "github.com/mcpgen/mcpgen/protocol/mcp20251125"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/session"
@@ -286,5 +287,78 @@ func TestClientGETStreamGone(t *testing.T) {
 	}
 	if !sink.waitLog(t, `"mark"`) {
 		t.Fatalf("no notification after the GET stream was refused with 410; server holds %+v", heldBy(t, h, c.SessionID()))
+	}
+}
+
+// TestClientGETResumptionRefused checks what the Client does when the
+// resumption of its GET stream is refused: after 410 Gone it opens a fresh
+// stream without Last-Event-ID, on which notifications flow again; after
+// 404 the session has expired, and after 405 the server offers no GET
+// stream: no fresh stream is opened.
+func TestClientGETResumptionRefused(t *testing.T) {
+	tests := []struct {
+		status    int
+		wantFresh bool
+	}{
+		{http.StatusGone, true},
+		{http.StatusNotFound, false},
+		{http.StatusMethodNotAllowed, false},
+	}
+	for _, tt := range tests {
+		t.Run(http.StatusText(tt.status), func(t *testing.T) {
+			ctx := clCtx(t)
+			f, srv := clNewFake(t)
+			f.sse = true
+			f.resumeStatus = tt.status
+			c := clNewClient(srv.URL)
+			defer c.Close()
+			clHandshake(ctx, t, c)
+			select {
+			case <-f.getOpen:
+			case <-ctx.Done():
+				t.Fatal("no GET stream")
+			}
+			f.getCh <- `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`
+			clReadMsg(ctx, t, c)
+			f.getCh <- "DROP" // the client resumes, and is refused
+			gets := func() (fresh, resumed int) {
+				for _, r := range f.requests() {
+					if r.httpMethod != http.MethodGet {
+						continue
+					}
+					if r.header.Get("Last-Event-ID") == "" {
+						fresh++
+					} else {
+						resumed++
+					}
+				}
+				return fresh, resumed
+			}
+			clWaitFor(t, "the resumption", func() bool { _, resumed := gets(); return resumed > 0 })
+			if tt.wantFresh {
+				select {
+				case <-f.getOpen:
+				case <-ctx.Done():
+					t.Fatal("no fresh GET stream after the 410")
+				}
+				f.getCh <- `{"jsonrpc":"2.0","method":"notifications/prompts/list_changed"}`
+				if m := clReadMsg(ctx, t, c); m["method"] != "notifications/prompts/list_changed" {
+					t.Errorf("got %v, want the notification sent on the fresh stream", m)
+				}
+			} else {
+				clExpectNothing(t, c, 100*time.Millisecond)
+			}
+			fresh, resumed := gets()
+			want := map[string]int{"fresh": 1, "resumed": 1}
+			if tt.wantFresh {
+				want["fresh"] = 2
+			}
+			if diff := cmp.Diff(want, map[string]int{"fresh": fresh, "resumed": resumed}); diff != "" {
+				t.Errorf("GET requests (-want +got):\n%s", diff)
+			}
+			if expired := c.SessionID() == ""; expired != (tt.status == http.StatusNotFound) {
+				t.Errorf("session expired: %v, want %v", expired, tt.status == http.StatusNotFound)
+			}
+		})
 	}
 }
