@@ -32,8 +32,16 @@ type cutOnce struct {
 	primed chan struct{}
 	cut    chan struct{}
 
-	mu   sync.Mutex
-	used bool
+	mu    sync.Mutex
+	used  bool
+	fresh int // GET streams opened without Last-Event-ID
+}
+
+// freshGETs returns how many GET streams without Last-Event-ID opened.
+func (c *cutOnce) freshGETs() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.fresh
 }
 
 func newCutOnce(match func(r *http.Request, body []byte) bool) *cutOnce {
@@ -56,6 +64,9 @@ func (c *cutOnce) RoundTrip(r *http.Request) (*http.Response, error) {
 		return resp, err
 	}
 	c.mu.Lock()
+	if r.Method == http.MethodGet && r.Header.Get("Last-Event-ID") == "" && resp.StatusCode == http.StatusOK {
+		c.fresh++
+	}
 	take := !c.used && resp.StatusCode == http.StatusOK && c.match(r, body)
 	if take {
 		c.used = true
@@ -282,6 +293,11 @@ func TestClientGETStreamGone(t *testing.T) {
 	}
 	waitFlushed(t, h, c.SessionID())
 	close(rt.cut) // the client resumes from the priming event: 410
+	// Then it opens a fresh stream (the server took it: the cut one is
+	// detached, so nothing more is written to it).
+	if !waitFor(10*time.Second, func() bool { return rt.freshGETs() == 2 }) {
+		t.Fatalf("no fresh GET stream after the 410: %d opened", rt.freshGETs())
+	}
 	if _, err := cs.CallTool(ctx, &mcp.CallToolRequestParams{Name: "mark", Arguments: []byte(`{}`)}); err != nil {
 		t.Fatal(err)
 	}

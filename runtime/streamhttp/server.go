@@ -1065,8 +1065,10 @@ func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq 
 	dl := c.writeDeadline(w)
 	timed := c.arm(dl)
 	if timed {
-		// Not left to expire on a connection that is kept alive.
-		defer dl.SetWriteDeadline(time.Time{})
+		// The end of the response (written once this returns, possibly
+		// after a long wait for events) gets a fresh limit; net/http
+		// clears it after the response.
+		defer c.arm(dl)
 	}
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
