@@ -14,6 +14,10 @@
 // characters are always escaped inside strings and never used as
 // whitespace), so such a payload is a programming error. Neither side
 // checks that the payload is UTF-8 or JSON: that is the codec's business.
+//
+// A peer that stops reading, while it keeps its end open, makes a Write
+// block once the pipe is full; WithWriteTimeout bounds that wait, so that a
+// session that ends is not held up by the answers it cannot deliver.
 package stdio
 
 import (
@@ -58,6 +62,8 @@ type config struct {
 	stderrSet bool
 	grace     time.Duration
 	bufSize   int // the reader's buffer; 0 is 64 KiB (tests set it small)
+	// writeTimeout bounds each Write; 0 is no limit.
+	writeTimeout time.Duration
 }
 
 func newConfig(opts []Option) config {
@@ -98,6 +104,33 @@ func WithGrace(d time.Duration) Option {
 	}
 }
 
+// WithWriteTimeout bounds each Write to d (default: no limit; d <= 0 keeps
+// that). A peer that stops reading while it keeps its end open makes
+// writes block once the pipe is full; with no limit, a write then waits
+// until the peer reads or Close closes the writer, and a session that ends
+// waits for the answers it is writing, so Serve does not return. With d, a
+// write that has not completed within d fails with an error wrapping
+// os.ErrDeadlineExceeded that says the peer is not reading; the line may be
+// cut off, so the transport is broken: later Writes fail the same way at
+// once, and Read returns that error, which ends a session over it.
+//
+// On a writer with write deadlines (an *os.File that the runtime poller
+// handles, such as the pipes of Command or os.Pipe; anything with a
+// SetWriteDeadline method that works) the limit is a deadline set before
+// each write. Otherwise (os.Stdout is usually a blocking file without
+// deadlines) each write runs on a goroutine of the Transport and Write
+// stops waiting for it after d; a write that never returns keeps that
+// goroutine until Close makes it return, if closing the writer does.
+//
+// No limit is the default because a client may stop reading for a while on
+// purpose: it holds back a server that sends faster than it can handle.
+// Choose d longer than such pauses.
+func WithWriteTimeout(d time.Duration) Option {
+	return func(c *config) {
+		c.writeTimeout = max(d, 0)
+	}
+}
+
 // Transport is a newline-delimited JSON transport over a reader and a
 // writer. It implements transport.Transport.
 type Transport struct {
@@ -114,6 +147,18 @@ type Transport struct {
 	// honours ctx.
 	sem  chan struct{}
 	wbuf []byte
+	// WithWriteTimeout: the limit, w's deadlines when it has them, and
+	// otherwise the goroutine that writes (writeLoop: wreq, wres) and the
+	// timer that bounds the wait for it. Guarded by sem.
+	wtimeout time.Duration
+	dl       writeDeadliner
+	wreq     chan []byte
+	wres     chan writeResult
+	wtimer   *time.Timer
+	// werr is set (under sem) when a write timed out, before wfailed is
+	// closed: the transport is broken.
+	werr    error
+	wfailed chan struct{}
 
 	// Reading: readLoop runs in its own goroutine, started by the first Read,
 	// and hands each line (or a non-fatal error) over lines. When it stops it
@@ -134,6 +179,14 @@ type readResult struct {
 	data []byte
 	err  error
 }
+
+type writeResult struct {
+	n   int
+	err error
+}
+
+// writeDeadliner is a writer with write deadlines, as *os.File.
+type writeDeadliner interface{ SetWriteDeadline(time.Time) error }
 
 var _ transport.Transport = (*Transport)(nil)
 
@@ -168,15 +221,21 @@ func newTransport(r io.Reader, w io.Writer, c config) *Transport {
 	if c.maxSize+2 < bufSize {
 		bufSize = c.maxSize + 2
 	}
-	return &Transport{
+	t := &Transport{
 		max:        c.maxSize,
 		br:         bufio.NewReaderSize(r, bufSize),
 		w:          w,
 		sem:        make(chan struct{}, 1),
+		wtimeout:   c.writeTimeout,
+		wfailed:    make(chan struct{}),
 		lines:      make(chan readResult),
 		readerDone: make(chan struct{}),
 		done:       make(chan struct{}),
 	}
+	if d, ok := w.(writeDeadliner); ok && t.wtimeout > 0 && d.SetWriteDeadline(time.Time{}) == nil {
+		t.dl = d // a file without deadlines says so (os.ErrNoDeadline)
+	}
+	return t
 }
 
 // same reports whether a and b are the same comparable value.
@@ -217,6 +276,8 @@ func (t *Transport) Read(ctx context.Context) ([]byte, error) {
 		return nil, ctx.Err()
 	case <-t.done:
 		return nil, io.EOF
+	case <-t.wfailed:
+		return nil, t.werr
 	}
 }
 
@@ -343,8 +404,9 @@ func blank(line []byte) bool {
 // interleave. data must be non-empty and contain no raw "\n" or "\r" byte
 // (an error wrapping ErrInvalidMessage otherwise). ctx is honoured while
 // waiting for another Write to finish; the underlying Write itself cannot be
-// interrupted except by Close (for writers whose Close does that). After
-// Close, Write returns an error wrapping net.ErrClosed.
+// interrupted except by Close (for writers whose Close does that) or by
+// WithWriteTimeout. After Close, Write returns an error wrapping
+// net.ErrClosed.
 func (t *Transport) Write(ctx context.Context, data []byte) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -365,9 +427,26 @@ func (t *Transport) Write(ctx context.Context, data []byte) error {
 		return errClosed
 	default:
 	}
+	if t.werr != nil {
+		return t.werr
+	}
 	buf := append(append(t.wbuf[:0], data...), '\n')
-	n, err := t.w.Write(buf)
-	if cap(buf) <= 1<<20 {
+	var (
+		n     int
+		err   error
+		owned = true // buf is not held by a write still under way
+	)
+	switch {
+	case t.wtimeout <= 0:
+		n, err = t.w.Write(buf)
+	case t.dl != nil:
+		if err = t.dl.SetWriteDeadline(time.Now().Add(t.wtimeout)); err == nil {
+			n, err = t.w.Write(buf)
+		}
+	default:
+		n, owned, err = t.writeAsync(buf)
+	}
+	if cap(buf) <= 1<<20 && owned {
 		t.wbuf = buf[:0]
 	} else {
 		t.wbuf = nil // do not keep a huge buffer for the next small message
@@ -376,9 +455,59 @@ func (t *Transport) Write(ctx context.Context, data []byte) error {
 		err = io.ErrShortWrite
 	}
 	if err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			// The line may be cut off: nothing more can be framed.
+			t.werr = fmt.Errorf("stdio: write: the peer is not reading: a %d-byte line was not written within %v, so the transport is broken: %w", len(buf), t.wtimeout, err)
+			close(t.wfailed)
+			return t.werr
+		}
 		return fmt.Errorf("stdio: write: %w", err)
 	}
 	return nil
+}
+
+// errWriteTimeout is what writeAsync reports when the write outlasts the
+// limit: os.ErrDeadlineExceeded, as a writer with deadlines reports it.
+var errWriteTimeout = fmt.Errorf("write timed out: %w", os.ErrDeadlineExceeded)
+
+// writeAsync writes buf on writeLoop's goroutine and waits at most
+// wtimeout for it. owned is false when the write is still under way: buf
+// must not be reused. The write lock is held.
+func (t *Transport) writeAsync(buf []byte) (n int, owned bool, err error) {
+	if t.wreq == nil {
+		t.wreq = make(chan []byte)
+		t.wres = make(chan writeResult, 1)
+		t.wtimer = time.NewTimer(t.wtimeout)
+		go t.writeLoop()
+	} else {
+		t.wtimer.Reset(t.wtimeout)
+	}
+	select {
+	case t.wreq <- buf: // writeLoop is idle: the previous write returned
+	case <-t.done:
+		t.wtimer.Stop()
+		return 0, true, errClosed
+	}
+	select {
+	case r := <-t.wres:
+		t.wtimer.Stop()
+		return r.n, true, r.err
+	case <-t.wtimer.C:
+		return 0, false, errWriteTimeout
+	}
+}
+
+// writeLoop makes the writes of writeAsync until Close.
+func (t *Transport) writeLoop() {
+	for {
+		select {
+		case buf := <-t.wreq:
+			n, err := t.w.Write(buf)
+			t.wres <- writeResult{n, err} // room: one write at a time
+		case <-t.done:
+			return
+		}
+	}
 }
 
 var errClosed = fmt.Errorf("stdio: transport closed: %w", net.ErrClosed)

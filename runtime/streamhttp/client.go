@@ -95,6 +95,9 @@ type ClientOptions struct {
 // the session is initialized (T-G1). Streams that drop before they
 // delivered the responses to the requests they carry are resumed with GET
 // and Last-Event-ID (T-R2, T-R2b), after the server's retry delay (T-P6b).
+// When a stream cannot be resumed (the server answers 410 Gone, or another
+// error status), the calls still waiting on it fail at once: see
+// IsAnswerLost. A GET stream whose resumption gets 410 is opened afresh.
 //
 // The Client learns the session id from the answer to the POST of the
 // initialize request (T-S1) and the negotiated protocol revision from the
@@ -767,7 +770,7 @@ func (c *Client) postStream(g *clientConn, body io.ReadCloser, cancel context.Ca
 			return
 		}
 		if !retry {
-			c.abandon(g, pending, fmt.Sprintf("the SSE stream could not be resumed: %v", err))
+			c.abandon(g, pending, fmt.Sprintf("the SSE stream could not be resumed (Last-Event-ID %s): %v", st.lastID, err))
 			return
 		}
 		if progress {
@@ -833,15 +836,41 @@ func (c *Client) get(g *clientConn, lastID string) (*http.Response, context.Canc
 	return resp, cancel, sid, nil
 }
 
+// answerLostData is the Data of the error responses a Client makes up for
+// the requests whose answers are lost (see IsAnswerLost).
+var answerLostData = jsontext.Value(`{"streamhttp":"answer lost"}`)
+
+// IsAnswerLost reports whether err, the error of a call made through a
+// Client, says that the call's answer is lost: the SSE stream that was to
+// carry it broke and could not be resumed (the server answered the
+// resumption with 410 Gone because the events after the client's last one
+// are beyond its resumption window or the stream was dropped, or with
+// another error status; or the stream had no event id to resume from; or
+// MaxRetries reconnections in a row brought nothing). The server may have
+// handled the request: the caller decides whether to send it again.
+//
+// Such a call fails as soon as the Client gives up on the stream, with a
+// *jsonrpc.Error of code jsonrpc.InternalError whose message begins with
+// "streamhttp: answer lost:" and says why. (The answer reaches the session
+// as a JSON-RPC error response, so no Go error can be wrapped in it.)
+func IsAnswerLost(err error) bool {
+	var e *jsonrpc.Error
+	if !errors.As(err, &e) || e.Code != jsonrpc.InternalError {
+		return false
+	}
+	v, _ := wire.MemberString(e.Data, "streamhttp")
+	return v == "answer lost"
+}
+
 // abandon queues an error response for each request in pending: their
-// stream is lost.
+// stream is lost (see IsAnswerLost).
 func (c *Client) abandon(g *clientConn, pending map[wire.ID]bool, why string) {
-	c.log.Warn("streamhttp: giving up on an SSE stream", "reason", why, "unanswered", len(pending))
+	c.log.Warn("streamhttp: giving up on an SSE stream: its answers are lost", "reason", why, "unanswered", len(pending))
 	for id := range pending {
 		b, err := jsonrpc.Encode(&jsonrpc.Message{
 			Kind:  jsonrpc.ErrorResponse,
 			ID:    id,
-			Error: &jsonrpc.Error{Code: jsonrpc.InternalError, Message: "streamhttp: no response: " + why},
+			Error: &jsonrpc.Error{Code: jsonrpc.InternalError, Message: "streamhttp: answer lost: " + why, Data: answerLostData},
 		})
 		if err == nil {
 			c.deliver(g, b, false)
@@ -871,8 +900,13 @@ func (c *Client) maybeOpenGET(g *clientConn) <-chan struct{} {
 // what arrives on it is queued for Read; after a drop it reconnects with
 // Last-Event-ID (T-G3b), up to MaxRetries times in a row without an event;
 // after that, or a 5xx status as often, it stops until the next Write opens
-// the stream again. It stops for good on 405 (T-G2, no stream offered), on
-// another error status below 500, when the session changes, and at Close.
+// the stream again. A resumption refused with 410 Gone (the client fell
+// behind the server's resumption window: the messages in between are lost)
+// is followed by a fresh stream without Last-Event-ID, and a 409 Conflict
+// (the server has not noticed the drop yet) by another attempt; both count
+// as failures. It stops for good on 405 (T-G2, no stream offered), on
+// another error status below 500 (404: the session expired), when the
+// session changes, and at Close.
 func (c *Client) getStream(g *clientConn, sid string, ready chan struct{}) {
 	var once sync.Once
 	signal := func() { once.Do(func() { close(ready) }) }
@@ -903,6 +937,19 @@ func (c *Client) getStream(g *clientConn, sid string, ready chan struct{}) {
 			cancel()
 			c.log.Debug("streamhttp: the server offers no GET stream (405)")
 			return
+		case resp.StatusCode == http.StatusGone && st.lastID != "",
+			resp.StatusCode == http.StatusConflict:
+			// 410: the events after st.lastID are beyond the server's
+			// resumption window; a fresh stream, without Last-Event-ID,
+			// carries what comes next. 409: the server still holds the
+			// dropped connection as the session's GET stream, until it
+			// notices the drop. Both are tried again as a failure.
+			err = c.statusError(g, "GET", resp, sid, nil)
+			cancel()
+			if resp.StatusCode == http.StatusGone {
+				c.log.Warn("streamhttp: the GET stream cannot be resumed: messages the server sent on it are lost; opening a fresh one", "lastEventID", st.lastID, "err", err)
+				st.lastID = ""
+			}
 		case resp.StatusCode != http.StatusOK:
 			err = c.statusError(g, "GET", resp, sid, nil)
 			cancel()

@@ -204,7 +204,7 @@ func TestClientSSEBrokenAnswer(t *testing.T) {
 			}
 			m := clReadMsg(ctx, t, c)
 			e, _ := m["error"].(map[string]any)
-			if m["id"] != 3.0 || e == nil || !strings.Contains(fmt.Sprint(e["message"]), "no response") {
+			if m["id"] != 3.0 || e == nil || !strings.Contains(fmt.Sprint(e["message"]), "answer lost") {
 				t.Errorf("got %v, want the Client's error response for id 3", m)
 			}
 		})

@@ -60,6 +60,7 @@ type clFake struct {
 	sse          bool // answer requests on SSE streams (else JSON)
 	retryMS      int  // retry field of the priming events; 0 sends none
 	getStatus    int  // answer GET without Last-Event-ID with it; 0 serves a stream
+	resumeStatus int  // answer GET with Last-Event-ID with it; 0 replays
 	deleteStatus int  // answer to DELETE; 0 is 200
 
 	// post, if set, may answer a request itself (returning true), for
@@ -267,6 +268,13 @@ func (f *clFake) serveGet(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Resumption: replay what followed the event on its stream (T-R3).
+	f.mu.Lock()
+	status := f.resumeStatus
+	f.mu.Unlock()
+	if status != 0 {
+		http.Error(w, "resumption refused", status)
+		return
+	}
 	stream, seqText, _ := strings.Cut(last, "-")
 	seq, _ := strconv.Atoi(seqText)
 	f.mu.Lock()

@@ -3,10 +3,10 @@ package streamhttp
 import "strings"
 
 // Held is what a session of s holds, for tests: its SSE streams, the
-// events and bytes its streams keep in the MemoryStore, and how many of its
-// writers wait for room.
+// events and bytes its streams keep in the MemoryStore, how many of its
+// writers wait for room, its events not sent yet, and its SSE connections.
 type Held struct {
-	Streams, Events, Bytes, Waiting int
+	Streams, Events, Bytes, Waiting, Unsent, Attached int
 }
 
 // HeldBy reports what session sid of s holds; ok is false when s has no
@@ -22,6 +22,8 @@ func HeldBy(s *Server, sid string) (h Held, ok bool) {
 	c.mu.Lock()
 	h.Streams = len(c.streams)
 	h.Waiting = c.waiting
+	h.Unsent = int(c.unsentEvents)
+	h.Attached = c.attached
 	c.mu.Unlock()
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -24,7 +24,10 @@
 // sends while answering a request waits for room until the request's
 // context ends (backpressure: only that handler waits); any other message,
 // such as a list_changed broadcast, is refused with an error wrapping
-// ErrStreamFull.
+// ErrStreamFull. A client that keeps a connection open but stops reading
+// does not hold it either: a write that does not complete within
+// ServerOptions.WriteTimeout ends the connection, and its stream waits,
+// resumable, for the client to come back.
 //
 // An idle server session (initialized, no stream open) holds about 6.5 KiB
 // of heap and 2 goroutines: the session's reader and a worker
@@ -135,9 +138,21 @@ type ServerOptions struct {
 	// session costs the memory stated in the package doc); negative means
 	// no limit.
 	MaxSessions int
+	// WriteTimeout bounds each write to an SSE stream's connection (and
+	// of a JSON answer): a write that does not complete within it, because
+	// the client stopped reading while its connection stays open, ends
+	// that connection. Its stream detaches and stays resumable within its
+	// resumption window: the events not written are kept, and the session
+	// can be reaped once idle. Default DefaultWriteTimeout; negative means
+	// no limit. It is set with http.ResponseController.SetWriteDeadline,
+	// and has no effect where the ResponseWriter does not support that.
+	WriteTimeout time.Duration
 	// Logger receives diagnostics. Default: discard.
 	Logger *slog.Logger
 }
+
+// DefaultWriteTimeout is the default of ServerOptions.WriteTimeout.
+const DefaultWriteTimeout = 30 * time.Second
 
 // DefaultMaxSessions is the default of ServerOptions.MaxSessions.
 const DefaultMaxSessions = 10_000
@@ -179,6 +194,9 @@ func NewServer(newHandler func() session.Handler, opts ServerOptions) *Server {
 	orDefault(&opts.SessionBufferBytes, 16<<20)
 	if opts.MaxSessions == 0 {
 		opts.MaxSessions = DefaultMaxSessions
+	}
+	if opts.WriteTimeout == 0 {
+		opts.WriteTimeout = DefaultWriteTimeout
 	}
 	s := &Server{newHandler: newHandler, opts: opts, store: opts.EventStore, log: opts.Logger, sessions: map[string]*conn{}, stop: make(chan struct{})}
 	if s.store == nil {
@@ -926,6 +944,7 @@ func (c *conn) serveJSON(w http.ResponseWriter, r *http.Request, st *stream, rf 
 		done, out := st.done, st.json
 		c.mu.Unlock()
 		if done {
+			c.arm(c.writeDeadline(w))
 			w.Header().Set("Content-Type", "application/json")
 			if len(out) == 1 {
 				w.Write(out[0])
@@ -952,9 +971,51 @@ func (c *conn) serveJSON(w http.ResponseWriter, r *http.Request, st *stream, rf 
 	}
 }
 
+// writeDeadliner is what http.ResponseController.SetWriteDeadline calls.
+type writeDeadliner interface{ SetWriteDeadline(time.Time) error }
+
+// writeDeadline returns what sets w's write deadline, looking through
+// wrappers as http.ResponseController does (without its allocations), or
+// nil when there is none or ServerOptions.WriteTimeout is negative.
+func (c *conn) writeDeadline(w http.ResponseWriter) writeDeadliner {
+	if c.srv.opts.WriteTimeout <= 0 {
+		return nil
+	}
+	for {
+		switch t := w.(type) {
+		case writeDeadliner:
+			return t
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = t.Unwrap()
+		default:
+			return nil
+		}
+	}
+}
+
+// arm bounds the writes to d that follow to ServerOptions.WriteTimeout
+// from now. It reports false when d has no deadlines.
+func (c *conn) arm(d writeDeadliner) bool {
+	return d != nil && d.SetWriteDeadline(time.Now().Add(c.srv.opts.WriteTimeout)) == nil
+}
+
+// flush flushes w, returning the error when w reports one (FlushError, as
+// net/http's ResponseWriter does): the write timed out, or the client went
+// away.
+func flush(w http.ResponseWriter, fl http.Flusher) error {
+	if fe, ok := w.(interface{ FlushError() error }); ok {
+		return fe.FlushError()
+	}
+	fl.Flush()
+	return nil
+}
+
 // serveSSE writes the events of st after seq to w until the stream is done
 // (it then ends the response, T-P6), the client goes away (which is not a
-// cancellation, T-P7), a handler drops the connection, or the session ends.
+// cancellation, T-P7), a write fails or takes longer than WriteTimeout (the
+// client is not reading), a handler drops the connection, or the session
+// ends. Events whose write failed are not taken as sent: the stream stays
+// resumable from the client's last event.
 func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq int64, prime bool) {
 	fl, ok := w.(http.Flusher)
 	if !ok {
@@ -998,6 +1059,17 @@ func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq 
 		c.lastSeen = time.Now()
 		c.mu.Unlock()
 	}()
+	// Each batch of writes gets WriteTimeout: a client that keeps its
+	// connection open but stops reading does not hold this goroutine (and
+	// the stream) once the socket buffers are full.
+	dl := c.writeDeadline(w)
+	timed := c.arm(dl)
+	if timed {
+		// The end of the response (written once this returns, possibly
+		// after a long wait for events) gets a fresh limit; net/http
+		// clears it after the response.
+		defer c.arm(dl)
+	}
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
@@ -1011,19 +1083,36 @@ func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq 
 		}
 		io.WriteString(w, "data: \n\n")
 	}
-	fl.Flush()
+	if err := flush(w, fl); err != nil {
+		c.srv.log.Debug("mcp http: SSE write failed; the connection ends", "stream", st.id, "err", err)
+		return
+	}
 	for {
 		evs, _, err := c.srv.store.After(st.id, seq)
 		if err != nil {
 			c.srv.log.Error("mcp http: event store", "err", err)
 			return
 		}
-		for _, ev := range evs {
-			fmt.Fprintf(w, "id: %s_%d\nevent: message\ndata: %s\n\n", st.id, ev.Seq, ev.Data)
-			seq = ev.Seq
-		}
 		if len(evs) > 0 {
-			fl.Flush()
+			if timed {
+				c.arm(dl)
+			}
+			var werr error
+			for _, ev := range evs {
+				if _, werr = fmt.Fprintf(w, "id: %s_%d\nevent: message\ndata: %s\n\n", st.id, ev.Seq, ev.Data); werr != nil {
+					break
+				}
+			}
+			if werr == nil {
+				werr = flush(w, fl)
+			}
+			if werr != nil {
+				// The client stopped reading (WriteTimeout) or went away:
+				// these events are not sent; the client resumes before them.
+				c.srv.log.Debug("mcp http: SSE write failed; the connection ends", "stream", st.id, "err", werr)
+				return
+			}
+			seq = evs[len(evs)-1].Seq
 			c.mu.Lock()
 			if st.drop == drop { // only the connection that carries st moves its window
 				c.sentLocked(st, seq)
