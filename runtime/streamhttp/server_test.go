@@ -84,7 +84,7 @@ func do(t *testing.T, url string, r req) *http.Response {
 	}
 	resp, err := http.DefaultClient.Do(hr)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s %.200q (headers %v): %v", r.method, r.body, r.header, err)
 	}
 	t.Cleanup(func() { resp.Body.Close() })
 	return resp
