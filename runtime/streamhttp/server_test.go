@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -118,6 +119,14 @@ func events(t *testing.T, resp *http.Response, n int) []event {
 	return out
 }
 
+// sessionHeaders returns the headers of a request in session sid at
+// 2025-11-25, with extra added (an empty value removes a header, see do).
+func sessionHeaders(sid string, extra map[string]string) map[string]string {
+	h := map[string]string{"Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-11-25"}
+	maps.Copy(h, extra)
+	return h
+}
+
 // initSession initializes a session and returns its ID.
 func initSession(t *testing.T, url string) string {
 	t.Helper()
@@ -154,13 +163,7 @@ func TestSessionID(t *testing.T) {
 func TestHeaderAndStatusRules(t *testing.T) {
 	ts, _ := newTestServer(t, streamhttp.ServerOptions{MaxBodyBytes: 1 << 10})
 	sid := initSession(t, ts.URL)
-	s := func(extra map[string]string) map[string]string {
-		h := map[string]string{"Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-11-25"}
-		for k, v := range extra {
-			h[k] = v
-		}
-		return h
-	}
+	s := func(extra map[string]string) map[string]string { return sessionHeaders(sid, extra) }
 	ping := `{"jsonrpc":"2.0","id":2,"method":"ping"}`
 	tests := []struct {
 		name   string

@@ -82,13 +82,7 @@ func envelopes(t *testing.T, body []byte) []answerEnvelope {
 func TestRefusalsEchoTheRequestID(t *testing.T) {
 	ts, _ := newTestServer(t, streamhttp.ServerOptions{MaxBodyBytes: 1 << 10})
 	sid := initSession(t, ts.URL)
-	s := func(extra map[string]string) map[string]string {
-		h := map[string]string{"Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-11-25"}
-		for k, v := range extra {
-			h[k] = v
-		}
-		return h
-	}
+	s := func(extra map[string]string) map[string]string { return sessionHeaders(sid, extra) }
 	ping := `{"jsonrpc":"2.0","id":7,"method":"ping"}`
 	batch := `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}},{"jsonrpc":"2.0","id":"b","method":"ping"}]`
 	id := func(v any) []answerEnvelope { return []answerEnvelope{{HasID: true, ID: v, Code: -32600}} }
