@@ -60,7 +60,14 @@ type req struct {
 
 func do(t *testing.T, url string, r req) *http.Response {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	return doWithin(t, url, r, 5*time.Second)
+}
+
+// doWithin is do with timeout as the bound on the request and the reading
+// of its answer.
+func doWithin(t *testing.T, url string, r req, timeout time.Duration) *http.Response {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	t.Cleanup(cancel)
 	hr, err := http.NewRequestWithContext(ctx, r.method, url, strings.NewReader(r.body))
 	if err != nil {

@@ -70,22 +70,9 @@ func TestServerWriteTimeout(t *testing.T) {
 				t.Helper()
 				// Not do's 5 s: flooding 20 MiB under the race detector on
 				// a loaded machine takes longer. A bound, not a measurement.
-				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-				defer cancel()
-				hr, err := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL,
-					strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"`+tool+`","arguments":{}}}`))
-				if err != nil {
-					t.Fatal(err)
-				}
-				hr.Header.Set("Content-Type", "application/json")
-				hr.Header.Set("Accept", "application/json, text/event-stream")
-				hr.Header.Set("Mcp-Session-Id", sid)
-				hr.Header.Set("MCP-Protocol-Version", "2025-11-25")
-				resp, err := http.DefaultClient.Do(hr)
-				if err != nil {
-					t.Fatalf("%s: %v", tool, err)
-				}
-				defer resp.Body.Close()
+				resp := doWithin(t, ts.URL, req{method: http.MethodPost,
+					body:   `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"` + tool + `","arguments":{}}}`,
+					header: sessionHeaders(sid, nil)}, 2*time.Minute)
 				b, err := io.ReadAll(resp.Body)
 				if err != nil || resp.StatusCode != http.StatusOK {
 					t.Fatalf("%s: %s, %v: %s", tool, resp.Status, err, b)
