@@ -13,6 +13,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -60,7 +61,9 @@ func (d *Document) Lookup(name string) (*Definition, bool) {
 	return nil, false
 }
 
-// Schema is one schema object, restricted to the keywords MCP uses.
+// Schema is one schema object. Every keyword has a decided treatment
+// (Keywords): the structural ones shape it, assertions are kept in Checks,
+// annotations in the fields below, and the unsupported ones fail loading.
 type Schema struct {
 	// Pointer is the JSON pointer of this schema in the file, such as
 	// "#/definitions/Tool/properties/name".
@@ -77,13 +80,66 @@ type Schema struct {
 	// the keyword is absent. true and false are boolean schemas.
 	AdditionalProperties *Schema
 	Items                *Schema
-	AnyOf                []*Schema
-	AllOf                []*Schema
-	Const                jsontext.Value // nil when absent
-	Enum                 []jsontext.Value
-	Format               string
-	Minimum              *float64
-	Maximum              *float64
+	// AnyOf holds the members of "anyOf", or of "oneOf" (OneOf is then set):
+	// both become a sealed union whose decoding picks exactly one variant.
+	AnyOf []*Schema
+	OneOf bool
+	AllOf []*Schema
+	Const jsontext.Value // nil when absent
+	Enum  []jsontext.Value
+
+	// Checks are the assertions on values.
+	Checks Checks
+
+	// Annotations.
+	Title      string
+	Default    jsontext.Value // nil when absent
+	Deprecated bool
+	ReadOnly   bool
+	WriteOnly  bool
+	// Extensions are the "x-…" keywords, in file order.
+	Extensions []*Extension
+}
+
+// Checks are the assertion keywords of a schema (nil or zero when absent).
+type Checks struct {
+	Format           string
+	MinLength        *int64
+	MaxLength        *int64
+	Pattern          string
+	Minimum          *float64
+	Maximum          *float64
+	ExclusiveMinimum *float64
+	ExclusiveMaximum *float64
+	MultipleOf       *float64
+	MinItems         *int64
+	MaxItems         *int64
+	UniqueItems      bool
+	MinProperties    *int64
+	MaxProperties    *int64
+	// DependentRequired maps a member to the members it requires, sorted by
+	// member.
+	DependentRequired []*Dependency
+}
+
+// IsZero reports whether c asserts nothing.
+func (c *Checks) IsZero() bool {
+	return c.Format == "" && c.MinLength == nil && c.MaxLength == nil && c.Pattern == "" &&
+		c.Minimum == nil && c.Maximum == nil && c.ExclusiveMinimum == nil && c.ExclusiveMaximum == nil &&
+		c.MultipleOf == nil && c.MinItems == nil && c.MaxItems == nil && !c.UniqueItems &&
+		c.MinProperties == nil && c.MaxProperties == nil && len(c.DependentRequired) == 0
+}
+
+// Dependency is one entry of "dependentRequired".
+type Dependency struct {
+	Member   string
+	Requires []string
+}
+
+// Extension is one "x-…" keyword and its value.
+type Extension struct {
+	Name  string
+	Value jsontext.Value
 }
 
 // Property is one entry of "properties".
@@ -119,7 +175,7 @@ func (s *Schema) IsEmpty() bool {
 	}
 	return s.Ref == "" && len(s.Types) == 0 && len(s.Properties) == 0 && len(s.Required) == 0 &&
 		s.AdditionalProperties == nil && s.Items == nil && len(s.AnyOf) == 0 && len(s.AllOf) == 0 &&
-		s.Const == nil && len(s.Enum) == 0 && s.Format == "" && s.Minimum == nil && s.Maximum == nil
+		s.Const == nil && len(s.Enum) == 0 && s.Checks.IsZero()
 }
 
 // Error is a load error: a place in the file and what is wrong there.
@@ -144,9 +200,6 @@ func File(path string) (*Document, error) {
 
 // knownTypes are the values "type" may take.
 var knownTypes = map[string]bool{"object": true, "array": true, "string": true, "integer": true, "number": true, "boolean": true, "null": true}
-
-// knownFormats are the values "format" may take in MCP schemas.
-var knownFormats = map[string]bool{"uri": true, "uri-template": true, "byte": true, "date": true, "date-time": true, "email": true}
 
 // Bytes loads a schema from data; path names it in errors.
 func Bytes(path string, data []byte) (*Document, error) {
@@ -183,12 +236,20 @@ func Bytes(path string, data []byte) (*Document, error) {
 	l.refPrefix = "#/" + doc.DefsKeyword + "/"
 	var defs *node
 	for _, m := range root.members {
+		kp := "#/" + escape(m.name)
 		switch m.name {
 		case "$schema":
 		case doc.DefsKeyword:
 			defs = m.value
+		case "$id", "$comment", "title", "description":
+			if _, ok := m.value.str(); !ok {
+				return nil, l.errorf(kp, "keyword %q: want a string", m.name)
+			}
 		default:
-			return nil, l.errorf("#/"+escape(m.name), "keyword %q is not supported at the top level", m.name)
+			if k, ok := LookupKeyword(m.name); ok && k.Name == m.name && strings.HasPrefix(m.name, "x-") {
+				continue
+			}
+			return nil, l.errorf(kp, "keyword %q is not supported at the top level (a schema file holds %q and %q, and annotations)", m.name, "$schema", doc.DefsKeyword)
 		}
 	}
 	if defs == nil || defs.kind != '{' {
@@ -235,147 +296,251 @@ func (l *loader) schema(n *node, ptr string) (*Schema, error) {
 	}
 	for _, m := range n.members {
 		kp := ptr + "/" + escape(m.name)
-		v := m.value
-		switch m.name {
-		case "$ref":
-			r, ok := v.str()
-			if !ok {
-				return nil, l.errorf(kp, `keyword "$ref": want a string`)
-			}
-			if !strings.HasPrefix(r, l.refPrefix) {
-				return nil, l.errorf(kp, `keyword "$ref": reference %q is not of the form %q`, r, l.refPrefix+"Name")
-			}
-			name := strings.TrimPrefix(r, l.refPrefix)
-			if !l.names[name] {
-				return nil, l.errorf(kp, `keyword "$ref": definition %q does not exist`, name)
-			}
-			s.Ref = name
-		case "type":
-			switch v.kind {
-			case '"':
-				t, _ := v.str()
-				s.Types = []string{t}
-			case '[':
-				for _, e := range v.elems {
-					t, ok := e.str()
-					if !ok {
-						return nil, l.errorf(kp, `keyword "type": want strings in the array`)
-					}
-					s.Types = append(s.Types, t)
-				}
-			default:
-				return nil, l.errorf(kp, `keyword "type": want a string or an array of strings`)
-			}
-			for _, t := range s.Types {
-				if !knownTypes[t] {
-					return nil, l.errorf(kp, `keyword "type": type %q is not supported`, t)
-				}
-			}
-		case "description":
-			d, ok := v.str()
-			if !ok {
-				return nil, l.errorf(kp, `keyword "description": want a string`)
-			}
-			s.Description = d
-		case "properties":
-			if v.kind != '{' {
-				return nil, l.errorf(kp, `keyword "properties": want an object`)
-			}
-			for _, pm := range v.members {
-				ps, err := l.schema(pm.value, kp+"/"+escape(pm.name))
-				if err != nil {
-					return nil, err
-				}
-				s.Properties = append(s.Properties, &Property{Name: pm.name, Schema: ps})
-			}
-		case "required":
-			if v.kind != '[' {
-				return nil, l.errorf(kp, `keyword "required": want an array of strings`)
-			}
-			for _, e := range v.elems {
-				r, ok := e.str()
-				if !ok {
-					return nil, l.errorf(kp, `keyword "required": want an array of strings`)
-				}
-				s.Required = append(s.Required, r)
-			}
-		case "additionalProperties", "items":
-			sub, err := l.schema(v, kp)
-			if err != nil {
-				return nil, err
-			}
-			if m.name == "items" {
-				if v.kind == '[' {
-					return nil, l.errorf(kp, `keyword "items": tuple form is not supported`)
-				}
-				s.Items = sub
-			} else {
-				s.AdditionalProperties = sub
-			}
-		case "anyOf", "allOf":
-			if v.kind != '[' || len(v.elems) == 0 {
-				return nil, l.errorf(kp, "keyword %q: want a non-empty array of schemas", m.name)
-			}
-			var list []*Schema
-			for i, e := range v.elems {
-				sub, err := l.schema(e, kp+"/"+strconv.Itoa(i))
-				if err != nil {
-					return nil, err
-				}
-				list = append(list, sub)
-			}
-			if m.name == "anyOf" {
-				s.AnyOf = list
-			} else {
-				s.AllOf = list
-			}
-		case "const":
-			c := v.raw.Clone()
-			if err := c.Compact(); err != nil {
-				return nil, l.errorf(kp, `keyword "const": %v`, err)
-			}
-			s.Const = c
-		case "enum":
-			if v.kind != '[' || len(v.elems) == 0 {
-				return nil, l.errorf(kp, `keyword "enum": want a non-empty array`)
-			}
-			for _, e := range v.elems {
-				s.Enum = append(s.Enum, e.raw)
-			}
-		case "format":
-			f, ok := v.str()
-			if !ok {
-				return nil, l.errorf(kp, `keyword "format": want a string`)
-			}
-			if !knownFormats[f] {
-				return nil, l.errorf(kp, `keyword "format": format %q is not supported`, f)
-			}
-			s.Format = f
-		case "minimum", "maximum":
-			if v.kind != '0' {
-				return nil, l.errorf(kp, "keyword %q: want a number", m.name)
-			}
-			f, err := strconv.ParseFloat(string(v.raw), 64)
-			if err != nil {
-				return nil, l.errorf(kp, "keyword %q: %v", m.name, err)
-			}
-			if m.name == "minimum" {
-				s.Minimum = &f
-			} else {
-				s.Maximum = &f
-			}
-		default:
-			return nil, l.errorf(kp, "keyword %q is not supported", m.name)
+		if err := l.keyword(s, m.name, m.value, kp); err != nil {
+			return nil, err
 		}
 	}
-	if s.Ref != "" && len(n.members) > 1 {
+	if s.Ref != "" {
 		for _, m := range n.members {
-			if m.name != "$ref" && m.name != "description" {
-				return nil, l.errorf(ptr+"/"+escape(m.name), "keyword %q next to \"$ref\" is not supported", m.name)
+			if k, _ := LookupKeyword(m.name); m.name != "$ref" && k.Treatment != Annotation {
+				return nil, l.errorf(ptr+"/"+escape(m.name), "keyword %q next to \"$ref\" is not supported (only annotations may be)", m.name)
 			}
 		}
 	}
 	return s, nil
+}
+
+// keyword loads one keyword of the schema s.
+func (l *loader) keyword(s *Schema, name string, v *node, kp string) error {
+	k, ok := LookupKeyword(name)
+	switch {
+	case !ok:
+		return l.errorf(kp, "keyword %q is not a keyword of JSON Schema draft-07 or 2020-12 (extension keywords start with \"x-\")", name)
+	case k.Treatment == Unsupported:
+		return l.errorf(kp, "keyword %q is not supported: %s", name, k.Why)
+	case k.Where == "top":
+		return l.errorf(kp, "keyword %q is only supported at the root of the schema file", name)
+	}
+	if strings.HasPrefix(name, "x-") {
+		s.Extensions = append(s.Extensions, &Extension{Name: name, Value: v.raw})
+		return nil
+	}
+	str := func() (string, error) {
+		t, ok := v.str()
+		if !ok {
+			return "", l.errorf(kp, "keyword %q: want a string", name)
+		}
+		return t, nil
+	}
+	boolean := func() (bool, error) {
+		if v.kind != 't' && v.kind != 'f' {
+			return false, l.errorf(kp, "keyword %q: want a boolean", name)
+		}
+		return v.kind == 't', nil
+	}
+	number := func() (*float64, error) {
+		if v.kind != '0' {
+			return nil, l.errorf(kp, "keyword %q: want a number", name)
+		}
+		f, err := strconv.ParseFloat(string(v.raw), 64)
+		if err != nil {
+			return nil, l.errorf(kp, "keyword %q: %v", name, err)
+		}
+		return &f, nil
+	}
+	count := func() (*int64, error) {
+		f, err := number()
+		if err != nil {
+			return nil, err
+		}
+		if *f < 0 || *f != float64(int64(*f)) {
+			return nil, l.errorf(kp, "keyword %q: want a non-negative integer, got %s", name, v.raw)
+		}
+		n := int64(*f)
+		return &n, nil
+	}
+	var err error
+	switch name {
+	case "$ref":
+		r, ok := v.str()
+		if !ok {
+			return l.errorf(kp, `keyword "$ref": want a string`)
+		}
+		if !strings.HasPrefix(r, l.refPrefix) {
+			return l.errorf(kp, `keyword "$ref": reference %q is not of the form %q`, r, l.refPrefix+"Name")
+		}
+		ref := strings.TrimPrefix(r, l.refPrefix)
+		if !l.names[ref] {
+			return l.errorf(kp, `keyword "$ref": definition %q does not exist`, ref)
+		}
+		s.Ref = ref
+	case "type":
+		switch v.kind {
+		case '"':
+			t, _ := v.str()
+			s.Types = []string{t}
+		case '[':
+			for _, e := range v.elems {
+				t, ok := e.str()
+				if !ok {
+					return l.errorf(kp, `keyword "type": want strings in the array`)
+				}
+				s.Types = append(s.Types, t)
+			}
+		default:
+			return l.errorf(kp, `keyword "type": want a string or an array of strings`)
+		}
+		for _, t := range s.Types {
+			if !knownTypes[t] {
+				return l.errorf(kp, `keyword "type": type %q is not supported`, t)
+			}
+		}
+	case "description":
+		s.Description, err = str()
+	case "title":
+		s.Title, err = str()
+	case "$comment":
+		_, err = str()
+	case "default":
+		s.Default = v.raw.Clone()
+		err = s.Default.Compact()
+	case "examples":
+		if v.kind != '[' {
+			return l.errorf(kp, `keyword "examples": want an array`)
+		}
+	case "deprecated":
+		s.Deprecated, err = boolean()
+	case "readOnly":
+		s.ReadOnly, err = boolean()
+	case "writeOnly":
+		s.WriteOnly, err = boolean()
+	case "contentEncoding", "contentMediaType":
+		_, err = str()
+	case "contentSchema":
+	case "properties":
+		if v.kind != '{' {
+			return l.errorf(kp, `keyword "properties": want an object`)
+		}
+		for _, pm := range v.members {
+			ps, err := l.schema(pm.value, kp+"/"+escape(pm.name))
+			if err != nil {
+				return err
+			}
+			s.Properties = append(s.Properties, &Property{Name: pm.name, Schema: ps})
+		}
+	case "required":
+		s.Required, err = l.strings(v, kp, name)
+	case "additionalProperties", "items":
+		if name == "items" && v.kind == '[' {
+			return l.errorf(kp, `keyword "items": tuple form is not supported`)
+		}
+		sub, err := l.schema(v, kp)
+		if err != nil {
+			return err
+		}
+		if name == "items" {
+			s.Items = sub
+		} else {
+			s.AdditionalProperties = sub
+		}
+	case "anyOf", "oneOf", "allOf":
+		if v.kind != '[' || len(v.elems) == 0 {
+			return l.errorf(kp, "keyword %q: want a non-empty array of schemas", name)
+		}
+		var list []*Schema
+		for i, e := range v.elems {
+			sub, err := l.schema(e, kp+"/"+strconv.Itoa(i))
+			if err != nil {
+				return err
+			}
+			list = append(list, sub)
+		}
+		switch {
+		case name == "allOf":
+			s.AllOf = list
+		case s.AnyOf != nil:
+			return l.errorf(kp, `keywords "anyOf" and "oneOf" together are not supported`)
+		default:
+			s.AnyOf = list
+			s.OneOf = name == "oneOf"
+		}
+	case "const":
+		c := v.raw.Clone()
+		if err := c.Compact(); err != nil {
+			return l.errorf(kp, `keyword "const": %v`, err)
+		}
+		s.Const = c
+	case "enum":
+		if v.kind != '[' || len(v.elems) == 0 {
+			return l.errorf(kp, `keyword "enum": want a non-empty array`)
+		}
+		for _, e := range v.elems {
+			s.Enum = append(s.Enum, e.raw)
+		}
+	case "format":
+		s.Checks.Format, err = str()
+	case "pattern":
+		s.Checks.Pattern, err = str()
+	case "minimum":
+		s.Checks.Minimum, err = number()
+	case "maximum":
+		s.Checks.Maximum, err = number()
+	case "exclusiveMinimum":
+		s.Checks.ExclusiveMinimum, err = number()
+	case "exclusiveMaximum":
+		s.Checks.ExclusiveMaximum, err = number()
+	case "multipleOf":
+		s.Checks.MultipleOf, err = number()
+		if err == nil && *s.Checks.MultipleOf <= 0 {
+			return l.errorf(kp, `keyword "multipleOf": want a number greater than 0`)
+		}
+	case "minLength":
+		s.Checks.MinLength, err = count()
+	case "maxLength":
+		s.Checks.MaxLength, err = count()
+	case "minItems":
+		s.Checks.MinItems, err = count()
+	case "maxItems":
+		s.Checks.MaxItems, err = count()
+	case "minProperties":
+		s.Checks.MinProperties, err = count()
+	case "maxProperties":
+		s.Checks.MaxProperties, err = count()
+	case "uniqueItems":
+		s.Checks.UniqueItems, err = boolean()
+	case "dependentRequired":
+		if v.kind != '{' {
+			return l.errorf(kp, `keyword "dependentRequired": want an object`)
+		}
+		for _, dm := range v.members {
+			req, err := l.strings(dm.value, kp+"/"+escape(dm.name), name)
+			if err != nil {
+				return err
+			}
+			s.Checks.DependentRequired = append(s.Checks.DependentRequired, &Dependency{Member: dm.name, Requires: req})
+		}
+		slices.SortFunc(s.Checks.DependentRequired, func(a, b *Dependency) int { return strings.Compare(a.Member, b.Member) })
+	default:
+		// A keyword of the table that this switch does not load is a bug.
+		return l.errorf(kp, "keyword %q (%s) is not loaded; this is a bug in mcpgen", name, k.Treatment)
+	}
+	return err
+}
+
+// strings reads an array of strings.
+func (l *loader) strings(v *node, kp, name string) ([]string, error) {
+	if v.kind != '[' {
+		return nil, l.errorf(kp, "keyword %q: want an array of strings", name)
+	}
+	out := []string{}
+	for _, e := range v.elems {
+		r, ok := e.str()
+		if !ok {
+			return nil, l.errorf(kp, "keyword %q: want an array of strings", name)
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }
 
 // node is a parsed JSON value that keeps object member order.

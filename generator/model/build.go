@@ -241,7 +241,7 @@ func variantSuffix(m *load.Schema) string {
 
 func (b *builder) scalarVariants(d *Decl, s *load.Schema, ts []string) error {
 	for _, t := range ts {
-		one := &load.Schema{Pointer: s.Pointer, Types: []string{t}, Format: s.Format}
+		one := &load.Schema{Pointer: s.Pointer, Types: []string{t}, Checks: s.Checks}
 		if t == "object" || t == "array" {
 			return b.errorf(s.Pointer, `keyword "type": %q inside a type list is not supported`, t)
 		}
@@ -435,7 +435,7 @@ func (b *builder) typeOf(s *load.Schema, path string) (*Type, error) {
 			t = &Type{Kind: Array, Elem: et}
 		}
 	case ts[0] == "string":
-		t = &Type{Kind: String, Format: s.Format}
+		t = &Type{Kind: String, Format: s.Checks.Format}
 	case ts[0] == "integer":
 		t = &Type{Kind: Integer}
 	case ts[0] == "number":
@@ -447,6 +447,10 @@ func (b *builder) typeOf(s *load.Schema, path string) (*Type, error) {
 	}
 	if null {
 		t.Nullable = true
+	}
+	if t.Kind != Ref && !s.Checks.IsZero() {
+		c := s.Checks
+		t.Checks = &c
 	}
 	return t, nil
 }

@@ -4,7 +4,10 @@
 // stage (plan, emit, diff) reads only the model.
 package model
 
-import "github.com/go-json-experiment/json/jsontext"
+import (
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/mcpgen/mcpgen/generator/load"
+)
 
 // DeclKind says what a declaration is.
 type DeclKind int
@@ -163,7 +166,14 @@ type Type struct {
 	// ObjectConsts are the required constant members a RawObject must have
 	// (such as "type": "object" on an embedded JSON Schema).
 	ObjectConsts []*Const
+	// Checks are the schema's assertions on the value (maxItems, minimum…),
+	// nil when it has none. The table load.Keywords says which the decoders
+	// enforce; validation enforces all of them.
+	Checks *Checks
 }
+
+// Checks are the assertion keywords of a schema (see load.Keywords).
+type Checks = load.Checks
 
 // MethodKind tells requests from notifications.
 type MethodKind int
