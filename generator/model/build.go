@@ -32,7 +32,7 @@ type builder struct {
 func Build(rev string, doc *load.Document) (*Revision, error) {
 	b := &builder{doc: doc, rev: rev, byName: map[string]*Decl{}, used: map[any]bool{}}
 	for _, def := range doc.Definitions {
-		b.byName[def.Name] = &Decl{Name: def.Name, Pointer: def.Schema.Pointer, Doc: def.Schema.Description}
+		b.byName[def.Name] = &Decl{Name: def.Name, Pointer: def.Schema.Pointer, Doc: def.Schema.Description, Annotations: annotations(def.Schema)}
 	}
 	for _, def := range doc.Definitions {
 		d := b.byName[def.Name]
@@ -70,7 +70,7 @@ func (b *builder) hoist(name string, s *load.Schema) (*Decl, error) {
 	if prev, ok := b.byName[name]; ok {
 		return nil, b.errorf(s.Pointer, "the anonymous type here would be named %s, which %s already uses", name, prev.Pointer)
 	}
-	d := &Decl{Name: name, Pointer: s.Pointer, Doc: s.Description, Anonymous: true}
+	d := &Decl{Name: name, Pointer: s.Pointer, Doc: s.Description, Anonymous: true, Annotations: annotations(s)}
 	b.byName[name] = d
 	b.out = append(b.out, d)
 	return d, b.fill(d, s)
@@ -342,7 +342,7 @@ func (b *builder) object(d *Decl, s *load.Schema, props []*load.Property, requir
 			d.Consts = append(d.Consts, &Const{Name: p.Name, Doc: ps.Description, Value: ps.Const, Required: req(p.Name)})
 			continue
 		}
-		f := &Field{Name: p.Name, Doc: ps.Description, Required: req(p.Name)}
+		f := &Field{Name: p.Name, Doc: ps.Description, Required: req(p.Name), Annotations: annotations(ps)}
 		if p.Name == "_meta" {
 			f.Meta = true
 			f.Type = &Type{Kind: RawObject}

@@ -114,6 +114,26 @@ type Decl struct {
 
 	// Alias
 	Target *Type
+
+	// Annotations of the definition's schema.
+	Annotations
+}
+
+// Annotations are the schema's annotation keywords that reach the Go code
+// (see load.Keywords): the emitter turns them into doc comments.
+type Annotations struct {
+	// Deprecated is the "deprecated" keyword.
+	Deprecated bool
+	// Default is the "default" value, compact JSON; nil when absent.
+	Default jsontext.Value
+	// ReadOnly and WriteOnly are the keywords of those names.
+	ReadOnly, WriteOnly bool
+	// Extensions are the "x-…" keywords, in schema order.
+	Extensions []*load.Extension
+}
+
+func annotations(s *load.Schema) Annotations {
+	return Annotations{Deprecated: s.Deprecated, Default: s.Default, ReadOnly: s.ReadOnly, WriteOnly: s.WriteOnly, Extensions: s.Extensions}
 }
 
 // Field is an object member that carries data.
@@ -126,6 +146,8 @@ type Field struct {
 	// are the members the schema declares in it (such as progressToken).
 	Meta     bool
 	MetaKeys []*Field
+	// Annotations of the member's schema.
+	Annotations
 }
 
 // Const is an object member with a single allowed value, such as
