@@ -116,17 +116,18 @@ type CallToolRequestParams struct {
 	Name string
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *CallToolRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *CallToolRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -302,17 +303,18 @@ type CompleteRequestParams struct {
 	Ref CompleteRequestParamsRef
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *CompleteRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *CompleteRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -448,17 +450,18 @@ type CreateMessageRequestParams struct {
 	Temperature *float64
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *CreateMessageRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *CreateMessageRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -562,17 +565,18 @@ type ElicitRequestParams struct {
 	RequestedSchema ElicitRequestParamsRequestedSchema
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *ElicitRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *ElicitRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -744,17 +748,18 @@ type GetPromptRequestParams struct {
 	Name string
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *GetPromptRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *GetPromptRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -843,17 +848,18 @@ type InitializeRequestParams struct {
 	ProtocolVersion string
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *InitializeRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *InitializeRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -998,17 +1004,18 @@ type JSONRPCRequestParams struct {
 	Extra map[string]jsontext.Value
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *JSONRPCRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *JSONRPCRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -1053,17 +1060,18 @@ type ListPromptsRequestParams struct {
 	Cursor *string
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *ListPromptsRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *ListPromptsRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -1114,17 +1122,18 @@ type ListResourceTemplatesRequestParams struct {
 	Cursor *string
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *ListResourceTemplatesRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *ListResourceTemplatesRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -1175,17 +1184,18 @@ type ListResourcesRequestParams struct {
 	Cursor *string
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *ListResourcesRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *ListResourcesRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -1240,17 +1250,18 @@ type ListRootsRequestParams struct {
 	Extra map[string]jsontext.Value
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *ListRootsRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *ListRootsRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -1299,17 +1310,18 @@ type ListToolsRequestParams struct {
 	Cursor *string
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *ListToolsRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *ListToolsRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -1545,17 +1557,18 @@ type PingRequestParams struct {
 	Extra map[string]jsontext.Value
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *PingRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *PingRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -1729,17 +1742,18 @@ type ReadResourceRequestParams struct {
 	URI string
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *ReadResourceRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *ReadResourceRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -1803,17 +1817,18 @@ type RequestParams struct {
 	Extra map[string]jsontext.Value
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *RequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *RequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -2225,17 +2240,18 @@ type SetLevelRequestParams struct {
 	Level LoggingLevel
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *SetLevelRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *SetLevelRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -2309,17 +2325,18 @@ type SubscribeRequestParams struct {
 	URI string
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *SubscribeRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *SubscribeRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -2466,17 +2483,18 @@ type UnsubscribeRequestParams struct {
 	URI string
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *UnsubscribeRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *UnsubscribeRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
