@@ -599,7 +599,7 @@ func (g *gen) metaAccessors(f *jen.File, name string, fl *model.Field) {
 		f.Commentf("Meta%s returns _meta[%q], and whether it is present and valid.%s", kn, k.Name, req)
 		f.Func().Params(jen.Id("x").Op("*").Id(name)).Id("Meta"+kn).Params().Params(typ.Clone(), jen.Bool()).Block(get...)
 		f.Commentf("SetMeta%s sets _meta[%q], keeping the other members of _meta.", kn, k.Name)
-		f.Func().Params(jen.Id("x").Op("*").Id(name)).Id("SetMeta"+kn).Params(jen.Id("v").Add(typ.Clone())).Error().Block(
+		f.Func().Params(jen.Id("x").Op("*").Id(name)).Id("SetMeta" + kn).Params(jen.Id("v").Add(typ.Clone())).Error().Block(
 			append(set,
 				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 				jen.List(jen.Id("m"), jen.Err()).Op(":=").Add(wire("SetMember")).Call(jen.Id("x").Dot("Meta"), jen.Lit(k.Name), jen.Id("b")),

@@ -402,4 +402,3 @@ func UnusedTableEntries(revs ...*Revision) []string {
 	slices.Sort(unused)
 	return unused
 }
-
