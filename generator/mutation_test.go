@@ -839,7 +839,11 @@ func value(t *testing.T, b []byte) any {
 // encodes it again and compares the two as JSON values.
 func RoundTrip(t *testing.T, newDef func(string) (wire.Codec, bool), samples []Sample) {
 	for _, s := range samples {
-		t.Run(s.Def, func(t *testing.T) {
+		name := s.Def
+		if s.Reject != "" {
+			name += "/reject"
+		}
+		t.Run(name, func(t *testing.T) {
 			v, ok := newDef(s.Def)
 			if !ok {
 				t.Fatalf("New(%q): the package has no such definition", s.Def)
