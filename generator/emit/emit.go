@@ -146,9 +146,41 @@ func (g *gen) serverData() (map[string]any, bool) {
 		return nil, false
 	}
 	data["ToolContent"] = g.name(res.Field("content").Type.Elem.Decl)
+	text := textVariant(res.Field("content").Type.Elem.Decl)
+	if text == nil {
+		return nil, false
+	}
+	data["TextContent"] = g.name(text)
 	caps := g.p.Rev.Lookup("ServerCapabilities")
 	data["Completions"] = caps != nil && caps.Field("completions") != nil
 	return data, true
+}
+
+// textVariant returns the variant of the content union u that carries text:
+// the object whose constant "type" is "text", with a required string member
+// "text". It is found by shape, not by name, so that a revision that renames
+// TextContent keeps its ready-made server; nil when there is none.
+func textVariant(u *model.Decl) *model.Decl {
+	u = u.Resolve()
+	if u.Kind != model.Union {
+		return nil
+	}
+	for _, v := range u.Variants {
+		if v.Kind != model.Ref {
+			continue
+		}
+		d := v.Decl.Resolve()
+		if d.Kind != model.Object {
+			continue
+		}
+		if tag, ok := d.ConstString("type"); !ok || tag != "text" {
+			continue
+		}
+		if f := d.Field("text"); f != nil && f.Required && f.Type.Kind == model.String {
+			return d
+		}
+	}
+	return nil
 }
 
 // templateFile renders a Go file from a template, under the generated-code
