@@ -45,6 +45,7 @@ import (
 var mutationBases = []string{
 	"2025-06-18", // draft-07, "definitions"
 	"2025-11-25", // 2020-12, "$defs"
+	"2026-07-28", // 2020-12, stateless: no ServerRequest, embedded requests, resultType
 }
 
 // mutantTimeout bounds the one "go test" run over every mutant package.
