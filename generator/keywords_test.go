@@ -2,6 +2,9 @@ package generator_test
 
 import (
 	"encoding/json"
+	"go/doc/comment"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"sort"
@@ -98,5 +101,39 @@ func schemaKeywords(s any, top bool, used map[string]bool) {
 				schemaKeywords(sub, false, used)
 			}
 		}
+	}
+}
+
+// TestDeprecatedParagraphs checks that every "Deprecated:" the keyword cases'
+// types get is a paragraph of its own, as gopls and staticcheck require to
+// flag uses of the declaration or field.
+func TestDeprecatedParagraphs(t *testing.T) {
+	for _, name := range keywordCases {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(repoRoot, "golden", "cases", name, "types.go.golden")
+			f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ParseComments)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mentions, paragraphs := 0, 0
+			for _, cg := range f.Comments {
+				text := cg.Text()
+				mentions += strings.Count(text, "Deprecated:")
+				var p comment.Parser
+				for _, b := range p.Parse(text).Content {
+					para, ok := b.(*comment.Paragraph)
+					if !ok || len(para.Text) == 0 {
+						continue
+					}
+					if plain, ok := para.Text[0].(comment.Plain); ok && strings.HasPrefix(string(plain), "Deprecated: ") {
+						paragraphs++
+					}
+				}
+			}
+			// Name, Level and Pick are deprecated, and the members Old and Label.
+			if mentions != 5 || paragraphs != mentions {
+				t.Errorf("%d mentions of Deprecated:, %d paragraphs starting with it; want 5 of each", mentions, paragraphs)
+			}
+		})
 	}
 }
