@@ -56,12 +56,13 @@ func (g *gen) resultType(m *model.Method) *jen.Statement {
 
 func ctxParam() jen.Code { return jen.Id("ctx").Qual("context", "Context") }
 
-// receives lists the methods side (a direction bit) receives and handles
-// through its typed interface.
+// handled lists the methods side (a direction bit) receives and handles
+// through its typed interface. Embedded requests are not JSON-RPC messages:
+// they travel inside results, so no session handler receives them.
 func (g *gen) handled(dir model.Direction) []*model.Method {
 	var out []*model.Method
 	for _, m := range g.p.Rev.Methods {
-		if m.Direction&dir != 0 && !engineMethods[m.Name] {
+		if m.Direction&dir != 0 && !engineMethods[m.Name] && m.Kind != model.Embedded {
 			out = append(out, m)
 		}
 	}
@@ -192,7 +193,7 @@ func (g *gen) side(f *jen.File, iface, role string, receives model.Direction, pe
 		sendDir = model.ClientToServer
 	}
 	for _, m := range g.p.Rev.Methods {
-		if m.Direction&sendDir == 0 || m.Name == "initialize" || m.Name == "notifications/cancelled" || m.Name == "notifications/progress" || m.Name == "notifications/initialized" {
+		if m.Direction&sendDir == 0 || m.Kind == model.Embedded || m.Name == "initialize" || m.Name == "notifications/cancelled" || m.Name == "notifications/progress" || m.Name == "notifications/initialized" {
 			continue
 		}
 		g.stub(f, sess, m)

@@ -590,15 +590,20 @@ func (g *gen) node(u *model.Decl, n *plan.Node, depth int) []jen.Code {
 		for _, c := range n.Cases {
 			cases = append(cases, jen.Case(jen.String().Call(jen.Id(tag)).Op("==").Lit(c.Value)).Block(g.node(u, c.Node, depth+1)...))
 		}
-		return []jen.Code{
+		code := []jen.Code{
 			jen.List(jen.Id(tag), jen.Id(ok)).Op(":=").Add(wire("MemberTag")).Call(jen.Id("raw"), jen.Lit(n.Tag)),
 			jen.Switch().Block(cases...),
+		}
+		if n.Closed {
+			return append(code, jen.Return(wire("TagError").Call(jen.Id("d"), jen.Lit(uname), jen.Lit(n.Tag), jen.String().Call(jen.Id(tag)), jen.True())))
+		}
+		return append(code,
 			jen.If(jen.List(jen.Id("kept"), jen.Id("ok")).Op(":=").Add(wire("KeepUnknown")).Call(jen.Id("d"), jen.Id("raw"), jen.Lit(n.Tag)), jen.Id("ok")).Block(
 				jen.Id("x").Dot("Value").Op("=").Op("&").Id(plan.UnknownVariant).Values(jen.Dict{jen.Id("Raw"): jen.Id("kept")}),
 				jen.Return(jen.Nil()),
 			),
 			jen.Return(wire("TagError").Call(jen.Id("d"), jen.Lit(uname), jen.Lit(n.Tag), jen.String().Call(jen.Id(tag)), jen.True())),
-		}
+		)
 	default:
 		var cases []jen.Code
 		var names []string

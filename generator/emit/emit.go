@@ -118,6 +118,17 @@ func (g *gen) docFile() (File, error) {
 // lacks what the ready-made server needs (tools, prompts and resources).
 func (g *gen) serverData() (map[string]any, bool) {
 	data := map[string]any{"Package": g.opt.Package, "Revision": g.p.Rev.Name}
+	// The ready-made server serves legacy sessions: it answers initialize
+	// and resource subscriptions through the types of those methods.
+	for decl, method := range map[string]string{
+		"InitializeRequestParams":  "initialize",
+		"SubscribeRequestParams":   "resources/subscribe",
+		"UnsubscribeRequestParams": "resources/unsubscribe",
+	} {
+		if m := g.p.Rev.Method(method); m == nil || m.Params == nil || m.Params.Kind != model.Ref || g.name(m.Params.Decl.Resolve()) != decl {
+			return nil, false
+		}
+	}
 	for key, method := range map[string]string{
 		"ListToolsParams":     "tools/list",
 		"ListPromptsParams":   "prompts/list",
@@ -451,31 +462,8 @@ func (g *gen) object(f *jen.File, d *model.Decl) error {
 	f.Add(doc(name, d.Doc, fallback(name, d), annotationDoc(d.Annotations, nil, "definition")...))
 	f.Type().Id(name).Struct(fields...)
 	for _, fl := range d.Fields {
-		if !fl.Meta {
-			continue
-		}
-		for _, k := range fl.MetaKeys {
-			if k.Type.Kind != model.ID && k.Type.Kind != model.Ref {
-				continue
-			}
-			kn := plan.GoName(k.Name)
-			typ := g.goType(k.Type)
-			f.Commentf("Meta%s returns _meta.%s, if it is present and valid.", kn, k.Name)
-			f.Func().Params(jen.Id("x").Op("*").Id(name)).Id("Meta"+kn).Params().Params(typ.Clone(), jen.Bool()).Block(
-				jen.Var().Id("v").Add(typ.Clone()),
-				jen.List(jen.Id("raw"), jen.Id("ok")).Op(":=").Add(wire("Member")).Call(jen.Id("x").Dot("Meta"), jen.Lit(k.Name)),
-				jen.If(jen.Op("!").Id("ok").Op("||").Add(wire("Unmarshal")).Call(jen.Id("raw"), jen.Op("&").Id("v")).Op("!=").Nil()).Block(jen.Return(typ.Clone().Values(), jen.False())),
-				jen.Return(jen.Id("v"), jen.True()),
-			)
-			f.Commentf("SetMeta%s sets _meta.%s, keeping the other members of _meta.", kn, k.Name)
-			f.Func().Params(jen.Id("x").Op("*").Id(name)).Id("SetMeta"+kn).Params(jen.Id("v").Add(typ.Clone())).Error().Block(
-				jen.List(jen.Id("b"), jen.Err()).Op(":=").Id("v").Dot("AppendJSON").Call(jen.Nil()),
-				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-				jen.List(jen.Id("m"), jen.Err()).Op(":=").Add(wire("SetMember")).Call(jen.Id("x").Dot("Meta"), jen.Lit(k.Name), jen.Id("b")),
-				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-				jen.Id("x").Dot("Meta").Op("=").Id("m"),
-				jen.Return(jen.Nil()),
-			)
+		if fl.Meta {
+			g.metaAccessors(f, name, fl)
 		}
 	}
 	for _, u := range g.p.Markers[d] {
@@ -572,5 +560,72 @@ func (g *gen) alias(f *jen.File, d *model.Decl) {
 	f.Type().Id(name).Add(g.goType(d.Target))
 	for _, u := range g.p.Markers[d] {
 		f.Func().Params(jen.Id(name)).Id("is" + g.name(u)).Params().Block()
+	}
+}
+
+// metaKeyNames returns the Go name part of each _meta key: the key without
+// its reverse-DNS prefix ("io.modelcontextprotocol/clientCapabilities" →
+// "ClientCapabilities"), or the whole key where the short names collide.
+func metaKeyNames(keys []*model.Field) []string {
+	short := make([]string, len(keys))
+	count := map[string]int{}
+	for i, k := range keys {
+		n := k.Name
+		if j := strings.LastIndexByte(n, '/'); j >= 0 {
+			n = n[j+1:]
+		}
+		short[i] = plan.GoName(n)
+		count[short[i]]++
+	}
+	for i, k := range keys {
+		if count[short[i]] > 1 || short[i] == "" {
+			short[i] = plan.GoName(k.Name)
+		}
+	}
+	return short
+}
+
+// metaAccessors writes Meta<Key> and SetMeta<Key> for each key the schema
+// declares in the _meta member fl, typed as the schema says.
+func (g *gen) metaAccessors(f *jen.File, name string, fl *model.Field) {
+	names := metaKeyNames(fl.MetaKeys)
+	for i, k := range fl.MetaKeys {
+		kn := names[i]
+		typ := g.goType(k.Type)
+		var get, set []jen.Code
+		switch k.Type.Kind {
+		case model.ID, model.Ref:
+			get = []jen.Code{
+				jen.Var().Id("v").Add(typ.Clone()),
+				jen.List(jen.Id("raw"), jen.Id("ok")).Op(":=").Add(wire("Member")).Call(jen.Id("x").Dot("Meta"), jen.Lit(k.Name)),
+				jen.If(jen.Op("!").Id("ok").Op("||").Add(wire("Unmarshal")).Call(jen.Id("raw"), jen.Op("&").Id("v")).Op("!=").Nil()).Block(
+					jen.Var().Id("zero").Add(typ.Clone()),
+					jen.Return(jen.Id("zero"), jen.False()),
+				),
+				jen.Return(jen.Id("v"), jen.True()),
+			}
+			set = []jen.Code{jen.List(jen.Id("b"), jen.Err()).Op(":=").Id("v").Dot("AppendJSON").Call(jen.Nil())}
+		case model.String, model.Integer, model.Number, model.Boolean:
+			get = []jen.Code{jen.Return(wire("MemberScalar").Types(typ.Clone()).Call(jen.Id("x").Dot("Meta"), jen.Lit(k.Name)))}
+			set = []jen.Code{jen.List(jen.Id("b"), jen.Err()).Op(":=").Add(wire("AppendScalar")).Call(jen.Nil(), jen.Id("v"))}
+		default:
+			continue // raw JSON: read it with wire.Member
+		}
+		req := ""
+		if k.Required {
+			req = " The schema requires it."
+		}
+		f.Commentf("Meta%s returns _meta[%q], and whether it is present and valid.%s", kn, k.Name, req)
+		f.Func().Params(jen.Id("x").Op("*").Id(name)).Id("Meta"+kn).Params().Params(typ.Clone(), jen.Bool()).Block(get...)
+		f.Commentf("SetMeta%s sets _meta[%q], keeping the other members of _meta.", kn, k.Name)
+		f.Func().Params(jen.Id("x").Op("*").Id(name)).Id("SetMeta" + kn).Params(jen.Id("v").Add(typ.Clone())).Error().Block(
+			append(set,
+				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+				jen.List(jen.Id("m"), jen.Err()).Op(":=").Add(wire("SetMember")).Call(jen.Id("x").Dot("Meta"), jen.Lit(k.Name), jen.Id("b")),
+				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+				jen.Id("x").Dot("Meta").Op("=").Id("m"),
+				jen.Return(jen.Nil()),
+			)...,
+		)
 	}
 }

@@ -18,6 +18,9 @@ func (g *gen) methods(f *jen.File) error {
 	for _, m := range g.p.Rev.Methods {
 		sender := map[model.Direction]string{model.ClientToServer: "the client", model.ServerToClient: "the server", model.Both: "either side"}[m.Direction]
 		text := fmt.Sprintf("%s is the %s %s (%s), sent by %s.", methodConst(m), m.Kind, m.Name, g.name(m.Message), sender)
+		if m.Kind == model.Embedded {
+			text += " It is never a JSON-RPC message: it travels in a result's inputRequests, and its result in the retried request's inputResponses."
+		}
 		if m.Why != "" {
 			text += " Results: " + m.Why + "."
 		}
@@ -36,8 +39,17 @@ func (g *gen) methods(f *jen.File) error {
 			jen.Id("Direction"): wire(dir[m.Direction]),
 			jen.Id("Message"):   jen.Lit(m.Message.Name),
 		}
-		if m.Kind == model.Notification {
+		switch m.Kind {
+		case model.Notification:
 			fields[jen.Id("Notification")] = jen.True()
+		case model.Embedded:
+			fields[jen.Id("Embedded")] = jen.True()
+		}
+		if m.Response != nil {
+			fields[jen.Id("Response")] = jen.Lit(m.Response.Name)
+		}
+		if m.AnyResult != nil {
+			fields[jen.Id("NewAnyResult")] = jen.Func().Params().Add(wire("Codec")).Block(jen.Return(jen.New(jen.Id(g.name(m.AnyResult)))))
 		}
 		if m.ParamsRequired {
 			fields[jen.Id("ParamsRequired")] = jen.True()
@@ -96,6 +108,7 @@ func (g *gen) methods(f *jen.File) error {
 		jen.Switch(jen.Id("name")).Block(defs...),
 		jen.Return(jen.Nil(), jen.False()),
 	)
+	g.errors(f)
 	var batching jen.Code = jen.False()
 	if g.p.Rev.Batching {
 		batching = jen.True()
@@ -103,4 +116,39 @@ func (g *gen) methods(f *jen.File) error {
 	f.Comment("Batching reports whether this revision has JSON-RPC batches.")
 	f.Const().Id("Batching").Op("=").Add(batching)
 	return nil
+}
+
+// errors writes the code constant of every named error and the error table.
+func (g *gen) errors(f *jen.File) {
+	errs := g.p.Rev.Errors
+	if len(errs) == 0 {
+		return
+	}
+	var consts, rows []jen.Code
+	for _, e := range errs {
+		name := g.name(e.Decl) + "Code"
+		consts = append(consts, doc(name, fmt.Sprintf("%s is the error code of %s.", name, g.name(e.Decl)), ""))
+		consts = append(consts, jen.Id(name).Op("=").Lit(int(e.Code)))
+		row := jen.Dict{jen.Id("Code"): jen.Id(name), jen.Id("Name"): jen.Lit(e.Decl.Name)}
+		if e.Data != nil && e.Data.Kind == model.Ref {
+			row[jen.Id("NewData")] = jen.Func().Params().Add(wire("Codec")).Block(jen.Return(jen.New(g.goType(e.Data))))
+		}
+		rows = append(rows, jen.Values(row))
+	}
+	f.Comment("The codes of the named errors of this revision.")
+	f.Const().Defs(consts...)
+	f.Comment("errorTable is sorted by code.")
+	f.Var().Id("errorTable").Op("=").Index().Add(wire("ErrorType")).Values(rows...)
+	f.Comment("Errors returns the named errors of this revision, sorted by code.")
+	f.Func().Id("Errors").Params().Index().Add(wire("ErrorType")).Block(
+		jen.Return(jen.Append(jen.Index().Add(wire("ErrorType")).Values(), jen.Id("errorTable").Op("..."))),
+	)
+	f.Comment("LookupError returns the named error with the code, if this revision has one")
+	f.Comment("(the first by name when several share it).")
+	f.Func().Id("LookupError").Params(jen.Id("code").Int64()).Params(wire("ErrorType"), jen.Bool()).Block(
+		jen.For(jen.List(jen.Id("_"), jen.Id("e")).Op(":=").Range().Id("errorTable")).Block(
+			jen.If(jen.Id("e").Dot("Code").Op("==").Id("code")).Block(jen.Return(jen.Id("e"), jen.True())),
+		),
+		jen.Return(wire("ErrorType").Values(), jen.False()),
+	)
 }

@@ -55,9 +55,7 @@ func Build(rev string, doc *load.Document) (*Revision, error) {
 	if err := b.methods(r); err != nil {
 		return nil, err
 	}
-	if err := b.checkTables(); err != nil {
-		return nil, err
-	}
+	r.TableUse = b.tableUse()
 	return r, nil
 }
 
@@ -346,12 +344,19 @@ func (b *builder) object(d *Decl, s *load.Schema, props []*load.Property, requir
 		if p.Name == "_meta" {
 			f.Meta = true
 			f.Type = &Type{Kind: RawObject}
-			for _, mp := range ps.Properties {
+			ms := ps
+			if ps.Ref != "" {
+				// 2026-07-28 names its _meta objects (RequestMetaObject):
+				// their keys are the member's keys.
+				def, _ := b.doc.Lookup(ps.Ref)
+				ms = def.Schema
+			}
+			for _, mp := range ms.Properties {
 				mt, err := b.typeOf(mp.Schema, d.Name+"Meta"+pascal(mp.Name))
 				if err != nil {
 					return err
 				}
-				f.MetaKeys = append(f.MetaKeys, &Field{Name: mp.Name, Doc: mp.Schema.Description, Type: mt})
+				f.MetaKeys = append(f.MetaKeys, &Field{Name: mp.Name, Doc: mp.Schema.Description, Type: mt, Required: ms.IsRequired(mp.Name), Annotations: annotations(mp.Schema)})
 			}
 		} else if raw, ok := b.rawOverride(d.Name, p.Name); ok {
 			t := &Type{Kind: RawObject}
@@ -455,56 +460,145 @@ func (b *builder) typeOf(s *load.Schema, path string) (*Type, error) {
 	return t, nil
 }
 
-// methods builds the method table from the four message unions.
-func (b *builder) methods(r *Revision) error {
-	type source struct {
-		union string
-		kind  MethodKind
-		dir   Direction
+// messageSources are the definitions the method table is derived from, each
+// listing the JSON-RPC messages of one kind and direction. A revision may
+// lack some (2026-07-28 has no ServerRequest) and may declare one as a
+// single message rather than a union (its ClientNotification).
+var messageSources = []struct {
+	name string
+	kind MethodKind
+	dir  Direction
+}{
+	{"ClientRequest", Request, ClientToServer},
+	{"ServerRequest", Request, ServerToClient},
+	{"ClientNotification", Notification, ClientToServer},
+	{"ServerNotification", Notification, ServerToClient},
+}
+
+// sentBy are the definitions whose values each side sends: what a message
+// definition is reachable from says who sends it.
+var sentBy = map[Direction][]string{
+	ClientToServer: {"ClientRequest", "ClientNotification", "ClientResult"},
+	ServerToClient: {"ServerRequest", "ServerNotification", "ServerResult"},
+}
+
+// sourceMessages returns the message definitions a source lists.
+func (b *builder) sourceMessages(name string) ([]*Decl, error) {
+	u := b.byName[name]
+	if u == nil {
+		return nil, nil
 	}
-	sources := []source{
-		{"ClientRequest", Request, ClientToServer},
-		{"ServerRequest", Request, ServerToClient},
-		{"ClientNotification", Notification, ClientToServer},
-		{"ServerNotification", Notification, ServerToClient},
+	r := u.Resolve()
+	if r.Kind == Object && r.Message {
+		return []*Decl{r}, nil
 	}
-	byName := map[string]*Method{}
-	for _, src := range sources {
-		u := b.byName[src.union]
-		if u == nil {
-			return b.errorf("#", "definition %s is missing: the method table is derived from it", src.union)
+	if r.Kind != Union {
+		return nil, b.errorf(u.Pointer, "%s must be an anyOf of message definitions, or one message definition (an object with a constant \"method\")", name)
+	}
+	var out []*Decl
+	for _, v := range r.Variants {
+		if v.Kind != Ref || !v.Decl.Resolve().Message {
+			return nil, b.errorf(u.Pointer, "%s: every member must be a message definition with a constant \"method\"", name)
 		}
-		if u.Kind != Union {
-			return b.errorf(u.Pointer, "%s must be an anyOf of message definitions", src.union)
-		}
-		for _, v := range u.Variants {
-			if v.Kind != Ref || !v.Decl.Message {
-				return b.errorf(u.Pointer, "%s: every member must be a message definition with a constant \"method\"", src.union)
+		out = append(out, v.Decl.Resolve())
+	}
+	return out, nil
+}
+
+// reach returns every declaration reachable from the named roots.
+func (b *builder) reach(roots []string) map[*Decl]bool {
+	seen := map[*Decl]bool{}
+	var visitType func(t *Type)
+	var visit func(d *Decl)
+	visitType = func(t *Type) {
+		for ; t != nil; t = t.Elem {
+			if t.Kind == Ref {
+				visit(t.Decl)
 			}
-			msg := v.Decl
+		}
+	}
+	visit = func(d *Decl) {
+		if d == nil || seen[d] {
+			return
+		}
+		seen[d] = true
+		for _, f := range d.Fields {
+			visitType(f.Type)
+		}
+		for _, v := range d.Variants {
+			visitType(v)
+		}
+		if d.Target != nil {
+			visitType(d.Target)
+		}
+	}
+	for _, r := range roots {
+		visit(b.byName[r])
+	}
+	return seen
+}
+
+// methods builds the method table from the message sources, and from the
+// message definitions that travel inside other messages (embedded requests).
+func (b *builder) methods(r *Revision) error {
+	byName := map[string]*Method{}
+	found := false
+	for _, src := range messageSources {
+		msgs, err := b.sourceMessages(src.name)
+		if err != nil {
+			return err
+		}
+		if b.byName[src.name] != nil {
+			found = true
+		}
+		for _, msg := range msgs {
 			name := msg.constString("method")
 			m := byName[name]
 			if m == nil {
-				m = &Method{Name: name, Kind: src.kind, Message: msg}
+				m = b.newMethod(name, src.kind, msg)
 				byName[name] = m
-				for _, f := range msg.Fields {
-					if f.Name == "params" {
-						m.Params = f.Type
-						m.ParamsRequired = f.Required
-					}
-				}
-			} else if m.Message != msg || m.Kind != src.kind {
-				return b.errorf(u.Pointer, "method %q is declared by both %s and %s", name, m.Message.Name, msg.Name)
+			} else if m.Kind != src.kind || m.Message != msg && !sameShape(m.Message, msg) {
+				return b.errorf(b.byName[src.name].Pointer, "method %q is declared by both %s and %s", name, m.Message.Name, msg.Name)
+			} else if m.Message != msg && isSource(m.Message.Name) {
+				// 2026-07-28's ClientNotification repeats CancelledNotification
+				// instead of referring to it: the method is the named message's.
+				m.Message = msg
 			}
 			m.Direction |= src.dir
 		}
+	}
+	if !found {
+		return b.errorf("#", "none of ClientRequest, ServerRequest, ClientNotification, ServerNotification is defined: the method table is derived from them")
+	}
+	// Embedded requests: message definitions outside the sources that a
+	// side's messages carry (2026-07-28's inputRequests).
+	reached := map[Direction]map[*Decl]bool{}
+	for _, dir := range []Direction{ClientToServer, ServerToClient} {
+		reached[dir] = b.reach(sentBy[dir])
+	}
+	for _, d := range b.out {
+		if !d.Message || d.Kind != Object || byName[d.constString("method")] != nil {
+			continue
+		}
+		var dir Direction
+		for _, side := range []Direction{ClientToServer, ServerToClient} {
+			if reached[side][d] {
+				dir |= side
+			}
+		}
+		if dir == 0 {
+			continue // defined but sent by nobody
+		}
+		m := b.newMethod(d.constString("method"), Embedded, d)
+		m.Direction = dir
+		byName[m.Name] = m
 	}
 	for _, m := range byName {
 		r.Methods = append(r.Methods, m)
 	}
 	slices.SortFunc(r.Methods, func(a, b *Method) int { return strings.Compare(a.Name, b.Name) })
 	for _, m := range r.Methods {
-		if err := b.results(m); err != nil {
+		if err := b.results(m, reached); err != nil {
 			return err
 		}
 		if err := b.gate(m); err != nil {
@@ -523,7 +617,107 @@ func (b *builder) methods(r *Revision) error {
 			}
 		}
 	}
+	r.Errors = b.errorTypes()
 	return nil
+}
+
+func isSource(name string) bool {
+	for _, src := range messageSources {
+		if src.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// sameShape reports whether two object declarations have the same members:
+// constants of the same values, fields of the same types.
+func sameShape(a, b *Decl) bool {
+	if a.Kind != Object || b.Kind != Object || len(a.Fields) != len(b.Fields) || len(a.Consts) != len(b.Consts) || a.Open != b.Open || a.Closed != b.Closed {
+		return false
+	}
+	for i, c := range a.Consts {
+		o := b.Consts[i]
+		if c.Name != o.Name || c.Required != o.Required || string(c.Value) != string(o.Value) {
+			return false
+		}
+	}
+	for i, f := range a.Fields {
+		o := b.Fields[i]
+		if f.Name != o.Name || f.Required != o.Required || !sameType(f.Type, o.Type) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameType(a, b *Type) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	if a.Kind != b.Kind || a.Nullable != b.Nullable || a.Format != b.Format {
+		return false
+	}
+	if a.Kind == Ref && a.Decl.Resolve() != b.Decl.Resolve() {
+		return false
+	}
+	return sameType(a.Elem, b.Elem)
+}
+
+func (b *builder) newMethod(name string, kind MethodKind, msg *Decl) *Method {
+	m := &Method{Name: name, Kind: kind, Message: msg}
+	for _, f := range msg.Fields {
+		if f.Name == "params" {
+			m.Params = f.Type
+			m.ParamsRequired = f.Required
+		}
+	}
+	return m
+}
+
+// errorTypes finds the named JSON-RPC errors: definitions with a constant
+// integer "code", or whose "error" member has one.
+func (b *builder) errorTypes() []*ErrorType {
+	var out []*ErrorType
+	for _, d := range b.out {
+		if d.Anonymous || d.Kind != Object {
+			continue
+		}
+		obj := d
+		if f := d.Field("error"); f != nil && f.Type.Kind == Ref {
+			obj = f.Type.Decl.Resolve()
+		}
+		code, ok := obj.constInt("code")
+		if !ok {
+			continue
+		}
+		e := &ErrorType{Decl: d, Code: code, Object: obj}
+		if f := obj.Field("data"); f != nil && f.Type.Kind != RawValue {
+			e.Data = f.Type
+		}
+		out = append(out, e)
+	}
+	slices.SortStableFunc(out, func(a, b *ErrorType) int {
+		if a.Code != b.Code {
+			if a.Code < b.Code {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Decl.Name, b.Decl.Name)
+	})
+	return out
+}
+
+// constInt returns the value of the integer constant member name.
+func (d *Decl) constInt(name string) (int64, bool) {
+	for _, c := range d.Consts {
+		if c.Name == name && c.Value.Kind() == '0' {
+			n, err := strconv.ParseInt(string(c.Value), 10, 64)
+			return n, err == nil
+		}
+	}
+	return 0, false
 }
 
 // constString returns the string value of the constant member name.

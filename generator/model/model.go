@@ -55,6 +55,26 @@ type Revision struct {
 	Methods []*Method
 	// Batching reports whether JSON-RPC batches are part of the revision.
 	Batching bool
+	// Errors are the named JSON-RPC errors of the revision (definitions with a
+	// constant error code), sorted by code.
+	Errors []*ErrorType
+	// TableUse names every hand-table entry that applied to this revision
+	// (see UnusedTableEntries).
+	TableUse map[string]bool
+}
+
+// ErrorType is a definition that describes one JSON-RPC error: either the
+// error object itself (a constant "code") or a whole error response (an
+// "error" member whose "code" is constant).
+type ErrorType struct {
+	Decl *Decl
+	Code int64
+	// Object is the error object's declaration: Decl itself, or the type of
+	// Decl's "error" member.
+	Object *Decl
+	// Data is the type of the error object's "data" member, nil when it has
+	// none or any JSON is allowed.
+	Data *Type
 }
 
 // Lookup returns the declaration with the schema name name.
@@ -204,14 +224,25 @@ type MethodKind int
 const (
 	Request MethodKind = iota + 1
 	Notification
+	// Embedded is a request that is never a JSON-RPC message: it travels
+	// inside a result (2026-07-28's inputRequests), and its result inside a
+	// later request (inputResponses), matched by key.
+	Embedded
 )
 
 func (k MethodKind) String() string {
-	if k == Request {
+	switch k {
+	case Request:
 		return "request"
+	case Embedded:
+		return "embedded request"
 	}
 	return "notification"
 }
+
+// Answered reports whether a method of kind k has results: a request or an
+// embedded request.
+func (k MethodKind) Answered() bool { return k == Request || k == Embedded }
 
 // Direction says who sends a method.
 type Direction int
@@ -247,13 +278,24 @@ type Method struct {
 	// ParamsRequired reports that params must be present.
 	ParamsRequired bool
 	// Results are the declarations a response may carry: the first is the
-	// normal result; more come from the exceptions table (such as
-	// CreateTaskResult for task-augmented requests).
+	// normal result; more come from the response wrapper (such as
+	// InputRequiredResult in 2026-07-28's CallToolResultResponse) or from
+	// the params (CreateTaskResult for task-augmented requests).
 	Results []*Decl
+	// Response is the method's own response definition, such as
+	// CallToolResultResponse (2026-07-28), nil when the revision has none.
+	Response *Decl
+	// AnyResult is the union of Results as the response declares it (the
+	// type of Response's "result" member), nil when Response is nil or its
+	// result is a single definition.
+	AnyResult *Decl
 	// Gate is the capability the receiver must have declared, as a dotted
 	// path in its capabilities object ("tools", "resources.subscribe"); "" when
 	// the method is not gated.
 	Gate string
+	// GateInferred reports a gate inferred from the capability names rather
+	// than taken from the gate table.
+	GateInferred bool
 	// Why explains Results when they come from a table.
 	Why string
 

@@ -46,22 +46,19 @@ var resultRules = []*resultRule{
 	{"SetLevelRequest", []string{"EmptyResult"}, "setting the log level is answered with an empty result"},
 }
 
-// taskAugmented lists the requests whose params carry "task": the receiver
-// may answer them with CreateTaskResult, which the schema leaves out of the
-// ServerResult and ClientResult unions.
-var taskAugmented = []*resultRule{
-	{"CallToolRequest", []string{"CreateTaskResult"}, "task-augmented tools/call is answered with CreateTaskResult"},
-	{"CreateMessageRequest", []string{"CreateTaskResult"}, "task-augmented sampling/createMessage is answered with CreateTaskResult"},
-	{"ElicitRequest", []string{"CreateTaskResult"}, "task-augmented elicitation/create is answered with CreateTaskResult"},
-}
-
-func (b *builder) results(m *Method) error {
-	if m.Kind != Request {
+// results finds what answers the request m: a hand rule where one applies
+// (its names exist in the revision), else the definition named after it
+// (XRequest → XResult); then the other results its response definition
+// allows (XResultResponse, whose "result" may be a union, such as
+// InputRequiredResult in 2026-07-28) and CreateTaskResult when its params
+// carry "task".
+func (b *builder) results(m *Method, reached map[Direction]map[*Decl]bool) error {
+	if !m.Kind.Answered() {
 		return nil
 	}
 	var names []string
 	for _, r := range resultRules {
-		if r.Request == m.Message.Name {
+		if r.Request == m.Message.Name && b.allExist(r.Results) {
 			b.used[r] = true
 			names = append(names, r.Results...)
 			m.Why = r.Why
@@ -70,57 +67,86 @@ func (b *builder) results(m *Method) error {
 	if names == nil {
 		names = []string{strings.TrimSuffix(m.Message.Name, "Request") + "Result"}
 	}
-	// Which side answers, and so which result union the result must be in.
-	var unions []string
-	if m.Direction&ClientToServer != 0 {
-		unions = append(unions, "ServerResult")
-	}
-	if m.Direction&ServerToClient != 0 {
-		unions = append(unions, "ClientResult")
-	}
 	for _, n := range names {
 		d := b.byName[n]
 		if d == nil {
-			return b.errorf(m.Message.Pointer, "method %q: result %s does not exist (pair requests and results in the model's result table)", m.Name, n)
-		}
-		for _, un := range unions {
-			if u := b.byName[un]; u != nil && !inUnion(u, d) {
-				return b.errorf(m.Message.Pointer, "method %q: result %s is not a member of %s", m.Name, n, un)
-			}
+			return b.errorf(m.Message.Pointer, "method %q: result %s does not exist (a request XRequest is answered by XResult unless the model's result table says otherwise)", m.Name, n)
 		}
 		m.Results = append(m.Results, d)
 	}
-	// Task augmentation, derived from a "task" member of the params and
-	// checked against the table both ways.
-	var task bool
-	if m.Params != nil && m.Params.Kind == Ref {
-		task = hasMember(m.Params.Decl, "task")
+	// The response definition, named after the result.
+	if w := b.byName[m.Results[0].Name+"Response"]; w != nil && w.Resolve().Kind == Object && w.Resolve().Field("result") != nil {
+		w = w.Resolve()
+		m.Response = w
+		rt := w.Field("result").Type
+		if rt.Kind != Ref {
+			return b.errorf(w.Pointer, "method %q: the result of %s is not a definition", m.Name, w.Name)
+		}
+		switch rd := rt.Decl.Resolve(); {
+		case rd.Kind == Union:
+			m.AnyResult = rd
+			if !inUnion(rd, m.Results[0]) {
+				return b.errorf(w.Pointer, "method %q: %s does not allow %s", m.Name, w.Name, m.Results[0].Name)
+			}
+			for _, v := range rd.Variants {
+				vd := v.Decl.Resolve()
+				if !slices.ContainsFunc(m.Results, func(x *Decl) bool { return x.Resolve() == vd }) {
+					m.Results = append(m.Results, vd)
+				}
+			}
+		case rd != m.Results[0].Resolve():
+			return b.errorf(w.Pointer, "method %q: %s carries %s, not %s", m.Name, w.Name, rd.Name, m.Results[0].Name)
+		}
 	}
-	for _, r := range taskAugmented {
-		if r.Request != m.Message.Name {
+	// The answering side must be able to send each result.
+	for _, d := range m.Results {
+		if m.Kind == Embedded {
+			answerer := Both &^ m.Direction
+			if answerer == 0 || !reached[answerer][d] {
+				return b.errorf(m.Message.Pointer, "method %q: result %s is not part of any message the answering side sends", m.Name, d.Name)
+			}
 			continue
 		}
-		if !task {
-			if b.byName["CreateTaskResult"] == nil {
-				continue // the revision has no tasks
+		if m.Direction&ClientToServer != 0 {
+			if err := b.inResultUnion(m, "ServerResult", d); err != nil {
+				return err
 			}
-			return b.errorf(m.Message.Pointer, "method %q: the task table lists it, but its params have no \"task\" member", m.Name)
 		}
-		b.used[r] = true
-		for _, n := range r.Results {
-			d := b.byName[n]
-			if d == nil {
-				return b.errorf(m.Message.Pointer, "method %q: result %s does not exist", m.Name, n)
+		if m.Direction&ServerToClient != 0 {
+			if err := b.inResultUnion(m, "ClientResult", d); err != nil {
+				return err
 			}
-			m.Results = append(m.Results, d)
 		}
-		m.Why = joinWhy(m.Why, r.Why)
-		task = false
 	}
-	if task {
-		return b.errorf(m.Message.Pointer, "method %q: its params have a \"task\" member, but the task table does not list it", m.Name)
+	// Task augmentation, derived from a "task" member of the params. The
+	// schema leaves CreateTaskResult out of the result unions.
+	if ct := b.byName["CreateTaskResult"]; ct != nil && m.Params != nil && m.Params.Kind == Ref && hasMember(m.Params.Decl, "task") {
+		m.Results = append(m.Results, ct)
+		m.Why = joinWhy(m.Why, "task-augmented "+m.Name+" is answered with CreateTaskResult")
 	}
 	return nil
+}
+
+// inResultUnion checks that the result union un, where the revision has one,
+// lists d.
+func (b *builder) inResultUnion(m *Method, un string, d *Decl) error {
+	u := b.byName[un]
+	if u == nil || u.Resolve().Kind != Union {
+		return nil
+	}
+	if !inUnion(u.Resolve(), d) {
+		return b.errorf(m.Message.Pointer, "method %q: result %s is not a member of %s", m.Name, d.Name, un)
+	}
+	return nil
+}
+
+func (b *builder) allExist(names []string) bool {
+	for _, n := range names {
+		if b.byName[n] == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // hasMember reports whether an object, or every variant of a union, has the
@@ -206,31 +232,106 @@ func (b *builder) gate(m *Method) error {
 		if g.Method != m.Name {
 			continue
 		}
+		applies := true
+		for _, side := range b.gateSides(m, g.Side) {
+			if !hasPath(b.capabilities(side), strings.Split(g.Path, ".")) {
+				applies = false
+			}
+		}
+		if !applies {
+			break // the revision lacks the capability: infer
+		}
 		b.used[g] = true
-		sides := []string{g.Side}
-		if g.Side == "receiver" {
-			sides = nil
-			if m.Direction&ClientToServer != 0 {
-				sides = append(sides, "server")
-			}
-			if m.Direction&ServerToClient != 0 {
-				sides = append(sides, "client")
-			}
-		}
-		for _, side := range sides {
-			caps := b.byName[strings.ToUpper(side[:1])+side[1:]+"Capabilities"]
-			if caps == nil || !hasPath(caps, strings.Split(g.Path, ".")) {
-				return b.errorf(m.Message.Pointer, "method %q: the gate table names capability %s.%s, which %sCapabilities does not declare", m.Name, side, g.Path, strings.ToUpper(side[:1])+side[1:])
-			}
-		}
 		m.Gate = g.Path
 		m.gateSide = g.Side
 		return nil
 	}
+	b.inferGate(m)
 	return nil
 }
 
+// gateSides returns whose capabilities a gate of side names: "server",
+// "client", or for "receiver" the side(s) that receive m.
+func (b *builder) gateSides(m *Method, side string) []string {
+	if side != "receiver" {
+		return []string{side}
+	}
+	var sides []string
+	if m.Direction&ClientToServer != 0 {
+		sides = append(sides, "server")
+	}
+	if m.Direction&ServerToClient != 0 {
+		sides = append(sides, "client")
+	}
+	return sides
+}
+
+// capabilities returns the capabilities definition of side ("server" or
+// "client"), or nil.
+func (b *builder) capabilities(side string) *Decl {
+	return b.byName[strings.ToUpper(side[:1])+side[1:]+"Capabilities"]
+}
+
+// inferGate gates a method the gate table does not decide by the capability
+// its name names: "widgets/list" by widgets, "notifications/widgets/
+// list_changed" by widgets.listChanged, when the capabilities object of the
+// side that offers the feature declares them (the plural "completions" is
+// tried too). A request's receiver offers the feature; a notification's
+// sender does.
+func (b *builder) inferGate(m *Method) {
+	segs := strings.Split(strings.TrimPrefix(m.Name, "notifications/"), "/")
+	if len(segs) < 2 {
+		return // "ping", "initialize", "notifications/cancelled": no feature
+	}
+	side := "server"
+	switch {
+	case m.Direction == Both && m.Kind == Notification:
+		return // the sender offers the feature, and either side sends it: no side to name
+	case m.Direction == Both:
+		side = "receiver"
+	case (m.Direction == ClientToServer) == (m.Kind == Notification):
+		side = "client"
+	}
+	all := b.gateSides(m, side)
+	declares := func(path ...string) bool {
+		for _, s := range all {
+			if !hasPath(b.capabilities(s), path) {
+				return false
+			}
+		}
+		return true
+	}
+	path := ""
+	for _, name := range []string{segs[0], segs[0] + "s"} {
+		if declares(name) {
+			path = name
+			break
+		}
+	}
+	if path == "" {
+		return
+	}
+	if sub := lowerCamel(segs[len(segs)-1]); declares(path, sub) {
+		path += "." + sub
+	}
+	m.Gate = path
+	m.gateSide = side
+	m.GateInferred = true
+}
+
+// lowerCamel turns "list_changed" into "listChanged".
+func lowerCamel(s string) string {
+	p := pascal(s)
+	if p == "" {
+		return p
+	}
+	return strings.ToLower(p[:1]) + p[1:]
+}
+
 func hasPath(d *Decl, path []string) bool {
+	if d == nil {
+		return false
+	}
 	d = d.Resolve()
 	if d.Kind != Object {
 		return false
@@ -248,45 +349,56 @@ func hasPath(d *Decl, path []string) bool {
 	return hasPath(f.Type.Decl, path[1:])
 }
 
-// checkTables fails on entries that apply to this revision but were not used.
-// An entry applies when the definitions it names exist.
-func (b *builder) checkTables() error {
-	var unused []string
-	for _, e := range rawMembers {
-		if def, ok := b.doc.Lookup(e.Decl); ok && !b.used[e] {
-			if _, has := def.Schema.Property(e.Member); !has {
-				continue
-			}
-			unused = append(unused, fmt.Sprintf("raw member %s.%s", e.Decl, e.Member))
-		}
+// tableUse names the hand-table entries that applied to this revision.
+func (b *builder) tableUse() map[string]bool {
+	use := map[string]bool{}
+	for e := range b.used {
+		use[entryName(e)] = true
 	}
-	for _, r := range resultRules {
-		if b.byName[r.Request] != nil && !b.used[r] {
-			unused = append(unused, "result rule for "+r.Request)
-		}
-	}
-	for _, r := range taskAugmented {
-		if b.byName[r.Request] != nil && b.byName["CreateTaskResult"] != nil && !b.used[r] {
-			unused = append(unused, "task rule for "+r.Request)
-		}
-	}
-	for _, g := range gateRules {
-		if !b.used[g] && b.methodExists(g.Method) {
-			unused = append(unused, "gate rule for "+g.Method)
-		}
-	}
-	if len(unused) > 0 {
-		slices.Sort(unused)
-		return b.errorf("#", "table entries that apply but were never used: %s", strings.Join(unused, ", "))
-	}
-	return nil
+	return use
 }
 
-func (b *builder) methodExists(name string) bool {
-	for _, d := range b.out {
-		if d.Message && d.constString("method") == name {
-			return true
+func entryName(e any) string {
+	switch e := e.(type) {
+	case *rawMember:
+		return "raw member " + e.Decl + "." + e.Member
+	case *resultRule:
+		return "result rule for " + e.Request
+	case *gateRule:
+		return "gate rule for " + e.Method
+	}
+	panic(fmt.Sprintf("model: unknown table entry %T", e))
+}
+
+// TableEntries names every entry of the model's hand tables.
+func TableEntries() []string {
+	var out []string
+	for _, e := range rawMembers {
+		out = append(out, entryName(e))
+	}
+	for _, e := range resultRules {
+		out = append(out, entryName(e))
+	}
+	for _, e := range gateRules {
+		out = append(out, entryName(e))
+	}
+	return out
+}
+
+// UnusedTableEntries returns the hand-table entries that applied to none of
+// revs, sorted. An entry applies to a revision only where the names it
+// states exist there, so an entry unused in every known revision is dead.
+func UnusedTableEntries(revs ...*Revision) []string {
+	var unused []string
+	for _, e := range TableEntries() {
+		used := false
+		for _, r := range revs {
+			used = used || r.TableUse[e]
+		}
+		if !used {
+			unused = append(unused, e)
 		}
 	}
-	return false
+	slices.Sort(unused)
+	return unused
 }

@@ -27,6 +27,9 @@ type Plan struct {
 	Defined map[*model.Decl]bool
 	// Markers lists, per declaration, the unions it is a variant of.
 	Markers map[*model.Decl][]*model.Decl
+	// TableUse names the union override entries that decided a group of
+	// this revision (see UnusedOverrides).
+	TableUse map[string]bool
 }
 
 // Error is a planning error: where in the schema, and what is wrong.
@@ -68,7 +71,7 @@ func tagged(n *Node) bool {
 	if n == nil {
 		return false
 	}
-	if n.Tag != "" {
+	if n.Tag != "" && !n.Closed {
 		return true
 	}
 	for _, k := range n.Kinds {
@@ -102,6 +105,10 @@ type Node struct {
 	// Absent is taken when the tag member is missing; nil means that is an
 	// error.
 	Absent *Node
+	// Closed reports a Tag switch whose other values are always an error,
+	// also when decoding keeps unknown variants: the tag is not a variant's
+	// name but a value the specification closes (resultType).
+	Closed bool
 
 	// Present takes the first case whose path exists in the value, else Else.
 	Present []PresentCase
@@ -134,11 +141,12 @@ type PresentCase struct {
 // Build plans a revision.
 func Build(rev *model.Revision) (*Plan, error) {
 	p := &Plan{
-		Rev:     rev,
-		Names:   map[*model.Decl]string{},
-		Unions:  map[*model.Decl]*Union{},
-		Defined: map[*model.Decl]bool{},
-		Markers: map[*model.Decl][]*model.Decl{},
+		Rev:      rev,
+		Names:    map[*model.Decl]string{},
+		Unions:   map[*model.Decl]*Union{},
+		Defined:  map[*model.Decl]bool{},
+		Markers:  map[*model.Decl][]*model.Decl{},
+		TableUse: map[string]bool{},
 	}
 	seen := map[string]*model.Decl{}
 	for _, d := range rev.Decls {
@@ -178,14 +186,8 @@ func Build(rev *model.Revision) (*Plan, error) {
 	if err := p.checkIdents(); err != nil {
 		return nil, err
 	}
-	var unused []string
-	for _, o := range overrides {
-		if o.applies(rev) && !used[o] {
-			unused = append(unused, o.Union+" "+o.Group)
-		}
-	}
-	if len(unused) > 0 {
-		return nil, &Error{Path: rev.Source, Pointer: "#", Decl: rev.Name, Msg: "union override table entries that apply but were never used: " + strings.Join(unused, ", ")}
+	for o := range used {
+		p.TableUse[o.key()] = true
 	}
 	return p, nil
 }
@@ -255,7 +257,7 @@ func (p *Plan) planUnion(d *model.Decl, used map[*override]bool) (*Union, error)
 		}
 		var n *Node
 		var err error
-		if o := findOverride(p.Rev, d.Name, k); o != nil {
+		if o := findOverride(d, k, vs); o != nil && !o.Note {
 			used[o] = true
 			n, err = o.node(d, vs)
 		} else if len(vs) == 1 {
@@ -377,7 +379,7 @@ func (p *Plan) objectPlan(u *model.Decl, vs []*model.Decl, used map[*override]bo
 		g := groups[x]
 		var sub *Node
 		var err error
-		if o := findOverride(p.Rev, u.Name, best+"="+x); o != nil {
+		if o := findOverride(u, best+"="+x, g); o != nil && !o.Note {
 			used[o] = true
 			sub, err = o.node(u, g)
 		} else if len(g) == 1 {
@@ -396,11 +398,14 @@ func (p *Plan) objectPlan(u *model.Decl, vs []*model.Decl, used map[*override]bo
 // presencePlan tells variants apart by members only one of them requires.
 // At most one variant may have no such member: it is what remains.
 func (p *Plan) presencePlan(u *model.Decl, group string, vs []*model.Decl, used map[*override]bool) (*Node, error) {
-	if o := findOverride(p.Rev, u.Name, group); o != nil {
-		used[o] = true
-		return o.node(u, vs)
-	}
 	n := &Node{}
+	if o := findOverride(u, group, vs); o != nil {
+		used[o] = true
+		if !o.Note {
+			return o.node(u, vs)
+		}
+		n.Why = o.Why
+	}
 	for _, v := range vs {
 		_, req := members(v)
 		var unique string
@@ -477,7 +482,11 @@ func printNode(b *strings.Builder, p *Plan, n *Node, indent string) {
 		if n.Absent != nil {
 			fmt.Fprintf(b, "%s  absent → %s\n", indent, p.Names[n.Absent.Variant])
 		}
-		fmt.Fprintf(b, "%s  other → error; %s when decoding keeps unknown variants\n", indent, UnknownVariant)
+		if n.Closed {
+			fmt.Fprintf(b, "%s  other → error\n", indent)
+		} else {
+			fmt.Fprintf(b, "%s  other → error; %s when decoding keeps unknown variants\n", indent, UnknownVariant)
+		}
 	default:
 		fmt.Fprintf(b, "%sby presence:%s\n", indent, why)
 		for _, c := range n.Present {

@@ -3,22 +3,36 @@ package plan
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/mcpgen/mcpgen/generator/model"
 )
 
 // override decides a group of union variants that the automatic rules cannot
 // tell apart. Group is "object" or another JSON kind for the variants of that
-// kind, or "tag=value" for the variants sharing a tag value. Present cases are
-// tried in order; Else is what remains. Every variant of the group must be
-// named exactly once, and an entry that applies to a revision but is not used
-// is an error.
+// kind, or "tag=value" for the variants sharing a tag value. An entry applies
+// to a union where the names it states exist: the union (Union, or any union
+// when Union is ""), and, in the group, exactly the variants it names. It
+// decides in one of four ways:
+//   - Present cases, tried in order, and Else for what remains;
+//   - Else alone: a result union, decoded through the method table, read as
+//     Else when alone;
+//   - Tag: the string value of a member the schema leaves unconstrained
+//     (resultType), with the values the specification's text gives; Default is
+//     the value an absent member means, and names the one variant no case
+//     names;
+//   - Note alone: the automatic plan stands, and Why says how it is used.
+//
+// An entry that no known revision uses is an error (UnusedOverrides).
 type override struct {
-	Revs    []string // revisions it applies to; empty means all that have the union
 	Union   string
 	Group   string
 	Present []presentRule
 	Else    string
+	Tag     string
+	Cases   []tagRule
+	Default string
+	Note    bool
 	Why     string
 }
 
@@ -27,54 +41,69 @@ type presentRule struct {
 	Variant string
 }
 
+type tagRule struct {
+	Value   string
+	Variant string
+}
+
 var overrides = []*override{
 	{
-		Union: "PrimitiveSchemaDefinition", Group: "type=string", Revs: []string{"2025-11-25"},
+		Union: "PrimitiveSchemaDefinition", Group: "type=string",
 		Present: []presentRule{{[]string{"oneOf"}, "TitledSingleSelectEnumSchema"}, {[]string{"enumNames"}, "LegacyTitledEnumSchema"}, {[]string{"enum"}, "UntitledSingleSelectEnumSchema"}},
 		Else:    "StringSchema",
 		Why:     "untitled and legacy enum schemas both require enum; enumNames marks the legacy form; a string schema has no distinguishing member",
 	},
 	{
-		Union: "PrimitiveSchemaDefinition", Group: "type=array", Revs: []string{"2025-11-25"},
+		Union: "PrimitiveSchemaDefinition", Group: "type=array",
 		Present: []presentRule{{[]string{"items", "anyOf"}, "TitledMultiSelectEnumSchema"}},
 		Else:    "UntitledMultiSelectEnumSchema",
 		Why:     "both multi-select forms require items; titled items are an anyOf of const/title pairs, untitled items an enum",
 	},
 	{
-		Union: "EnumSchema", Group: "type=string", Revs: []string{"2025-11-25"},
+		Union: "EnumSchema", Group: "type=string",
 		Present: []presentRule{{[]string{"oneOf"}, "TitledSingleSelectEnumSchema"}, {[]string{"enumNames"}, "LegacyTitledEnumSchema"}},
 		Else:    "UntitledSingleSelectEnumSchema",
 		Why:     "untitled and legacy enum schemas both require enum; enumNames marks the legacy form",
 	},
 	{
-		Union: "EnumSchema", Group: "type=array", Revs: []string{"2025-11-25"},
+		Union: "EnumSchema", Group: "type=array",
 		Present: []presentRule{{[]string{"items", "anyOf"}, "TitledMultiSelectEnumSchema"}},
 		Else:    "UntitledMultiSelectEnumSchema",
 		Why:     "both multi-select forms require items; titled items are an anyOf of const/title pairs, untitled items an enum",
 	},
 	{
-		Union: "MultiSelectEnumSchema", Group: "object", Revs: []string{"2025-11-25"},
+		Union: "MultiSelectEnumSchema", Group: "object",
 		Present: []presentRule{{[]string{"items", "anyOf"}, "TitledMultiSelectEnumSchema"}},
 		Else:    "UntitledMultiSelectEnumSchema",
 		Why:     "both multi-select forms require items; titled items are an anyOf of const/title pairs, untitled items an enum",
 	},
 	{
-		Union: "JSONRPCMessage", Group: "object", Revs: []string{"2025-03-26", "2025-06-18"},
+		Union: "JSONRPCMessage", Group: "object",
 		Present: []presentRule{{[]string{"result"}, "JSONRPCResponse"}, {[]string{"error"}, "JSONRPCError"}, {[]string{"id"}, "JSONRPCRequest"}},
 		Else:    "JSONRPCNotification",
 		Why:     "JSON-RPC 2.0: a result or an error makes a response; otherwise an id makes a request, and no id a notification",
 	},
 	{
-		Union: "JSONRPCMessage", Group: "object", Revs: []string{"2025-11-25"},
+		Union: "JSONRPCMessage", Group: "object",
 		Present: []presentRule{{[]string{"result"}, "JSONRPCResultResponse"}, {[]string{"error"}, "JSONRPCErrorResponse"}, {[]string{"id"}, "JSONRPCRequest"}},
 		Else:    "JSONRPCNotification",
 		Why:     "JSON-RPC 2.0: a result or an error makes a response; otherwise an id makes a request, and no id a notification",
 	},
 	{
-		Union: "JSONRPCMessage", Group: "array", Revs: []string{"2025-03-26"},
+		Union: "JSONRPCMessage", Group: "array",
 		Present: []presentRule{{[]string{"0", "method"}, "JSONRPCMessageArray"}},
 		Else:    "JSONRPCMessageArray5",
 		Why:     "the two inline batch arrays (positions 2 and 5 of the anyOf) hold requests and notifications, or responses; the first element has a method only in the first case",
+	},
+	{
+		Group: "object", Tag: "resultType",
+		Cases:   []tagRule{{"input_required", "InputRequiredResult"}},
+		Default: "complete",
+		Why:     "resultType is a plain string in the schema; its values come from the ResultType text: \"input_required\" is an InputRequiredResult, \"complete\" or absent the method's own result, anything else an error",
+	},
+	{
+		Union: "InputResponse", Group: "object", Note: true,
+		Why: "input responses carry no tag: each answers the input request of the same key in inputResponses, and is decoded as that request's result (method table); alone, by the members only one result requires",
 	},
 	{
 		Union: "ServerResult", Group: "object",
@@ -88,20 +117,88 @@ var overrides = []*override{
 	},
 }
 
-func (o *override) applies(rev *model.Revision) bool {
-	if len(o.Revs) > 0 && !slices.Contains(o.Revs, rev.Name) {
-		return false
+// names returns the variants the entry names.
+func (o *override) names() []string {
+	var ns []string
+	for _, r := range o.Present {
+		ns = append(ns, r.Variant)
 	}
-	return rev.Lookup(o.Union) != nil
+	if o.Else != "" {
+		ns = append(ns, o.Else)
+	}
+	for _, c := range o.Cases {
+		ns = append(ns, c.Variant)
+	}
+	return ns
 }
 
-func findOverride(rev *model.Revision, union, group string) *override {
+// key names the entry in error messages and in Plan.TableUse.
+func (o *override) key() string {
+	u := o.Union
+	if u == "" {
+		u = "any union"
+	}
+	k := u + " " + o.Group
+	if o.Tag != "" {
+		k += " by " + o.Tag
+	}
+	return k
+}
+
+// applies reports whether the entry decides the group of the union u whose
+// variants are vs.
+func (o *override) applies(u *model.Decl, group string, vs []*model.Decl) bool {
+	if o.Union != "" && o.Union != u.Name || o.Group != group {
+		return false
+	}
+	has := func(name string) bool {
+		return slices.ContainsFunc(vs, func(v *model.Decl) bool { return v.Name == name })
+	}
+	for _, n := range o.names() {
+		if !has(n) {
+			return false
+		}
+	}
+	switch {
+	case o.Note:
+		return true
+	case o.Tag != "":
+		for _, v := range vs {
+			if all, _ := members(v); !slices.Contains(all, o.Tag) {
+				return false
+			}
+		}
+		return len(vs) == len(o.Cases)+1
+	case len(o.Present) == 0:
+		return true // a result union: Else is one of its variants
+	}
+	return len(o.names()) == len(vs)
+}
+
+func findOverride(u *model.Decl, group string, vs []*model.Decl) *override {
 	for _, o := range overrides {
-		if o.Union == union && o.Group == group && o.applies(rev) {
+		if o.applies(u, group, vs) {
 			return o
 		}
 	}
 	return nil
+}
+
+// UnusedOverrides returns the union override entries that none of plans
+// used, sorted.
+func UnusedOverrides(plans ...*Plan) []string {
+	var unused []string
+	for _, o := range overrides {
+		used := false
+		for _, p := range plans {
+			used = used || p.TableUse[o.key()]
+		}
+		if !used {
+			unused = append(unused, o.key())
+		}
+	}
+	slices.Sort(unused)
+	return unused
 }
 
 // node turns the entry into a plan node after checking it against the
@@ -117,6 +214,23 @@ func (o *override) node(u *model.Decl, vs []*model.Decl) (*Node, error) {
 		return nil, &Error{Pointer: u.Pointer, Decl: u.Name, Msg: fmt.Sprintf("override for %s names %s, which is not a variant of that group (%s)", o.Group, name, declNames(vs))}
 	}
 	n := &Node{Why: o.Why}
+	if o.Tag != "" {
+		n.Tag, n.Closed = o.Tag, true
+		var rest *model.Decl
+		for _, v := range vs {
+			if !slices.ContainsFunc(o.Cases, func(c tagRule) bool { return c.Variant == v.Name }) {
+				rest = v
+			}
+		}
+		cases := append([]tagRule{{o.Default, rest.Name}}, o.Cases...)
+		slices.SortFunc(cases, func(a, b tagRule) int { return strings.Compare(a.Value, b.Value) })
+		for _, c := range cases {
+			v, _ := find(c.Variant)
+			n.Cases = append(n.Cases, TagCase{Value: c.Value, Node: &Node{Variant: v}})
+		}
+		n.Absent = &Node{Variant: rest}
+		return n, nil
+	}
 	named := map[*model.Decl]bool{}
 	for _, r := range o.Present {
 		v, err := find(r.Variant)

@@ -84,17 +84,18 @@ type CallToolRequestParams struct {
 	Name string
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *CallToolRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *CallToolRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -280,17 +281,18 @@ type CompleteRequestParams struct {
 	Ref CompleteRequestParamsRef
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *CompleteRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *CompleteRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -397,17 +399,18 @@ type CreateMessageRequestParams struct {
 	Temperature *float64
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *CreateMessageRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *CreateMessageRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -540,17 +543,18 @@ type GetPromptRequestParams struct {
 	Name string
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *GetPromptRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *GetPromptRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -628,17 +632,18 @@ type InitializeRequestParams struct {
 	ProtocolVersion string
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *InitializeRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *InitializeRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -872,17 +877,18 @@ type JSONRPCRequestParams struct {
 	Extra map[string]jsontext.Value
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *JSONRPCRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *JSONRPCRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -927,17 +933,18 @@ type ListPromptsRequestParams struct {
 	Cursor *string
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *ListPromptsRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *ListPromptsRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -986,17 +993,18 @@ type ListResourceTemplatesRequestParams struct {
 	Cursor *string
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *ListResourceTemplatesRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *ListResourceTemplatesRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -1045,17 +1053,18 @@ type ListResourcesRequestParams struct {
 	Cursor *string
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *ListResourcesRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *ListResourcesRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -1108,17 +1117,18 @@ type ListRootsRequestParams struct {
 	Extra map[string]jsontext.Value
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *ListRootsRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *ListRootsRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -1165,17 +1175,18 @@ type ListToolsRequestParams struct {
 	Cursor *string
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *ListToolsRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *ListToolsRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -1379,17 +1390,18 @@ type PingRequestParams struct {
 	Extra map[string]jsontext.Value
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *PingRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *PingRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -1538,17 +1550,18 @@ type ReadResourceRequestParams struct {
 	URI string
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *ReadResourceRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *ReadResourceRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -1610,17 +1623,18 @@ type RequestParams struct {
 	Extra map[string]jsontext.Value
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *RequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *RequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -1979,17 +1993,18 @@ type SetLevelRequestParams struct {
 	Level LoggingLevel
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *SetLevelRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *SetLevelRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -2024,17 +2039,18 @@ type SubscribeRequestParams struct {
 	URI string
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *SubscribeRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *SubscribeRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -2161,17 +2177,18 @@ type UnsubscribeRequestParams struct {
 	URI string
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *UnsubscribeRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *UnsubscribeRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {

@@ -124,17 +124,18 @@ type CallToolRequestParams struct {
 	Name string
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *CallToolRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *CallToolRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -310,17 +311,18 @@ type CompleteRequestParams struct {
 	Ref CompleteRequestParamsRef
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *CompleteRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *CompleteRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -456,17 +458,18 @@ type CreateMessageRequestParams struct {
 	Temperature *float64
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *CreateMessageRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *CreateMessageRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -570,17 +573,18 @@ type ElicitRequestParams struct {
 	RequestedSchema ElicitRequestParamsRequestedSchema
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *ElicitRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *ElicitRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -752,17 +756,18 @@ type GetPromptRequestParams struct {
 	Name string
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *GetPromptRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *GetPromptRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -853,17 +858,18 @@ type InitializeRequestParams struct {
 	ProtocolVersion string
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *InitializeRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *InitializeRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -1008,17 +1014,18 @@ type JSONRPCRequestParams struct {
 	Extra map[string]jsontext.Value
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *JSONRPCRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *JSONRPCRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -1063,17 +1070,18 @@ type ListPromptsRequestParams struct {
 	Cursor *string
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *ListPromptsRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *ListPromptsRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -1124,17 +1132,18 @@ type ListResourceTemplatesRequestParams struct {
 	Cursor *string
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *ListResourceTemplatesRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *ListResourceTemplatesRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -1185,17 +1194,18 @@ type ListResourcesRequestParams struct {
 	Cursor *string
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *ListResourcesRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *ListResourcesRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -1250,17 +1260,18 @@ type ListRootsRequestParams struct {
 	Extra map[string]jsontext.Value
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *ListRootsRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *ListRootsRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -1309,17 +1320,18 @@ type ListToolsRequestParams struct {
 	Cursor *string
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *ListToolsRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *ListToolsRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -1561,17 +1573,18 @@ type PingRequestParams struct {
 	Extra map[string]jsontext.Value
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *PingRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *PingRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -1747,17 +1760,18 @@ type ReadResourceRequestParams struct {
 	URI string
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *ReadResourceRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *ReadResourceRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -1821,17 +1835,18 @@ type RequestParams struct {
 	Extra map[string]jsontext.Value
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *RequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *RequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -2257,17 +2272,18 @@ type SetLevelRequestParams struct {
 	Level LoggingLevel
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *SetLevelRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *SetLevelRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -2343,17 +2359,18 @@ type SubscribeRequestParams struct {
 	URI string
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *SubscribeRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *SubscribeRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -2504,17 +2521,18 @@ type UnsubscribeRequestParams struct {
 	URI string
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *UnsubscribeRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *UnsubscribeRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {

@@ -872,5 +872,37 @@ func New(name string) (wire.Codec, bool) {
 	return nil, false
 }
 
+// The codes of the named errors of this revision.
+const (
+	// URLElicitationRequiredErrorCode is the error code of
+	// URLElicitationRequiredError.
+	URLElicitationRequiredErrorCode = -32042
+)
+
+// errorTable is sorted by code.
+var errorTable = []wire.ErrorType{{
+	Code: URLElicitationRequiredErrorCode,
+	Name: "URLElicitationRequiredError",
+	NewData: func() wire.Codec {
+		return new(URLElicitationRequiredErrorErrorData)
+	},
+}}
+
+// Errors returns the named errors of this revision, sorted by code.
+func Errors() []wire.ErrorType {
+	return append([]wire.ErrorType{}, errorTable...)
+}
+
+// LookupError returns the named error with the code, if this revision has one
+// (the first by name when several share it).
+func LookupError(code int64) (wire.ErrorType, bool) {
+	for _, e := range errorTable {
+		if e.Code == code {
+			return e, true
+		}
+	}
+	return wire.ErrorType{}, false
+}
+
 // Batching reports whether this revision has JSON-RPC batches.
 const Batching = false

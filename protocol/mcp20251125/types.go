@@ -130,17 +130,18 @@ type CallToolRequestParams struct {
 	Task *TaskMetadata
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *CallToolRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *CallToolRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -429,17 +430,18 @@ type CompleteRequestParams struct {
 	Ref CompleteRequestParamsRef
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *CompleteRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *CompleteRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -592,17 +594,18 @@ type CreateMessageRequestParams struct {
 	Tools []Tool
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *CreateMessageRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *CreateMessageRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -741,17 +744,18 @@ type ElicitRequestFormParams struct {
 	OmitMode bool
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *ElicitRequestFormParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *ElicitRequestFormParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -822,17 +826,18 @@ type ElicitRequestURLParams struct {
 	URL string
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *ElicitRequestURLParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *ElicitRequestURLParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -1040,17 +1045,18 @@ type GetPromptRequestParams struct {
 	Name string
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *GetPromptRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *GetPromptRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -1300,17 +1306,18 @@ type InitializeRequestParams struct {
 	ProtocolVersion string
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *InitializeRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *InitializeRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -1806,17 +1813,18 @@ type PaginatedRequestParams struct {
 	Cursor *string
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *PaginatedRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *PaginatedRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -2014,17 +2022,18 @@ type ReadResourceRequestParams struct {
 	URI string
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *ReadResourceRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *ReadResourceRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -2096,17 +2105,18 @@ type RequestParams struct {
 	Meta jsontext.Value
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *RequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *RequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -2244,17 +2254,18 @@ type ResourceRequestParams struct {
 	URI string
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *ResourceRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *ResourceRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -2632,17 +2643,18 @@ type SetLevelRequestParams struct {
 	Level LoggingLevel
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *SetLevelRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *SetLevelRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -2735,17 +2747,18 @@ type SubscribeRequestParams struct {
 	URI string
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *SubscribeRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *SubscribeRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -2795,17 +2808,18 @@ type TaskAugmentedRequestParams struct {
 	Task *TaskMetadata
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *TaskAugmentedRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *TaskAugmentedRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {
@@ -3238,17 +3252,18 @@ type UnsubscribeRequestParams struct {
 	URI string
 }
 
-// MetaProgressToken returns _meta.progressToken, if it is present and valid.
+// MetaProgressToken returns _meta["progressToken"], and whether it is present and valid.
 func (x *UnsubscribeRequestParams) MetaProgressToken() (ProgressToken, bool) {
 	var v ProgressToken
 	raw, ok := wire.Member(x.Meta, "progressToken")
 	if !ok || wire.Unmarshal(raw, &v) != nil {
-		return ProgressToken{}, false
+		var zero ProgressToken
+		return zero, false
 	}
 	return v, true
 }
 
-// SetMetaProgressToken sets _meta.progressToken, keeping the other members of _meta.
+// SetMetaProgressToken sets _meta["progressToken"], keeping the other members of _meta.
 func (x *UnsubscribeRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	b, err := v.AppendJSON(nil)
 	if err != nil {

@@ -90,14 +90,23 @@ func Lookup(name string) (*Revision, bool) {
 	return nil, false
 }
 
+// Handshake reports whether sessions of r begin with initialize: the
+// revisions before 2026-07-28. A revision without it is stateless and is
+// never negotiated by initialize.
+func (r *Revision) Handshake() bool {
+	_, ok := r.Method("initialize")
+	return ok
+}
+
 // Negotiate picks the revision to answer a client that asked for requested
-// (L-4): requested itself when it is among supported, otherwise the newest of
-// supported. supported lists revision names; nil means every registered one.
-// It returns nil when nothing is supported.
+// in initialize (L-4): requested itself when it is among supported,
+// otherwise the newest of supported. supported lists revision names; nil
+// means every registered one. Only revisions with the initialize handshake
+// take part. It returns nil when nothing is supported.
 func Negotiate(requested string, supported []string) *Revision {
 	var newest *Revision
 	for _, r := range All() {
-		if supported != nil && !slices.Contains(supported, r.Name) {
+		if supported != nil && !slices.Contains(supported, r.Name) || !r.Handshake() {
 			continue
 		}
 		if r.Name == requested {

@@ -1,14 +1,21 @@
 package revision
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/mcpgen/mcpgen/runtime/wire"
+)
 
 func TestNegotiate(t *testing.T) {
 	saved := all
 	t.Cleanup(func() { all = saved })
 	all = nil
+	handshake := []wire.Method{{Name: "initialize"}}
 	for _, n := range []string{"2025-03-26", "2025-11-25", "2025-06-18"} {
-		Register(&Revision{Name: n})
+		Register(&Revision{Name: n, Methods: handshake})
 	}
+	// A stateless revision (no initialize) is newer but never negotiated.
+	Register(&Revision{Name: "2026-07-28", Methods: []wire.Method{{Name: "tools/call"}}})
 	Register(&Revision{Name: "2025-06-18", Batching: true}) // ignored: already there
 	if r, _ := Lookup("2025-06-18"); r.Batching {
 		t.Error("a second registration replaced the first")
@@ -23,6 +30,7 @@ func TestNegotiate(t *testing.T) {
 		{"2099-01-01", nil, "2025-11-25"},
 		{"2025-11-25", []string{"2025-03-26", "2025-06-18"}, "2025-06-18"},
 		{"2025-03-26", []string{"2025-03-26"}, "2025-03-26"},
+		{"2026-07-28", nil, "2025-11-25"},
 	}
 	for _, tt := range tests {
 		got := Negotiate(tt.requested, tt.supported)
@@ -37,7 +45,7 @@ func TestNegotiate(t *testing.T) {
 	for _, r := range All() {
 		names = append(names, r.Name)
 	}
-	if len(names) != 3 || names[0] != "2025-11-25" || names[2] != "2025-03-26" {
+	if len(names) != 4 || names[0] != "2026-07-28" || names[3] != "2025-03-26" {
 		t.Errorf("All() = %v, want newest first", names)
 	}
 }

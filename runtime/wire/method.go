@@ -37,6 +37,11 @@ type Method struct {
 	Name string
 	// Notification reports a notification; otherwise it is a request.
 	Notification bool
+	// Embedded reports a request that is never a JSON-RPC message: it
+	// travels inside a result (2026-07-28's inputRequests, keyed), and its
+	// result inside the retried request's inputResponses under the same key.
+	// A session must not accept it as a message.
+	Embedded bool
 	// Direction says who sends it.
 	Direction Direction
 	// Message is the schema name of the request or notification, such as
@@ -52,9 +57,29 @@ type Method struct {
 	Results []string
 	// NewResult returns a new, empty value of Results[i].
 	NewResult []func() Codec
+	// Response is the schema name of the method's own response definition
+	// (2026-07-28's CallToolResultResponse), "" when the revision has none.
+	Response string
+	// NewAnyResult, when not nil, returns a value that decodes any of
+	// Results, choosing as the revision's plan says (by "resultType" in
+	// 2026-07-28); its Value field holds the decoded result.
+	NewAnyResult func() Codec
 	// Gate is the capability the method needs, as a dotted path in the
 	// capabilities of GateSide ("server", "client", or "receiver" for methods
 	// that go both ways); "" when it needs none.
 	Gate     string
 	GateSide string
+}
+
+// ErrorType describes a named JSON-RPC error of a revision: a schema
+// definition whose error code is a constant (ParseError,
+// UnsupportedProtocolVersionError…).
+type ErrorType struct {
+	// Code is the error code.
+	Code int64
+	// Name is the schema definition, such as "UnsupportedProtocolVersionError".
+	Name string
+	// NewData returns a new, empty value of the error's data; nil when the
+	// schema allows any JSON there.
+	NewData func() Codec
 }
