@@ -2,11 +2,13 @@ package protocol_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/mcpgen/mcpgen/protocol/mcp20250326"
 	"github.com/mcpgen/mcpgen/protocol/mcp20250618"
 	"github.com/mcpgen/mcpgen/protocol/mcp20251125"
+	"github.com/mcpgen/mcpgen/protocol/mcp20260728"
 	"github.com/mcpgen/mcpgen/runtime/validate"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
@@ -24,24 +26,33 @@ var checkedRevisions = []struct {
 	{"2025-03-26", mcp20250326.New, mcp20250326.Schema, &mcp20250326.Annotations{Priority: ptr(2.0)}},
 	{"2025-06-18", mcp20250618.New, mcp20250618.Schema, &mcp20250618.Annotations{Priority: ptr(2.0)}},
 	{"2025-11-25", mcp20251125.New, mcp20251125.Schema, &mcp20251125.Annotations{Priority: ptr(2.0)}},
+	{"2026-07-28", mcp20260728.New, mcp20260728.Schema, &mcp20260728.Annotations{Priority: ptr(2.0)}},
 }
 
 func ptr[T any](v T) *T { return &v }
 
-// TestDecodersCheckAssertions decodes, in every revision, values that break
-// an assertion the keyword table marks as checked by the decoders (the
-// priorities' minimum 0 and maximum 1): the typed decoder refuses each, at
-// the pointer where validation against the schema finds the problem too.
+// TestDecodersCheckAssertions decodes values that break an assertion the
+// keyword table marks as checked by the decoders (the priorities' minimum 0
+// and maximum 1 in every revision; from 2026-07-28, at most 100 completion
+// values and a ttlMs of at least 0): the typed decoder refuses each, at the
+// pointer where validation against the schema finds the problem too.
 func TestDecodersCheckAssertions(t *testing.T) {
+	values := make([]string, 101)
+	for i := range values {
+		values[i] = `"v"`
+	}
 	tests := []struct {
 		name, def, text string
 		pointer, msg    string
+		from            string // the first revision that has the assertion; "" for all
 	}{
-		{"maximum", "Annotations", `{"priority":1.5}`, "/priority", "1.5, want at most 1 (maximum)"},
-		{"minimum", "Annotations", `{"audience":["user"],"priority":-0.25}`, "/priority", "-0.25, want at least 0 (minimum)"},
-		{"in a union variant", "CallToolResult", `{"content":[{"type":"text","text":"x"},{"type":"text","text":"y","annotations":{"priority":2}}]}`, "/content/1/annotations/priority", "2, want at most 1 (maximum)"},
-		{"model preferences", "ModelPreferences", `{"hints":[{"name":"claude"}],"speedPriority":1.01}`, "/speedPriority", "1.01, want at most 1 (maximum)"},
-		{"in a request", "CreateMessageRequest", `{"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{"messages":[],"maxTokens":10,"modelPreferences":{"costPriority":3}}}`, "/params/modelPreferences/costPriority", "3, want at most 1 (maximum)"},
+		{"maximum", "Annotations", `{"priority":1.5}`, "/priority", "1.5, want at most 1 (maximum)", ""},
+		{"minimum", "Annotations", `{"audience":["user"],"priority":-0.25}`, "/priority", "-0.25, want at least 0 (minimum)", ""},
+		{"in a union variant", "CallToolResult", `{"content":[{"type":"text","text":"x"},{"type":"text","text":"y","annotations":{"priority":2}}]}`, "/content/1/annotations/priority", "2, want at most 1 (maximum)", ""},
+		{"model preferences", "ModelPreferences", `{"hints":[{"name":"claude"}],"speedPriority":1.01}`, "/speedPriority", "1.01, want at most 1 (maximum)", ""},
+		{"in a request", "CreateMessageRequest", `{"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{"messages":[],"maxTokens":10,"modelPreferences":{"costPriority":3}}}`, "/params/modelPreferences/costPriority", "3, want at most 1 (maximum)", ""},
+		{"maxItems", "CompleteResult", `{"resultType":"complete","completion":{"values":[` + strings.Join(values, ",") + `]}}`, "/completion/values", "101 items, want at most 100 (maxItems)", "2026-07-28"},
+		{"integer minimum", "ListToolsResult", `{"resultType":"complete","cacheScope":"public","tools":[],"ttlMs":-1}`, "/ttlMs", "-1, want at least 0 (minimum)", "2026-07-28"},
 	}
 	for _, r := range checkedRevisions {
 		t.Run(r.name, func(t *testing.T) {
@@ -50,6 +61,9 @@ func TestDecodersCheckAssertions(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, tt := range tests {
+				if r.name < tt.from {
+					continue
+				}
 				t.Run(tt.name, func(t *testing.T) {
 					codec, ok := r.new(tt.def)
 					if !ok {
@@ -80,6 +94,18 @@ func TestDecodersCheckAssertions(t *testing.T) {
 // TestEncodersCheckAssertions checks that a Go program cannot send what the
 // peer's strict decoder refuses, and can send the bounds themselves.
 func TestEncodersCheckAssertions(t *testing.T) {
+	t.Run("2026-07-28 completion values", func(t *testing.T) {
+		res := &mcp20260728.CompleteResult{ResultType: "complete"}
+		res.Completion.Values = make([]string, 100)
+		if _, err := wire.Marshal(res); err != nil {
+			t.Fatalf("encoding 100 values: %v", err)
+		}
+		res.Completion.Values = append(res.Completion.Values, "one too many")
+		_, err := wire.Marshal(res)
+		if want := "encode: CompleteResultCompletion.values: 101 items, want at most 100 (maxItems)"; err == nil || err.Error() != want {
+			t.Errorf("encoding 101 values: error %v, want %q", err, want)
+		}
+	})
 	for _, r := range checkedRevisions {
 		t.Run(r.name, func(t *testing.T) {
 			_, err := wire.Marshal(r.tooHigh)
