@@ -118,7 +118,7 @@ var Keywords = []Keyword{
 	{Name: "maximum", Treatment: Assertion, Decoder: true, Why: "one comparison: exact for an integer, of the decoded float64 for a number"},
 	{Name: "exclusiveMinimum", Treatment: Assertion, Decoder: true, Why: "one comparison, as minimum (a number, as both dialects write it)"},
 	{Name: "exclusiveMaximum", Treatment: Assertion, Decoder: true, Why: "one comparison, as maximum (a number, as both dialects write it)"},
-	{Name: "multipleOf", Treatment: Assertion, Decoder: true, Why: "a remainder, on an integer whose divisor is integral; a number, or a fractional divisor, is left to validation, which uses exact decimal arithmetic"},
+	{Name: "multipleOf", Treatment: Assertion, Decoder: true, Why: "a remainder, on an integer whose divisor is integral (below 2^63); a number, or any other divisor, is left to validation, which uses exact decimal arithmetic"},
 	{Name: "minItems", Treatment: Assertion, Decoder: true, Why: "the length of one decoded slice"},
 	{Name: "maxItems", Treatment: Assertion, Decoder: true, Why: "the length of one decoded slice"},
 	{Name: "uniqueItems", Treatment: Assertion, Why: "JSON equality of every pair of elements is quadratic and needs the raw values"},
