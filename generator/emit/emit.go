@@ -208,8 +208,10 @@ func (g *gen) newFile() *jen.File {
 }
 
 // doc turns a schema description into comment lines that start with the Go
-// name, wrapped at 80 columns.
-func doc(name, text, fallback string) jen.Code {
+// name, wrapped at 80 columns. The description's lines are joined into one
+// paragraph; each of more is a paragraph of its own after a blank comment
+// line (a "Deprecated:" paragraph must be one), whose lines stay lines.
+func doc(name, text, fallback string, more ...string) jen.Code {
 	text = strings.TrimSpace(text)
 	if text == "" {
 		text = fallback
@@ -237,6 +239,29 @@ func doc(name, text, fallback string) jen.Code {
 	if first != "" {
 		words = append([]string{first}, words...)
 	}
+	lines := wrap(words)
+	for _, p := range more {
+		if p == "" {
+			continue
+		}
+		lines = append(lines, "")
+		for _, l := range strings.Split(p, "\n") {
+			if len(l) <= 76 {
+				lines = append(lines, l)
+			} else {
+				lines = append(lines, wrap(strings.Fields(l))...)
+			}
+		}
+	}
+	c := jen.Comment(lines[0])
+	for _, l := range lines[1:] {
+		c = c.Line().Comment(l)
+	}
+	return c
+}
+
+// wrap fills lines of at most 76 columns with words.
+func wrap(words []string) []string {
 	var lines []string
 	line := ""
 	for _, w := range words {
@@ -254,11 +279,7 @@ func doc(name, text, fallback string) jen.Code {
 	if line != "" {
 		lines = append(lines, line)
 	}
-	c := jen.Comment(lines[0])
-	for _, l := range lines[1:] {
-		c = c.Line().Comment(l)
-	}
-	return c
+	return lines
 }
 
 // verbs and articles start descriptions that read on after the Go name.
@@ -455,7 +476,7 @@ func (g *gen) object(f *jen.File, d *model.Decl) error {
 		if fl.Meta {
 			text = "Meta is the \"_meta\" member, kept as raw JSON. " + text
 		}
-		fields = append(fields, doc(fn, text, fn+" is the "+strconv.Quote(fl.Name)+" member."))
+		fields = append(fields, doc(fn, text, fn+" is the "+strconv.Quote(fl.Name)+" member.", annotationDoc(fl.Annotations, fl.Type, "member")...))
 		fields = append(fields, jen.Id(fn).Add(g.fieldType(fl)))
 	}
 	for _, c := range d.Consts {
@@ -470,7 +491,7 @@ func (g *gen) object(f *jen.File, d *model.Decl) error {
 		fields = append(fields, doc("Extra", "Extra holds the members the schema does not name, as raw JSON; the schema allows them.", ""))
 		fields = append(fields, jen.Id("Extra").Map(jen.String()).Qual(jsontextPkg, "Value"))
 	}
-	f.Add(doc(name, d.Doc, fallback(name, d)))
+	f.Add(doc(name, d.Doc, fallback(name, d), annotationDoc(d.Annotations, nil, "definition")...))
 	f.Type().Id(name).Struct(fields...)
 	for _, fl := range d.Fields {
 		if fl.Meta {
@@ -508,9 +529,7 @@ func (g *gen) union(f *jen.File, d *model.Decl) error {
 	if g.p.Unions[d].Tagged() {
 		variants += ", or *" + plan.UnknownVariant + " for a variant this revision does not know (only when decoding keeps unknown variants)"
 	}
-	f.Add(doc(name, d.Doc, fallback(name, d)))
-	f.Comment("")
-	f.Add(doc("It", fmt.Sprintf("It is a union: Value holds one of %s.", variants), ""))
+	f.Add(doc(name, d.Doc, fallback(name, d), append([]string{fmt.Sprintf("It is a union: Value holds one of %s.", variants)}, annotationDoc(d.Annotations, nil, "definition")...)...))
 	f.Type().Id(name).Struct(
 		jen.Comment("Value is the variant; nil means the union is not set."),
 		jen.Id("Value").Id(iface),
@@ -525,7 +544,7 @@ func (g *gen) union(f *jen.File, d *model.Decl) error {
 
 func (g *gen) enum(f *jen.File, d *model.Decl) {
 	name := g.name(d)
-	f.Add(doc(name, d.Doc, fallback(name, d)))
+	f.Add(doc(name, d.Doc, fallback(name, d), annotationDoc(d.Annotations, nil, "definition")...))
 	f.Type().Id(name).String()
 	var consts []jen.Code
 	for _, v := range d.Values {
@@ -565,7 +584,7 @@ func lowerFirst(s string) string {
 
 func (g *gen) alias(f *jen.File, d *model.Decl) {
 	name := g.name(d)
-	f.Add(doc(name, d.Doc, fallback(name, d)))
+	f.Add(doc(name, d.Doc, fallback(name, d), annotationDoc(d.Annotations, d.Target, "definition")...))
 	if !g.p.Defined[d] {
 		f.Type().Id(name).Op("=").Add(g.goType(d.Target))
 		return
