@@ -88,6 +88,17 @@ type mutSample struct {
 	variant string
 	// reject, when set, says decoding must fail with an error containing it.
 	reject string
+	// revs, when set, are the only base revisions the sample applies to;
+	// skipIn are revisions it does not (their shape of def differs).
+	revs, skipIn []string
+}
+
+// modern is 2026-07-28 and later: results carry resultType, requests _meta.
+var modern = []string{"2026-07-28"}
+
+// applies reports whether the sample is checked in revision rev.
+func (s mutSample) applies(rev string) bool {
+	return (len(s.revs) == 0 || slices.Contains(s.revs, rev)) && !slices.Contains(s.skipIn, rev)
 }
 
 // mutMethod is what LookupMethod must return for one method.
@@ -128,7 +139,8 @@ var mutations = []mutation{
 			{def: "ContentBlock", json: `{"type":"video","data":"AAAA","mimeType":"video/mp4"}`, variant: "VideoContent"},
 			{def: "ContentBlock", json: `{"type":"text","text":"still here"}`, variant: "TextContent"},
 			{def: "VideoContent", json: `{"type":"video","data":"AAAA","mimeType":"video/mp4","_meta":{"k":[1,2]}}`},
-			{def: "CallToolResult", json: `{"content":[{"type":"video","data":"AAAA","mimeType":"video/webm"},{"type":"text","text":"hi"}]}`},
+			{def: "CallToolResult", json: `{"content":[{"type":"video","data":"AAAA","mimeType":"video/webm"},{"type":"text","text":"hi"}]}`, skipIn: modern},
+			{def: "CallToolResult", json: `{"resultType":"complete","content":[{"type":"video","data":"AAAA","mimeType":"video/webm"},{"type":"text","text":"hi"}]}`, revs: modern},
 			{def: "VideoContent", json: `{"type":"video","mimeType":"video/mp4"}`, reject: "data"},
 			{def: "ContentBlock", json: `{"type":"hologram","data":"AAAA","mimeType":"x/y"}`, reject: "hologram"},
 		},
@@ -138,8 +150,11 @@ var mutations = []mutation{
 		name:   "method",
 		mutate: addWidgetsList,
 		samples: []mutSample{
-			{def: "ListWidgetsRequest", json: `{"method":"widgets/list","params":{"cursor":"c1"}}`},
-			{def: "ClientRequest", json: `{"method":"widgets/list"}`, variant: "ListWidgetsRequest"},
+			{def: "ListWidgetsRequest", json: `{"method":"widgets/list","params":{"cursor":"c1"}}`, skipIn: modern},
+			{def: "ClientRequest", json: `{"method":"widgets/list"}`, variant: "ListWidgetsRequest", skipIn: modern},
+			{def: "ListWidgetsRequest", json: `{"method":"widgets/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"cursor":"c1"}}`, revs: modern},
+			{def: "ClientRequest", json: `{"method":"widgets/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`, variant: "ListWidgetsRequest", revs: modern},
+			{def: "ListWidgetsRequest", json: `{"method":"widgets/list","params":{"cursor":"c1"}}`, reject: "_meta", revs: modern},
 			{def: "ListWidgetsResult", json: `{"widgets":[{"name":"w1","title":"One"},{"name":"w2"}],"nextCursor":"c2"}`},
 			{def: "ListWidgetsResult", json: `{"nextCursor":"c2"}`, reject: "widgets"},
 		},
@@ -272,7 +287,8 @@ var mutations = []mutation{
 		samples: []mutSample{
 			{def: "ContentBlock", json: `{"type":"text","text":"hi"}`, variant: "PlainTextContent"},
 			{def: "PlainTextContent", json: `{"type":"text","text":"hi","annotations":{"audience":["user"]}}`},
-			{def: "CallToolResult", json: `{"content":[{"type":"text","text":"hi"}],"isError":true}`},
+			{def: "CallToolResult", json: `{"content":[{"type":"text","text":"hi"}],"isError":true}`, skipIn: modern},
+			{def: "CallToolResult", json: `{"content":[{"type":"text","text":"hi"}],"isError":true,"resultType":"complete"}`, revs: modern},
 		},
 		noDefs: []string{"TextContent"},
 		uses:   []string{"ContentBlockValue((*PlainTextContent)(nil))"},
@@ -946,6 +962,9 @@ func mutantTest(mu *mutant) ([]byte, error) {
 	fmt.Fprintf(&b, "// TestMutant checks mutation %s of %s.\nfunc TestMutant(t *testing.T) {\n", q(mu.m.name), mu.rev)
 	b.WriteString("\tmutcheck.RoundTrip(t, New, []mutcheck.Sample{\n")
 	for _, s := range mu.m.samples {
+		if !s.applies(mu.rev) {
+			continue
+		}
 		fmt.Fprintf(&b, "\t\t{Def: %s, JSON: %s, Variant: %s, Reject: %s},\n", q(s.def), q(s.json), q(s.variant), q(s.reject))
 	}
 	b.WriteString("\t})\n\tmutcheck.Methods(t, LookupMethod, []mutcheck.Method{\n")
