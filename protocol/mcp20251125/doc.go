@@ -15,4 +15,7 @@
 // which encoding refuses too. Formats, patterns and the other assertions are
 // left to runtime/validate; the doc comments state them all. Optional members
 // keep presence: pointers, nil slices, maps and raw JSON mean absent.
+//
+// Its 1 named errors have code constants and a table (Errors,
+// LookupError) that gives the type of their data where the schema has one.
 package mcp20251125
