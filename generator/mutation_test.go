@@ -294,6 +294,19 @@ var mutations = []mutation{
 		uses:   []string{"ContentBlockValue((*PlainTextContent)(nil))"},
 	},
 	{
+		// The ready-made server names Prompt; without it the package still
+		// builds, without StandardServer.
+		name: "rename-template-name",
+		mutate: func(s *mutSchema) {
+			s.rename("Prompt", "PromptDefinition")
+		},
+		samples: []mutSample{
+			{def: "PromptDefinition", json: `{"name":"p","arguments":[{"name":"a","required":true}]}`},
+		},
+		noDefs: []string{"Prompt"},
+		uses:   []string{"func(s *ClientSession, ctx context.Context) iter.Seq2[PromptDefinition, error] { return s.AllPrompts(ctx) }"},
+	},
+	{
 		// The result of FetchWidgetsRequest would be FetchWidgetsResult, which
 		// does not exist, and no hand table pairs it with WidgetsPayload.
 		name: "result-unpaired",

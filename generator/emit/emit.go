@@ -150,6 +150,24 @@ func (g *gen) serverData() (map[string]any, bool) {
 		}
 		data[key] = g.name(m.Params.Decl.Resolve())
 	}
+	// The other names the template writes: a revision that renames or drops
+	// one gets no ready-made server rather than one that does not compile.
+	for _, decl := range serverTemplateDecls {
+		d := g.p.Rev.Lookup(decl.name)
+		if d == nil || d.Resolve().Kind != model.Object {
+			return nil, false
+		}
+		for _, f := range decl.fields {
+			if d.Resolve().Field(f) == nil {
+				return nil, false
+			}
+		}
+	}
+	for _, method := range []string{"notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed", "notifications/resources/updated"} {
+		if g.p.Rev.Method(method) == nil {
+			return nil, false
+		}
+	}
 	res := g.p.Rev.Lookup("CallToolResult")
 	if res == nil || res.Field("content") == nil || res.Field("content").Type.Kind != model.Array || res.Field("content").Type.Elem.Kind != model.Ref {
 		return nil, false
@@ -163,6 +181,32 @@ func (g *gen) serverData() (map[string]any, bool) {
 	caps := g.p.Rev.Lookup("ServerCapabilities")
 	data["Completions"] = caps != nil && caps.Field("completions") != nil
 	return data, true
+}
+
+// serverTemplateDecls are the definitions server.go.tmpl names, with the
+// members it sets or reads.
+var serverTemplateDecls = []struct {
+	name   string
+	fields []string
+}{
+	{"Tool", []string{"name"}},
+	{"Prompt", []string{"name"}},
+	{"Resource", []string{"uri", "name"}},
+	{"ResourceTemplate", []string{"uriTemplate", "name"}},
+	{"Implementation", []string{"name", "version"}},
+	{"CallToolRequestParams", []string{"name"}},
+	{"CallToolResult", []string{"content", "isError"}},
+	{"GetPromptRequestParams", []string{"name"}},
+	{"GetPromptResult", nil},
+	{"ReadResourceRequestParams", []string{"uri"}},
+	{"ReadResourceResult", nil},
+	{"ListToolsResult", []string{"tools", "nextCursor"}},
+	{"ListPromptsResult", []string{"prompts", "nextCursor"}},
+	{"ListResourcesResult", []string{"resources", "nextCursor"}},
+	{"ListResourceTemplatesResult", []string{"resourceTemplates", "nextCursor"}},
+	{"InitializeResult", []string{"protocolVersion", "capabilities", "serverInfo", "instructions"}},
+	{"ServerCapabilities", []string{"tools", "prompts", "resources"}},
+	{"ResourceUpdatedNotificationParams", []string{"uri"}},
 }
 
 // textVariant returns the variant of the content union u that carries text:
