@@ -544,7 +544,7 @@ func (g *gen) object(f *jen.File, d *model.Decl) error {
 		fields = append(fields, doc("Extra", "Extra holds the members the schema does not name, as raw JSON; the schema allows them.", ""))
 		fields = append(fields, jen.Id("Extra").Map(jen.String()).Qual(jsontextPkg, "Value"))
 	}
-	f.Add(doc(name, d.Doc, fallback(name, d), annotationDoc(d.Annotations, nil, "definition")...))
+	f.Add(doc(name, d.Doc, fallback(name, d), annotationDoc(d.Annotations, declChecks(d, model.RawObject), "definition")...))
 	f.Type().Id(name).Struct(fields...)
 	for _, fl := range d.Fields {
 		if fl.Meta {
@@ -597,7 +597,7 @@ func (g *gen) union(f *jen.File, d *model.Decl) error {
 
 func (g *gen) enum(f *jen.File, d *model.Decl) {
 	name := g.name(d)
-	f.Add(doc(name, d.Doc, fallback(name, d), annotationDoc(d.Annotations, nil, "definition")...))
+	f.Add(doc(name, d.Doc, fallback(name, d), annotationDoc(d.Annotations, declChecks(d, model.String), "definition")...))
 	f.Type().Id(name).String()
 	var consts []jen.Code
 	for _, v := range d.Values {
@@ -713,4 +713,14 @@ func (g *gen) metaAccessors(f *jen.File, name string, fl *model.Field) {
 			)...,
 		)
 	}
+}
+
+// declChecks returns the assertions of an object's or enum's own schema as
+// a type of kind k, for assertionDoc; nil when there are none. Validation
+// enforces them (see load.Keywords).
+func declChecks(d *model.Decl, k model.TypeKind) *model.Type {
+	if d.Checks == nil {
+		return nil
+	}
+	return &model.Type{Kind: k, Checks: d.Checks}
 }

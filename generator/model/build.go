@@ -113,6 +113,17 @@ func isObject(s *load.Schema) bool {
 }
 
 func (b *builder) fill(d *Decl, s *load.Schema) error {
+	if err := b.fillKind(d, s); err != nil {
+		return err
+	}
+	if d.Kind != Alias && !s.Checks.IsZero() {
+		c := s.Checks
+		d.Checks = &c
+	}
+	return nil
+}
+
+func (b *builder) fillKind(d *Decl, s *load.Schema) error {
 	ts, null := nonNull(s)
 	switch {
 	case s.Bool != nil:

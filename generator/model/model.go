@@ -135,6 +135,12 @@ type Decl struct {
 	// Alias
 	Target *Type
 
+	// Checks are the assertions of an object's, a union's or an enum's own
+	// schema (minProperties, dependentRequired, pattern…), nil when none. An
+	// alias's are its Target's. Validation enforces them; the codecs do not
+	// (the keyword table says where the codecs check).
+	Checks *Checks
+
 	// Annotations of the definition's schema.
 	Annotations
 }
