@@ -29,6 +29,8 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 //	golden/cases/<name>/revision.txt      optional: the revision, else defaultRevision
 //	golden/cases/<name>/plan.txt          the plan's String()
 //	golden/cases/<name>/<file>.go.golden  each emitted file
+//	golden/cases/<name>/<file>_test.go.txt  optional: a test of the generated
+//	                                      package, run by the compile check
 //	golden/errors/<name>/schema.json      a schema the pipeline must reject
 //	golden/errors/<name>/error.txt        the exact error, followed by a newline
 //
@@ -123,10 +125,12 @@ func compare(t *testing.T, name string, got []byte) {
 	}
 }
 
-// generated is one positive case's output, for the compile check.
+// generated is one positive case's output, for the compile check, with
+// the case's tests of the generated package (<file>_test.go.txt).
 type generated struct {
 	name  string
 	files []emit.File
+	tests []emit.File
 }
 
 func TestGoldenCases(t *testing.T) {
@@ -155,8 +159,17 @@ func TestGoldenCases(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			var tests []emit.File
 			for _, e := range entries {
 				if slices.Contains(want, e.Name()) {
+					continue
+				}
+				if test, ok := strings.CutSuffix(e.Name(), "_test.go.txt"); ok {
+					b, err := os.ReadFile(filepath.Join(repoRoot, filepath.FromSlash(dir), e.Name()))
+					if err != nil {
+						t.Fatal(err)
+					}
+					tests = append(tests, emit.File{Name: test + "_test.go", Content: b})
 					continue
 				}
 				if *update && strings.HasSuffix(e.Name(), ".go.golden") {
@@ -167,7 +180,7 @@ func TestGoldenCases(t *testing.T) {
 				}
 				t.Errorf("unexpected file %s/%s", dir, e.Name())
 			}
-			out = append(out, generated{name, files})
+			out = append(out, generated{name, files, tests})
 		})
 	}
 	if len(out) == 0 {
@@ -178,7 +191,9 @@ func TestGoldenCases(t *testing.T) {
 
 // vet writes every case's output into its own package of a throwaway module
 // that uses this repository, and runs go vet over all of them at once: a
-// golden that does not compile, or that vet rejects, fails the suite.
+// golden that does not compile, or that vet rejects, fails the suite. Then
+// it runs the tests of the cases that have some: they check what the
+// generated code does, not only that it builds.
 func vet(t *testing.T, cases []generated) {
 	if testing.Short() {
 		t.Skip("compiling the generated packages is skipped in -short mode")
@@ -203,12 +218,16 @@ func vet(t *testing.T, cases []generated) {
 	if err := os.WriteFile(filepath.Join(tmp, "go.sum"), sum, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	var tested []string
 	for _, c := range cases {
 		dir := filepath.Join(tmp, c.name)
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		for _, f := range c.files {
+		if len(c.tests) > 0 {
+			tested = append(tested, "./"+c.name)
+		}
+		for _, f := range append(slices.Clip(c.files), c.tests...) {
 			if err := os.WriteFile(filepath.Join(dir, f.Name), f.Content, 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -219,6 +238,15 @@ func vet(t *testing.T, cases []generated) {
 	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go vet of the generated packages: %v\n%s", err, out)
+	}
+	if len(tested) == 0 {
+		return
+	}
+	cmd = exec.Command(goTool, append([]string{"test", "-count=1"}, tested...)...)
+	cmd.Dir = tmp
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go test of the generated packages: %v\n%s", err, out)
 	}
 }
 

@@ -12,15 +12,36 @@ func TestLoadBuiltin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b strings.Builder
-	data := map[string]any{"Package": "mcp", "Revision": "2025-03-26", "Source": "s", "SHA256": "x", "Methods": 24, "Batching": true}
-	if err := tt.ExecuteTemplate(&b, "doc.go.tmpl", data); err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name      string
+		data      map[string]any
+		want, not []string
+	}{
+		{"legacy", map[string]any{"Package": "mcp", "Revision": "2025-03-26", "Source": "s", "SHA256": "x", "Methods": 24, "Batching": true, "Handshake": true, "Embedded": 0, "Errors": 0},
+			[]string{"// Package mcp is the Model Context Protocol, revision 2025-03-26", "24 methods", "batches", "\npackage mcp\n"},
+			[]string{"named errors", "no initialize", "embedded"}},
+		{"stateless", map[string]any{"Package": "mcp", "Revision": "2026-07-28", "Source": "s", "SHA256": "x", "Methods": 21, "Batching": false, "Handshake": false, "Embedded": 3, "Errors": 8},
+			[]string{"21 methods", "8 named errors", "no initialize handshake", "3 embedded requests", "\npackage mcp\n"},
+			[]string{"batches"}},
 	}
-	for _, want := range []string{"// Package mcp is the Model Context Protocol, revision 2025-03-26", "24 methods", "batches", "\npackage mcp\n"} {
-		if !strings.Contains(b.String()+"\n", want) {
-			t.Errorf("output lacks %q:\n%s", want, b.String())
-		}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var b strings.Builder
+			if err := tt.ExecuteTemplate(&b, "doc.go.tmpl", tc.data); err != nil {
+				t.Fatal(err)
+			}
+			out := b.String() + "\n"
+			for _, want := range tc.want {
+				if !strings.Contains(out, want) {
+					t.Errorf("output lacks %q:\n%s", want, out)
+				}
+			}
+			for _, not := range tc.not {
+				if strings.Contains(out, not) {
+					t.Errorf("output has %q:\n%s", not, out)
+				}
+			}
+		})
 	}
 }
 

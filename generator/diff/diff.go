@@ -55,6 +55,11 @@
 //	field-type-widened          compatible                  breaking
 //	field-type-narrowed         breaking                    compatible
 //	field-format-changed        breaking                    breaking
+//	field-check-tightened       breaking                    compatible
+//	field-check-loosened        compatible                  breaking
+//	field-check-changed         breaking                    breaking
+//	field-deprecated            compatible                  compatible (informational)
+//	field-undeprecated          compatible                  compatible (informational)
 //	enum-value-added            compatible                  breaking
 //	enum-value-removed          breaking                    compatible
 //	variant-added               compatible                  breaking
@@ -64,6 +69,8 @@
 //	definition-added            compatible                  compatible (informational)
 //	definition-removed          compatible                  compatible (informational)
 //	definition-renamed          compatible                  compatible (informational)
+//	definition-deprecated       compatible                  compatible (informational)
+//	definition-undeprecated     compatible                  compatible (informational)
 //
 // Examples: a variant added to a result union breaks old clients (the server
 // sends it); a required member added to request params breaks old clients
@@ -71,6 +78,14 @@
 // clients (the server leaves it out). A change inside ClientCapabilities or
 // ServerCapabilities is a capability change: capability-added or -removed
 // instead of field-added-* or field-removed-*.
+//
+// A member's assertions (maxItems, minimum, pattern…) are compared too: a
+// bound that accepts less than before is tightened and breaks the side that
+// sends the value (an old sender may send what a new receiver refuses), one
+// that accepts more is loosened and breaks the side that receives it, and one
+// that does some of each (another pattern) is changed and breaks both. A
+// member or definition that is deprecated now still works: that is
+// informational.
 package diff
 
 import (
@@ -550,6 +565,7 @@ func (d *differ) member(subject, name string, o, n *model.Type, oreq, nreq bool,
 	if id, detail := compareTypes(o, n); id != "" {
 		d.add(id, subject, name, detail, path, flow)
 	}
+	d.checks(subject, name, o, n, path, flow)
 }
 
 // metaKeys compares the keys the schema declares in a _meta member nf (of
@@ -608,6 +624,12 @@ func (d *differ) shallow(p *pairInfo) {
 			}
 			d.member(subject, nf.Name, of.Type, nf.Type, of.Required, nf.Required, p.path, p.flow, p.capSide, p.capPath)
 			d.metaKeys(subject, of, nf, p)
+			switch {
+			case !of.Deprecated && nf.Deprecated:
+				d.add("field-deprecated", subject, nf.Name, describe(nf.Type), p.path, p.flow)
+			case of.Deprecated && !nf.Deprecated:
+				d.add("field-undeprecated", subject, nf.Name, describe(nf.Type), p.path, p.flow)
+			}
 		}
 		for _, of := range od.Fields {
 			if nd.Field(of.Name) == nil && constOf(nd, of.Name) == nil {
@@ -1064,8 +1086,19 @@ func sortedConsts(cs []*model.Const) []*model.Const {
 	return cs
 }
 
-// definitions reports named definitions added, removed and renamed.
+// definitions reports named definitions added, removed and renamed, and
+// those of the same name that are deprecated now or no longer.
 func (d *differ) definitions() {
+	for _, nd := range d.new.Decls {
+		od := d.old.Lookup(nd.Name)
+		switch {
+		case nd.Anonymous || od == nil || od.Anonymous:
+		case !od.Deprecated && nd.Deprecated:
+			d.add("definition-deprecated", nd.Name, "", kindOf(nd), "", 0)
+		case od.Deprecated && !nd.Deprecated:
+			d.add("definition-undeprecated", nd.Name, "", kindOf(nd), "", 0)
+		}
+	}
 	oldNamed := map[string]bool{}
 	for _, od := range d.old.Decls {
 		if !od.Anonymous {

@@ -51,6 +51,11 @@ var rules = []*Rule{
 	{"field-type-widened", groupTypes, false, true, "a member accepts more than before (a union around the old type, nullable, any JSON): new senders may send what old receivers reject"},
 	{"field-type-narrowed", groupTypes, true, false, "a member accepts less than before: old senders may send what new receivers reject"},
 	{"field-format-changed", groupTypes, true, true, "a string member's format changed (format assertion is on)"},
+	{"field-check-tightened", groupTypes, true, false, "a member's assertion accepts less than before (a smaller maxItems or maxLength, a larger minimum, a new pattern or uniqueItems): old senders may send what new receivers reject"},
+	{"field-check-loosened", groupTypes, false, true, "a member's assertion accepts more than before (a larger maxItems, a smaller minimum, a pattern removed): new senders may send what old receivers reject"},
+	{"field-check-changed", groupTypes, true, true, "a member's assertion accepts some values it rejected and rejects some it accepted (another pattern, a multipleOf that is not a multiple of the old)"},
+	{"field-deprecated", groupTypes, false, false, "a member is deprecated now: it still works, senders should stop using it (informational)"},
+	{"field-undeprecated", groupTypes, false, false, "a member is no longer deprecated (informational)"},
 	{"enum-value-added", groupTypes, false, true, "an enum has a new value: new senders may send what old receivers reject"},
 	{"enum-value-removed", groupTypes, true, false, "an enum value is gone: old senders may send what new receivers reject"},
 	{"variant-added", groupTypes, false, true, "a union has a new variant: new senders may send what old receivers cannot decode"},
@@ -61,6 +66,8 @@ var rules = []*Rule{
 	{"definition-added", groupDefinitions, false, false, "a named definition is new and its shape is under no other name before (informational)"},
 	{"definition-removed", groupDefinitions, false, false, "a named definition is gone and its shape is under no other name now (informational)"},
 	{"definition-renamed", groupDefinitions, false, false, "a wire shape is under a new name, or an inline type became a named definition (informational)"},
+	{"definition-deprecated", groupDefinitions, false, false, "a named definition is deprecated now: it still works (informational)"},
+	{"definition-undeprecated", groupDefinitions, false, false, "a named definition is no longer deprecated (informational)"},
 }
 
 // Rules returns every rule, in report order.

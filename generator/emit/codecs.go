@@ -101,10 +101,11 @@ func (g *gen) objectCodec(f *jen.File, d *model.Decl) error {
 	for _, fl := range d.Fields {
 		v := jen.Id("x").Dot(fieldName(fl))
 		body := []jen.Code{jen.Id("e").Dot("Name").Call(quotedName(fl.Name))}
+		what := name + "." + fl.Name
 		if !fl.Required && !fl.Type.Nullable && g.category(fl.Type) == catPointer {
-			body = append(body, g.encodeValue(fl.Type, jen.Op("*").Add(v.Clone()), 0)...)
+			body = append(body, g.encodeValue(fl.Type, jen.Op("*").Add(v.Clone()), what, 0)...)
 		} else {
-			body = append(body, g.encodeValue(fl.Type, v.Clone(), 0)...)
+			body = append(body, g.encodeValue(fl.Type, v.Clone(), what, 0)...)
 		}
 		if fl.Required {
 			enc = append(enc, body...)
@@ -133,8 +134,16 @@ func (g *gen) objectCodec(f *jen.File, d *model.Decl) error {
 		enc = append(enc, jen.For(jen.List(jen.Id("_"), jen.Id("k")).Op(":=").Range().Add(wire("SortedKeys")).Call(jen.Id("x").Dot("Extra"))).Block(loop...))
 	}
 	enc = append(enc, jen.Id("e").Dot("EndObject").Call())
+	checked := false
+	for _, fl := range d.Fields {
+		checked = checked || hasChecks(fl.Type)
+	}
 	f.Line()
 	f.Commentf("encode writes x as a JSON object, constants included.")
+	if checked {
+		f.Comment("A member that breaks an assertion of the schema that decoders check (see the")
+		f.Comment("field docs) is an error: the peer's strict decoder would refuse it.")
+	}
 	f.Func().Params(jen.Id("x").Op("*").Id(name)).Id("encode").Params(jen.Id("e").Op("*").Add(wire("Encoder"))).Block(enc...)
 	g.commonMethods(f, name, true)
 
@@ -247,21 +256,31 @@ func (g *gen) objectCodec(f *jen.File, d *model.Decl) error {
 	default:
 		f.Comment("skipped.")
 	}
+	if checked {
+		f.Comment("A value that breaks an assertion of the schema (see the field docs) is an error.")
+	}
 	f.Func().Params(jen.Id("x").Op("*").Id(name)).Id("UnmarshalJSONFrom").Params(jen.Id("d").Op("*").Qual(jsontextPkg, "Decoder")).Error().Block(dec...)
 	return nil
 }
 
-// encodeValue writes the value v of type t (never an optional pointer).
-func (g *gen) encodeValue(t *model.Type, v *jen.Statement, depth int) []jen.Code {
+// encodeValue writes the value v of type t (never an optional pointer),
+// first checking the assertions the decoders check; what names the value in
+// their errors ("Tool.name", "Tool.tags[]").
+func (g *gen) encodeValue(t *model.Type, v *jen.Statement, what string, depth int) []jen.Code {
 	e := jen.Id("e")
 	if t.Nullable {
 		base := *t
 		base.Nullable = false
-		inner := g.encodeValue(&base, jen.Op("*").Add(v.Clone()), depth)
+		inner := g.encodeValue(&base, jen.Op("*").Add(v.Clone()), what, depth)
 		if rt := resolveType(&base); rt.Kind == model.Ref && rt.Decl.Resolve().Kind == model.Object {
-			inner = g.encodeValue(&base, v.Clone(), depth)
+			inner = g.encodeValue(&base, v.Clone(), what, depth)
 		}
 		return []jen.Code{jen.If(v.Clone().Op("==").Nil()).Block(e.Clone().Dot("Null").Call()).Else().Block(inner...)}
+	}
+	if c := encodeChecks(t, v, what); len(c) > 0 {
+		plain := *t
+		plain.Checks = nil
+		return append(c, g.encodeValue(&plain, v, what, depth)...)
 	}
 	switch t.Kind {
 	case model.String:
@@ -286,7 +305,7 @@ func (g *gen) encodeValue(t *model.Type, v *jen.Statement, depth int) []jen.Code
 		i := "i" + strconv.Itoa(depth)
 		return []jen.Code{
 			e.Clone().Dot("BeginArray").Call(),
-			jen.For(jen.Id(i).Op(":=").Range().Add(v)).Block(g.encodeValue(t.Elem, v.Clone().Index(jen.Id(i)), depth+1)...),
+			jen.For(jen.Id(i).Op(":=").Range().Add(v)).Block(g.encodeValue(t.Elem, v.Clone().Index(jen.Id(i)), what+"[]", depth+1)...),
 			e.Clone().Dot("EndArray").Call(),
 		}
 	case model.Map:
@@ -297,14 +316,14 @@ func (g *gen) encodeValue(t *model.Type, v *jen.Statement, depth int) []jen.Code
 				append([]jen.Code{
 					e.Clone().Dot("Key").Call(jen.Id(k)),
 					jen.Id(val).Op(":=").Add(v.Clone()).Index(jen.Id(k)),
-				}, g.encodeValue(t.Elem, jen.Id(val), depth+1)...)...,
+				}, g.encodeValue(t.Elem, jen.Id(val), what+"{}", depth+1)...)...,
 			),
 			e.Clone().Dot("EndObject").Call(),
 		}
 	case model.Ref:
 		rt := resolveType(t)
 		if rt != t {
-			return g.encodeValue(rt, v, depth)
+			return g.encodeValue(rt, v, what, depth)
 		}
 		return []jen.Code{jen.Parens(v).Dot("encode").Call(e)}
 	}
@@ -331,11 +350,12 @@ func (g *gen) decodeTo(t *model.Type, dst *jen.Statement, depth int) []jen.Code 
 	}
 	read := func(fn string) []jen.Code {
 		v := "v" + strconv.Itoa(depth)
-		return []jen.Code{
+		code := []jen.Code{
 			jen.List(jen.Id(v), jen.Err()).Op(":=").Add(wire(fn)).Call(jen.Id("d")),
 			errRet,
-			dst.Clone().Op("=").Id(v),
 		}
+		code = append(code, decodeChecks(t, jen.Id(v))...)
+		return append(code, dst.Clone().Op("=").Id(v))
 	}
 	switch t.Kind {
 	case model.String:
@@ -358,7 +378,7 @@ func (g *gen) decodeTo(t *model.Type, dst *jen.Statement, depth int) []jen.Code 
 		return []jen.Code{jen.If(jen.Err().Op(":=").Add(dst).Dot("UnmarshalJSONFrom").Call(jen.Id("d")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))}
 	case model.Array:
 		s, el := "s"+strconv.Itoa(depth), "e"+strconv.Itoa(depth)
-		return []jen.Code{
+		return append([]jen.Code{
 			jen.If(jen.Err().Op(":=").Add(wire("BeginArray")).Call(jen.Id("d")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 			jen.Id(s).Op(":=").Add(g.goType(t)).Values(),
 			jen.For().Block(append([]jen.Code{
@@ -367,11 +387,12 @@ func (g *gen) decodeTo(t *model.Type, dst *jen.Statement, depth int) []jen.Code 
 				jen.If(jen.Op("!").Id("more")).Block(jen.Break()),
 				jen.Var().Id(el).Add(g.goType(t.Elem)),
 			}, append(g.decodeTo(t.Elem, jen.Id(el), depth+1), jen.Id(s).Op("=").Append(jen.Id(s), jen.Id(el)))...)...),
+		}, append(decodeChecks(t, jen.Id(s)),
 			dst.Clone().Op("=").Id(s),
-		}
+		)...)
 	case model.Map:
 		m, el, k := "m"+strconv.Itoa(depth), "e"+strconv.Itoa(depth), "k"+strconv.Itoa(depth)
-		return []jen.Code{
+		return append([]jen.Code{
 			jen.If(jen.Err().Op(":=").Add(wire("BeginObject")).Call(jen.Id("d")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 			jen.Id(m).Op(":=").Add(g.goType(t)).Values(),
 			jen.For().Block(append([]jen.Code{
@@ -381,8 +402,9 @@ func (g *gen) decodeTo(t *model.Type, dst *jen.Statement, depth int) []jen.Code 
 				jen.Id(k).Op(":=").String().Call(jen.Id("key")),
 				jen.Var().Id(el).Add(g.goType(t.Elem)),
 			}, append(g.decodeTo(t.Elem, jen.Id(el), depth+1), jen.Id(m).Index(jen.Id(k)).Op("=").Id(el))...)...),
+		}, append(decodeChecks(t, jen.Id(m)),
 			dst.Clone().Op("=").Id(m),
-		}
+		)...)
 	}
 	panic("emit: unknown type kind")
 }
@@ -419,18 +441,25 @@ func (g *gen) aliasCodec(f *jen.File, d *model.Decl) error {
 	var enc []jen.Code
 	switch t.Kind {
 	case model.Array, model.Map, model.RawValue, model.RawObject:
-		enc = g.encodeValue(t, jen.Parens(under.Clone()).Parens(jen.Id("x")), 0)
+		enc = g.encodeValue(t, jen.Parens(under.Clone()).Parens(jen.Id("x")), name, 0)
 		if t.Kind == model.Array || t.Kind == model.Map {
-			enc = append([]jen.Code{jen.Id("v").Op(":=").Add(under.Clone()).Parens(jen.Id("x"))}, g.encodeValue(t, jen.Id("v"), 0)...)
+			enc = append([]jen.Code{jen.Id("v").Op(":=").Add(under.Clone()).Parens(jen.Id("x"))}, g.encodeValue(t, jen.Id("v"), name, 0)...)
 		}
 	default:
-		enc = g.encodeValue(t, under.Clone().Parens(jen.Id("x")), 0)
+		enc = g.encodeValue(t, under.Clone().Parens(jen.Id("x")), name, 0)
 	}
 	f.Line()
 	f.Commentf("encode writes x.")
+	if hasChecks(t) {
+		f.Comment("A value that breaks an assertion of the schema that decoders check (see the")
+		f.Comment("type's doc) is an error: the peer's strict decoder would refuse it.")
+	}
 	f.Func().Params(jen.Id("x").Id(name)).Id("encode").Params(jen.Id("e").Op("*").Add(wire("Encoder"))).Block(enc...)
 	g.commonMethods(f, name, false)
 	f.Comment("UnmarshalJSONFrom decodes x strictly from d.")
+	if hasChecks(t) {
+		f.Comment("A value that breaks an assertion of the schema (see the type's doc) is an error.")
+	}
 	f.Func().Params(jen.Id("x").Op("*").Id(name)).Id("UnmarshalJSONFrom").Params(jen.Id("d").Op("*").Qual(jsontextPkg, "Decoder")).Error().Block(
 		append(append([]jen.Code{jen.Var().Id("v").Add(under.Clone())}, g.decodeTo(t, jen.Id("v"), 1)...),
 			jen.Op("*").Id("x").Op("=").Id(name).Parens(jen.Id("v")),

@@ -12,10 +12,11 @@ type Treatment int
 const (
 	// Structure: the keyword decides the Go type (properties, anyOf, $ref…).
 	Structure Treatment = iota + 1
-	// Assertion: the keyword restricts values. It is carried into the model;
-	// Keyword.Decoder says whether the generated strict decoders enforce it
-	// or leave it to validation against the schema (runtime/validate,
-	// "mcpgen validate"), which enforces every assertion.
+	// Assertion: the keyword restricts values. It is carried into the model
+	// and the doc comments; Keyword.Decoder says whether the generated strict
+	// decoders enforce it (and the encoders refuse to break it) or leave it to
+	// validation against the schema (runtime/validate, "mcpgen validate"),
+	// which enforces every assertion.
 	Assertion
 	// Annotation: the keyword is accepted and does not change the Go type;
 	// Keyword.Doc says whether it reaches the doc comments.
@@ -44,10 +45,14 @@ type Keyword struct {
 	Name      string
 	Treatment Treatment
 	// Decoder reports an assertion that the generated strict decoders
-	// enforce (a cheap check on one value); the others are left to
-	// validation.
+	// enforce (a cheap check on one value, with the value's JSON pointer in
+	// the error), and that the encoders refuse to break, so that a Go program
+	// cannot send what a strict decoder refuses. The others are left to
+	// validation. So is every assertion on a value whose Go type does not
+	// hold it: raw JSON, a struct, a string-or-integer ID.
 	Decoder bool
-	// Doc reports an annotation that reaches the doc comments.
+	// Doc reports an annotation that reaches the doc comments. (Every
+	// assertion reaches them too: "At most 100 items.")
 	Doc bool
 	// Where restricts the keyword: "top" for the schema file's root only,
 	// "" for any subschema.
@@ -106,19 +111,19 @@ var Keywords = []Keyword{
 	{Name: "required", Treatment: Structure, Why: "required members are plain fields checked by decoders; the others keep presence"},
 
 	// Validation: assertions.
-	{Name: "minLength", Treatment: Assertion, Decoder: true, Why: "a count of code points of one decoded string"},
-	{Name: "maxLength", Treatment: Assertion, Decoder: true, Why: "a count of code points of one decoded string"},
+	{Name: "minLength", Treatment: Assertion, Decoder: true, Why: "a count of the code points of one decoded string, as JSON Schema counts length"},
+	{Name: "maxLength", Treatment: Assertion, Decoder: true, Why: "a count of the code points of one decoded string, as JSON Schema counts length"},
 	{Name: "pattern", Treatment: Assertion, Why: "ECMA-262 regular expressions are not Go's RE2; the validator implements them, compiled once"},
-	{Name: "minimum", Treatment: Assertion, Decoder: true, Why: "one comparison"},
-	{Name: "maximum", Treatment: Assertion, Decoder: true, Why: "one comparison"},
-	{Name: "exclusiveMinimum", Treatment: Assertion, Decoder: true, Why: "one comparison (a number, as both dialects write it)"},
-	{Name: "exclusiveMaximum", Treatment: Assertion, Decoder: true, Why: "one comparison (a number, as both dialects write it)"},
-	{Name: "multipleOf", Treatment: Assertion, Decoder: true, Why: "a remainder, exact for integers; a number checked against a fractional divisor is left to validation, which uses exact arithmetic"},
+	{Name: "minimum", Treatment: Assertion, Decoder: true, Why: "one comparison: exact for an integer, of the decoded float64 for a number"},
+	{Name: "maximum", Treatment: Assertion, Decoder: true, Why: "one comparison: exact for an integer, of the decoded float64 for a number"},
+	{Name: "exclusiveMinimum", Treatment: Assertion, Decoder: true, Why: "one comparison, as minimum (a number, as both dialects write it)"},
+	{Name: "exclusiveMaximum", Treatment: Assertion, Decoder: true, Why: "one comparison, as maximum (a number, as both dialects write it)"},
+	{Name: "multipleOf", Treatment: Assertion, Decoder: true, Why: "a remainder, on an integer whose divisor is integral (below 2^63); a number, or any other divisor, is left to validation, which uses exact decimal arithmetic"},
 	{Name: "minItems", Treatment: Assertion, Decoder: true, Why: "the length of one decoded slice"},
 	{Name: "maxItems", Treatment: Assertion, Decoder: true, Why: "the length of one decoded slice"},
 	{Name: "uniqueItems", Treatment: Assertion, Why: "JSON equality of every pair of elements is quadratic and needs the raw values"},
-	{Name: "minProperties", Treatment: Assertion, Decoder: true, Why: "the size of one decoded map; on a struct it counts members the decoder does not keep together, so there it is left to validation"},
-	{Name: "maxProperties", Treatment: Assertion, Decoder: true, Why: "the size of one decoded map; on a struct it is left to validation"},
+	{Name: "minProperties", Treatment: Assertion, Decoder: true, Why: "the size of one decoded map; on a struct or raw JSON object the decoder keeps no count of the members, so there it is left to validation"},
+	{Name: "maxProperties", Treatment: Assertion, Decoder: true, Why: "the size of one decoded map; on a struct or raw JSON object it is left to validation"},
 	{Name: "dependentRequired", Treatment: Assertion, Why: "co-occurrence of members; the struct keeps presence, validation checks it"},
 	{Name: "format", Treatment: Assertion, Why: "date-time, uri, email… parsers differ in tolerance and cost; validation asserts formats, the decoders keep the string (the format reaches the doc and the diff)"},
 
@@ -136,7 +141,7 @@ var Keywords = []Keyword{
 }
 
 // ExtensionKeyword is the treatment of the keywords "x-…" that no dialect defines.
-var ExtensionKeyword = Keyword{Name: "x-…", Treatment: Annotation, Why: "extension keywords, such as x-mcp-header, are kept in the schema and reach the model as annotations; they do not change the Go type"}
+var ExtensionKeyword = Keyword{Name: "x-…", Treatment: Annotation, Doc: true, Why: "extension keywords, such as x-mcp-header, are kept in the schema and reach the model as annotations and the doc comments as a line each (x-mcp-header: \"Region\"); they do not change the Go type"}
 
 // LookupKeyword returns the treatment of the keyword name. Extension
 // keywords ("x-…") are annotations.
@@ -163,7 +168,7 @@ func KeywordTable() string {
 		if k.Treatment == Assertion {
 			by = "validate"
 			if k.Decoder {
-				by = "decoder and validate"
+				by = "codecs and validate"
 			}
 		}
 		name := "`" + k.Name + "`"

@@ -510,6 +510,13 @@ func (b *builder) reach(roots []string) map[*Decl]bool {
 	seen := map[*Decl]bool{}
 	var visitType func(t *Type)
 	var visit func(d *Decl)
+	visitType = func(t *Type) {
+		for ; t != nil; t = t.Elem {
+			if t.Kind == Ref {
+				visit(t.Decl)
+			}
+		}
+	}
 	visit = func(d *Decl) {
 		if d == nil || seen[d] {
 			return
@@ -523,13 +530,6 @@ func (b *builder) reach(roots []string) map[*Decl]bool {
 		}
 		if d.Target != nil {
 			visitType(d.Target)
-		}
-	}
-	visitType = func(t *Type) {
-		for ; t != nil; t = t.Elem {
-			if t.Kind == Ref {
-				visit(t.Decl)
-			}
 		}
 	}
 	for _, r := range roots {

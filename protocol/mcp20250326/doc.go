@@ -10,8 +10,11 @@
 //
 // Decoding is strict: member names match case-sensitively, duplicates,
 // missing required members and unknown union tags are errors carrying the
-// JSON pointer of the offending value. Optional members keep presence:
-// pointers, nil slices, maps and raw JSON mean absent.
+// JSON pointer of the offending value, and so are values that break the
+// schema's cheap assertions (lengths, numeric bounds, item and member counts),
+// which encoding refuses too. Formats, patterns and the other assertions are
+// left to runtime/validate; the doc comments state them all. Optional members
+// keep presence: pointers, nil slices, maps and raw JSON mean absent.
 //
 // This revision has JSON-RPC batches (the JSONRPCMessage union's arrays).
 package mcp20250326

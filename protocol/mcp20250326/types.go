@@ -25,6 +25,8 @@ type Annotations struct {
 	// value of 1 means "most important," and indicates that the data is
 	// effectively required, while 0 means "least important," and indicates that
 	// the data is entirely optional.
+	//
+	// At least 0 and at most 1.
 	Priority *float64
 }
 
@@ -33,6 +35,8 @@ type AudioContent struct {
 	// Annotations: Optional annotations for the client.
 	Annotations *Annotations
 	// Data is the base64-encoded audio data.
+	//
+	// Format: byte.
 	Data string
 	// MIMEType is the MIME type of the audio. Different providers may support
 	// different audio types.
@@ -47,10 +51,14 @@ func (*AudioContent) isSamplingMessageContent()     {}
 // BlobResourceContents is the schema definition BlobResourceContents.
 type BlobResourceContents struct {
 	// Blob is a base64-encoded string representing the binary data of the item.
+	//
+	// Format: byte.
 	Blob string
 	// MIMEType is the MIME type of this resource, if known.
 	MIMEType *string
 	// URI is the URI of this resource.
+	//
+	// Format: uri.
 	URI string
 }
 
@@ -580,6 +588,8 @@ type ImageContent struct {
 	// Annotations: Optional annotations for the client.
 	Annotations *Annotations
 	// Data is the base64-encoded image data.
+	//
+	// Format: byte.
 	Data string
 	// MIMEType is the MIME type of the image. Different providers may support
 	// different image types.
@@ -1289,6 +1299,8 @@ type ModelPreferences struct {
 	// CostPriority: How much to prioritize cost when selecting a model. A value of
 	// 0 means cost is not important, while a value of 1 means cost is the most
 	// important factor.
+	//
+	// At least 0 and at most 1.
 	CostPriority *float64
 	// Hints: Optional hints to use for model selection. If multiple hints are
 	// specified, the client MUST evaluate them in order (such that the first match
@@ -1299,10 +1311,14 @@ type ModelPreferences struct {
 	// IntelligencePriority: How much to prioritize intelligence and capabilities
 	// when selecting a model. A value of 0 means intelligence is not important,
 	// while a value of 1 means intelligence is the most important factor.
+	//
+	// At least 0 and at most 1.
 	IntelligencePriority *float64
 	// SpeedPriority: How much to prioritize sampling speed (latency) when
 	// selecting a model. A value of 0 means speed is not important, while a value
 	// of 1 means speed is the most important factor.
+	//
+	// At least 0 and at most 1.
 	SpeedPriority *float64
 }
 
@@ -1529,6 +1545,8 @@ type ReadResourceRequestParams struct {
 	Meta jsontext.Value
 	// URI is the URI of the resource to read. The URI can use any protocol; it is
 	// up to the server how to interpret it.
+	//
+	// Format: uri.
 	URI string
 }
 
@@ -1651,6 +1669,8 @@ type Resource struct {
 	// display file sizes and estimate context window usage.
 	Size *int64
 	// URI is the URI of this resource.
+	//
+	// Format: uri.
 	URI string
 }
 
@@ -1659,6 +1679,8 @@ type ResourceContents struct {
 	// MIMEType is the MIME type of this resource, if known.
 	MIMEType *string
 	// URI is the URI of this resource.
+	//
+	// Format: uri.
 	URI string
 }
 
@@ -1689,6 +1711,8 @@ type ResourceListChangedNotificationParams struct {
 // definition.
 type ResourceReference struct {
 	// URI is the URI or URI template of the resource.
+	//
+	// Format: uri-template.
 	URI string
 }
 
@@ -1712,6 +1736,8 @@ type ResourceTemplate struct {
 	Name string
 	// URITemplate is a URI template (according to RFC 6570) that can be used to
 	// construct resource URIs.
+	//
+	// Format: uri-template.
 	URITemplate string
 }
 
@@ -1735,6 +1761,8 @@ type ResourceUpdatedNotificationParams struct {
 	Meta jsontext.Value
 	// URI is the URI of the resource that has been updated. This might be a
 	// sub-resource of the one that the client actually subscribed to.
+	//
+	// Format: uri.
 	URI string
 }
 
@@ -1781,6 +1809,8 @@ type Root struct {
 	// URI is the URI identifying the root. This *must* start with file:// for now.
 	// This restriction may be relaxed in future versions of the protocol to allow
 	// other URI schemes.
+	//
+	// Format: uri.
 	URI string
 }
 
@@ -2004,6 +2034,8 @@ type SubscribeRequestParams struct {
 	Meta jsontext.Value
 	// URI is the URI of the resource to subscribe to. The URI can use any
 	// protocol; it is up to the server how to interpret it.
+	//
+	// Format: uri.
 	URI string
 }
 
@@ -2053,6 +2085,8 @@ type TextResourceContents struct {
 	// be represented as text (not binary data).
 	Text string
 	// URI is the URI of this resource.
+	//
+	// Format: uri.
 	URI string
 }
 
@@ -2138,6 +2172,8 @@ type UnsubscribeRequestParams struct {
 	// Meta is the "_meta" member, kept as raw JSON.
 	Meta jsontext.Value
 	// URI is the URI of the resource to unsubscribe from.
+	//
+	// Format: uri.
 	URI string
 }
 

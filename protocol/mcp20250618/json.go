@@ -10,6 +10,8 @@ import (
 )
 
 // encode writes x as a JSON object, constants included.
+// A member that breaks an assertion of the schema that decoders check (see the
+// field docs) is an error: the peer's strict decoder would refuse it.
 func (x *Annotations) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Audience != nil {
@@ -26,6 +28,8 @@ func (x *Annotations) encode(e *wire.Encoder) {
 	}
 	if x.Priority != nil {
 		e.Name("\"priority\":")
+		e.Check("Annotations.priority", wire.Minimum(*x.Priority, 0))
+		e.Check("Annotations.priority", wire.Maximum(*x.Priority, 1))
 		e.Float(*x.Priority)
 	}
 	e.EndObject()
@@ -54,6 +58,7 @@ func (x *Annotations) UnmarshalJSON(b []byte) error {
 // UnmarshalJSONFrom decodes x strictly from d: member names match case-sensitively,
 // duplicates and missing required members are errors, and unknown members are
 // skipped.
+// A value that breaks an assertion of the schema (see the field docs) is an error.
 func (x *Annotations) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	if err := wire.BeginObject(d); err != nil {
 		return err
@@ -100,6 +105,12 @@ func (x *Annotations) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			var v float64
 			v1, err := wire.ReadFloat(d)
 			if err != nil {
+				return err
+			}
+			if err := wire.Check(d, wire.Minimum(v1, 0)); err != nil {
+				return err
+			}
+			if err := wire.Check(d, wire.Maximum(v1, 1)); err != nil {
 				return err
 			}
 			v = v1
@@ -6597,10 +6608,14 @@ func (x *ModelHint) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 }
 
 // encode writes x as a JSON object, constants included.
+// A member that breaks an assertion of the schema that decoders check (see the
+// field docs) is an error: the peer's strict decoder would refuse it.
 func (x *ModelPreferences) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.CostPriority != nil {
 		e.Name("\"costPriority\":")
+		e.Check("ModelPreferences.costPriority", wire.Minimum(*x.CostPriority, 0))
+		e.Check("ModelPreferences.costPriority", wire.Maximum(*x.CostPriority, 1))
 		e.Float(*x.CostPriority)
 	}
 	if x.Hints != nil {
@@ -6613,10 +6628,14 @@ func (x *ModelPreferences) encode(e *wire.Encoder) {
 	}
 	if x.IntelligencePriority != nil {
 		e.Name("\"intelligencePriority\":")
+		e.Check("ModelPreferences.intelligencePriority", wire.Minimum(*x.IntelligencePriority, 0))
+		e.Check("ModelPreferences.intelligencePriority", wire.Maximum(*x.IntelligencePriority, 1))
 		e.Float(*x.IntelligencePriority)
 	}
 	if x.SpeedPriority != nil {
 		e.Name("\"speedPriority\":")
+		e.Check("ModelPreferences.speedPriority", wire.Minimum(*x.SpeedPriority, 0))
+		e.Check("ModelPreferences.speedPriority", wire.Maximum(*x.SpeedPriority, 1))
 		e.Float(*x.SpeedPriority)
 	}
 	e.EndObject()
@@ -6645,6 +6664,7 @@ func (x *ModelPreferences) UnmarshalJSON(b []byte) error {
 // UnmarshalJSONFrom decodes x strictly from d: member names match case-sensitively,
 // duplicates and missing required members are errors, and unknown members are
 // skipped.
+// A value that breaks an assertion of the schema (see the field docs) is an error.
 func (x *ModelPreferences) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	if err := wire.BeginObject(d); err != nil {
 		return err
@@ -6663,6 +6683,12 @@ func (x *ModelPreferences) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			var v float64
 			v1, err := wire.ReadFloat(d)
 			if err != nil {
+				return err
+			}
+			if err := wire.Check(d, wire.Minimum(v1, 0)); err != nil {
+				return err
+			}
+			if err := wire.Check(d, wire.Maximum(v1, 1)); err != nil {
 				return err
 			}
 			v = v1
@@ -6693,12 +6719,24 @@ func (x *ModelPreferences) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			if err != nil {
 				return err
 			}
+			if err := wire.Check(d, wire.Minimum(v1, 0)); err != nil {
+				return err
+			}
+			if err := wire.Check(d, wire.Maximum(v1, 1)); err != nil {
+				return err
+			}
 			v = v1
 			x.IntelligencePriority = &v
 		case "speedPriority":
 			var v float64
 			v1, err := wire.ReadFloat(d)
 			if err != nil {
+				return err
+			}
+			if err := wire.Check(d, wire.Minimum(v1, 0)); err != nil {
+				return err
+			}
+			if err := wire.Check(d, wire.Maximum(v1, 1)); err != nil {
 				return err
 			}
 			v = v1

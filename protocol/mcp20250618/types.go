@@ -30,6 +30,8 @@ type Annotations struct {
 	// value of 1 means "most important," and indicates that the data is
 	// effectively required, while 0 means "least important," and indicates that
 	// the data is entirely optional.
+	//
+	// At least 0 and at most 1.
 	Priority *float64
 }
 
@@ -42,6 +44,8 @@ type AudioContent struct {
 	// Annotations: Optional annotations for the client.
 	Annotations *Annotations
 	// Data is the base64-encoded audio data.
+	//
+	// Format: byte.
 	Data string
 	// MIMEType is the MIME type of the audio. Different providers may support
 	// different audio types.
@@ -73,10 +77,14 @@ type BlobResourceContents struct {
 	// usage.
 	Meta jsontext.Value
 	// Blob is a base64-encoded string representing the binary data of the item.
+	//
+	// Format: byte.
 	Blob string
 	// MIMEType is the MIME type of this resource, if known.
 	MIMEType *string
 	// URI is the URI of this resource.
+	//
+	// Format: uri.
 	URI string
 }
 
@@ -797,6 +805,8 @@ type ImageContent struct {
 	// Annotations: Optional annotations for the client.
 	Annotations *Annotations
 	// Data is the base64-encoded image data.
+	//
+	// Format: byte.
 	Data string
 	// MIMEType is the MIME type of the image. Different providers may support
 	// different image types.
@@ -1434,6 +1444,8 @@ type ModelPreferences struct {
 	// CostPriority: How much to prioritize cost when selecting a model. A value of
 	// 0 means cost is not important, while a value of 1 means cost is the most
 	// important factor.
+	//
+	// At least 0 and at most 1.
 	CostPriority *float64
 	// Hints: Optional hints to use for model selection. If multiple hints are
 	// specified, the client MUST evaluate them in order (such that the first match
@@ -1444,10 +1456,14 @@ type ModelPreferences struct {
 	// IntelligencePriority: How much to prioritize intelligence and capabilities
 	// when selecting a model. A value of 0 means intelligence is not important,
 	// while a value of 1 means intelligence is the most important factor.
+	//
+	// At least 0 and at most 1.
 	IntelligencePriority *float64
 	// SpeedPriority: How much to prioritize sampling speed (latency) when
 	// selecting a model. A value of 0 means speed is not important, while a value
 	// of 1 means speed is the most important factor.
+	//
+	// At least 0 and at most 1.
 	SpeedPriority *float64
 }
 
@@ -1739,6 +1755,8 @@ type ReadResourceRequestParams struct {
 	Meta jsontext.Value
 	// URI is the URI of the resource to read. The URI can use any protocol; it is
 	// up to the server how to interpret it.
+	//
+	// Format: uri.
 	URI string
 }
 
@@ -1873,6 +1891,8 @@ type Resource struct {
 	// precedence over using `name`, if present).
 	Title *string
 	// URI is the URI of this resource.
+	//
+	// Format: uri.
 	URI string
 }
 
@@ -1885,6 +1905,8 @@ type ResourceContents struct {
 	// MIMEType is the MIME type of this resource, if known.
 	MIMEType *string
 	// URI is the URI of this resource.
+	//
+	// Format: uri.
 	URI string
 }
 
@@ -1918,6 +1940,8 @@ type ResourceLink struct {
 	// precedence over using `name`, if present).
 	Title *string
 	// URI is the URI of this resource.
+	//
+	// Format: uri.
 	URI string
 }
 
@@ -1974,6 +1998,8 @@ type ResourceTemplate struct {
 	Title *string
 	// URITemplate is a URI template (according to RFC 6570) that can be used to
 	// construct resource URIs.
+	//
+	// Format: uri-template.
 	URITemplate string
 }
 
@@ -1981,6 +2007,8 @@ type ResourceTemplate struct {
 // definition.
 type ResourceTemplateReference struct {
 	// URI is the URI or URI template of the resource.
+	//
+	// Format: uri-template.
 	URI string
 }
 
@@ -2006,6 +2034,8 @@ type ResourceUpdatedNotificationParams struct {
 	Meta jsontext.Value
 	// URI is the URI of the resource that has been updated. This might be a
 	// sub-resource of the one that the client actually subscribed to.
+	//
+	// Format: uri.
 	URI string
 }
 
@@ -2056,6 +2086,8 @@ type Root struct {
 	// URI is the URI identifying the root. This *must* start with file:// for now.
 	// This restriction may be relaxed in future versions of the protocol to allow
 	// other URI schemes.
+	//
+	// Format: uri.
 	URI string
 }
 
@@ -2322,6 +2354,8 @@ type SubscribeRequestParams struct {
 	Meta jsontext.Value
 	// URI is the URI of the resource to subscribe to. The URI can use any
 	// protocol; it is up to the server how to interpret it.
+	//
+	// Format: uri.
 	URI string
 }
 
@@ -2378,6 +2412,8 @@ type TextResourceContents struct {
 	// be represented as text (not binary data).
 	Text string
 	// URI is the URI of this resource.
+	//
+	// Format: uri.
 	URI string
 }
 
@@ -2480,6 +2516,8 @@ type UnsubscribeRequestParams struct {
 	// usage.
 	Meta jsontext.Value
 	// URI is the URI of the resource to unsubscribe from.
+	//
+	// Format: uri.
 	URI string
 }
 

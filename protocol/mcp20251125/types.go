@@ -30,6 +30,8 @@ type Annotations struct {
 	// value of 1 means "most important," and indicates that the data is
 	// effectively required, while 0 means "least important," and indicates that
 	// the data is entirely optional.
+	//
+	// At least 0 and at most 1.
 	Priority *float64
 }
 
@@ -42,6 +44,8 @@ type AudioContent struct {
 	// Annotations: Optional annotations for the client.
 	Annotations *Annotations
 	// Data is the base64-encoded audio data.
+	//
+	// Format: byte.
 	Data string
 	// MIMEType is the MIME type of the audio. Different providers may support
 	// different audio types.
@@ -74,10 +78,14 @@ type BlobResourceContents struct {
 	// usage.
 	Meta jsontext.Value
 	// Blob is a base64-encoded string representing the binary data of the item.
+	//
+	// Format: byte.
 	Blob string
 	// MIMEType is the MIME type of this resource, if known.
 	MIMEType *string
 	// URI is the URI of this resource.
+	//
+	// Format: uri.
 	URI string
 }
 
@@ -813,6 +821,8 @@ type ElicitRequestURLParams struct {
 	// task augmentation of specific request types in their capabilities.
 	Task *TaskMetadata
 	// URL is the URL that the user should navigate to.
+	//
+	// Format: uri.
 	URL string
 }
 
@@ -1171,6 +1181,8 @@ type Icon struct {
 	// steps to ensure URLs serving icons are from the same domain as the
 	// client/server or a trusted domain. Consumers SHOULD take appropriate
 	// precautions when consuming SVGs as they can contain executable JavaScript.
+	//
+	// Format: uri.
 	Src string
 	// Theme: Optional specifier for the theme this icon is designed for. `light`
 	// indicates the icon is designed to be used with a light background, and
@@ -1224,6 +1236,8 @@ type ImageContent struct {
 	// Annotations: Optional annotations for the client.
 	Annotations *Annotations
 	// Data is the base64-encoded image data.
+	//
+	// Format: byte.
 	Data string
 	// MIMEType is the MIME type of the image. Different providers may support
 	// different image types.
@@ -1263,6 +1277,8 @@ type Implementation struct {
 	// Version is the "version" member.
 	Version string
 	// WebsiteURL is an optional URL of the website for this implementation.
+	//
+	// Format: uri.
 	WebsiteURL *string
 }
 
@@ -1682,6 +1698,8 @@ type ModelPreferences struct {
 	// CostPriority: How much to prioritize cost when selecting a model. A value of
 	// 0 means cost is not important, while a value of 1 means cost is the most
 	// important factor.
+	//
+	// At least 0 and at most 1.
 	CostPriority *float64
 	// Hints: Optional hints to use for model selection. If multiple hints are
 	// specified, the client MUST evaluate them in order (such that the first match
@@ -1692,10 +1710,14 @@ type ModelPreferences struct {
 	// IntelligencePriority: How much to prioritize intelligence and capabilities
 	// when selecting a model. A value of 0 means intelligence is not important,
 	// while a value of 1 means intelligence is the most important factor.
+	//
+	// At least 0 and at most 1.
 	IntelligencePriority *float64
 	// SpeedPriority: How much to prioritize sampling speed (latency) when
 	// selecting a model. A value of 0 means speed is not important, while a value
 	// of 1 means speed is the most important factor.
+	//
+	// At least 0 and at most 1.
 	SpeedPriority *float64
 }
 
@@ -1995,6 +2017,8 @@ type ReadResourceRequestParams struct {
 	Meta jsontext.Value
 	// URI is the URI of the resource. The URI can use any protocol; it is up to
 	// the server how to interpret it.
+	//
+	// Format: uri.
 	URI string
 }
 
@@ -2142,6 +2166,8 @@ type Resource struct {
 	// precedence over using `name`, if present).
 	Title *string
 	// URI is the URI of this resource.
+	//
+	// Format: uri.
 	URI string
 }
 
@@ -2154,6 +2180,8 @@ type ResourceContents struct {
 	// MIMEType is the MIME type of this resource, if known.
 	MIMEType *string
 	// URI is the URI of this resource.
+	//
+	// Format: uri.
 	URI string
 }
 
@@ -2195,6 +2223,8 @@ type ResourceLink struct {
 	// precedence over using `name`, if present).
 	Title *string
 	// URI is the URI of this resource.
+	//
+	// Format: uri.
 	URI string
 }
 
@@ -2219,6 +2249,8 @@ type ResourceRequestParams struct {
 	Meta jsontext.Value
 	// URI is the URI of the resource. The URI can use any protocol; it is up to
 	// the server how to interpret it.
+	//
+	// Format: uri.
 	URI string
 }
 
@@ -2283,6 +2315,8 @@ type ResourceTemplate struct {
 	Title *string
 	// URITemplate is a URI template (according to RFC 6570) that can be used to
 	// construct resource URIs.
+	//
+	// Format: uri-template.
 	URITemplate string
 }
 
@@ -2290,6 +2324,8 @@ type ResourceTemplate struct {
 // definition.
 type ResourceTemplateReference struct {
 	// URI is the URI or URI template of the resource.
+	//
+	// Format: uri-template.
 	URI string
 }
 
@@ -2315,6 +2351,8 @@ type ResourceUpdatedNotificationParams struct {
 	Meta jsontext.Value
 	// URI is the URI of the resource that has been updated. This might be a
 	// sub-resource of the one that the client actually subscribed to.
+	//
+	// Format: uri.
 	URI string
 }
 
@@ -2365,6 +2403,8 @@ type Root struct {
 	// URI is the URI identifying the root. This *must* start with file:// for now.
 	// This restriction may be relaxed in future versions of the protocol to allow
 	// other URI schemes.
+	//
+	// Format: uri.
 	URI string
 }
 
@@ -2702,6 +2742,8 @@ type SubscribeRequestParams struct {
 	Meta jsontext.Value
 	// URI is the URI of the resource. The URI can use any protocol; it is up to
 	// the server how to interpret it.
+	//
+	// Format: uri.
 	URI string
 }
 
@@ -2888,6 +2930,8 @@ type TextResourceContents struct {
 	// be represented as text (not binary data).
 	Text string
 	// URI is the URI of this resource.
+	//
+	// Format: uri.
 	URI string
 }
 
@@ -3203,6 +3247,8 @@ type UnsubscribeRequestParams struct {
 	Meta jsontext.Value
 	// URI is the URI of the resource. The URI can use any protocol; it is up to
 	// the server how to interpret it.
+	//
+	// Format: uri.
 	URI string
 }
 

@@ -10,6 +10,20 @@
 //
 // Decoding is strict: member names match case-sensitively, duplicates,
 // missing required members and unknown union tags are errors carrying the
-// JSON pointer of the offending value. Optional members keep presence:
-// pointers, nil slices, maps and raw JSON mean absent.
+// JSON pointer of the offending value, and so are values that break the
+// schema's cheap assertions (lengths, numeric bounds, item and member counts),
+// which encoding refuses too. Formats, patterns and the other assertions are
+// left to runtime/validate; the doc comments state them all. Optional members
+// keep presence: pointers, nil slices, maps and raw JSON mean absent.
+//
+// Its 8 named errors have code constants and a table (Errors,
+// LookupError) that gives the type of their data where the schema has one.
+//
+// This revision has no initialize handshake: every request carries the
+// protocol version and the client's capabilities in its _meta, so sessions
+// negotiated by initialize never select it (revision.Negotiate).
+//
+// Its 3 embedded requests (Method.Embedded) are never JSON-RPC
+// messages: they travel in a result's inputRequests, and their results in
+// the retried request's inputResponses, under the same key.
 package mcp20260728

@@ -10,6 +10,8 @@ import (
 )
 
 // encode writes x as a JSON object, constants included.
+// A member that breaks an assertion of the schema that decoders check (see the
+// field docs) is an error: the peer's strict decoder would refuse it.
 func (x *Annotations) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Audience != nil {
@@ -26,6 +28,8 @@ func (x *Annotations) encode(e *wire.Encoder) {
 	}
 	if x.Priority != nil {
 		e.Name("\"priority\":")
+		e.Check("Annotations.priority", wire.Minimum(*x.Priority, 0))
+		e.Check("Annotations.priority", wire.Maximum(*x.Priority, 1))
 		e.Float(*x.Priority)
 	}
 	e.EndObject()
@@ -54,6 +58,7 @@ func (x *Annotations) UnmarshalJSON(b []byte) error {
 // UnmarshalJSONFrom decodes x strictly from d: member names match case-sensitively,
 // duplicates and missing required members are errors, and unknown members are
 // skipped.
+// A value that breaks an assertion of the schema (see the field docs) is an error.
 func (x *Annotations) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	if err := wire.BeginObject(d); err != nil {
 		return err
@@ -100,6 +105,12 @@ func (x *Annotations) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			var v float64
 			v1, err := wire.ReadFloat(d)
 			if err != nil {
+				return err
+			}
+			if err := wire.Check(d, wire.Minimum(v1, 0)); err != nil {
+				return err
+			}
+			if err := wire.Check(d, wire.Maximum(v1, 1)); err != nil {
 				return err
 			}
 			v = v1
@@ -495,6 +506,8 @@ func (x *BooleanSchema) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 }
 
 // encode writes x as a JSON object, constants included.
+// A member that breaks an assertion of the schema that decoders check (see the
+// field docs) is an error: the peer's strict decoder would refuse it.
 func (x *CacheableResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -506,6 +519,7 @@ func (x *CacheableResult) encode(e *wire.Encoder) {
 	e.Name("\"resultType\":")
 	e.String(x.ResultType)
 	e.Name("\"ttlMs\":")
+	e.Check("CacheableResult.ttlMs", wire.Minimum(x.TTLMs, 0))
 	e.Int(x.TTLMs)
 	e.EndObject()
 }
@@ -533,6 +547,7 @@ func (x *CacheableResult) UnmarshalJSON(b []byte) error {
 // UnmarshalJSONFrom decodes x strictly from d: member names match case-sensitively,
 // duplicates and missing required members are errors, and unknown members are
 // skipped.
+// A value that breaks an assertion of the schema (see the field docs) is an error.
 func (x *CacheableResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	if err := wire.BeginObject(d); err != nil {
 		return err
@@ -569,6 +584,9 @@ func (x *CacheableResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 		case "ttlMs":
 			v0, err := wire.ReadInt(d)
 			if err != nil {
+				return err
+			}
+			if err := wire.Check(d, wire.Minimum(v0, 0)); err != nil {
 				return err
 			}
 			x.TTLMs = v0
@@ -2226,6 +2244,8 @@ func (x *CompleteResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 }
 
 // encode writes x as a JSON object, constants included.
+// A member that breaks an assertion of the schema that decoders check (see the
+// field docs) is an error: the peer's strict decoder would refuse it.
 func (x *CompleteResultCompletion) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.HasMore != nil {
@@ -2237,6 +2257,7 @@ func (x *CompleteResultCompletion) encode(e *wire.Encoder) {
 		e.Int(*x.Total)
 	}
 	e.Name("\"values\":")
+	e.Check("CompleteResultCompletion.values", wire.Items(len(x.Values), 0, 100))
 	e.BeginArray()
 	for i0 := range x.Values {
 		e.String(x.Values[i0])
@@ -2268,6 +2289,7 @@ func (x *CompleteResultCompletion) UnmarshalJSON(b []byte) error {
 // UnmarshalJSONFrom decodes x strictly from d: member names match case-sensitively,
 // duplicates and missing required members are errors, and unknown members are
 // skipped.
+// A value that breaks an assertion of the schema (see the field docs) is an error.
 func (x *CompleteResultCompletion) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	if err := wire.BeginObject(d); err != nil {
 		return err
@@ -2319,6 +2341,9 @@ func (x *CompleteResultCompletion) UnmarshalJSONFrom(d *jsontext.Decoder) error 
 				}
 				e0 = v1
 				s0 = append(s0, e0)
+			}
+			if err := wire.Check(d, wire.Items(len(s0), 0, 100)); err != nil {
+				return err
 			}
 			x.Values = s0
 			seen |= uint64(0x1)
@@ -3215,6 +3240,8 @@ func (x *DiscoverRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 }
 
 // encode writes x as a JSON object, constants included.
+// A member that breaks an assertion of the schema that decoders check (see the
+// field docs) is an error: the peer's strict decoder would refuse it.
 func (x *DiscoverResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -3238,6 +3265,7 @@ func (x *DiscoverResult) encode(e *wire.Encoder) {
 	}
 	e.EndArray()
 	e.Name("\"ttlMs\":")
+	e.Check("DiscoverResult.ttlMs", wire.Minimum(x.TTLMs, 0))
 	e.Int(x.TTLMs)
 	e.EndObject()
 }
@@ -3265,6 +3293,7 @@ func (x *DiscoverResult) UnmarshalJSON(b []byte) error {
 // UnmarshalJSONFrom decodes x strictly from d: member names match case-sensitively,
 // duplicates and missing required members are errors, and unknown members are
 // skipped.
+// A value that breaks an assertion of the schema (see the field docs) is an error.
 func (x *DiscoverResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	if err := wire.BeginObject(d); err != nil {
 		return err
@@ -3337,6 +3366,9 @@ func (x *DiscoverResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 		case "ttlMs":
 			v0, err := wire.ReadInt(d)
 			if err != nil {
+				return err
+			}
+			if err := wire.Check(d, wire.Minimum(v0, 0)); err != nil {
 				return err
 			}
 			x.TTLMs = v0
@@ -7584,6 +7616,8 @@ func (x *ListPromptsRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 }
 
 // encode writes x as a JSON object, constants included.
+// A member that breaks an assertion of the schema that decoders check (see the
+// field docs) is an error: the peer's strict decoder would refuse it.
 func (x *ListPromptsResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -7605,6 +7639,7 @@ func (x *ListPromptsResult) encode(e *wire.Encoder) {
 	e.Name("\"resultType\":")
 	e.String(x.ResultType)
 	e.Name("\"ttlMs\":")
+	e.Check("ListPromptsResult.ttlMs", wire.Minimum(x.TTLMs, 0))
 	e.Int(x.TTLMs)
 	e.EndObject()
 }
@@ -7632,6 +7667,7 @@ func (x *ListPromptsResult) UnmarshalJSON(b []byte) error {
 // UnmarshalJSONFrom decodes x strictly from d: member names match case-sensitively,
 // duplicates and missing required members are errors, and unknown members are
 // skipped.
+// A value that breaks an assertion of the schema (see the field docs) is an error.
 func (x *ListPromptsResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	if err := wire.BeginObject(d); err != nil {
 		return err
@@ -7697,6 +7733,9 @@ func (x *ListPromptsResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 		case "ttlMs":
 			v0, err := wire.ReadInt(d)
 			if err != nil {
+				return err
+			}
+			if err := wire.Check(d, wire.Minimum(v0, 0)); err != nil {
 				return err
 			}
 			x.TTLMs = v0
@@ -7921,6 +7960,8 @@ func (x *ListResourceTemplatesRequest) UnmarshalJSONFrom(d *jsontext.Decoder) er
 }
 
 // encode writes x as a JSON object, constants included.
+// A member that breaks an assertion of the schema that decoders check (see the
+// field docs) is an error: the peer's strict decoder would refuse it.
 func (x *ListResourceTemplatesResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -7942,6 +7983,7 @@ func (x *ListResourceTemplatesResult) encode(e *wire.Encoder) {
 	e.Name("\"resultType\":")
 	e.String(x.ResultType)
 	e.Name("\"ttlMs\":")
+	e.Check("ListResourceTemplatesResult.ttlMs", wire.Minimum(x.TTLMs, 0))
 	e.Int(x.TTLMs)
 	e.EndObject()
 }
@@ -7969,6 +8011,7 @@ func (x *ListResourceTemplatesResult) UnmarshalJSON(b []byte) error {
 // UnmarshalJSONFrom decodes x strictly from d: member names match case-sensitively,
 // duplicates and missing required members are errors, and unknown members are
 // skipped.
+// A value that breaks an assertion of the schema (see the field docs) is an error.
 func (x *ListResourceTemplatesResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	if err := wire.BeginObject(d); err != nil {
 		return err
@@ -8034,6 +8077,9 @@ func (x *ListResourceTemplatesResult) UnmarshalJSONFrom(d *jsontext.Decoder) err
 		case "ttlMs":
 			v0, err := wire.ReadInt(d)
 			if err != nil {
+				return err
+			}
+			if err := wire.Check(d, wire.Minimum(v0, 0)); err != nil {
 				return err
 			}
 			x.TTLMs = v0
@@ -8258,6 +8304,8 @@ func (x *ListResourcesRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 }
 
 // encode writes x as a JSON object, constants included.
+// A member that breaks an assertion of the schema that decoders check (see the
+// field docs) is an error: the peer's strict decoder would refuse it.
 func (x *ListResourcesResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -8279,6 +8327,7 @@ func (x *ListResourcesResult) encode(e *wire.Encoder) {
 	e.Name("\"resultType\":")
 	e.String(x.ResultType)
 	e.Name("\"ttlMs\":")
+	e.Check("ListResourcesResult.ttlMs", wire.Minimum(x.TTLMs, 0))
 	e.Int(x.TTLMs)
 	e.EndObject()
 }
@@ -8306,6 +8355,7 @@ func (x *ListResourcesResult) UnmarshalJSON(b []byte) error {
 // UnmarshalJSONFrom decodes x strictly from d: member names match case-sensitively,
 // duplicates and missing required members are errors, and unknown members are
 // skipped.
+// A value that breaks an assertion of the schema (see the field docs) is an error.
 func (x *ListResourcesResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	if err := wire.BeginObject(d); err != nil {
 		return err
@@ -8371,6 +8421,9 @@ func (x *ListResourcesResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 		case "ttlMs":
 			v0, err := wire.ReadInt(d)
 			if err != nil {
+				return err
+			}
+			if err := wire.Check(d, wire.Minimum(v0, 0)); err != nil {
 				return err
 			}
 			x.TTLMs = v0
@@ -8812,6 +8865,8 @@ func (x *ListToolsRequest) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 }
 
 // encode writes x as a JSON object, constants included.
+// A member that breaks an assertion of the schema that decoders check (see the
+// field docs) is an error: the peer's strict decoder would refuse it.
 func (x *ListToolsResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -8833,6 +8888,7 @@ func (x *ListToolsResult) encode(e *wire.Encoder) {
 	}
 	e.EndArray()
 	e.Name("\"ttlMs\":")
+	e.Check("ListToolsResult.ttlMs", wire.Minimum(x.TTLMs, 0))
 	e.Int(x.TTLMs)
 	e.EndObject()
 }
@@ -8860,6 +8916,7 @@ func (x *ListToolsResult) UnmarshalJSON(b []byte) error {
 // UnmarshalJSONFrom decodes x strictly from d: member names match case-sensitively,
 // duplicates and missing required members are errors, and unknown members are
 // skipped.
+// A value that breaks an assertion of the schema (see the field docs) is an error.
 func (x *ListToolsResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	if err := wire.BeginObject(d); err != nil {
 		return err
@@ -8925,6 +8982,9 @@ func (x *ListToolsResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 		case "ttlMs":
 			v0, err := wire.ReadInt(d)
 			if err != nil {
+				return err
+			}
+			if err := wire.Check(d, wire.Minimum(v0, 0)); err != nil {
 				return err
 			}
 			x.TTLMs = v0
@@ -9703,10 +9763,14 @@ func (x *ModelHint) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 }
 
 // encode writes x as a JSON object, constants included.
+// A member that breaks an assertion of the schema that decoders check (see the
+// field docs) is an error: the peer's strict decoder would refuse it.
 func (x *ModelPreferences) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.CostPriority != nil {
 		e.Name("\"costPriority\":")
+		e.Check("ModelPreferences.costPriority", wire.Minimum(*x.CostPriority, 0))
+		e.Check("ModelPreferences.costPriority", wire.Maximum(*x.CostPriority, 1))
 		e.Float(*x.CostPriority)
 	}
 	if x.Hints != nil {
@@ -9719,10 +9783,14 @@ func (x *ModelPreferences) encode(e *wire.Encoder) {
 	}
 	if x.IntelligencePriority != nil {
 		e.Name("\"intelligencePriority\":")
+		e.Check("ModelPreferences.intelligencePriority", wire.Minimum(*x.IntelligencePriority, 0))
+		e.Check("ModelPreferences.intelligencePriority", wire.Maximum(*x.IntelligencePriority, 1))
 		e.Float(*x.IntelligencePriority)
 	}
 	if x.SpeedPriority != nil {
 		e.Name("\"speedPriority\":")
+		e.Check("ModelPreferences.speedPriority", wire.Minimum(*x.SpeedPriority, 0))
+		e.Check("ModelPreferences.speedPriority", wire.Maximum(*x.SpeedPriority, 1))
 		e.Float(*x.SpeedPriority)
 	}
 	e.EndObject()
@@ -9751,6 +9819,7 @@ func (x *ModelPreferences) UnmarshalJSON(b []byte) error {
 // UnmarshalJSONFrom decodes x strictly from d: member names match case-sensitively,
 // duplicates and missing required members are errors, and unknown members are
 // skipped.
+// A value that breaks an assertion of the schema (see the field docs) is an error.
 func (x *ModelPreferences) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	if err := wire.BeginObject(d); err != nil {
 		return err
@@ -9769,6 +9838,12 @@ func (x *ModelPreferences) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			var v float64
 			v1, err := wire.ReadFloat(d)
 			if err != nil {
+				return err
+			}
+			if err := wire.Check(d, wire.Minimum(v1, 0)); err != nil {
+				return err
+			}
+			if err := wire.Check(d, wire.Maximum(v1, 1)); err != nil {
 				return err
 			}
 			v = v1
@@ -9799,12 +9874,24 @@ func (x *ModelPreferences) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			if err != nil {
 				return err
 			}
+			if err := wire.Check(d, wire.Minimum(v1, 0)); err != nil {
+				return err
+			}
+			if err := wire.Check(d, wire.Maximum(v1, 1)); err != nil {
+				return err
+			}
 			v = v1
 			x.IntelligencePriority = &v
 		case "speedPriority":
 			var v float64
 			v1, err := wire.ReadFloat(d)
 			if err != nil {
+				return err
+			}
+			if err := wire.Check(d, wire.Minimum(v1, 0)); err != nil {
+				return err
+			}
+			if err := wire.Check(d, wire.Maximum(v1, 1)); err != nil {
 				return err
 			}
 			v = v1
@@ -11561,6 +11648,8 @@ func (x *ReadResourceRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error
 }
 
 // encode writes x as a JSON object, constants included.
+// A member that breaks an assertion of the schema that decoders check (see the
+// field docs) is an error: the peer's strict decoder would refuse it.
 func (x *ReadResourceResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	if x.Meta != nil {
@@ -11578,6 +11667,7 @@ func (x *ReadResourceResult) encode(e *wire.Encoder) {
 	e.Name("\"resultType\":")
 	e.String(x.ResultType)
 	e.Name("\"ttlMs\":")
+	e.Check("ReadResourceResult.ttlMs", wire.Minimum(x.TTLMs, 0))
 	e.Int(x.TTLMs)
 	e.EndObject()
 }
@@ -11605,6 +11695,7 @@ func (x *ReadResourceResult) UnmarshalJSON(b []byte) error {
 // UnmarshalJSONFrom decodes x strictly from d: member names match case-sensitively,
 // duplicates and missing required members are errors, and unknown members are
 // skipped.
+// A value that breaks an assertion of the schema (see the field docs) is an error.
 func (x *ReadResourceResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	if err := wire.BeginObject(d); err != nil {
 		return err
@@ -11662,6 +11753,9 @@ func (x *ReadResourceResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 		case "ttlMs":
 			v0, err := wire.ReadInt(d)
 			if err != nil {
+				return err
+			}
+			if err := wire.Check(d, wire.Minimum(v0, 0)); err != nil {
 				return err
 			}
 			x.TTLMs = v0

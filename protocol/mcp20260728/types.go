@@ -30,6 +30,8 @@ type Annotations struct {
 	// value of 1 means "most important," and indicates that the data is
 	// effectively required, while 0 means "least important," and indicates that
 	// the data is entirely optional.
+	//
+	// At least 0 and at most 1.
 	Priority *float64
 }
 
@@ -40,6 +42,8 @@ type AudioContent struct {
 	// Annotations: Optional annotations for the client.
 	Annotations *Annotations
 	// Data is the base64-encoded audio data.
+	//
+	// Format: byte.
 	Data string
 	// MIMEType is the MIME type of the audio. Different providers may support
 	// different audio types.
@@ -70,10 +74,14 @@ type BlobResourceContents struct {
 	// Meta is the "_meta" member, kept as raw JSON.
 	Meta jsontext.Value
 	// Blob is a base64-encoded string representing the binary data of the item.
+	//
+	// Format: byte.
 	Blob string
 	// MIMEType is the MIME type of this resource, if known.
 	MIMEType *string
 	// URI is the URI of this resource.
+	//
+	// Format: uri.
 	URI string
 }
 
@@ -119,6 +127,8 @@ type CacheableResult struct {
 	// immediately stale, The client MAY re-fetch every time the result is needed.
 	// - If positive, the client SHOULD consider the result fresh for this many
 	// milliseconds after receiving the response.
+	//
+	// At least 0.
 	TTLMs int64
 }
 
@@ -763,6 +773,8 @@ type CompleteResultCompletion struct {
 	// the number of values actually sent in the response.
 	Total *int64
 	// Values is an array of completion values. Must not exceed 100 items.
+	//
+	// At most 100 items.
 	Values []string
 }
 
@@ -977,6 +989,8 @@ type DiscoverResult struct {
 	// immediately stale, The client MAY re-fetch every time the result is needed.
 	// - If positive, the client SHOULD consider the result fresh for this many
 	// milliseconds after receiving the response.
+	//
+	// At least 0.
 	TTLMs int64
 }
 
@@ -1105,6 +1119,8 @@ type ElicitRequestURLParams struct {
 	// is needed.
 	Message string
 	// URL is the URL that the user should navigate to.
+	//
+	// Format: uri.
 	URL string
 }
 
@@ -1510,6 +1526,8 @@ type Icon struct {
 	// to ensure URLs serving icons are from the same domain as the client/server
 	// or a trusted domain. Consumers SHOULD take appropriate precautions when
 	// consuming SVGs as they can contain executable JavaScript.
+	//
+	// Format: uri.
 	Src string
 	// Theme: Optional specifier for the theme this icon is designed for. `"light"`
 	// indicates the icon is designed to be used with a light background, and
@@ -1562,6 +1580,8 @@ type ImageContent struct {
 	// Annotations: Optional annotations for the client.
 	Annotations *Annotations
 	// Data is the base64-encoded image data.
+	//
+	// Format: byte.
 	Data string
 	// MIMEType is the MIME type of the image. Different providers may support
 	// different image types.
@@ -1601,6 +1621,8 @@ type Implementation struct {
 	// Version is the version of this implementation.
 	Version string
 	// WebsiteURL is an optional URL of the website for this implementation.
+	//
+	// Format: uri.
 	WebsiteURL *string
 }
 
@@ -2054,6 +2076,8 @@ type ListPromptsResult struct {
 	// immediately stale, The client MAY re-fetch every time the result is needed.
 	// - If positive, the client SHOULD consider the result fresh for this many
 	// milliseconds after receiving the response.
+	//
+	// At least 0.
 	TTLMs int64
 }
 
@@ -2160,6 +2184,8 @@ type ListResourceTemplatesResult struct {
 	// immediately stale, The client MAY re-fetch every time the result is needed.
 	// - If positive, the client SHOULD consider the result fresh for this many
 	// milliseconds after receiving the response.
+	//
+	// At least 0.
 	TTLMs int64
 }
 
@@ -2267,6 +2293,8 @@ type ListResourcesResult struct {
 	// immediately stale, The client MAY re-fetch every time the result is needed.
 	// - If positive, the client SHOULD consider the result fresh for this many
 	// milliseconds after receiving the response.
+	//
+	// At least 0.
 	TTLMs int64
 }
 
@@ -2404,6 +2432,8 @@ type ListToolsResult struct {
 	// immediately stale, The client MAY re-fetch every time the result is needed.
 	// - If positive, the client SHOULD consider the result fresh for this many
 	// milliseconds after receiving the response.
+	//
+	// At least 0.
 	TTLMs int64
 }
 
@@ -2642,6 +2672,8 @@ type ModelPreferences struct {
 	// CostPriority: How much to prioritize cost when selecting a model. A value of
 	// 0 means cost is not important, while a value of 1 means cost is the most
 	// important factor.
+	//
+	// At least 0 and at most 1.
 	CostPriority *float64
 	// Hints: Optional hints to use for model selection. If multiple hints are
 	// specified, the client MUST evaluate them in order (such that the first match
@@ -2652,10 +2684,14 @@ type ModelPreferences struct {
 	// IntelligencePriority: How much to prioritize intelligence and capabilities
 	// when selecting a model. A value of 0 means intelligence is not important,
 	// while a value of 1 means intelligence is the most important factor.
+	//
+	// At least 0 and at most 1.
 	IntelligencePriority *float64
 	// SpeedPriority: How much to prioritize sampling speed (latency) when
 	// selecting a model. A value of 0 means speed is not important, while a value
 	// of 1 means speed is the most important factor.
+	//
+	// At least 0 and at most 1.
 	SpeedPriority *float64
 }
 
@@ -3139,6 +3175,8 @@ type ReadResourceRequestParams struct {
 	RequestState *string
 	// URI is the URI of the resource. The URI can use any protocol; it is up to
 	// the server how to interpret it.
+	//
+	// Format: uri.
 	URI string
 }
 
@@ -3290,6 +3328,8 @@ type ReadResourceResult struct {
 	// immediately stale, The client MAY re-fetch every time the result is needed.
 	// - If positive, the client SHOULD consider the result fresh for this many
 	// milliseconds after receiving the response.
+	//
+	// At least 0.
 	TTLMs int64
 }
 
@@ -3597,6 +3637,8 @@ type Resource struct {
 	// precedence over using `name`, if present).
 	Title *string
 	// URI is the URI of this resource.
+	//
+	// Format: uri.
 	URI string
 }
 
@@ -3607,6 +3649,8 @@ type ResourceContents struct {
 	// MIMEType is the MIME type of this resource, if known.
 	MIMEType *string
 	// URI is the URI of this resource.
+	//
+	// Format: uri.
 	URI string
 }
 
@@ -3647,6 +3691,8 @@ type ResourceLink struct {
 	// precedence over using `name`, if present).
 	Title *string
 	// URI is the URI of this resource.
+	//
+	// Format: uri.
 	URI string
 }
 
@@ -3670,6 +3716,8 @@ type ResourceRequestParams struct {
 	Meta jsontext.Value
 	// URI is the URI of the resource. The URI can use any protocol; it is up to
 	// the server how to interpret it.
+	//
+	// Format: uri.
 	URI string
 }
 
@@ -3826,6 +3874,8 @@ type ResourceTemplate struct {
 	Title *string
 	// URITemplate is a URI template (according to RFC 6570) that can be used to
 	// construct resource URIs.
+	//
+	// Format: uri-template.
 	URITemplate string
 }
 
@@ -3833,6 +3883,8 @@ type ResourceTemplate struct {
 // definition.
 type ResourceTemplateReference struct {
 	// URI is the URI or URI template of the resource.
+	//
+	// Format: uri-template.
 	URI string
 }
 
@@ -3857,6 +3909,8 @@ type ResourceUpdatedNotificationParams struct {
 	Meta jsontext.Value
 	// URI is the URI of the resource that has been updated. This might be a
 	// sub-resource of the one that the client actually subscribed to.
+	//
+	// Format: uri.
 	URI string
 }
 
@@ -3979,6 +4033,8 @@ type Root struct {
 	// URI is the URI identifying the root. This *must* start with `file://` for
 	// now. This restriction may be relaxed in future versions of the protocol to
 	// allow other URI schemes.
+	//
+	// Format: uri.
 	URI string
 }
 
@@ -4534,6 +4590,8 @@ type TextResourceContents struct {
 	// be represented as text (not binary data).
 	Text string
 	// URI is the URI of this resource.
+	//
+	// Format: uri.
 	URI string
 }
 
