@@ -113,6 +113,11 @@ const (
 	// not a union tag. Pointer names the value; Contains is the expected
 	// constant as JSON text.
 	KindBadConst = "bad-const"
+	// KindAssertion is a value that breaks an assertion keyword the strict
+	// decoders check (2026-07-28's maxItems 100 on completion values, a
+	// priority's maximum 1). Pointer names the value; Contains is the
+	// keyword in parentheses, such as "(maxItems)".
+	KindAssertion = "assertion"
 )
 
 // Kinds lists every valid value of Invalid.Kind.
@@ -124,6 +129,7 @@ var Kinds = []string{
 	KindWrongType,
 	KindBadEnum,
 	KindBadConst,
+	KindAssertion,
 }
 
 // root returns protocol/testdata/corpus of the source tree this file was

@@ -776,6 +776,7 @@ func TestValidCases(t *testing.T) {
 var (
 	missingRE   = regexp.MustCompile(`^missing required field "([^"]+)"$`)
 	wrongTypeRE = regexp.MustCompile(`^want (string|integer|number|boolean|object|array)$`)
+	assertionRE = regexp.MustCompile(`^\((minLength|maxLength|pattern|minimum|maximum|exclusiveMinimum|exclusiveMaximum|multipleOf|minItems|maxItems|uniqueItems|minProperties|maxProperties)\)$`)
 )
 
 func TestInvalidCases(t *testing.T) {
@@ -923,11 +924,22 @@ func TestInvalidCases(t *testing.T) {
 					if _, err := parseJSON([]byte(c.Contains)); err != nil {
 						t.Errorf("%s: contains = %q, want the expected constant as JSON text", where, c.Contains)
 					}
+				case KindAssertion:
+					m := assertionRE.FindStringSubmatch(c.Contains)
+					if m == nil {
+						t.Errorf("%s: contains = %q, want an assertion keyword in parentheses, such as \"(maxItems)\"", where, c.Contains)
+						continue
+					}
+					if !s.hasKeyword(m[1]) {
+						t.Errorf("%s: the %s schema has no keyword %s", where, rev, m[1])
+					}
 				}
 			}
 			for _, k := range Kinds {
 				sp := perKind[k]
-				if k == KindBadConst {
+				// Consts and assertions are few in the schemas: not every
+				// revision has five of each.
+				if k == KindBadConst || k == KindAssertion {
 					continue
 				}
 				if sp.total < 5 {
@@ -1061,6 +1073,48 @@ func TestCoverage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// hasKeyword reports whether some schema node of the revision's
+// definitions uses the keyword (as a keyword: the names of properties are
+// not looked at).
+func (s *revSchema) hasKeyword(keyword string) bool {
+	var walk func(node any) bool
+	walk = func(node any) bool {
+		switch n := node.(type) {
+		case map[string]any:
+			if _, ok := n[keyword]; ok {
+				return true
+			}
+			for k, v := range n {
+				if k == "properties" {
+					props, _ := v.(map[string]any)
+					for _, p := range props {
+						if walk(p) {
+							return true
+						}
+					}
+					continue
+				}
+				if walk(v) {
+					return true
+				}
+			}
+		case []any:
+			for _, x := range n {
+				if walk(x) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for _, def := range s.defs {
+		if walk(def) {
+			return true
+		}
+	}
+	return false
 }
 
 // responseDef reports whether def is a method's response definition, a
