@@ -5,15 +5,20 @@ import (
 	"testing"
 
 	mcp "github.com/mcpgen/mcpgen/protocol/mcp20250618"
+	"github.com/mcpgen/mcpgen/protocol/mcp20260728"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
 // The messages measured, and encoding/json on the same bytes into
-// equivalent hand-tagged structs, for comparison.
+// equivalent hand-tagged structs, for comparison. The legacy revisions
+// share these shapes; 2026-07-28's request adds the _meta every request
+// carries there (its version and capabilities), measured beside them.
 
 var toolsCallRequest = []byte(`{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello, world","count":3},"_meta":{"progressToken":"p-1"}}}`)
 
 var callToolResult = []byte(`{"content":[{"type":"text","text":"hello, world"},{"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"},{"type":"resource","resource":{"uri":"file:///tmp/a.txt","mimeType":"text/plain","text":"contents"}}],"isError":false}`)
+
+var modernToolsCallRequest = []byte(`{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello, world","count":3},"_meta":{"progressToken":"p-1","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1.0.0"},"io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}`)
 
 type stdRequest struct {
 	JSONRPC string          `json:"jsonrpc"`
@@ -58,6 +63,29 @@ func BenchmarkDecodeToolsCall(b *testing.B) {
 		for b.Loop() {
 			var r stdRequest
 			if err := json.Unmarshal(toolsCallRequest, &r); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("mcpgen-2026-07-28", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(modernToolsCallRequest)))
+		for b.Loop() {
+			var r mcp20260728.CallToolRequest
+			if err := wire.Unmarshal(modernToolsCallRequest, &r); err != nil {
+				b.Fatal(err)
+			}
+			if _, ok := r.Params.MetaProtocolVersion(); !ok {
+				b.Fatal("no protocol version")
+			}
+		}
+	})
+	b.Run("encoding-json-2026-07-28", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(modernToolsCallRequest)))
+		for b.Loop() {
+			var r stdRequest
+			if err := json.Unmarshal(modernToolsCallRequest, &r); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -15,6 +15,9 @@ var unionDefs = []string{
 	"SingleSelectEnumSchema", "MultiSelectEnumSchema", "ElicitRequestParams", "JSONRPCMessage",
 	"JSONRPCResponse", "ClientRequest", "ServerRequest", "ClientNotification",
 	"ServerNotification", "ClientResult", "ServerResult",
+	// 2026-07-28: the embedded requests and their results, JSON values, and
+	// the results chosen by resultType.
+	"InputRequest", "InputResponse", "JSONValue", "CallToolResultResponse",
 }
 
 // stable checks the decoder on arbitrary input: it must not panic, and

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpgen/mcpgen/protocol/mcp20250326"
 	"github.com/mcpgen/mcpgen/protocol/mcp20250618"
 	"github.com/mcpgen/mcpgen/protocol/mcp20251125"
+	"github.com/mcpgen/mcpgen/protocol/mcp20260728"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
@@ -28,6 +29,7 @@ var revisions = []revision{
 	{"2025-03-26", mcp20250326.New, mcp20250326.Methods},
 	{"2025-06-18", mcp20250618.New, mcp20250618.Methods},
 	{"2025-11-25", mcp20251125.New, mcp20251125.Methods},
+	{"2026-07-28", mcp20260728.New, mcp20260728.Methods},
 }
 
 // jsonValue parses JSON into a generic value for comparison.
@@ -93,6 +95,13 @@ func TestCorpusRoundTrip(t *testing.T) {
 					}
 					want := jsonValue(t, c.JSON)
 					m, isMsg := msgs[c.Def]
+					if !isMsg && c.Def == "ClientNotification" && !isUnion(codec) {
+						// 2026-07-28's ClientNotification is no union but
+						// notifications/cancelled spelled out a second time:
+						// a message definition the table does not name.
+						method, _ := want.(map[string]any)["method"].(string)
+						m, isMsg = methodNamed(r, method)
+					}
 					if !isMsg {
 						if _, variantIsMsg := msgs[c.Variant]; variantIsMsg {
 							// A request or notification union: the envelope
@@ -106,7 +115,9 @@ func TestCorpusRoundTrip(t *testing.T) {
 							t.Fatalf("round trip of %s changed the value (-want +got):\n%s", c.Def, diff)
 						}
 						switch {
-						case c.Def == "ServerResult" || c.Def == "ClientResult":
+						case (c.Def == "ServerResult" || c.Def == "ClientResult") && c.Variant != "":
+							// (2026-07-28's ClientResult is the plain Result,
+							// no union.)
 							// Results carry no tag: alone they decode as the
 							// open Result (see the plan); typed decoding goes
 							// through the method table, so check the variant's
@@ -119,14 +130,27 @@ func TestCorpusRoundTrip(t *testing.T) {
 								t.Errorf("round trip as %s changed the value (-want +got):\n%s", c.Variant, diff)
 							}
 						case c.Variant != "":
-							checkVariant(t, codec, c.Variant)
+							checkVariant(t, codec, c.Def, c.Variant)
 						}
 						return
 					}
-					// As a JSON-RPC message: everything is kept.
-					env, _ := r.new("JSONRPCMessage")
-					if diff := cmp.Diff(want, jsonValue(t, roundTrip(t, env, c.JSON))); diff != "" {
-						t.Errorf("JSONRPCMessage round trip changed the value (-want +got):\n%s", diff)
+					if m.Embedded {
+						// Never a JSON-RPC message: it travels, bare, as a
+						// value of a result's inputRequests.
+						in, ok := r.new("InputRequest")
+						if !ok {
+							t.Fatalf("method %s is embedded, but the package has no InputRequest", m.Name)
+						}
+						if diff := cmp.Diff(want, jsonValue(t, roundTrip(t, in, c.JSON))); diff != "" {
+							t.Errorf("InputRequest round trip changed the value (-want +got):\n%s", diff)
+						}
+						checkVariant(t, in, "InputRequest", c.Def)
+					} else {
+						// As a JSON-RPC message: everything is kept.
+						env, _ := r.new("JSONRPCMessage")
+						if diff := cmp.Diff(want, jsonValue(t, roundTrip(t, env, c.JSON))); diff != "" {
+							t.Errorf("JSONRPCMessage round trip changed the value (-want +got):\n%s", diff)
+						}
 					}
 					// As its own definition: all but the envelope.
 					obj := want.(map[string]any)
@@ -156,9 +180,26 @@ func TestCorpusRoundTrip(t *testing.T) {
 	}
 }
 
-// checkVariant asserts that a decoded union chose the variant named by the
-// corpus case.
-func checkVariant(t *testing.T, codec wire.Codec, variant string) {
+// isUnion reports whether codec is a generated union (a struct whose Value
+// holds the variant).
+func isUnion(codec wire.Codec) bool {
+	v := reflect.ValueOf(codec).Elem()
+	return v.Kind() == reflect.Struct && v.FieldByName("Value").IsValid()
+}
+
+// methodNamed returns the method called name from the revision's table.
+func methodNamed(r revision, name string) (wire.Method, bool) {
+	for _, m := range r.methods() {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return wire.Method{}, false
+}
+
+// checkVariant asserts that a decoded union (of definition union) chose the
+// variant named by the corpus case.
+func checkVariant(t *testing.T, codec wire.Codec, union, variant string) {
 	t.Helper()
 	v := reflect.ValueOf(codec).Elem().FieldByName("Value")
 	if !v.IsValid() || v.IsNil() {
@@ -168,14 +209,29 @@ func checkVariant(t *testing.T, codec wire.Codec, variant string) {
 	if typ.Kind() == reflect.Pointer {
 		typ = typ.Elem()
 	}
+	if strings.HasPrefix(variant, "anyOf/") {
+		// A member spelled inline with no definition of its own (2026-07-28's
+		// JSONValue {"type": ["string", "integer", "boolean"]}) is a type named
+		// after the union, one per JSON type.
+		if want := plan.GoName(union); !strings.HasPrefix(typ.Name(), want) || typ.Name() == want {
+			t.Errorf("decoded as variant %s, want a %s… member type", typ.Name(), want)
+		}
+		return
+	}
+	switch variant {
 	// 2025-03-26 spells its two batch shapes inline in JSONRPCMessage's
 	// anyOf, not as references to JSONRPCBatchRequest/Response, so their
 	// variants are named by position.
-	switch variant {
 	case "JSONRPCBatchRequest":
 		variant = "JSONRPCMessageArray"
 	case "JSONRPCBatchResponse":
 		variant = "JSONRPCMessageArray5"
+	// 2026-07-28's JSONValue spells its array member inline, equal to (but
+	// not a reference to) JSONArray, so it is named after the union.
+	case "JSONArray":
+		if union == "JSONValue" {
+			variant = "JSONValueArray"
+		}
 	}
 	if want := plan.GoName(variant); typ.Name() != want {
 		t.Errorf("decoded as variant %s, want %s", typ.Name(), want)

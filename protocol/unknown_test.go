@@ -56,6 +56,26 @@ func TestKeepUnknown(t *testing.T) {
 			keepErr:   `/content/1: missing required field "text"`,
 		},
 		{
+			name: "modern: a block in a result chosen by resultType", rev: "2026-07-28", def: "CallToolResultResponse",
+			data:      `{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"video","frames":[1]}]}}`,
+			kept:      []string{`{"type":"video","frames":[1]}`},
+			strictErr: `/result/content/0/type: ContentBlock: unknown type "video"`,
+		},
+		{
+			name: "modern: an embedded request of a newer revision", rev: "2026-07-28", def: "InputRequiredResult",
+			data:      `{"resultType":"input_required","inputRequests":{"a":{"method":"roots/list"},"b":{"method":"location/get","params":{}}}}`,
+			kept:      []string{`{"method":"location/get","params":{}}`},
+			strictErr: `/inputRequests/b/method: InputRequest: unknown method "location/get"`,
+		},
+		{
+			// resultType is no union tag of a variant to keep: a value this
+			// revision does not know is refused either way.
+			name: "modern: an unknown resultType is not kept", rev: "2026-07-28", def: "CallToolResultResponse",
+			data:      `{"jsonrpc":"2.0","id":1,"result":{"resultType":"deferred","content":[]}}`,
+			strictErr: `/result/resultType: CallToolResultResponseResult: unknown resultType "deferred"`,
+			keepErr:   `/result/resultType: CallToolResultResponseResult: unknown resultType "deferred"`,
+		},
+		{
 			name: "a tag that is no string", rev: "2025-11-25", def: "CallToolResult",
 			data:      `{"content":[{"type":7}]}`,
 			strictErr: `/content/0/type: ContentBlock: unknown type "7"`,

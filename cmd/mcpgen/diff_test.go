@@ -22,6 +22,8 @@ func TestDiffCommand(t *testing.T) {
 		{"help", []string{"--help"}, 0, []string{"--format", "--fail-on", "oldClient", "OLD NEW"}, ""},
 		{"revisions", []string{"2025-06-18", "2025-11-25"}, 0, []string{"mcpgen diff 2025-06-18 → 2025-11-25", "CallToolRequestParams (was inline CallToolRequest.params)"}, ""},
 		{"markdown", []string{"--format", "markdown", "2025-03-26", "2025-06-18"}, 0, []string{"# MCP 2025-03-26 → 2025-06-18", "**batching-removed**"}, ""},
+		{"modern", []string{"2025-11-25", "2026-07-28"}, 0, []string{"mcpgen diff 2025-11-25 → 2026-07-28", "request → embedded request, 3: elicitation/create, roots/list, sampling/createMessage", `_meta["io.modelcontextprotocol/protocolVersion"] (string)`, "result-alternative-unasked  InputRequiredResult"}, ""},
+		{"modern fail on breaking", []string{"--fail-on", "breaking", "--format", "markdown", "2025-11-25", "2026-07-28"}, 1, []string{"# MCP 2025-11-25 → 2026-07-28", "**method-added** `server/discover`"}, ""},
 		{"files", []string{filepath.Join(breaking, "previous.json"), filepath.Join(breaking, "current.json")}, 0, []string{"field-added-required"}, ""},
 		{"fail on breaking", []string{"--fail-on", "breaking", filepath.Join(breaking, "previous.json"), filepath.Join(breaking, "current.json")}, 1, []string{"field-added-required"}, ""},
 		{"fail on breaking, compatible", []string{"--fail-on", "breaking", filepath.Join(compatible, "previous.json"), filepath.Join(compatible, "current.json")}, 0, []string{"field-added-optional"}, ""},

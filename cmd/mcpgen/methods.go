@@ -27,7 +27,10 @@ package's Methods() has it, one line per method after a header line:
 
 	METHOD KIND DIRECTION PARAMS RESULTS GATE
 
-KIND is request or notification; DIRECTION is client→server, server→client
+KIND is request, notification, or embedded request (2026-07-28's
+elicitation/create, sampling/createMessage and roots/list: never JSON-RPC
+messages, they travel inside a result's inputRequests, their results in the
+retried request's inputResponses); DIRECTION is client→server, server→client
 or both; PARAMS is the schema name of the params type, "(optional)" after it
 when params may be omitted, "-" when there are none; RESULTS are the schema
 names a response may carry, the normal one first, comma-separated ("-" for
@@ -39,12 +42,14 @@ With --format json the table is a JSON array with one object per method,
 sorted by name, whose members are always present:
 
 	name            the method, such as "tools/call"
-	kind            "request" or "notification"
+	kind            "request", "notification" or "embedded request"
 	direction       "client→server", "server→client" or "both"
 	message         schema name of the request or notification
 	params          schema name of the params type, or null
 	paramsRequired  whether params must be present
 	results         schema names of the results ([] for notifications)
+	response        schema name of the method's response definition, such
+	                as "CallToolResultResponse" (2026-07-28), or null
 	gate            the capability path, such as "tools", or null
 	gateSide        "server", "client", "receiver", or null
 
@@ -141,6 +146,7 @@ type methodJSON struct {
 	Params         *string  `json:"params"`
 	ParamsRequired bool     `json:"paramsRequired"`
 	Results        []string `json:"results"`
+	Response       *string  `json:"response"`
 	Gate           *string  `json:"gate"`
 	GateSide       *string  `json:"gateSide"`
 }
@@ -161,6 +167,10 @@ func writeMethodsJSON(w io.Writer, methods []*model.Method) error {
 		if m.Params != nil {
 			p := typeName(m.Params)
 			j.Params = &p
+		}
+		if m.Response != nil {
+			r := m.Response.Name
+			j.Response = &r
 		}
 		if m.Gate != "" {
 			gate, side := m.Gate, m.GateSide()

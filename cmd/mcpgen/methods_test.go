@@ -35,6 +35,8 @@ func TestMethodsCommand(t *testing.T) {
 		{"help", []string{"--help"}, 0, []string{"--revision", "--schema", "--format", "--plan", "paramsRequired"}, ""},
 		{"text", []string{"--revision", "2025-11-25"}, 0, []string{"METHOD", "tools/call", "receiver:tasks.list", "client:roots.listChanged", "NotificationParams (optional)"}, ""},
 		{"text explicit", []string{"--revision", "2025-11-25", "--format", "text"}, 0, []string{"tools/call"}, ""},
+		{"modern", []string{"--revision", "2026-07-28"}, 0, []string{"server/discover", "embedded request", "CallToolResult, InputRequiredResult", "server:tools.listChanged"}, ""},
+		{"modern plan", []string{"--revision", "2026-07-28", "--plan"}, 0, []string{"union InputRequest", "resultType"}, ""},
 		{"schema file", []string{"--revision", "2025-06-18", "--schema", filepath.Join(mirror, "2025-06-18", "schema.json")}, 0, []string{"elicitation/create"}, ""},
 		{"unpinned with schema", []string{"--revision", "2099-01-01", "--schema", filepath.Join(mirror, "2025-03-26", "schema.json")}, 0, []string{"tools/call"}, ""},
 		{"plan", []string{"--revision", "2025-11-25", "--plan"}, 0, []string{"union ElicitRequestParams", "union ContentBlock"}, ""},
@@ -153,6 +155,7 @@ func TestMethodsJSON(t *testing.T) {
 		Params         *string  `json:"params"`
 		ParamsRequired bool     `json:"paramsRequired"`
 		Results        []string `json:"results"`
+		Response       *string  `json:"response"`
 		Gate           *string  `json:"gate"`
 		GateSide       *string  `json:"gateSide"`
 	}
@@ -165,20 +168,30 @@ func TestMethodsJSON(t *testing.T) {
 		// absent are methods the revision does not have.
 		absent []string
 	}{
+		{"2026-07-28", 21, []method{
+			{"tools/call", "request", "client→server", "CallToolRequest", ptr("CallToolRequestParams"), true, []string{"CallToolResult", "InputRequiredResult"}, ptr("CallToolResultResponse"), ptr("tools"), ptr("server")},
+			{"tools/list", "request", "client→server", "ListToolsRequest", ptr("PaginatedRequestParams"), true, []string{"ListToolsResult"}, ptr("ListToolsResultResponse"), ptr("tools"), ptr("server")},
+			{"server/discover", "request", "client→server", "DiscoverRequest", ptr("RequestParams"), true, []string{"DiscoverResult"}, ptr("DiscoverResultResponse"), nil, nil},
+			{"subscriptions/listen", "request", "client→server", "SubscriptionsListenRequest", ptr("SubscriptionsListenRequestParams"), true, []string{"SubscriptionsListenResult"}, ptr("SubscriptionsListenResultResponse"), nil, nil},
+			{"elicitation/create", "embedded request", "server→client", "ElicitRequest", ptr("ElicitRequestParams"), true, []string{"ElicitResult"}, nil, ptr("elicitation"), ptr("client")},
+			{"roots/list", "embedded request", "server→client", "ListRootsRequest", ptr("ListRootsRequestParams"), false, []string{"ListRootsResult"}, nil, ptr("roots"), ptr("client")},
+			{"notifications/cancelled", "notification", "both", "CancelledNotification", ptr("CancelledNotificationParams"), true, []string{}, nil, nil, nil},
+			{"notifications/progress", "notification", "server→client", "ProgressNotification", ptr("ProgressNotificationParams"), true, []string{}, nil, nil, nil},
+		}, []string{"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "notifications/initialized", "notifications/roots/list_changed", "tasks/get"}},
 		{"2025-11-25", 31, []method{
-			{"tools/call", "request", "client→server", "CallToolRequest", ptr("CallToolRequestParams"), true, []string{"CallToolResult", "CreateTaskResult"}, ptr("tools"), ptr("server")},
-			{"notifications/cancelled", "notification", "both", "CancelledNotification", ptr("CancelledNotificationParams"), true, []string{}, nil, nil},
-			{"tasks/cancel", "request", "both", "CancelTaskRequest", ptr("CancelTaskRequestParams"), true, []string{"CancelTaskResult"}, ptr("tasks.cancel"), ptr("receiver")},
-		}, nil},
+			{"tools/call", "request", "client→server", "CallToolRequest", ptr("CallToolRequestParams"), true, []string{"CallToolResult", "CreateTaskResult"}, nil, ptr("tools"), ptr("server")},
+			{"notifications/cancelled", "notification", "both", "CancelledNotification", ptr("CancelledNotificationParams"), true, []string{}, nil, nil, nil},
+			{"tasks/cancel", "request", "both", "CancelTaskRequest", ptr("CancelTaskRequestParams"), true, []string{"CancelTaskResult"}, nil, ptr("tasks.cancel"), ptr("receiver")},
+		}, []string{"server/discover", "subscriptions/listen"}},
 		{"2025-06-18", 25, []method{
-			{"tools/call", "request", "client→server", "CallToolRequest", ptr("CallToolRequestParams"), true, []string{"CallToolResult"}, ptr("tools"), ptr("server")},
-			{"ping", "request", "both", "PingRequest", ptr("PingRequestParams"), false, []string{"EmptyResult"}, nil, nil},
+			{"tools/call", "request", "client→server", "CallToolRequest", ptr("CallToolRequestParams"), true, []string{"CallToolResult"}, nil, ptr("tools"), ptr("server")},
+			{"ping", "request", "both", "PingRequest", ptr("PingRequestParams"), false, []string{"EmptyResult"}, nil, nil, nil},
 		}, []string{"tasks/list"}},
 		{"2025-03-26", 24, []method{
-			{"roots/list", "request", "server→client", "ListRootsRequest", ptr("ListRootsRequestParams"), false, []string{"ListRootsResult"}, ptr("roots"), ptr("client")},
+			{"roots/list", "request", "server→client", "ListRootsRequest", ptr("ListRootsRequestParams"), false, []string{"ListRootsResult"}, nil, ptr("roots"), ptr("client")},
 		}, []string{"elicitation/create", "tasks/list"}},
 	}
-	wantKeys := []string{"direction", "gate", "gateSide", "kind", "message", "name", "params", "paramsRequired", "results"}
+	wantKeys := []string{"direction", "gate", "gateSide", "kind", "message", "name", "params", "paramsRequired", "response", "results"}
 	for _, tt := range tests {
 		t.Run(tt.revision, func(t *testing.T) {
 			got := runMcpgen("methods", "--revision", tt.revision, "--format", "json")

@@ -10,6 +10,7 @@ import (
 	"github.com/mcpgen/mcpgen/protocol/mcp20250326"
 	"github.com/mcpgen/mcpgen/protocol/mcp20250618"
 	"github.com/mcpgen/mcpgen/protocol/mcp20251125"
+	"github.com/mcpgen/mcpgen/protocol/mcp20260728"
 	"github.com/mcpgen/mcpgen/runtime/validate"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 	"github.com/mcpgen/mcpgen/schema"
@@ -40,6 +41,16 @@ earlier request; strict JSON (no duplicate member names, valid UTF-8).
 From 2025-06-18, every _meta key (at any depth) has the required form and,
 under a prefix reserved for MCP, is one R defines; from 2025-11-25, every
 icon's src is an https: URL or a data: image and its sizes are well formed.
+
+From 2026-07-28, a request's _meta must carry what the schema requires (the
+protocol version and the client's capabilities: a request without them is
+invalid); elicitation/create, sampling/createMessage and roots/list travel
+only inside a result's inputRequests and are invalid as JSON-RPC messages; a
+response is validated against its method's response definition
+(CallToolResultResponse, ...) and its result against the one its resultType
+selects ("complete" or "input_required"; any other value is invalid); an
+error response with a named error's code (-32022, -32021, -32020, ...)
+against that error; extension identifiers need a prefix.
 
 A --schema FILE that does not compile is an error (exit status 2) naming the
 JSON pointer and keyword at fault.
@@ -75,6 +86,7 @@ var builtinRevisions = map[string]struct {
 	mcp20250326.Revision: {mcp20250326.Schema, mcp20250326.Methods},
 	mcp20250618.Revision: {mcp20250618.Schema, mcp20250618.Methods},
 	mcp20251125.Revision: {mcp20251125.Schema, mcp20251125.Methods},
+	mcp20260728.Revision: {mcp20260728.Schema, mcp20260728.Methods},
 }
 
 // validateFlags are the flags of mcpgen validate.

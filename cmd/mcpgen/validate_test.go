@@ -24,6 +24,19 @@ const (
 // captured is a captured 2025-11-25 session, all valid.
 const captured = "../../runtime/validate/testdata/session-2025-11-25.jsonl"
 
+// capturedModern is a captured 2026-07-28 session, all valid.
+const capturedModern = "../../runtime/validate/testdata/session-2026-07-28.jsonl"
+
+// 2026-07-28 messages: every request carries its version and capabilities
+// in _meta.
+const (
+	modernMeta     = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	modernList     = `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + modernMeta + `}}`
+	modernNoMeta   = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}`
+	modernEmbedded = `{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"message":"m","requestedSchema":{"type":"object","properties":{}}}}`
+	modernCall     = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{` + modernMeta + `,"name":"t"}}`
+)
+
 func TestValidateCommand(t *testing.T) {
 	tmp := t.TempDir()
 	write := func(name, text string) string {
@@ -62,6 +75,15 @@ func TestValidateCommand(t *testing.T) {
 		{"invalid UTF-8", "{\"jsonrpc\":\"2.0\",\"id\":\"\xff\",\"method\":\"ping\"}", []string{"--revision", "2025-11-25"}, 1, []string{"/id: invalid UTF-8"}, ""},
 		{"not JSON is invalid, not unreadable", "{nope\n" + validPing + "\n", []string{"--revision", "2025-11-25"}, 1, []string{"stdin:1: message 0 (invalid)", "1 valid, 1 invalid"}, ""},
 		{"schema file", validPing, []string{"--revision", "2099-01-01", "--schema", schemaFile}, 0, []string{"1 valid, 0 invalid"}, ""},
+		{"modern captured session", "", []string{"--revision", "2026-07-28", capturedModern}, 0, []string{"15 valid, 0 invalid"}, ""},
+		{"modern tools/list", modernList, []string{"--revision", "2026-07-28", "--from", "client"}, 0, []string{"1 valid, 0 invalid"}, ""},
+		{"modern request without _meta", modernNoMeta, []string{"--revision", "2026-07-28"}, 1, []string{"stdin:1: message 0 (request tools/call id 1): /params: missing properties: '_meta'", "0 valid, 1 invalid"}, ""},
+		{"modern _meta without the version", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{}}}}`, []string{"--revision", "2026-07-28"}, 1, []string{"/params/_meta: missing properties: 'io.modelcontextprotocol/protocolVersion'"}, ""},
+		{"modern embedded request as a message", modernEmbedded, []string{"--revision", "2026-07-28"}, 1, []string{`/method: "elicitation/create" is an embedded request in revision 2026-07-28, never a JSON-RPC message`}, ""},
+		{"embedded request is a message in 2025-11-25", modernEmbedded, []string{"--revision", "2025-11-25", "--from", "server"}, 0, []string{"1 valid, 0 invalid"}, ""},
+		{"modern resultType bogus", modernCall + "\n" + `{"jsonrpc":"2.0","id":2,"result":{"resultType":"bogus","content":[]}}`, []string{"--revision", "2026-07-28"}, 1, []string{`stdin:2: message 1 (response tools/call id 2): /result/resultType: unknown resultType "bogus"`}, ""},
+		{"modern ping is gone", validPing, []string{"--revision", "2026-07-28"}, 1, []string{`revision 2026-07-28 has no request "ping"`}, ""},
+		{"legacy session in the modern revision", "", []string{"--revision", "2026-07-28", captured}, 1, []string{`has no request "initialize"`, "1 valid, 12 invalid"}, ""},
 		{"empty input", "", []string{"--revision", "2025-11-25"}, 0, []string{"0 valid, 0 invalid"}, ""},
 
 		{"missing revision", validPing, nil, 2, nil, "--revision is required"},
@@ -154,5 +176,37 @@ func TestValidateJSON(t *testing.T) {
 	}
 	if m[3].Element == nil || *m[3].Element != 0 || m[3].Line != 4 || m[3].Valid {
 		t.Errorf("message 3: %+v", m[3])
+	}
+}
+
+// TestValidateJSONModern checks what the JSON output says of 2026-07-28
+// responses: the method's response definition, then the result its
+// resultType selected, and an unknown resultType as a "result" problem.
+func TestValidateJSONModern(t *testing.T) {
+	input := modernCall + "\n" +
+		`{"jsonrpc":"2.0","id":2,"result":{"resultType":"input_required","requestState":"s"}}` + "\n" +
+		strings.Replace(modernCall, `"id":2`, `"id":3`, 1) + "\n" +
+		`{"jsonrpc":"2.0","id":3,"result":{"resultType":"later","content":[]}}` + "\n"
+	got := runValidateWith(input, "--revision", "2026-07-28", "--format", "json")
+	if got.code != 1 {
+		t.Fatalf("exit %d\n%s%s", got.code, got.stdout, got.stderr)
+	}
+	var out struct {
+		Messages []struct {
+			Definitions []string `json:"definitions"`
+			Problems    []struct {
+				Pointer, Reason, Rule string
+			} `json:"problems"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal([]byte(got.stdout), &out); err != nil || len(out.Messages) != 4 {
+		t.Fatalf("%v:\n%s", err, got.stdout)
+	}
+	if d := strings.Join(out.Messages[1].Definitions, ","); d != "CallToolResultResponse,InputRequiredResult" || len(out.Messages[1].Problems) != 0 {
+		t.Errorf("input_required response: definitions %s, problems %+v", d, out.Messages[1].Problems)
+	}
+	ps := out.Messages[3].Problems
+	if d := strings.Join(out.Messages[3].Definitions, ","); d != "CallToolResultResponse" || len(ps) != 1 || ps[0].Pointer != "/result/resultType" || ps[0].Rule != "result" {
+		t.Errorf("unknown resultType: definitions %s, problems %+v", d, ps)
 	}
 }

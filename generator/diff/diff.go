@@ -41,6 +41,7 @@
 //	notification-removed        compatible                  compatible
 //	method-kind-changed         breaking                    breaking
 //	result-alternative-added    compatible                  compatible (only when asked for)
+//	result-alternative-unasked  compatible                  breaking (the old requester cannot decode it)
 //	result-alternative-removed  compatible                  compatible
 //	capability-added            compatible                  compatible
 //	capability-removed          compatible                  compatible
@@ -91,6 +92,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mcpgen/mcpgen/generator/model"
@@ -290,7 +292,11 @@ func (d *differ) methods() {
 		}
 		oa, na := alt(om.Results), alt(nm.Results)
 		for _, r := range na {
-			if !slices.Contains(oa, r) {
+			switch {
+			case slices.Contains(oa, r):
+			case inResponse(nm, r):
+				d.add("result-alternative-unasked", name, r, "the method's response definition allows it", name+" result", back)
+			default:
 				d.add("result-alternative-added", name, r, nm.Why, name+" result", back)
 			}
 		}
@@ -300,6 +306,19 @@ func (d *differ) methods() {
 			}
 		}
 	}
+}
+
+// inResponse reports whether the result named r is one the method's own
+// response definition may carry (2026-07-28's CallToolResultResponse is
+// InputRequiredResult or CallToolResult): the responder may send it
+// whether or not the requester asked for it.
+func inResponse(m *model.Method, r string) bool {
+	if m.Response == nil || m.AnyResult == nil {
+		return false
+	}
+	return slices.ContainsFunc(variantsOf(ref(m.AnyResult)), func(v *model.Type) bool {
+		return v.Kind == model.Ref && v.Decl.Name == r
+	})
 }
 
 func (d *differ) methodAdded(m *model.Method, dir model.Direction, also string) {
@@ -549,6 +568,42 @@ func (d *differ) member(subject, name string, o, n *model.Type, oreq, nreq bool,
 	d.checks(subject, name, o, n, path, flow)
 }
 
+// metaKeys compares the keys the schema declares in a _meta member nf (of
+// nil when the member is new), each as a member named _meta["key"]:
+// 2026-07-28's RequestMetaObject requires the protocol version and the
+// client's capabilities in every request, which the member's type, raw
+// JSON, does not show.
+func (d *differ) metaKeys(subject string, of, nf *model.Field, p *pairInfo) {
+	if !nf.Meta {
+		return
+	}
+	var oks []*model.Field
+	if of != nil && of.Meta {
+		oks = of.MetaKeys
+	}
+	find := func(ks []*model.Field, name string) *model.Field {
+		for _, k := range ks {
+			if k.Name == name {
+				return k
+			}
+		}
+		return nil
+	}
+	name := func(k string) string { return nf.Name + "[" + strconv.Quote(k) + "]" }
+	for _, nk := range nf.MetaKeys {
+		if ok := find(oks, nk.Name); ok != nil {
+			d.member(subject, name(nk.Name), ok.Type, nk.Type, ok.Required, nk.Required, p.path, p.flow, p.capSide, p.capPath)
+		} else {
+			d.member(subject, name(nk.Name), nil, nk.Type, false, nk.Required, p.path, p.flow, p.capSide, p.capPath)
+		}
+	}
+	for _, ok := range oks {
+		if find(nf.MetaKeys, ok.Name) == nil {
+			d.member(subject, name(ok.Name), ok.Type, nil, ok.Required, false, p.path, p.flow, p.capSide, p.capPath)
+		}
+	}
+}
+
 // shallow reports the changes of one pair of declarations itself: its
 // members, values or variants. Changes below them are other pairs'.
 func (d *differ) shallow(p *pairInfo) {
@@ -564,9 +619,11 @@ func (d *differ) shallow(p *pairInfo) {
 					continue
 				}
 				d.member(subject, nf.Name, nil, nf.Type, false, nf.Required, p.path, p.flow, p.capSide, p.capPath)
+				d.metaKeys(subject, nil, nf, p)
 				continue
 			}
 			d.member(subject, nf.Name, of.Type, nf.Type, of.Required, nf.Required, p.path, p.flow, p.capSide, p.capPath)
+			d.metaKeys(subject, of, nf, p)
 			switch {
 			case !of.Deprecated && nf.Deprecated:
 				d.add("field-deprecated", subject, nf.Name, describe(nf.Type), p.path, p.flow)
@@ -678,6 +735,15 @@ func describe(t *model.Type) string {
 	switch t.Kind {
 	case model.Ref:
 		s = t.Decl.Name
+		if d := t.Decl; d.Anonymous && d.Kind == model.Enum {
+			// An inline enum's name is its place (ListToolsResultCacheScope):
+			// its values say more, and are the same wherever it is spelled.
+			q := make([]string, len(d.Values))
+			for i, v := range d.Values {
+				q[i] = strconv.Quote(v)
+			}
+			s = strings.Join(q, "|")
+		}
 	case model.String:
 		s = "string"
 		if t.Format != "" {

@@ -128,13 +128,17 @@ func realSchema(t *testing.T, rev string) string {
 	return filepath.Join(m, rev, "schema.json")
 }
 
-// maxReportLines keeps the committed reports readable.
+// maxReportLines keeps the committed reports readable. 2025-11-25 →
+// 2026-07-28, the biggest change yet (about 190 findings), fits by folding:
+// methods that come or go together, the same alternative result of
+// several methods, the same retyping of several members, and _meta keys
+// across the params that declare them; so the limit stays.
 const maxReportLines = 70
 
 // TestRealReports checks the committed reports between consecutive
 // revisions, in text and markdown.
 func TestRealReports(t *testing.T) {
-	for _, p := range [][2]string{{"2025-03-26", "2025-06-18"}, {"2025-06-18", "2025-11-25"}} {
+	for _, p := range [][2]string{{"2025-03-26", "2025-06-18"}, {"2025-06-18", "2025-11-25"}, {"2025-11-25", "2026-07-28"}} {
 		t.Run(p[0]+"_"+p[1], func(t *testing.T) {
 			r := diff.Compare(build(t, p[0], realSchema(t, p[0])), build(t, p[1], realSchema(t, p[1])))
 			var text, md bytes.Buffer
@@ -199,5 +203,53 @@ func TestJSONAndBreaking(t *testing.T) {
 	c := j.Changes[0]
 	if c.Rule != "field-added-required" || c.Direction != "client→server" || c.OldClient != "breaking" || c.OldServer != "compatible" || c.Path != "things/get params" {
 		t.Errorf("change = %+v", c)
+	}
+}
+
+// TestModernChanges checks the findings that make 2026-07-28 what it is,
+// with their verdicts, apart from how the report folds them.
+func TestModernChanges(t *testing.T) {
+	r := diff.Compare(build(t, "2025-11-25", realSchema(t, "2025-11-25")), build(t, "2026-07-28", realSchema(t, "2026-07-28")))
+	type want struct {
+		rule, subject, member string
+		oldClient, oldServer  bool
+	}
+	for _, w := range []want{
+		// Every request carries its version and capabilities in _meta:
+		// old clients do not send them.
+		{"field-added-required", "CallToolRequestParams", `_meta["io.modelcontextprotocol/protocolVersion"]`, true, false},
+		{"field-added-required", "CallToolRequestParams", `_meta["io.modelcontextprotocol/clientCapabilities"]`, true, false},
+		{"field-became-required", "CallToolRequestParams", "_meta", true, false},
+		{"field-added-optional", "CallToolRequestParams", `_meta["io.modelcontextprotocol/clientInfo"]`, false, false},
+		// The server asks inside results, whether or not the client asked.
+		{"result-alternative-unasked", "tools/call", "InputRequiredResult", true, false},
+		{"method-kind-changed", "elicitation/create", "", true, true},
+		{"method-kind-changed", "roots/list", "", true, true},
+		{"method-kind-changed", "sampling/createMessage", "", true, true},
+		// Results say what they are, and may be cached.
+		{"field-added-required", "CallToolResult", "resultType", false, true},
+		{"field-added-required", "ListToolsResult", "cacheScope", false, true},
+		{"method-added", "server/discover", "", false, true},
+		{"method-removed", "initialize", "", true, false},
+		{"notification-removed", "notifications/progress", "", false, false},
+	} {
+		i := slices.IndexFunc(r.Changes, func(c *diff.Change) bool {
+			return c.Rule == w.rule && c.Subject == w.subject && c.Member == w.member
+		})
+		if i < 0 {
+			t.Errorf("no %s on %s %s", w.rule, w.subject, w.member)
+			continue
+		}
+		if c := r.Changes[i]; c.OldClient != w.oldClient || c.OldServer != w.oldServer {
+			t.Errorf("%s on %s %s: breaks old clients %v, old servers %v; want %v, %v", w.rule, w.subject, w.member, c.OldClient, c.OldServer, w.oldClient, w.oldServer)
+		}
+	}
+	// An inline enum is told by its values, wherever it is spelled.
+	i := slices.IndexFunc(r.Changes, func(c *diff.Change) bool { return c.Subject == "ReadResourceResult" && c.Member == "cacheScope" })
+	switch {
+	case i < 0:
+		t.Error("no change of ReadResourceResult.cacheScope")
+	case r.Changes[i].Detail != `"private"|"public"`:
+		t.Errorf("ReadResourceResult.cacheScope: detail %q, want its values", r.Changes[i].Detail)
 	}
 }

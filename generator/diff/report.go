@@ -60,6 +60,13 @@ func (c *Change) fold() (key, head, detail, item string, min int, ok bool) {
 		return c.Rule + "\x00" + c.Subject, c.Subject + " variants", "", c.Member, 2, true
 	case c.Rule == "enum-value-added" || c.Rule == "enum-value-removed":
 		return c.Rule + "\x00" + c.Subject, c.Subject + " values", "", strconv.Quote(c.Member), 2, true
+	case c.Rule == "method-added" || c.Rule == "method-removed" || c.Rule == "method-kind-changed":
+		// Several methods of the same kind and direction come or go together
+		// (the tasks/* requests, 2026-07-28's embedded requests).
+		return c.Rule + "\x00" + c.Detail, c.Detail, "", c.Subject, groupMin, true
+	case strings.HasPrefix(c.Rule, "result-alternative"):
+		// The same alternative result of several methods.
+		return c.Rule + "\x00" + c.Member + "\x00" + c.Detail, c.Member, c.Detail, c.Subject, groupMin, true
 	case c.Group == groupTypes && c.Member != "":
 		return c.Rule + "\x00" + c.Member + "\x00" + c.Detail, c.Member, c.Detail, c.Subject, groupMin, true
 	}
@@ -93,9 +100,28 @@ func (r *Report) sections() []*section {
 				count[key]++
 			}
 		}
+		// A type change the first folding leaves alone may be the same
+		// change of several members (object → map[string]JSONValue on
+		// every capability leaf): those fold on what the change is.
+		retype := func(c *Change) (string, bool) {
+			key, _, _, _, min, ok := c.fold()
+			switch {
+			case ok && count[key] >= min, c.Rule != "field-retyped" && c.Rule != "field-type-widened" && c.Rule != "field-type-narrowed":
+				return "", false
+			}
+			return "retype\x00" + c.Rule + "\x00" + c.Detail, true
+		}
+		for _, c := range cs {
+			if key, ok := retype(c); ok {
+				count[key]++
+			}
+		}
 		at := map[string]*line{}
 		for _, c := range cs {
 			key, head, detail, item, min, ok := c.fold()
+			if rkey, rok := retype(c); rok && count[rkey] >= groupMin {
+				key, head, detail, item, min, ok = rkey, c.Detail, "", c.what(), groupMin, true
+			}
 			if !ok || count[key] < min {
 				secs[i].lines = append(secs[i].lines, &line{rule: c.Rule, head: c.what(), detail: c.Detail})
 				continue

@@ -33,8 +33,9 @@ var rules = []*Rule{
 	{"method-removed", groupMethods, true, false, "a request (or a direction of one) is gone: a new receiver answers an old sender method-not-found"},
 	{"notification-added", groupMethods, false, false, "a notification is new: receivers ignore notifications they do not know"},
 	{"notification-removed", groupMethods, false, false, "a notification is gone: receivers ignore notifications they do not know"},
-	{"method-kind-changed", groupMethods, true, true, "a request became a notification or the other way around"},
+	{"method-kind-changed", groupMethods, true, true, "a request became a notification or an embedded request (one that travels inside a result, never a JSON-RPC message), or the other way around"},
 	{"result-alternative-added", groupMethods, false, false, "a request may be answered with another result, only when the requester asks for it (such as params.task)"},
+	{"result-alternative-unasked", groupMethods, false, true, "a request may now be answered with another result whether or not the requester asked for it (such as InputRequiredResult, from the method's response definition): an old requester cannot decode it"},
 	{"result-alternative-removed", groupMethods, false, false, "an alternative result that the requester had to ask for is gone"},
 
 	{"capability-added", groupCapabilities, false, false, "a capability is new: capabilities are optional, an old peer neither declares nor reads it"},

@@ -13,8 +13,14 @@
 //     given JSON pointer and containing the given substring.
 //
 // A case whose Def is a request or notification definition (one with a
-// "method" const) holds a complete JSON-RPC message, envelope included; any
-// other case holds a bare value of its definition.
+// "method" const) holds a complete JSON-RPC message, envelope included; an
+// embedded request (2026-07-28's elicitation/create, sampling/createMessage
+// and roots/list, the members of InputRequest, which are never JSON-RPC
+// messages) holds the bare request, {"method", "params"}, as it travels in
+// a result's inputRequests; any other case holds a bare value of its
+// definition (which, for 2026-07-28's response definitions such as
+// CallToolResultResponse and its named errors such as
+// UnsupportedProtocolVersionError, is a whole JSON-RPC response).
 package corpus
 
 import (
@@ -38,7 +44,10 @@ type Case struct {
 	// (a key of "definitions" or "$defs" in the revision's schema.json).
 	Def string `json:"def"`
 	// Variant is set only when Def is a named union (an anyOf definition);
-	// it names the member definition that the value is an instance of.
+	// it names the member definition that the value is an instance of, or,
+	// for a member spelled inline with no definition of its own, its place
+	// in the union: "anyOf/2" (2026-07-28's JSONValue string, integer or
+	// boolean).
 	Variant string `json:"variant,omitempty"`
 	// JSON is the value itself. For request and notification definitions it
 	// is a complete JSON-RPC message.
@@ -65,6 +74,13 @@ type Invalid struct {
 	Pointer string `json:"pointer"`
 	// Contains is a substring the decoder's error message must contain.
 	Contains string `json:"contains"`
+	// BeyondSchema, when set, says why the text is invalid although the
+	// official schema accepts it: a rule of the revision's text that its
+	// schema does not express and the strict decoder enforces, such as
+	// 2026-07-28's resultType, a plain string in the schema whose value
+	// ("complete" or "input_required") selects the result. The corpus
+	// tests check that the schema does accept such a text.
+	BeyondSchema string `json:"beyondSchema,omitempty"`
 	// File is the base name of the corpus file the case was read from. It is
 	// filled in by InvalidCases and is not part of the file format.
 	File string `json:"-"`
@@ -97,6 +113,11 @@ const (
 	// not a union tag. Pointer names the value; Contains is the expected
 	// constant as JSON text.
 	KindBadConst = "bad-const"
+	// KindAssertion is a value that breaks an assertion keyword the strict
+	// decoders check (2026-07-28's maxItems 100 on completion values, a
+	// priority's maximum 1). Pointer names the value; Contains is the
+	// keyword in parentheses, such as "(maxItems)".
+	KindAssertion = "assertion"
 )
 
 // Kinds lists every valid value of Invalid.Kind.
@@ -108,6 +129,7 @@ var Kinds = []string{
 	KindWrongType,
 	KindBadEnum,
 	KindBadConst,
+	KindAssertion,
 }
 
 // root returns protocol/testdata/corpus of the source tree this file was

@@ -23,7 +23,7 @@ import (
 )
 
 // revisions are the revisions the corpus must cover.
-var revisions = []string{"2025-03-26", "2025-06-18", "2025-11-25"}
+var revisions = []string{"2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
 
 // emptyResultRequests answer with EmptyResult instead of <X>Result.
 var emptyResultRequests = map[string]bool{
@@ -53,6 +53,10 @@ type revSchema struct {
 	// its method.
 	requests      map[string]string
 	notifications map[string]string
+	// embedded maps a member definition of InputRequest (2026-07-28) to its
+	// method: a request that is never a JSON-RPC message but travels, bare
+	// ({"method", "params"}), inside InputRequiredResult.inputRequests.
+	embedded map[string]string
 
 	mu       sync.Mutex
 	compiler *jsonschema.Compiler
@@ -149,6 +153,7 @@ func loadSchema(t *testing.T, rev string) *revSchema {
 		unions:        map[string][]string{},
 		requests:      map[string]string{},
 		notifications: map[string]string{},
+		embedded:      map[string]string{},
 		compiled:      map[string]*jsonschema.Schema{},
 	}
 	for _, k := range []string{"$defs", "definitions"} {
@@ -175,27 +180,47 @@ func loadSchema(t *testing.T, rev string) *revSchema {
 		for i, m := range members {
 			mn := s.memberName(m)
 			if mn == "" {
-				t.Fatalf("%s: union %s: member %d is neither a $ref nor equal to a named definition", rev, name, i)
+				// An inline member with no definition of its own (2026-07-28's
+				// JSONValue: {"type": ["string", "integer", "boolean"]}) is
+				// named by its place.
+				mn = fmt.Sprintf("anyOf/%d", i)
 			}
 			s.unions[name] = append(s.unions[name], mn)
 		}
 	}
-	for union, into := range map[string]map[string]string{
-		"ClientRequest":      s.requests,
-		"ServerRequest":      s.requests,
-		"ClientNotification": s.notifications,
-		"ServerNotification": s.notifications,
+	// The message unions. 2026-07-28 has no ServerRequest (the server sends
+	// no requests: its questions are embedded in results), and its
+	// ClientNotification is no union but the one notification a client
+	// sends, notifications/cancelled, spelled out.
+	for _, u := range []struct {
+		union    string
+		into     map[string]string
+		optional bool
+	}{
+		{"ClientRequest", s.requests, false},
+		{"ServerRequest", s.requests, rev >= "2026-07-28"},
+		{"ClientNotification", s.notifications, false},
+		{"ServerNotification", s.notifications, false},
+		{"InputRequest", s.embedded, rev < "2026-07-28"},
 	} {
-		members, ok := s.unions[union]
+		members, ok := s.unions[u.union]
 		if !ok {
-			t.Fatalf("%s: no %s union", rev, union)
+			if _, single := s.methodConst(u.union); single {
+				members, ok = []string{u.union}, true
+			}
+		}
+		switch {
+		case !ok && u.optional:
+			continue
+		case !ok:
+			t.Fatalf("%s: no %s union", rev, u.union)
 		}
 		for _, m := range members {
 			method, ok := s.methodConst(m)
 			if !ok {
-				t.Fatalf("%s: %s member %s has no properties.method.const", rev, union, m)
+				t.Fatalf("%s: %s member %s has no properties.method.const", rev, u.union, m)
 			}
-			into[m] = method
+			u.into[m] = method
 		}
 	}
 	schemaCache[rev] = s
@@ -299,6 +324,28 @@ func (s *revSchema) schemaAt(t *testing.T, loc string) *jsonschema.Schema {
 func (s *revSchema) validate(t *testing.T, def string, v any) error {
 	t.Helper()
 	return s.schemaAt(t, s.defPtr(def)).Validate(v)
+}
+
+// variantNode returns the schema node of the member variant of the union
+// def, as the union spells it (a $ref, or inline), and its pointer.
+func (s *revSchema) variantNode(def, variant string) (any, string) {
+	members, _ := s.defs[def].(map[string]any)["anyOf"].([]any)
+	for i, name := range s.unions[def] {
+		if name == variant && i < len(members) {
+			return members[i], fmt.Sprintf("%s/anyOf/%d", s.defPtr(def), i)
+		}
+	}
+	return nil, s.defPtr(def)
+}
+
+// validateVariant validates v against the member variant of the union def:
+// a definition, or an inline member named by its place ("anyOf/2").
+func (s *revSchema) validateVariant(t *testing.T, def, variant string, v any) error {
+	t.Helper()
+	if strings.HasPrefix(variant, "anyOf/") {
+		return s.schemaAt(t, s.defPtr(def)+"/"+variant).Validate(v)
+	}
+	return s.validate(t, variant, v)
 }
 
 // ---------------------------------------------------------------------------
@@ -557,11 +604,15 @@ func TestReadValid(t *testing.T) {
 
 func TestReadInvalid(t *testing.T) {
 	good := `{"name":"a","def":"CallToolRequest","kind":"wrong-type","text":"{}","pointer":"/params","contains":"want object"}`
-	got, err := readInvalid(writeFiles(t, map[string]string{"x.json": "[" + good + "]"}))
+	beyond := `{"name":"b","def":"CallToolResultResponse","kind":"wrong-discriminator","text":"{}","pointer":"/result/resultType","contains":"unknown","beyondSchema":"why"}`
+	got, err := readInvalid(writeFiles(t, map[string]string{"x.json": "[" + good + "," + beyond + "]"}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Invalid{{Name: "a", Def: "CallToolRequest", Kind: KindWrongType, Text: "{}", Pointer: "/params", Contains: "want object", File: "x.json"}}
+	want := []Invalid{
+		{Name: "a", Def: "CallToolRequest", Kind: KindWrongType, Text: "{}", Pointer: "/params", Contains: "want object", File: "x.json"},
+		{Name: "b", Def: "CallToolResultResponse", Kind: KindWrongDiscriminator, Text: "{}", Pointer: "/result/resultType", Contains: "unknown", BeyondSchema: "why", File: "x.json"},
+	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("readInvalid (-want +got):\n%s", diff)
 	}
@@ -617,8 +668,24 @@ func (s *revSchema) messageKind(def string) (request, notification bool) {
 }
 
 // checkEnvelope checks that v is a complete JSON-RPC request (or
-// notification) message of definition def.
+// notification) message of definition def, or, for an embedded request, a
+// bare one: its method and params, no envelope.
 func (s *revSchema) checkEnvelope(def string, v any) error {
+	if method, ok := s.embedded[def]; ok {
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return errors.New("an embedded request must be an object")
+		}
+		for _, k := range []string{"jsonrpc", "id"} {
+			if _, has := obj[k]; has {
+				return fmt.Errorf("%s is an embedded request, never a JSON-RPC message: it has no %q", def, k)
+			}
+		}
+		if obj["method"] != method {
+			return fmt.Errorf(`"method" = %v, want %q`, obj["method"], method)
+		}
+		return nil
+	}
 	request, notification := s.messageKind(def)
 	if !request && !notification {
 		if _, ok := s.methodConst(def); ok {
@@ -691,7 +758,7 @@ func TestValidCases(t *testing.T) {
 						t.Errorf("%s: variant %s is not a member of %s %v", where, c.Variant, c.Def, members)
 						continue
 					}
-					if err := s.validate(t, c.Variant, v); err != nil {
+					if err := s.validateVariant(t, c.Def, c.Variant, v); err != nil {
 						t.Errorf("%s: not valid against variant %s: %#v", where, c.Variant, err)
 					}
 					msgDef = c.Variant
@@ -709,6 +776,7 @@ func TestValidCases(t *testing.T) {
 var (
 	missingRE   = regexp.MustCompile(`^missing required field "([^"]+)"$`)
 	wrongTypeRE = regexp.MustCompile(`^want (string|integer|number|boolean|object|array)$`)
+	assertionRE = regexp.MustCompile(`^\((minLength|maxLength|pattern|minimum|maximum|exclusiveMinimum|exclusiveMaximum|multipleOf|minItems|maxItems|uniqueItems|minProperties|maxProperties)\)$`)
 )
 
 func TestInvalidCases(t *testing.T) {
@@ -782,17 +850,22 @@ func TestInvalidCases(t *testing.T) {
 					t.Errorf("%s: unexpected duplicate key at %q", where, dupPtr)
 				}
 				verr := s.validate(t, c.Def, v)
-				if verr == nil {
+				switch {
+				case c.BeyondSchema != "" && verr != nil:
+					t.Errorf("%s: says the schema accepts it (%s), but it does not: %#v", where, c.BeyondSchema, verr)
+				case c.BeyondSchema != "":
+				case verr == nil:
 					t.Errorf("%s: text is valid against %s, want it rejected", where, c.Def)
 					continue
-				}
-				leaves := leafLocations(verr)
-				found := false
-				for _, l := range leaves {
-					found = found || l == c.Pointer
-				}
-				if !found {
-					t.Errorf("%s: schema errors are at %q, none at pointer %q: %#v", where, leaves, c.Pointer, verr)
+				default:
+					leaves := leafLocations(verr)
+					found := false
+					for _, l := range leaves {
+						found = found || l == c.Pointer
+					}
+					if !found {
+						t.Errorf("%s: schema errors are at %q, none at pointer %q: %#v", where, leaves, c.Pointer, verr)
+					}
 				}
 				at, ok := lookup(v, c.Pointer)
 				if !ok {
@@ -851,11 +924,22 @@ func TestInvalidCases(t *testing.T) {
 					if _, err := parseJSON([]byte(c.Contains)); err != nil {
 						t.Errorf("%s: contains = %q, want the expected constant as JSON text", where, c.Contains)
 					}
+				case KindAssertion:
+					m := assertionRE.FindStringSubmatch(c.Contains)
+					if m == nil {
+						t.Errorf("%s: contains = %q, want an assertion keyword in parentheses, such as \"(maxItems)\"", where, c.Contains)
+						continue
+					}
+					if !s.hasKeyword(m[1]) {
+						t.Errorf("%s: the %s schema has no keyword %s", where, rev, m[1])
+					}
 				}
 			}
 			for _, k := range Kinds {
 				sp := perKind[k]
-				if k == KindBadConst {
+				// Consts and assertions are few in the schemas: not every
+				// revision has five of each.
+				if k == KindBadConst || k == KindAssertion {
 					continue
 				}
 				if sp.total < 5 {
@@ -888,6 +972,28 @@ func TestCoverage(t *testing.T) {
 			}
 
 			var missing []string
+			for _, def := range sortedKeys(s.embedded) {
+				if len(byDef[def]) == 0 {
+					missing = append(missing, fmt.Sprintf("embedded request %s (%s)", s.embedded[def], def))
+				}
+				result := strings.TrimSuffix(def, "Request") + "Result"
+				if _, ok := s.defs[result]; !ok {
+					t.Errorf("%s: no result definition %s for %s", rev, result, def)
+				} else if len(byDef[result]) == 0 {
+					missing = append(missing, fmt.Sprintf("result %s of %s", result, s.embedded[def]))
+				}
+			}
+			// 2026-07-28 spells each method's response (its result, or the
+			// union of results it may be, in the envelope) and each named
+			// error as a definition of its own.
+			for _, def := range sortedKeys(s.defs) {
+				if s.responseDef(def) && len(byDef[def]) == 0 {
+					missing = append(missing, "response "+def)
+				}
+				if s.errorCode(def) != "" && len(byDef[def]) == 0 {
+					missing = append(missing, fmt.Sprintf("error %s (%s)", def, s.errorCode(def)))
+				}
+			}
 			for _, def := range sortedKeys(s.notifications) {
 				if len(byDef[def]) == 0 {
 					missing = append(missing, fmt.Sprintf("notification %s (%s)", s.notifications[def], def))
@@ -943,7 +1049,14 @@ func TestCoverage(t *testing.T) {
 				}
 				req, notif := s.messageKind(msgDef)
 				before := len(w.undeclared)
-				w.walk(s.defs[c.Def], s.defPtr(c.Def), v, "", true, req || notif)
+				// A union's case is walked along its variant: another member
+				// the value also matches (2026-07-28's open Result matches
+				// every result) does not decide what it holds.
+				node, loc := s.defs[c.Def], s.defPtr(c.Def)
+				if c.Variant != "" {
+					node, loc = s.variantNode(c.Def, c.Variant)
+				}
+				w.walk(node, loc, v, "", true, req || notif || s.embedded[msgDef] != "")
 				// A strict decoder skips undeclared members, so a case using
 				// them could not survive decode → re-encode unchanged.
 				for _, u := range w.undeclared[before:] {
@@ -960,6 +1073,96 @@ func TestCoverage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// hasKeyword reports whether some schema node of the revision's
+// definitions uses the keyword (as a keyword: the names of properties are
+// not looked at).
+func (s *revSchema) hasKeyword(keyword string) bool {
+	var walk func(node any) bool
+	walk = func(node any) bool {
+		switch n := node.(type) {
+		case map[string]any:
+			if _, ok := n[keyword]; ok {
+				return true
+			}
+			for k, v := range n {
+				if k == "properties" {
+					props, _ := v.(map[string]any)
+					for _, p := range props {
+						if walk(p) {
+							return true
+						}
+					}
+					continue
+				}
+				if walk(v) {
+					return true
+				}
+			}
+		case []any:
+			for _, x := range n {
+				if walk(x) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for _, def := range s.defs {
+		if walk(def) {
+			return true
+		}
+	}
+	return false
+}
+
+// responseDef reports whether def is a method's response definition, a
+// JSON-RPC response named <Result>Response (2026-07-28's
+// CallToolResultResponse).
+func (s *revSchema) responseDef(def string) bool {
+	if !strings.HasSuffix(def, "ResultResponse") {
+		return false
+	}
+	d, _ := s.defs[def].(map[string]any)
+	props, _ := d["properties"].(map[string]any)
+	_, hasResult := props["result"]
+	_, hasID := props["id"]
+	return hasResult && hasID
+}
+
+// errorCode returns the code const of a named error definition, as JSON
+// text: one whose "code", or whose "error" member's "code" (directly or in
+// an allOf branch), is a const; "" for any other definition.
+func (s *revSchema) errorCode(def string) string {
+	var code func(node any, depth int) string
+	code = func(node any, depth int) string {
+		m, _ := s.resolve(node, "")
+		if m == nil || depth > 4 {
+			return ""
+		}
+		props, _ := m["properties"].(map[string]any)
+		c, _ := props["code"].(map[string]any)
+		if v, ok := c["const"].(json.Number); ok {
+			return v.String()
+		}
+		subs, _ := m["allOf"].([]any)
+		for _, sub := range subs {
+			if got := code(sub, depth+1); got != "" {
+				return got
+			}
+		}
+		return ""
+	}
+	if got := code(s.defs[def], 0); got != "" {
+		return got
+	}
+	d, _ := s.defs[def].(map[string]any)
+	props, _ := d["properties"].(map[string]any)
+	if e, ok := props["error"]; ok {
+		return code(e, 0)
+	}
+	return ""
 }
 
 // taskAugmentable reports whether the params of request def (or any union

@@ -10,19 +10,24 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/validate"
 )
 
-// fuzzSeeds are real messages (the captured session, one per line) and
+// fuzzSeeds are real messages (the captured sessions, one per line) and
 // broken ones.
 func fuzzSeeds(f *testing.F) [][]byte {
-	data, err := os.ReadFile("testdata/session-2025-11-25.jsonl")
-	if err != nil {
-		f.Fatal(err)
+	var seeds [][]byte
+	for _, rev := range []string{"2025-11-25", "2026-07-28"} {
+		data, err := os.ReadFile("testdata/session-" + rev + ".jsonl")
+		if err != nil {
+			f.Fatal(err)
+		}
+		seeds = append(append(seeds, data), bytes.Split(data, []byte("\n"))...)
 	}
-	seeds := append([][]byte{data}, bytes.Split(data, []byte("\n"))...)
 	for _, s := range []string{
 		"", " \n", "[", "[]", "{}", `{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n" + `{"jsonrpc":"2.0","id":1,"result":{}}`,
 		`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":1,"method":"ping"}]`,
 		`{"jsonrpc":"2.0","id":2.0,"method":"ping","params":{"_meta":{"-bad-":1,"io.modelcontextprotocol/x":2}}}`,
 		`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"},"icons":[{"src":"javascript:x","sizes":["0x1"]}]}]}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"x":{}}}},"name":"t"}}` + "\n" +
+			`{"jsonrpc":"2.0","id":1,"result":{"resultType":"bogus"}}` + "\n" + `{"jsonrpc":"2.0","id":"e","method":"elicitation/create","params":{}}`,
 		"{\"a\":1,\"a\":2}\n{nope\n\"\xff\"", `{"jsonrpc":"2.0","id":99999999999999999999,"method":"ping"} 1 "x" null`,
 	} {
 		seeds = append(seeds, []byte(s))
@@ -87,9 +92,9 @@ func FuzzStream(f *testing.F) {
 		f.Add(s)
 	}
 	kinds := []string{validate.KindRequest, validate.KindNotification, validate.KindResponse, validate.KindError, validate.KindInvalid}
-	rules := []string{validate.RuleJSON, validate.RuleSchema, validate.RuleMethod, validate.RuleDirection, validate.RuleBatch, validate.RuleID, validate.RuleResponse, validate.RuleMeta, validate.RuleIcon}
+	rules := []string{validate.RuleJSON, validate.RuleSchema, validate.RuleMethod, validate.RuleDirection, validate.RuleBatch, validate.RuleID, validate.RuleResponse, validate.RuleMeta, validate.RuleIcon, validate.RuleResult}
 	vs := map[string]*validate.Validator{}
-	for _, rev := range []string{"2025-03-26", "2025-11-25"} {
+	for _, rev := range []string{"2025-03-26", "2025-11-25", "2026-07-28"} {
 		r := revisions[rev]
 		v, err := validate.New(rev, r.schema(), validate.WithMethods(r.methods()))
 		if err != nil {

@@ -19,6 +19,10 @@ const (
 	// second label; before it, any label but the last reserved it.
 	reservedSecondFrom = "2025-11-25"
 	iconsFrom          = "2025-11-25" // M-8: icons are untrusted
+	// extensionsFrom is the first revision with capabilities.extensions,
+	// whose keys (extension identifiers) follow the _meta key rules with a
+	// mandatory prefix (V-9).
+	extensionsFrom = "2026-07-28"
 )
 
 // keyInText finds _meta keys under a prefix the revision's schema names,
@@ -132,11 +136,15 @@ var opaque = map[string]bool{
 // to a decoded message (or value) at pointer prefix: every _meta key has
 // the form of M-7 and, under a reserved prefix, is one the revision
 // defines; every icon's src and sizes pass the checks of package icon
-// (M-8). It walks the whole value but the values of _meta keys and the
-// opaque members.
+// (M-8); every extension identifier (a key of capabilities.extensions,
+// from 2026-07-28) has the form of a _meta key, prefix included (V-9). It
+// walks the whole value but the opaque members, the values of _meta keys
+// other than those the revision defines (2026-07-28 moves clientInfo,
+// with its icons, and clientCapabilities, with its extensions, into
+// _meta), and the settings of extensions.
 func (v *Validator) metadata(val any, prefix string, add func(...Problem)) {
 	rev := v.c.rev
-	keys, icons := rev >= metaKeysFrom, rev >= iconsFrom
+	keys, icons, exts := rev >= metaKeysFrom, rev >= iconsFrom, rev >= extensionsFrom
 	if !keys && !icons {
 		return
 	}
@@ -150,11 +158,18 @@ func (v *Validator) metadata(val any, prefix string, add func(...Problem)) {
 		case map[string]any:
 			for _, k := range slices.Sorted(maps.Keys(val)) {
 				e, kp := val[k], ptr+"/"+escapeToken(k)
-				switch _, isObj := e.(map[string]any); {
+				switch obj, isObj := e.(map[string]any); {
 				case k == "_meta" && isObj:
 					if keys {
-						v.metaKeys(e.(map[string]any), kp, add)
+						v.metaKeys(obj, kp, add)
 					}
+					for _, mk := range slices.Sorted(maps.Keys(obj)) {
+						if v.c.reserved[mk] {
+							walk(obj[mk], kp+"/"+escapeToken(mk))
+						}
+					}
+				case k == "extensions" && exts && isObj:
+					checkExtensions(obj, kp, add)
 				case k == "icons" && icons:
 					checkIcons(e, kp, add)
 				case opaque[k] && isObj:
@@ -177,6 +192,23 @@ func (v *Validator) metaKeys(meta map[string]any, ptr string, add func(...Proble
 		}
 		if prefix, _, ok := strings.Cut(k, "/"); ok && reservedPrefix(v.c.rev, prefix) && !v.c.reserved[k] {
 			add(Problem{Pointer: kp, Reason: fmt.Sprintf("_meta key %q: the prefix %s/ is reserved for MCP, and revision %s defines no such key", k, prefix, v.c.rev), Rule: RuleMeta})
+		}
+	}
+}
+
+// checkExtensions checks the identifiers of an extensions object at ptr:
+// each has the form of a _meta key, with a prefix. Identifiers under a
+// reserved prefix are MCP's official extensions (io.modelcontextprotocol/ui,
+// …), which no revision's schema lists, so that prefix is not refused.
+func checkExtensions(exts map[string]any, ptr string, add func(...Problem)) {
+	for _, k := range slices.Sorted(maps.Keys(exts)) {
+		kp := ptr + "/" + escapeToken(k)
+		why := metaKeyProblem(k)
+		if prefix, name, ok := strings.Cut(k, "/"); why == "" && (!ok || prefix == "" || name == "") {
+			why = "an extension identifier needs a prefix and a name, such as com.example/search"
+		}
+		if why != "" {
+			add(Problem{Pointer: kp, Reason: fmt.Sprintf("extension identifier %q: %s", k, why), Rule: RuleMeta})
 		}
 	}
 }

@@ -8,8 +8,9 @@ import (
 )
 
 // TestMetadataRules checks the rules on untrusted metadata: _meta key names
-// and reserved prefixes (M-7, from 2025-06-18) and icon sources and sizes
-// (M-8, from 2025-11-25), at any depth of a message.
+// and reserved prefixes (M-7, from 2025-06-18), icon sources and sizes
+// (M-8, from 2025-11-25) and extension identifiers (V-9, from 2026-07-28),
+// at any depth of a message.
 func TestMetadataRules(t *testing.T) {
 	ping := func(meta string) []string {
 		return []string{`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":` + meta + `}}`}
@@ -19,6 +20,13 @@ func TestMetadataRules(t *testing.T) {
 			`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
 			`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"},"icons":` + icons + `}]}}`,
 		}
+	}
+	// modernList is a 2026-07-28 tools/list whose _meta has more keys.
+	modernList := func(more string) []string {
+		if more != "" {
+			more = "," + more
+		}
+		return []string{`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}` + more + `}}}`}
 	}
 	type found struct {
 		Index         int
@@ -52,6 +60,26 @@ func TestMetadataRules(t *testing.T) {
 		{"client icons", "2025-11-25", []string{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1","icons":[{"src":"ftp://x/y.png"}]}}}`},
 			[]found{icon(0, "/params/clientInfo/icons/0/src")}},
 		{"no icon rules in 2025-06-18", "2025-06-18", toolsWithIcons(`[{"src":"javascript:alert(1)"}]`), nil},
+
+		// 2026-07-28 defines its request, result and notification keys in
+		// the schema; clientInfo, with its icons, and clientCapabilities,
+		// with its extensions, live in _meta.
+		{"modern: the keys the revision defines", "2026-07-28", modernList(`"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/logLevel":"info","progressToken":1,"com.example/k":2`), nil},
+		{"modern: reserved, not defined", "2026-07-28", modernList(`"io.modelcontextprotocol/related-task":{"taskId":"t"},"dev.mcp/x":1`),
+			[]found{meta(0, "/params/_meta/dev.mcp~1x"), meta(0, "/params/_meta/io.modelcontextprotocol~1related-task")}},
+		{"modern: client icons in _meta", "2026-07-28", modernList(`"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1","icons":[{"src":"ftp://x/y.png"},{"src":"https://x/y.png","sizes":["big"]}]}`),
+			[]found{icon(0, "/params/_meta/io.modelcontextprotocol~1clientInfo/icons/0/src"), icon(0, "/params/_meta/io.modelcontextprotocol~1clientInfo/icons/1/sizes/0")}},
+		{"modern: server icons in a result's _meta", "2026-07-28", []string{
+			modernList(``)[0],
+			`{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","tools":[],"ttlMs":0,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1","icons":[{"src":"javascript:x"}]}}}}`,
+		}, []found{icon(1, "/result/_meta/io.modelcontextprotocol~1serverInfo/icons/0/src")}},
+		{"modern: an application's _meta value is not walked", "2026-07-28", modernList(`"com.example/info":{"icons":[{"src":"ftp://x"}],"_meta":{"-x":1}}`), nil},
+		{"modern: extension identifiers", "2026-07-28", []string{`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/ui":{},"com.example/search":{"-any":{"_meta":{"-y":1}}},"search":{},"com.example/":{},"-bad/x":{}}}}}}`},
+			[]found{meta(0, "/params/_meta/io.modelcontextprotocol~1clientCapabilities/extensions/-bad~1x"), meta(0, "/params/_meta/io.modelcontextprotocol~1clientCapabilities/extensions/com.example~1"), meta(0, "/params/_meta/io.modelcontextprotocol~1clientCapabilities/extensions/search")}},
+		{"modern: server extension identifiers", "2026-07-28", []string{
+			`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{` + modernMeta + `}}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"extensions":{"tasks":{}}},"ttlMs":0,"cacheScope":"public"}}`,
+		}, []found{meta(1, "/result/capabilities/extensions/tasks")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -210,6 +210,8 @@ func (s *Stream) message(r *Report, data []byte, from Side, schema bool) {
 		switch {
 		case !ok && method != "":
 			add(Problem{Pointer: "/method", Reason: fmt.Sprintf("revision %s has no notification %q", s.v.c.rev, method), Rule: RuleMethod})
+		case ok && m.Embedded:
+			add(s.v.embeddedProblem(m))
 		case ok && !m.Notification:
 			add(Problem{Pointer: "", Reason: fmt.Sprintf("%q is a request, but the message has no id", method), Rule: RuleMethod})
 		case ok:
@@ -223,16 +225,33 @@ func (s *Stream) message(r *Report, data []byte, from Side, schema bool) {
 			r.Kind = KindError
 			env = s.v.envelope("JSONRPCErrorResponse", "JSONRPCError")
 		}
-		check(env, obj, "")
 		results := []string{"Result"}
+		var m Method
 		if method := s.response(r, idVal, from, add); method != "" {
 			r.Method = method
-			if m, ok := s.v.methods[method]; ok && len(m.Results) > 0 {
-				results = m.Results
+			if mm, ok := s.v.methods[method]; ok && len(mm.Results) > 0 {
+				m, results = mm, mm.Results
 			}
 		}
-		if res, ok := obj["result"]; ok && r.Kind == KindResponse {
-			s.result(r, results, res, check, add, schema)
+		res, hasRes := obj["result"]
+		switch {
+		case r.Kind == KindResponse && m.Response != "":
+			// The method's own response definition: the envelope and the
+			// union of its results, then (value applies the resultType
+			// rule to a Response definition) the result its resultType
+			// selects.
+			check(m.Response, obj, "")
+			if def, _ := s.v.resultOf(m, res, "/result"); def != "" {
+				r.Definitions = append(r.Definitions, def)
+			}
+		case r.Kind == KindError:
+			check(env, obj, "")
+			s.namedError(obj, check)
+		default:
+			check(env, obj, "")
+			if hasRes && r.Kind == KindResponse {
+				s.result(r, results, res, check, add, schema)
+			}
 		}
 	default:
 		r.Kind = KindInvalid
@@ -259,6 +278,8 @@ func (s *Stream) request(r *Report, obj map[string]any, method string, id any, f
 	switch {
 	case !ok && method != "":
 		add(Problem{Pointer: "/method", Reason: fmt.Sprintf("revision %s has no request %q", s.v.c.rev, method), Rule: RuleMethod})
+	case ok && m.Embedded:
+		add(s.v.embeddedProblem(m))
 	case ok && m.Notification:
 		add(Problem{Pointer: "/id", Reason: fmt.Sprintf("%q is a notification, which has no id", method), Rule: RuleMethod})
 		ok = false
@@ -296,6 +317,37 @@ func (s *Stream) request(r *Report, obj map[string]any, method string, id any, f
 	}
 	s.pending[reqKey{sender, key}] = pending{method: method, index: r.Index}
 	s.peak = max(s.peak, len(s.pending))
+}
+
+// embeddedProblem is what is wrong with a JSON-RPC message whose method is
+// an embedded request.
+func (v *Validator) embeddedProblem(m Method) Problem {
+	return Problem{Pointer: "/method", Reason: fmt.Sprintf("%q is an embedded request in revision %s, never a JSON-RPC message: the server asks it inside a result's inputRequests (InputRequiredResult), and the client answers in the retried request's inputResponses", m.Name, v.c.rev), Rule: RuleMethod}
+}
+
+// namedError validates an error response against the named error of its
+// code, where the revision has one (2026-07-28's
+// UnsupportedProtocolVersionError and the others): a definition of the
+// whole response, or of the error object alone.
+func (s *Stream) namedError(obj map[string]any, check func(string, any, string)) {
+	e, _ := obj["error"].(map[string]any)
+	n, ok := e["code"].(json.Number)
+	if !ok {
+		return
+	}
+	code, err := n.Int64()
+	if err != nil {
+		return
+	}
+	def, ok := s.v.c.errors[code]
+	if !ok {
+		return
+	}
+	if props, _ := s.v.c.defs[def]["properties"].(map[string]any); props["error"] != nil {
+		check(def, obj, "")
+		return
+	}
+	check(def, e, "/error")
 }
 
 // direction checks that from may send m.

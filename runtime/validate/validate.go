@@ -7,7 +7,20 @@
 // at any depth, has the form the revision requires and, under a prefix
 // reserved for MCP, is one the revision defines (from 2025-06-18); every
 // icon's src is https: or data: and its sizes well formed (from 2025-11-25,
-// with package runtime/icon).
+// with package runtime/icon); every extension identifier has the form of a
+// _meta key with a prefix (from 2026-07-28).
+//
+// From 2026-07-28 a request's _meta must hold what the schema's
+// RequestMetaObject requires (the protocol version and the client's
+// capabilities); the embedded requests (elicitation/create,
+// sampling/createMessage, roots/list) are never JSON-RPC messages; a
+// response is validated against its method's response definition (such as
+// CallToolResultResponse), and its result against the one its resultType
+// selects: "complete" the method's result, "input_required"
+// InputRequiredResult where the method may answer it, any other value
+// nothing (the schema alone accepts any resultType); and an error response
+// against the named error of its code (UnsupportedProtocolVersionError
+// and the others), where there is one.
 //
 // The schema is compiled with github.com/santhosh-tekuri/jsonschema/v5, once
 // per process for each revision and schema, with format assertion on for
@@ -67,8 +80,9 @@ const (
 	RuleBatch     = "batch"     // a batch the revision does not have, or may not hold this
 	RuleID        = "id"        // a request ID used twice by the same side
 	RuleResponse  = "response"  // a response that answers no earlier request
-	RuleMeta      = "meta"      // a _meta key of a bad form, or reserved and unknown (from 2025-06-18)
+	RuleMeta      = "meta"      // a _meta key of a bad form, or reserved and unknown (from 2025-06-18); an extension identifier of a bad form (from 2026-07-28)
 	RuleIcon      = "icon"      // an icon src that is not https: or data:, or bad sizes (from 2025-11-25)
+	RuleResult    = "result"    // a resultType that names no result the method may answer (from 2026-07-28)
 )
 
 // Method is what the validator needs of one method of the revision.
@@ -82,6 +96,15 @@ type Method struct {
 	// Results are the schema names a response result may match, the normal
 	// one first.
 	Results []string
+	// Embedded reports a request that is never a JSON-RPC message: it
+	// travels inside a result (2026-07-28's inputRequests), so a message
+	// with its method is invalid.
+	Embedded bool
+	// Response is the schema name of the method's whole response (envelope
+	// and result, such as 2026-07-28's CallToolResultResponse), "" when the
+	// revision has none. A response is then validated against it, and its
+	// result against the one of Results its resultType selects.
+	Response string
 }
 
 // Validator validates messages of one revision. It is safe for concurrent
@@ -90,6 +113,8 @@ type Validator struct {
 	c        *compiled
 	methods  map[string]Method
 	batching bool
+	// responses maps a method's Response definition to the method.
+	responses map[string]Method
 }
 
 // Option configures New.
@@ -103,7 +128,7 @@ func WithMethods(methods []wire.Method) Option {
 	return func(v *Validator) {
 		v.methods = map[string]Method{}
 		for _, m := range methods {
-			v.methods[m.Name] = Method{Name: m.Name, Notification: m.Notification, Direction: m.Direction, Message: m.Message, Results: slices.Clone(m.Results)}
+			v.methods[m.Name] = Method{Name: m.Name, Notification: m.Notification, Direction: m.Direction, Message: m.Message, Results: slices.Clone(m.Results), Embedded: m.Embedded, Response: m.Response}
 		}
 	}
 }
@@ -119,6 +144,10 @@ type compiled struct {
 	// reserved are the _meta keys under a reserved prefix that the schema
 	// text names.
 	reserved map[string]bool
+	// errors maps the code of each named error (a definition whose error
+	// code is a const, such as 2026-07-28's UnsupportedProtocolVersionError)
+	// to its definition.
+	errors map[int64]string
 }
 
 var (
@@ -153,6 +182,12 @@ func New(revision string, schema []byte, opts ...Option) (*Validator, error) {
 	}
 	if v.methods == nil {
 		v.methods = c.deriveMethods()
+	}
+	v.responses = map[string]Method{}
+	for _, m := range v.methods {
+		if m.Response != "" {
+			v.responses[m.Response] = m
+		}
 	}
 	return v, nil
 }
@@ -213,7 +248,51 @@ func compile(rev string, schema []byte) (*compiled, error) {
 		c.schemas[name] = s
 	}
 	c.reserved = reservedKeys(rev, schema)
+	c.errors = c.namedErrors()
 	return c, nil
+}
+
+// namedErrors finds the named errors of the schema: the definitions whose
+// "code", or whose "error" member's "code", is a const integer (directly
+// or in an allOf branch).
+func (c *compiled) namedErrors() map[int64]string {
+	var code func(node any, depth int) (int64, bool)
+	code = func(node any, depth int) (int64, bool) {
+		m, _ := node.(map[string]any)
+		if name := c.ref(m); name != "" {
+			m = c.defs[name]
+		}
+		if m == nil || depth > 4 {
+			return 0, false
+		}
+		props, _ := m["properties"].(map[string]any)
+		cp, _ := props["code"].(map[string]any)
+		if n, ok := cp["const"].(json.Number); ok {
+			v, err := n.Int64()
+			return v, err == nil
+		}
+		subs, _ := m["allOf"].([]any)
+		for _, sub := range subs {
+			if v, ok := code(sub, depth+1); ok {
+				return v, ok
+			}
+		}
+		return 0, false
+	}
+	out := map[int64]string{}
+	for _, name := range slices.Sorted(maps.Keys(c.defs)) {
+		v, ok := code(c.defs[name], 0)
+		if !ok {
+			props, _ := c.defs[name]["properties"].(map[string]any)
+			if e, has := props["error"]; has {
+				v, ok = code(e, 0)
+			}
+		}
+		if _, taken := out[v]; ok && !taken {
+			out[v] = name
+		}
+	}
+	return out
 }
 
 // compileDef compiles the schema at url, turning a panic of the compiler
@@ -367,29 +446,49 @@ func (c *compiled) members(union string) []string {
 	return out
 }
 
+// methodConst returns properties.method.const of the definition def.
+func (c *compiled) methodConst(def string) (string, bool) {
+	props, _ := c.defs[def]["properties"].(map[string]any)
+	method, _ := props["method"].(map[string]any)
+	name, ok := method["const"].(string)
+	return name, ok
+}
+
 // deriveMethods reads the method table from the ClientRequest,
-// ServerRequest, ClientNotification and ServerNotification unions.
+// ServerRequest, ClientNotification and ServerNotification unions, and
+// the embedded requests from InputRequest (2026-07-28). A "union" that is
+// one definition with a method const (2026-07-28's ClientNotification) is
+// its own only member. A request XRequest answers with XResult (else the
+// generic Result); where the schema defines XResultResponse, that is the
+// method's Response, and the results its "result" may be are its Results.
 func (c *compiled) deriveMethods() map[string]Method {
 	out := map[string]Method{}
 	for _, u := range []struct {
 		union        string
 		dir          wire.Direction
 		notification bool
+		embedded     bool
 	}{
-		{"ClientRequest", wire.ClientToServer, false},
-		{"ServerRequest", wire.ServerToClient, false},
-		{"ClientNotification", wire.ClientToServer, true},
-		{"ServerNotification", wire.ServerToClient, true},
+		{"ClientRequest", wire.ClientToServer, false, false},
+		{"ServerRequest", wire.ServerToClient, false, false},
+		{"ClientNotification", wire.ClientToServer, true, false},
+		{"ServerNotification", wire.ServerToClient, true, false},
+		{"InputRequest", wire.ServerToClient, false, true},
 	} {
-		for _, def := range c.members(u.union) {
-			props, _ := c.defs[def]["properties"].(map[string]any)
-			method, _ := props["method"].(map[string]any)
-			name, ok := method["const"].(string)
+		members := c.members(u.union)
+		if _, single := c.methodConst(u.union); single && members == nil {
+			members = []string{u.union}
+		}
+		for _, def := range members {
+			name, ok := c.methodConst(def)
 			if !ok {
 				continue
 			}
 			m := out[name]
-			m.Name, m.Notification, m.Message = name, u.notification, def
+			// (2026-07-28's notifications/cancelled is both ClientNotification
+			// and ServerNotification's CancelledNotification, the same
+			// shape: the later, a union's member, names it.)
+			m.Name, m.Notification, m.Embedded, m.Message = name, u.notification, u.embedded, def
 			m.Direction |= u.dir
 			if !u.notification {
 				res := strings.TrimSuffix(def, "Request") + "Result"
@@ -397,8 +496,28 @@ func (c *compiled) deriveMethods() map[string]Method {
 					res = "Result"
 				}
 				m.Results = []string{res}
+				if resp := res + "Response"; res != "Result" && c.defs[resp] != nil {
+					m.Response = resp
+					m.Results = c.responseResults(resp, res)
+				}
 			}
 			out[name] = m
+		}
+	}
+	return out
+}
+
+// responseResults returns the results the response definition resp may
+// carry (its "result" member: a reference, or a union of them), normal
+// first.
+func (c *compiled) responseResults(resp, normal string) []string {
+	props, _ := c.defs[resp]["properties"].(map[string]any)
+	res, _ := props["result"].(map[string]any)
+	out := []string{normal}
+	list, _ := res["anyOf"].([]any)
+	for _, m := range list {
+		if name := c.ref(m); name != "" && name != normal && c.defs[name] != nil {
+			out = append(out, name)
 		}
 	}
 	return out
@@ -439,8 +558,67 @@ func (v *Validator) Definition(name string, instance []byte) []Problem {
 }
 
 // value validates a decoded value against a definition; prefix is the
-// pointer of the value within the message.
+// pointer of the value within the message. A method's Response definition
+// is followed by the resultType rule (see resultOf).
 func (v *Validator) value(name string, val any, prefix string) []Problem {
+	ps := v.schemaValue(name, val, prefix)
+	if m, ok := v.responses[name]; ok {
+		obj, _ := val.(map[string]any)
+		if res, has := obj["result"]; has {
+			def, more := v.resultOf(m, res, prefix+"/result")
+			for _, p := range more {
+				ps = appendProblem(ps, p)
+			}
+			if def != "" {
+				for _, p := range v.schemaValue(def, res, prefix+"/result") {
+					ps = appendProblem(ps, p)
+				}
+			}
+		}
+	}
+	return ps
+}
+
+// The values of resultType (2026-07-28) and the result each selects: ""
+// is the method's normal result (Results[0]). An absent resultType is
+// "complete" (V-12); the schema requires it in the revision's own results.
+var resultTypes = map[string]string{
+	"complete":       "",
+	"input_required": "InputRequiredResult",
+}
+
+// resultOf returns the definition the resultType of the result res (at
+// ptr) of method m selects, or problems when it selects none: a value that
+// is not "complete" or "input_required", or input_required from a method
+// that may not answer it. The schema cannot say this: resultType is a
+// plain string there, and InputRequiredResult takes any.
+func (v *Validator) resultOf(m Method, res any, ptr string) (string, []Problem) {
+	if len(m.Results) == 0 {
+		return "", nil
+	}
+	obj, _ := res.(map[string]any)
+	rt, has := obj["resultType"]
+	if !has {
+		return m.Results[0], nil
+	}
+	s, ok := rt.(string)
+	if !ok {
+		return m.Results[0], nil // the schema reports the type
+	}
+	def, known := resultTypes[s]
+	switch {
+	case !known:
+		return "", []Problem{{Pointer: ptr + "/resultType", Reason: fmt.Sprintf("unknown resultType %q: want \"complete\" or \"input_required\"", s), Rule: RuleResult}}
+	case def == "":
+		return m.Results[0], nil
+	case !slices.Contains(m.Results, def):
+		return "", []Problem{{Pointer: ptr + "/resultType", Reason: fmt.Sprintf("%s may not answer %q (%s): it answers with %s", m.Name, s, def, strings.Join(m.Results, " or ")), Rule: RuleResult}}
+	}
+	return def, nil
+}
+
+// schemaValue validates a decoded value against a definition's schema.
+func (v *Validator) schemaValue(name string, val any, prefix string) []Problem {
 	s, err := v.c.schema(name)
 	if err != nil {
 		return []Problem{{Pointer: prefix, Reason: err.Error(), Rule: RuleSchema}}

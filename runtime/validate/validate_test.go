@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"github.com/mcpgen/mcpgen/protocol/mcp20250326"
 	"github.com/mcpgen/mcpgen/protocol/mcp20250618"
 	"github.com/mcpgen/mcpgen/protocol/mcp20251125"
+	"github.com/mcpgen/mcpgen/protocol/mcp20260728"
 	"github.com/mcpgen/mcpgen/runtime/transport"
 	"github.com/mcpgen/mcpgen/runtime/validate"
 	"github.com/mcpgen/mcpgen/runtime/wire"
@@ -28,6 +30,7 @@ var revisions = map[string]struct {
 	mcp20250326.Revision: {mcp20250326.Schema, mcp20250326.Methods},
 	mcp20250618.Revision: {mcp20250618.Schema, mcp20250618.Methods},
 	mcp20251125.Revision: {mcp20251125.Schema, mcp20251125.Methods},
+	mcp20260728.Revision: {mcp20260728.Schema, mcp20260728.Methods},
 }
 
 func validator(t *testing.T, rev string) *validate.Validator {
@@ -64,13 +67,17 @@ func TestCorpusValid(t *testing.T) {
 				if ps := v.Definition(c.Def, c.JSON); ps != nil {
 					t.Errorf("%s: %s: %v", c.File, c.Name, ps)
 				}
-				if c.Variant != "" {
+				// (A variant "anyOf/2" is a member spelled inline, with no
+				// definition of its own.)
+				if c.Variant != "" && !strings.HasPrefix(c.Variant, "anyOf/") {
 					if ps := v.Definition(c.Variant, c.JSON); ps != nil {
 						t.Errorf("%s: %s: variant %s: %v", c.File, c.Name, c.Variant, ps)
 					}
 				}
 				// A whole message (a request or notification definition)
-				// is valid as the first message of a stream too.
+				// is valid as the first message of a stream too; an
+				// embedded request (2026-07-28), even in a JSON-RPC
+				// envelope, is never a message.
 				def := c.Def
 				if c.Variant != "" {
 					def = c.Variant
@@ -79,8 +86,15 @@ func TestCorpusValid(t *testing.T) {
 					if m.Message != def {
 						continue
 					}
-					for _, r := range v.Stream().Payload(c.JSON, 1, validate.AnySide) {
-						if !r.Valid() {
+					msg := c.JSON
+					if m.Embedded {
+						msg = append([]byte(`{"jsonrpc":"2.0","id":"e1",`), bytes.TrimPrefix(bytes.TrimSpace(c.JSON), []byte("{"))...)
+					}
+					for _, r := range v.Stream().Payload(msg, 1, validate.AnySide) {
+						switch {
+						case m.Embedded && (len(r.Problems) != 1 || r.Problems[0].Rule != validate.RuleMethod || !strings.Contains(r.Problems[0].Reason, "embedded request")):
+							t.Errorf("%s: %s: as a message: %v, want it refused as an embedded request", c.File, c.Name, r.Problems)
+						case !m.Embedded && !r.Valid():
 							t.Errorf("%s: %s: as a message: %v", c.File, c.Name, r.Problems)
 						}
 					}
@@ -202,6 +216,57 @@ func TestDerivedMethods(t *testing.T) {
 	}
 }
 
+// TestDerivedMethodsModern checks that the method table read from
+// 2026-07-28's schema alone (no ServerRequest, a ClientNotification that
+// is one definition, embedded requests in InputRequest, a response
+// definition per method) agrees with the generated one.
+func TestDerivedMethodsModern(t *testing.T) {
+	derived, err := validate.New(mcp20260728.Revision, mcp20260728.Schema())
+	if err != nil {
+		t.Fatal(err)
+	}
+	generated := mcp20260728.Methods()
+	if len(generated) == 0 {
+		t.Fatal("no methods")
+	}
+	for _, g := range generated {
+		d, ok := derived.Method(g.Name)
+		if !ok {
+			t.Errorf("%s: not derived", g.Name)
+			continue
+		}
+		want := validate.Method{Name: g.Name, Notification: g.Notification, Direction: g.Direction, Message: g.Message,
+			Results: slices.Sorted(slices.Values(g.Results)), Embedded: g.Embedded, Response: g.Response}
+		d.Results = slices.Sorted(slices.Values(d.Results))
+		if !reflect.DeepEqual(d, want) {
+			t.Errorf("%s: derived %+v, generated %+v", g.Name, d, want)
+		}
+	}
+	for _, tt := range []struct {
+		name     string
+		embedded bool
+		dir      wire.Direction
+		response string
+		normal   string
+	}{
+		{"tools/call", false, wire.ClientToServer, "CallToolResultResponse", "CallToolResult"},
+		{"server/discover", false, wire.ClientToServer, "DiscoverResultResponse", "DiscoverResult"},
+		{"elicitation/create", true, wire.ServerToClient, "", "ElicitResult"},
+		{"roots/list", true, wire.ServerToClient, "", "ListRootsResult"},
+		{"notifications/cancelled", false, wire.Both, "", ""},
+	} {
+		m, _ := derived.Method(tt.name)
+		if m.Embedded != tt.embedded || m.Direction != tt.dir || m.Response != tt.response || (tt.normal != "" && (len(m.Results) == 0 || m.Results[0] != tt.normal)) {
+			t.Errorf("Method(%s) = %+v", tt.name, m)
+		}
+	}
+	for _, gone := range []string{"initialize", "ping", "logging/setLevel", "resources/subscribe", "tasks/get"} {
+		if _, ok := derived.Method(gone); ok {
+			t.Errorf("2026-07-28 has %s", gone)
+		}
+	}
+}
+
 // problem is what a stream test expects of one message.
 type problem struct {
 	index   int
@@ -209,6 +274,14 @@ type problem struct {
 	rule    string
 	reason  string // substring
 }
+
+// A 2026-07-28 request's _meta, and a request and response or two.
+const (
+	modernMeta   = `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}`
+	modernList   = `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{` + modernMeta + `}}}`
+	modernListed = `{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","tools":[{"name":"t","inputSchema":{"type":"object"}}],"ttlMs":0,"cacheScope":"private"}}`
+	modernCall   = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"_meta":{` + modernMeta + `},"name":"t"}}`
+)
 
 func TestStreamRules(t *testing.T) {
 	const (
@@ -257,6 +330,29 @@ func TestStreamRules(t *testing.T) {
 		{"no kind", "2025-11-25", validate.AnySide, []string{`{"jsonrpc":"2.0","id":1}`}, []problem{{0, "", validate.RuleSchema, "neither"}}},
 		{"bad envelope", "2025-11-25", validate.AnySide, []string{`{"jsonrpc":"1.0","id":1,"method":"ping"}`}, []problem{{0, "/jsonrpc", validate.RuleSchema, ""}}},
 		{"params", "2025-06-18", validate.AnySide, []string{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":1}}`}, []problem{{0, "/params/name", validate.RuleSchema, "expected string"}}},
+
+		// 2026-07-28: requests carry their version and capabilities, results
+		// their resultType, and the server asks inside results.
+		{"modern: valid tools/list", "2026-07-28", validate.AnySide, []string{modernList, modernListed}, nil},
+		{"modern: request without _meta", "2026-07-28", validate.Client, []string{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`}, []problem{{0, "/params", validate.RuleSchema, "_meta"}}},
+		{"modern: list request without params", "2026-07-28", validate.Client, []string{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`}, []problem{{0, "", validate.RuleSchema, "params"}}},
+		{"modern: _meta without protocolVersion", "2026-07-28", validate.Client, []string{`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{}}}}`}, []problem{{0, "/params/_meta", validate.RuleSchema, "protocolVersion"}}},
+		{"modern: _meta without clientCapabilities", "2026-07-28", validate.Client, []string{`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`}, []problem{{0, "/params/_meta", validate.RuleSchema, "clientCapabilities"}}},
+		{"modern: bad log level", "2026-07-28", validate.Client, []string{`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{` + modernMeta + `,"io.modelcontextprotocol/logLevel":"verbose"}}}`}, []problem{{0, "/params/_meta/io.modelcontextprotocol~1logLevel", validate.RuleSchema, "value must be one of"}}},
+		{"modern: an embedded request as a JSON-RPC request", "2026-07-28", validate.AnySide, []string{`{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"message":"m","requestedSchema":{"type":"object","properties":{}}}}`}, []problem{{0, "/method", validate.RuleMethod, `"elicitation/create" is an embedded request in revision 2026-07-28, never a JSON-RPC message`}}},
+		{"modern: an embedded request as a notification", "2026-07-28", validate.AnySide, []string{`{"jsonrpc":"2.0","method":"roots/list"}`}, []problem{{0, "/method", validate.RuleMethod, "inputRequests"}}},
+		{"modern: removed method", "2026-07-28", validate.Client, []string{`{"jsonrpc":"2.0","id":1,"method":"ping"}`}, []problem{{0, "/method", validate.RuleMethod, `revision 2026-07-28 has no request "ping"`}}},
+		{"modern: input required", "2026-07-28", validate.AnySide, []string{modernCall, `{"jsonrpc":"2.0","id":2,"result":{"resultType":"input_required","inputRequests":{"r":{"method":"roots/list"}},"requestState":"s"}}`}, nil},
+		{"modern: resultType bogus", "2026-07-28", validate.AnySide, []string{modernCall, `{"jsonrpc":"2.0","id":2,"result":{"resultType":"bogus","content":[]}}`}, []problem{{1, "/result/resultType", validate.RuleResult, `unknown resultType "bogus"`}}},
+		{"modern: input required from a list", "2026-07-28", validate.AnySide, []string{modernList, `{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","requestState":"s"}}`}, []problem{{1, "/result", validate.RuleSchema, "missing properties"}, {1, "/result/resultType", validate.RuleResult, `tools/list may not answer "input_required"`}}},
+		{"modern: complete without the caching hints", "2026-07-28", validate.AnySide, []string{modernList, `{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","tools":[]}}`}, []problem{{1, "/result", validate.RuleSchema, "cacheScope"}}},
+		{"modern: cacheScope shared", "2026-07-28", validate.AnySide, []string{modernList, `{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","tools":[],"ttlMs":1,"cacheScope":"shared"}}`}, []problem{{1, "/result/cacheScope", validate.RuleSchema, "value must be one of"}}},
+		{"modern: negative ttlMs", "2026-07-28", validate.AnySide, []string{modernList, `{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","tools":[],"ttlMs":-1,"cacheScope":"public"}}`}, []problem{{1, "/result/ttlMs", validate.RuleSchema, "must be >= 0"}}},
+		{"modern: named error without its data", "2026-07-28", validate.AnySide, []string{modernList, `{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"Unsupported protocol version"}}`}, []problem{{1, "/error", validate.RuleSchema, "data"}}},
+		{"modern: named error, bad data", "2026-07-28", validate.AnySide, []string{modernList, `{"jsonrpc":"2.0","id":1,"error":{"code":-32021,"message":"m","data":{"requiredCapabilities":[]}}}`}, []problem{{1, "/error/data/requiredCapabilities", validate.RuleSchema, "expected object"}}},
+		{"modern: legacy error code", "2026-07-28", validate.AnySide, []string{modernList, `{"jsonrpc":"2.0","id":1,"error":{"code":-32002,"message":"Resource not found"}}`}, nil},
+		{"modern: server sends a request", "2026-07-28", validate.Server, []string{`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{` + modernMeta + `}}}`}, []problem{{0, "/method", validate.RuleDirection, "by the client, not by the server"}}},
+		{"modern: client answers nothing", "2026-07-28", validate.Client, []string{`{"jsonrpc":"2.0","id":"s1","result":{"resultType":"complete"}}`}, []problem{{0, "/id", validate.RuleResponse, "no earlier request from the server"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -282,25 +378,35 @@ func TestStreamRules(t *testing.T) {
 }
 
 func TestSplitAndLines(t *testing.T) {
-	v := validator(t, "2025-11-25")
-	data, err := os.ReadFile("testdata/session-2025-11-25.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	inputs := validate.Split(data)
-	if len(inputs) != 13 {
-		t.Fatalf("%d payloads, want 13", len(inputs))
-	}
-	s := v.Stream()
-	for i, in := range inputs {
-		if in.Line != i+1 {
-			t.Errorf("payload %d on line %d", i, in.Line)
-		}
-		for _, r := range s.Payload(in.Data, in.Line, validate.AnySide) {
-			if !r.Valid() || r.Line != i+1 || r.Index != i {
-				t.Errorf("line %d: %+v", i+1, r)
+	// The captured sessions: every message valid, one a line.
+	for _, tt := range []struct {
+		rev      string
+		messages int
+	}{
+		{"2025-11-25", 13},
+		{"2026-07-28", 15},
+	} {
+		t.Run(tt.rev, func(t *testing.T) {
+			data, err := os.ReadFile("testdata/session-" + tt.rev + ".jsonl")
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
+			inputs := validate.Split(data)
+			if len(inputs) != tt.messages {
+				t.Fatalf("%d payloads, want %d", len(inputs), tt.messages)
+			}
+			s := validator(t, tt.rev).Stream()
+			for i, in := range inputs {
+				if in.Line != i+1 {
+					t.Errorf("payload %d on line %d", i, in.Line)
+				}
+				for _, r := range s.Payload(in.Data, in.Line, validate.AnySide) {
+					if !r.Valid() || r.Line != i+1 || r.Index != i {
+						t.Errorf("line %d: %+v", i+1, r)
+					}
+				}
+			}
+		})
 	}
 
 	// One pretty-printed document, and a broken line among good ones.
