@@ -1,6 +1,7 @@
 package protocol_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -96,6 +97,7 @@ func TestModernRequestMeta(t *testing.T) {
 		level      mcp20260728.LoggingLevel
 		levelOK    bool
 		setVersion string // after SetMetaProtocolVersion("2027-01-01")
+		decodeErr  string // decoding fails with an error containing it
 	}{
 		{
 			name:    "every key",
@@ -109,19 +111,36 @@ func TestModernRequestMeta(t *testing.T) {
 			version: "2026-07-28", versionOK: true, capsOK: true,
 			setVersion: `{"io.modelcontextprotocol/protocolVersion":"2027-01-01","io.modelcontextprotocol/clientCapabilities":{}}`,
 		},
+		// The decoders check the keys the schema declares in _meta: each
+		// present one must be of its type, and the required ones present.
 		{
-			// The decoder keeps _meta as it is; the accessors report what
-			// is missing or malformed.
-			name:       "version a number, capabilities absent, level unknown",
-			meta:       `{"io.modelcontextprotocol/protocolVersion":20260728,"io.modelcontextprotocol/logLevel":"verbose"}`,
-			setVersion: `{"io.modelcontextprotocol/protocolVersion":"2027-01-01","io.modelcontextprotocol/logLevel":"verbose"}`,
+			name:      "version a number",
+			meta:      `{"io.modelcontextprotocol/protocolVersion":20260728,"io.modelcontextprotocol/clientCapabilities":{}}`,
+			decodeErr: `/_meta/io.modelcontextprotocol~1protocolVersion: `,
+		},
+		{
+			name:      "capabilities absent",
+			meta:      `{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`,
+			decodeErr: `/_meta: missing required field "io.modelcontextprotocol/clientCapabilities"`,
+		},
+		{
+			name:      "level unknown",
+			meta:      `{` + modernMeta + `,"io.modelcontextprotocol/logLevel":"verbose"}`,
+			decodeErr: `/_meta/io.modelcontextprotocol~1logLevel: `,
 		},
 	} {
 		for method, fresh := range params {
 			t.Run(tc.name+"/"+method, func(t *testing.T) {
 				p := fresh()
 				in := `{"_meta":` + tc.meta + rest[method] + `}`
-				if err := wire.Unmarshal([]byte(in), p); err != nil {
+				err := wire.Unmarshal([]byte(in), p)
+				if tc.decodeErr != "" {
+					if err == nil || !strings.Contains(err.Error(), tc.decodeErr) {
+						t.Fatalf("decode %s: error %v, want one containing %q", in, err, tc.decodeErr)
+					}
+					return
+				}
+				if err != nil {
 					t.Fatalf("decode %s: %v", in, err)
 				}
 				if v, ok := p.MetaProtocolVersion(); v != tc.version || ok != tc.versionOK {

@@ -31,6 +31,7 @@ func (g *gen) codecs(f *jen.File) error {
 		}
 	}
 	g.unknownVariantCodec(f)
+	g.metaChecks(f)
 	return nil
 }
 
@@ -106,6 +107,14 @@ func (g *gen) objectCodec(f *jen.File, d *model.Decl) error {
 			body = append(body, g.encodeValue(fl.Type, jen.Op("*").Add(v.Clone()), what, 0)...)
 		} else {
 			body = append(body, g.encodeValue(fl.Type, v.Clone(), what, 0)...)
+		}
+		for _, k := range fl.MetaKeys {
+			if k.Required {
+				body = append(body, jen.If(jen.Op("!").Add(wire("Has")).Call(v.Clone(), jen.Lit(k.Name))).Block(
+					jen.Id("e").Dot("Fail").Call(jen.Lit(fmt.Sprintf("encode: %s: _meta lacks the required member %q", what, k.Name))),
+					jen.Return(),
+				))
+			}
 		}
 		if fl.Required {
 			enc = append(enc, body...)
@@ -200,6 +209,9 @@ func (g *gen) objectCodec(f *jen.File, d *model.Decl) error {
 			}
 		} else {
 			body = append(body, g.decodeTo(fl.Type, dst, 0)...)
+		}
+		if fn := g.metaCheck(d, fl); fn != "" {
+			body = append(body, jen.If(jen.Err().Op(":=").Id(fn).Call(jen.Id("d"), dst.Clone()), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())))
 		}
 		body = append(body, mark(fl.Name)...)
 		cases = append(cases, jen.Case(jen.Lit(fl.Name)).Block(body...))
@@ -635,4 +647,62 @@ func joinPath(p []string) string {
 		s += x
 	}
 	return s
+}
+
+// metaCheck returns the name of the function that checks the keys the
+// schema declares in the _meta member fl of d, "" when it declares none.
+// Members whose _meta refers to the same definition share one function.
+func (g *gen) metaCheck(d *model.Decl, fl *model.Field) string {
+	if !fl.Meta || len(fl.MetaKeys) == 0 {
+		return ""
+	}
+	owner := fl.MetaDecl
+	if owner == "" {
+		owner = d.Name + "Meta"
+	}
+	name := "checkMeta" + plan.GoName(owner)
+	if g.meta == nil {
+		g.meta = map[string][]*model.Field{}
+	}
+	if _, ok := g.meta[name]; !ok {
+		g.meta[name] = fl.MetaKeys
+		g.metaOrder = append(g.metaOrder, name)
+	}
+	return name
+}
+
+// metaChecks writes the functions metaCheck named: each present key decodes
+// strictly as its declared type, and the required ones are present.
+func (g *gen) metaChecks(f *jen.File) {
+	for _, name := range g.metaOrder {
+		var body []jen.Code
+		for _, k := range g.meta[name] {
+			var call *jen.Statement
+			switch k.Type.Kind {
+			case model.ID, model.Ref:
+				call = wire("MetaMember").Call(jen.Id("d"), jen.Id("meta"), jen.Lit(k.Name), jen.New(g.goType(k.Type)))
+			case model.String, model.Integer, model.Number, model.Boolean:
+				call = wire("MetaScalar").Types(g.goType(k.Type)).Call(jen.Id("d"), jen.Id("meta"), jen.Lit(k.Name))
+			}
+			missing := jen.Return(wire("MissingMeta").Call(jen.Id("d"), jen.Lit(k.Name)))
+			switch {
+			case call == nil && k.Required:
+				// Raw JSON, a slice or a map: only its presence is checked.
+				body = append(body, jen.If(jen.Op("!").Add(wire("Has")).Call(jen.Id("meta"), jen.Lit(k.Name))).Block(missing))
+			case call == nil:
+			case k.Required:
+				body = append(body,
+					jen.If(jen.List(jen.Id("ok"), jen.Err()).Op(":=").Add(call), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())).
+						Else().If(jen.Op("!").Id("ok")).Block(missing))
+			default:
+				body = append(body, jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(call), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())))
+			}
+		}
+		body = append(body, jen.Return(jen.Nil()))
+		f.Line()
+		f.Commentf("%s checks the members the schema declares in a _meta object just", name)
+		f.Comment("read from d: each one present decodes strictly as its type, and the")
+		f.Comment("required ones are present. Other members are free.")
+		f.Func().Id(name).Params(jen.Id("d").Op("*").Qual(jsontextPkg, "Decoder"), jen.Id("meta").Qual(jsontextPkg, "Value")).Error().Block(body...)
+	}
 }

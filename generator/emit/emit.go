@@ -42,6 +42,10 @@ type Options struct {
 type gen struct {
 	p   *plan.Plan
 	opt Options
+	// meta holds the _meta check functions json.go needs, by name, in
+	// metaOrder (see metaCheck).
+	meta      map[string][]*model.Field
+	metaOrder []string
 }
 
 // Emit renders the plan as Go files: types.go, json.go, methods.go, the

@@ -361,6 +361,7 @@ func (b *builder) object(d *Decl, s *load.Schema, props []*load.Property, requir
 				// their keys are the member's keys.
 				def, _ := b.doc.Lookup(ps.Ref)
 				ms = def.Schema
+				f.MetaDecl = ps.Ref
 			}
 			for _, mp := range ms.Properties {
 				mt, err := b.typeOf(mp.Schema, d.Name+"Meta"+pascal(mp.Name))

@@ -172,6 +172,10 @@ type Field struct {
 	// are the members the schema declares in it (such as progressToken).
 	Meta     bool
 	MetaKeys []*Field
+	// MetaDecl is the definition that declares the MetaKeys when the member
+	// refers to one (2026-07-28's RequestMetaObject), "" when they are
+	// declared inline.
+	MetaDecl string
 	// Annotations of the member's schema.
 	Annotations
 }

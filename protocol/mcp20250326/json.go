@@ -430,6 +430,9 @@ func (x *CallToolRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaCallToolRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		case "arguments":
 			v0, err := wire.ReadObjectValue(d)
 			if err != nil {
@@ -1399,6 +1402,9 @@ func (x *CompleteRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaCompleteRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		case "argument":
 			if err := x.Argument.UnmarshalJSONFrom(d); err != nil {
 				return err
@@ -1917,6 +1923,9 @@ func (x *CreateMessageRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) erro
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaCreateMessageRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		case "includeContext":
 			if err := x.IncludeContext.UnmarshalJSONFrom(d); err != nil {
 				return err
@@ -2562,6 +2571,9 @@ func (x *GetPromptRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaGetPromptRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		case "arguments":
 			if err := wire.BeginObject(d); err != nil {
 				return err
@@ -3015,6 +3027,9 @@ func (x *InitializeRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaInitializeRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		case "capabilities":
 			if err := x.Capabilities.UnmarshalJSONFrom(d); err != nil {
 				return err
@@ -4362,6 +4377,9 @@ func (x *JSONRPCRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaJSONRPCRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		default:
 			k := string(name)
 			v, err := wire.ReadValue(d)
@@ -4589,6 +4607,9 @@ func (x *ListPromptsRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error 
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaListPromptsRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		case "cursor":
 			var v string
 			v1, err := wire.ReadString(d)
@@ -4840,6 +4861,9 @@ func (x *ListResourceTemplatesRequestParams) UnmarshalJSONFrom(d *jsontext.Decod
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaListResourceTemplatesRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		case "cursor":
 			var v string
 			v1, err := wire.ReadString(d)
@@ -5091,6 +5115,9 @@ func (x *ListResourcesRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) erro
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaListResourcesRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		case "cursor":
 			var v string
 			v1, err := wire.ReadString(d)
@@ -5347,6 +5374,9 @@ func (x *ListRootsRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaListRootsRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		default:
 			k := string(name)
 			v, err := wire.ReadValue(d)
@@ -5584,6 +5614,9 @@ func (x *ListToolsRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaListToolsRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		case "cursor":
 			var v string
 			v1, err := wire.ReadString(d)
@@ -6622,6 +6655,9 @@ func (x *PingRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaPingRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		default:
 			k := string(name)
 			v, err := wire.ReadValue(d)
@@ -7526,6 +7562,9 @@ func (x *ReadResourceRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaReadResourceRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		case "uri":
 			v0, err := wire.ReadString(d)
 			if err != nil {
@@ -7837,6 +7876,9 @@ func (x *RequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		default:
 			k := string(name)
 			v, err := wire.ReadValue(d)
@@ -9734,6 +9776,9 @@ func (x *SetLevelRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaSetLevelRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		case "level":
 			if err := x.Level.UnmarshalJSONFrom(d); err != nil {
 				return err
@@ -9880,6 +9925,9 @@ func (x *SubscribeRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaSubscribeRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		case "uri":
 			v0, err := wire.ReadString(d)
 			if err != nil {
@@ -10564,6 +10612,9 @@ func (x *UnsubscribeRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error 
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaUnsubscribeRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		case "uri":
 			v0, err := wire.ReadString(d)
 			if err != nil {
@@ -10619,5 +10670,175 @@ func (x *UnknownVariant) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 		return err
 	}
 	x.Raw = raw
+	return nil
+}
+
+// checkMetaCallToolRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaCallToolRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaCompleteRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaCompleteRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaCreateMessageRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaCreateMessageRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaGetPromptRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaGetPromptRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaInitializeRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaInitializeRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaJSONRPCRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaJSONRPCRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaListPromptsRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaListPromptsRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaListResourceTemplatesRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaListResourceTemplatesRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaListResourcesRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaListResourcesRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaListRootsRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaListRootsRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaListToolsRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaListToolsRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaPingRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaPingRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaReadResourceRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaReadResourceRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaSetLevelRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaSetLevelRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaSubscribeRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaSubscribeRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaUnsubscribeRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaUnsubscribeRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
 	return nil
 }

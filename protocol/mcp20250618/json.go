@@ -638,6 +638,9 @@ func (x *CallToolRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaCallToolRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		case "arguments":
 			v0, err := wire.ReadObjectValue(d)
 			if err != nil {
@@ -1544,6 +1547,9 @@ func (x *CompleteRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaCompleteRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		case "argument":
 			if err := x.Argument.UnmarshalJSONFrom(d); err != nil {
 				return err
@@ -2247,6 +2253,9 @@ func (x *CreateMessageRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) erro
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaCreateMessageRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		case "includeContext":
 			if err := x.IncludeContext.UnmarshalJSONFrom(d); err != nil {
 				return err
@@ -2739,6 +2748,9 @@ func (x *ElicitRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaElicitRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		case "message":
 			v0, err := wire.ReadString(d)
 			if err != nil {
@@ -3657,6 +3669,9 @@ func (x *GetPromptRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaGetPromptRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		case "arguments":
 			if err := wire.BeginObject(d); err != nil {
 				return err
@@ -4132,6 +4147,9 @@ func (x *InitializeRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaInitializeRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		case "capabilities":
 			if err := x.Capabilities.UnmarshalJSONFrom(d); err != nil {
 				return err
@@ -4987,6 +5005,9 @@ func (x *JSONRPCRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaJSONRPCRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		default:
 			k := string(name)
 			v, err := wire.ReadValue(d)
@@ -5214,6 +5235,9 @@ func (x *ListPromptsRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error 
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaListPromptsRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		case "cursor":
 			var v string
 			v1, err := wire.ReadString(d)
@@ -5465,6 +5489,9 @@ func (x *ListResourceTemplatesRequestParams) UnmarshalJSONFrom(d *jsontext.Decod
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaListResourceTemplatesRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		case "cursor":
 			var v string
 			v1, err := wire.ReadString(d)
@@ -5716,6 +5743,9 @@ func (x *ListResourcesRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) erro
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaListResourcesRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		case "cursor":
 			var v string
 			v1, err := wire.ReadString(d)
@@ -5972,6 +6002,9 @@ func (x *ListRootsRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaListRootsRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		default:
 			k := string(name)
 			v, err := wire.ReadValue(d)
@@ -6209,6 +6242,9 @@ func (x *ListToolsRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaListToolsRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		case "cursor":
 			var v string
 			v1, err := wire.ReadString(d)
@@ -7400,6 +7436,9 @@ func (x *PingRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaPingRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		default:
 			k := string(name)
 			v, err := wire.ReadValue(d)
@@ -8362,6 +8401,9 @@ func (x *ReadResourceRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaReadResourceRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		case "uri":
 			v0, err := wire.ReadString(d)
 			if err != nil {
@@ -8673,6 +8715,9 @@ func (x *RequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		default:
 			k := string(name)
 			v, err := wire.ReadValue(d)
@@ -10796,6 +10841,9 @@ func (x *SetLevelRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaSetLevelRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		case "level":
 			if err := x.Level.UnmarshalJSONFrom(d); err != nil {
 				return err
@@ -11103,6 +11151,9 @@ func (x *SubscribeRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaSubscribeRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		case "uri":
 			v0, err := wire.ReadString(d)
 			if err != nil {
@@ -11843,6 +11894,9 @@ func (x *UnsubscribeRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error 
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaUnsubscribeRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		case "uri":
 			v0, err := wire.ReadString(d)
 			if err != nil {
@@ -11898,5 +11952,185 @@ func (x *UnknownVariant) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 		return err
 	}
 	x.Raw = raw
+	return nil
+}
+
+// checkMetaCallToolRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaCallToolRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaCompleteRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaCompleteRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaCreateMessageRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaCreateMessageRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaElicitRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaElicitRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaGetPromptRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaGetPromptRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaInitializeRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaInitializeRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaJSONRPCRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaJSONRPCRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaListPromptsRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaListPromptsRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaListResourceTemplatesRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaListResourceTemplatesRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaListResourcesRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaListResourcesRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaListRootsRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaListRootsRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaListToolsRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaListToolsRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaPingRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaPingRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaReadResourceRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaReadResourceRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaSetLevelRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaSetLevelRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaSubscribeRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaSubscribeRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaUnsubscribeRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaUnsubscribeRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
 	return nil
 }

@@ -642,6 +642,9 @@ func (x *CallToolRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaCallToolRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		case "arguments":
 			v0, err := wire.ReadObjectValue(d)
 			if err != nil {
@@ -2328,6 +2331,9 @@ func (x *CompleteRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaCompleteRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		case "argument":
 			if err := x.Argument.UnmarshalJSONFrom(d); err != nil {
 				return err
@@ -3047,6 +3053,9 @@ func (x *CreateMessageRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) erro
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaCreateMessageRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		case "includeContext":
 			if err := x.IncludeContext.UnmarshalJSONFrom(d); err != nil {
 				return err
@@ -3736,6 +3745,9 @@ func (x *ElicitRequestFormParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaElicitRequestFormParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		case "message":
 			v0, err := wire.ReadString(d)
 			if err != nil {
@@ -4054,6 +4066,9 @@ func (x *ElicitRequestURLParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaElicitRequestURLParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		case "elicitationId":
 			v0, err := wire.ReadString(d)
 			if err != nil {
@@ -5111,6 +5126,9 @@ func (x *GetPromptRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaGetPromptRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		case "arguments":
 			if err := wire.BeginObject(d); err != nil {
 				return err
@@ -6402,6 +6420,9 @@ func (x *InitializeRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaInitializeRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		case "capabilities":
 			if err := x.Capabilities.UnmarshalJSONFrom(d); err != nil {
 				return err
@@ -9244,6 +9265,9 @@ func (x *PaginatedRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaPaginatedRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		case "cursor":
 			var v string
 			v1, err := wire.ReadString(d)
@@ -10341,6 +10365,9 @@ func (x *ReadResourceRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaReadResourceRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		case "uri":
 			v0, err := wire.ReadString(d)
 			if err != nil {
@@ -10709,6 +10736,9 @@ func (x *RequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		default:
 			if err := wire.Skip(d); err != nil {
 				return err
@@ -11287,6 +11317,9 @@ func (x *ResourceRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaResourceRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		case "uri":
 			v0, err := wire.ReadString(d)
 			if err != nil {
@@ -13277,6 +13310,9 @@ func (x *SetLevelRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaSetLevelRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		case "level":
 			if err := x.Level.UnmarshalJSONFrom(d); err != nil {
 				return err
@@ -13659,6 +13695,9 @@ func (x *SubscribeRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaSubscribeRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		case "uri":
 			v0, err := wire.ReadString(d)
 			if err != nil {
@@ -13884,6 +13923,9 @@ func (x *TaskAugmentedRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) erro
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaTaskAugmentedRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		case "task":
 			x.Task = new(TaskMetadata)
 			if err := x.Task.UnmarshalJSONFrom(d); err != nil {
@@ -16148,6 +16190,9 @@ func (x *UnsubscribeRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error 
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaUnsubscribeRequestParamsMeta(d, x.Meta); err != nil {
+				return err
+			}
 		case "uri":
 			v0, err := wire.ReadString(d)
 			if err != nil {
@@ -16580,5 +16625,155 @@ func (x *UnknownVariant) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 		return err
 	}
 	x.Raw = raw
+	return nil
+}
+
+// checkMetaCallToolRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaCallToolRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaCompleteRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaCompleteRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaCreateMessageRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaCreateMessageRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaElicitRequestFormParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaElicitRequestFormParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaElicitRequestURLParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaElicitRequestURLParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaGetPromptRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaGetPromptRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaInitializeRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaInitializeRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaPaginatedRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaPaginatedRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaReadResourceRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaReadResourceRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaResourceRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaResourceRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaSetLevelRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaSetLevelRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaSubscribeRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaSubscribeRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaTaskAugmentedRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaTaskAugmentedRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaUnsubscribeRequestParamsMeta checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaUnsubscribeRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
 	return nil
 }

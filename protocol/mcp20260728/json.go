@@ -569,6 +569,9 @@ func (x *CacheableResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaResultMetaObject(d, x.Meta); err != nil {
+				return err
+			}
 		case "cacheScope":
 			if err := x.CacheScope.UnmarshalJSONFrom(d); err != nil {
 				return err
@@ -729,6 +732,14 @@ func (x *CallToolRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"_meta\":")
 	e.RawObject(x.Meta)
+	if !wire.Has(x.Meta, "io.modelcontextprotocol/clientCapabilities") {
+		e.Fail("encode: CallToolRequestParams._meta: _meta lacks the required member \"io.modelcontextprotocol/clientCapabilities\"")
+		return
+	}
+	if !wire.Has(x.Meta, "io.modelcontextprotocol/protocolVersion") {
+		e.Fail("encode: CallToolRequestParams._meta: _meta lacks the required member \"io.modelcontextprotocol/protocolVersion\"")
+		return
+	}
 	if x.Arguments != nil {
 		e.Name("\"arguments\":")
 		e.RawObject(x.Arguments)
@@ -790,6 +801,9 @@ func (x *CallToolRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaRequestMetaObject(d, x.Meta); err != nil {
+				return err
+			}
 			seen |= uint64(0x1)
 		case "arguments":
 			v0, err := wire.ReadObjectValue(d)
@@ -901,6 +915,9 @@ func (x *CallToolResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaResultMetaObject(d, x.Meta); err != nil {
+				return err
+			}
 		case "content":
 			if err := wire.BeginArray(d); err != nil {
 				return err
@@ -1247,6 +1264,9 @@ func (x *CancelledNotificationParams) UnmarshalJSONFrom(d *jsontext.Decoder) err
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaNotificationMetaObject(d, x.Meta); err != nil {
+				return err
+			}
 		case "reason":
 			var v string
 			v1, err := wire.ReadString(d)
@@ -1836,6 +1856,14 @@ func (x *CompleteRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"_meta\":")
 	e.RawObject(x.Meta)
+	if !wire.Has(x.Meta, "io.modelcontextprotocol/clientCapabilities") {
+		e.Fail("encode: CompleteRequestParams._meta: _meta lacks the required member \"io.modelcontextprotocol/clientCapabilities\"")
+		return
+	}
+	if !wire.Has(x.Meta, "io.modelcontextprotocol/protocolVersion") {
+		e.Fail("encode: CompleteRequestParams._meta: _meta lacks the required member \"io.modelcontextprotocol/protocolVersion\"")
+		return
+	}
 	e.Name("\"argument\":")
 	(x.Argument).encode(e)
 	if x.Context != nil {
@@ -1891,6 +1919,9 @@ func (x *CompleteRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaRequestMetaObject(d, x.Meta); err != nil {
+				return err
+			}
 			seen |= uint64(0x1)
 		case "argument":
 			if err := x.Argument.UnmarshalJSONFrom(d); err != nil {
@@ -2216,6 +2247,9 @@ func (x *CompleteResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaResultMetaObject(d, x.Meta); err != nil {
+				return err
+			}
 		case "completion":
 			if err := x.Completion.UnmarshalJSONFrom(d); err != nil {
 				return err
@@ -3315,6 +3349,9 @@ func (x *DiscoverResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaResultMetaObject(d, x.Meta); err != nil {
+				return err
+			}
 		case "cacheScope":
 			if err := x.CacheScope.UnmarshalJSONFrom(d); err != nil {
 				return err
@@ -4783,6 +4820,14 @@ func (x *GetPromptRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"_meta\":")
 	e.RawObject(x.Meta)
+	if !wire.Has(x.Meta, "io.modelcontextprotocol/clientCapabilities") {
+		e.Fail("encode: GetPromptRequestParams._meta: _meta lacks the required member \"io.modelcontextprotocol/clientCapabilities\"")
+		return
+	}
+	if !wire.Has(x.Meta, "io.modelcontextprotocol/protocolVersion") {
+		e.Fail("encode: GetPromptRequestParams._meta: _meta lacks the required member \"io.modelcontextprotocol/protocolVersion\"")
+		return
+	}
 	if x.Arguments != nil {
 		e.Name("\"arguments\":")
 		e.BeginObject()
@@ -4850,6 +4895,9 @@ func (x *GetPromptRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaRequestMetaObject(d, x.Meta); err != nil {
+				return err
+			}
 			seen |= uint64(0x1)
 		case "arguments":
 			if err := wire.BeginObject(d); err != nil {
@@ -4974,6 +5022,9 @@ func (x *GetPromptResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaResultMetaObject(d, x.Meta); err != nil {
+				return err
+			}
 		case "description":
 			var v string
 			v1, err := wire.ReadString(d)
@@ -6033,6 +6084,9 @@ func (x *InputRequiredResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaResultMetaObject(d, x.Meta); err != nil {
+				return err
+			}
 		case "inputRequests":
 			if err := x.InputRequests.UnmarshalJSONFrom(d); err != nil {
 				return err
@@ -6140,6 +6194,14 @@ func (x *InputResponseRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"_meta\":")
 	e.RawObject(x.Meta)
+	if !wire.Has(x.Meta, "io.modelcontextprotocol/clientCapabilities") {
+		e.Fail("encode: InputResponseRequestParams._meta: _meta lacks the required member \"io.modelcontextprotocol/clientCapabilities\"")
+		return
+	}
+	if !wire.Has(x.Meta, "io.modelcontextprotocol/protocolVersion") {
+		e.Fail("encode: InputResponseRequestParams._meta: _meta lacks the required member \"io.modelcontextprotocol/protocolVersion\"")
+		return
+	}
 	if x.InputResponses != nil {
 		e.Name("\"inputResponses\":")
 		(x.InputResponses).encode(e)
@@ -6195,6 +6257,9 @@ func (x *InputResponseRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) erro
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaRequestMetaObject(d, x.Meta); err != nil {
+				return err
+			}
 			seen |= uint64(0x1)
 		case "inputResponses":
 			if err := x.InputResponses.UnmarshalJSONFrom(d); err != nil {
@@ -7689,6 +7754,9 @@ func (x *ListPromptsResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaResultMetaObject(d, x.Meta); err != nil {
+				return err
+			}
 		case "cacheScope":
 			if err := x.CacheScope.UnmarshalJSONFrom(d); err != nil {
 				return err
@@ -8033,6 +8101,9 @@ func (x *ListResourceTemplatesResult) UnmarshalJSONFrom(d *jsontext.Decoder) err
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaResultMetaObject(d, x.Meta); err != nil {
+				return err
+			}
 		case "cacheScope":
 			if err := x.CacheScope.UnmarshalJSONFrom(d); err != nil {
 				return err
@@ -8377,6 +8448,9 @@ func (x *ListResourcesResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaResultMetaObject(d, x.Meta); err != nil {
+				return err
+			}
 		case "cacheScope":
 			if err := x.CacheScope.UnmarshalJSONFrom(d); err != nil {
 				return err
@@ -8938,6 +9012,9 @@ func (x *ListToolsResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaResultMetaObject(d, x.Meta); err != nil {
+				return err
+			}
 		case "cacheScope":
 			if err := x.CacheScope.UnmarshalJSONFrom(d); err != nil {
 				return err
@@ -9312,6 +9389,9 @@ func (x *LoggingMessageNotificationParams) UnmarshalJSONFrom(d *jsontext.Decoder
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaNotificationMetaObject(d, x.Meta); err != nil {
+				return err
+			}
 		case "data":
 			v0, err := wire.ReadValue(d)
 			if err != nil {
@@ -10154,6 +10234,9 @@ func (x *NotificationParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaNotificationMetaObject(d, x.Meta); err != nil {
+				return err
+			}
 		default:
 			if err := wire.Skip(d); err != nil {
 				return err
@@ -10428,6 +10511,14 @@ func (x *PaginatedRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"_meta\":")
 	e.RawObject(x.Meta)
+	if !wire.Has(x.Meta, "io.modelcontextprotocol/clientCapabilities") {
+		e.Fail("encode: PaginatedRequestParams._meta: _meta lacks the required member \"io.modelcontextprotocol/clientCapabilities\"")
+		return
+	}
+	if !wire.Has(x.Meta, "io.modelcontextprotocol/protocolVersion") {
+		e.Fail("encode: PaginatedRequestParams._meta: _meta lacks the required member \"io.modelcontextprotocol/protocolVersion\"")
+		return
+	}
 	if x.Cursor != nil {
 		e.Name("\"cursor\":")
 		e.String(*x.Cursor)
@@ -10479,6 +10570,9 @@ func (x *PaginatedRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaRequestMetaObject(d, x.Meta); err != nil {
+				return err
+			}
 			seen |= uint64(0x1)
 		case "cursor":
 			var v string
@@ -10560,6 +10654,9 @@ func (x *PaginatedResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaResultMetaObject(d, x.Meta); err != nil {
+				return err
+			}
 		case "nextCursor":
 			var v string
 			v1, err := wire.ReadString(d)
@@ -10946,6 +11043,9 @@ func (x *ProgressNotificationParams) UnmarshalJSONFrom(d *jsontext.Decoder) erro
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaNotificationMetaObject(d, x.Meta); err != nil {
+				return err
+			}
 		case "message":
 			var v string
 			v1, err := wire.ReadString(d)
@@ -11555,6 +11655,14 @@ func (x *ReadResourceRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"_meta\":")
 	e.RawObject(x.Meta)
+	if !wire.Has(x.Meta, "io.modelcontextprotocol/clientCapabilities") {
+		e.Fail("encode: ReadResourceRequestParams._meta: _meta lacks the required member \"io.modelcontextprotocol/clientCapabilities\"")
+		return
+	}
+	if !wire.Has(x.Meta, "io.modelcontextprotocol/protocolVersion") {
+		e.Fail("encode: ReadResourceRequestParams._meta: _meta lacks the required member \"io.modelcontextprotocol/protocolVersion\"")
+		return
+	}
 	if x.InputResponses != nil {
 		e.Name("\"inputResponses\":")
 		(x.InputResponses).encode(e)
@@ -11612,6 +11720,9 @@ func (x *ReadResourceRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaRequestMetaObject(d, x.Meta); err != nil {
+				return err
+			}
 			seen |= uint64(0x1)
 		case "inputResponses":
 			if err := x.InputResponses.UnmarshalJSONFrom(d); err != nil {
@@ -11717,6 +11828,9 @@ func (x *ReadResourceResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaResultMetaObject(d, x.Meta); err != nil {
+				return err
+			}
 		case "cacheScope":
 			if err := x.CacheScope.UnmarshalJSONFrom(d); err != nil {
 				return err
@@ -12222,6 +12336,14 @@ func (x *RequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"_meta\":")
 	e.RawObject(x.Meta)
+	if !wire.Has(x.Meta, "io.modelcontextprotocol/clientCapabilities") {
+		e.Fail("encode: RequestParams._meta: _meta lacks the required member \"io.modelcontextprotocol/clientCapabilities\"")
+		return
+	}
+	if !wire.Has(x.Meta, "io.modelcontextprotocol/protocolVersion") {
+		e.Fail("encode: RequestParams._meta: _meta lacks the required member \"io.modelcontextprotocol/protocolVersion\"")
+		return
+	}
 	e.EndObject()
 }
 
@@ -12269,6 +12391,9 @@ func (x *RequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaRequestMetaObject(d, x.Meta); err != nil {
+				return err
+			}
 			seen |= uint64(0x1)
 		default:
 			if err := wire.Skip(d); err != nil {
@@ -12800,6 +12925,14 @@ func (x *ResourceRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"_meta\":")
 	e.RawObject(x.Meta)
+	if !wire.Has(x.Meta, "io.modelcontextprotocol/clientCapabilities") {
+		e.Fail("encode: ResourceRequestParams._meta: _meta lacks the required member \"io.modelcontextprotocol/clientCapabilities\"")
+		return
+	}
+	if !wire.Has(x.Meta, "io.modelcontextprotocol/protocolVersion") {
+		e.Fail("encode: ResourceRequestParams._meta: _meta lacks the required member \"io.modelcontextprotocol/protocolVersion\"")
+		return
+	}
 	e.Name("\"uri\":")
 	e.String(x.URI)
 	e.EndObject()
@@ -12849,6 +12982,9 @@ func (x *ResourceRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaRequestMetaObject(d, x.Meta); err != nil {
+				return err
+			}
 			seen |= uint64(0x1)
 		case "uri":
 			v0, err := wire.ReadString(d)
@@ -13236,6 +13372,9 @@ func (x *ResourceUpdatedNotificationParams) UnmarshalJSONFrom(d *jsontext.Decode
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaNotificationMetaObject(d, x.Meta); err != nil {
+				return err
+			}
 		case "uri":
 			v0, err := wire.ReadString(d)
 			if err != nil {
@@ -13320,6 +13459,9 @@ func (x *Result) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaResultMetaObject(d, x.Meta); err != nil {
+				return err
+			}
 		case "resultType":
 			v0, err := wire.ReadString(d)
 			if err != nil {
@@ -14921,6 +15063,9 @@ func (x *SubscriptionsAcknowledgedNotificationParams) UnmarshalJSONFrom(d *jsont
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaNotificationMetaObject(d, x.Meta); err != nil {
+				return err
+			}
 		case "notifications":
 			if err := x.Notifications.UnmarshalJSONFrom(d); err != nil {
 				return err
@@ -15016,6 +15161,14 @@ func (x *SubscriptionsListenRequestParams) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"_meta\":")
 	e.RawObject(x.Meta)
+	if !wire.Has(x.Meta, "io.modelcontextprotocol/clientCapabilities") {
+		e.Fail("encode: SubscriptionsListenRequestParams._meta: _meta lacks the required member \"io.modelcontextprotocol/clientCapabilities\"")
+		return
+	}
+	if !wire.Has(x.Meta, "io.modelcontextprotocol/protocolVersion") {
+		e.Fail("encode: SubscriptionsListenRequestParams._meta: _meta lacks the required member \"io.modelcontextprotocol/protocolVersion\"")
+		return
+	}
 	e.Name("\"notifications\":")
 	(x.Notifications).encode(e)
 	e.EndObject()
@@ -15065,6 +15218,9 @@ func (x *SubscriptionsListenRequestParams) UnmarshalJSONFrom(d *jsontext.Decoder
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaRequestMetaObject(d, x.Meta); err != nil {
+				return err
+			}
 			seen |= uint64(0x1)
 		case "notifications":
 			if err := x.Notifications.UnmarshalJSONFrom(d); err != nil {
@@ -15091,6 +15247,10 @@ func (x *SubscriptionsListenResult) encode(e *wire.Encoder) {
 	e.BeginObject()
 	e.Name("\"_meta\":")
 	e.RawObject(x.Meta)
+	if !wire.Has(x.Meta, "io.modelcontextprotocol/subscriptionId") {
+		e.Fail("encode: SubscriptionsListenResult._meta: _meta lacks the required member \"io.modelcontextprotocol/subscriptionId\"")
+		return
+	}
 	e.Name("\"resultType\":")
 	e.String(x.ResultType)
 	e.EndObject()
@@ -15140,6 +15300,9 @@ func (x *SubscriptionsListenResult) UnmarshalJSONFrom(d *jsontext.Decoder) error
 				return err
 			}
 			x.Meta = v0
+			if err := checkMetaSubscriptionsListenResultMetaObject(d, x.Meta); err != nil {
+				return err
+			}
 			seen |= uint64(0x1)
 		case "resultType":
 			v0, err := wire.ReadString(d)
@@ -17398,5 +17561,66 @@ func (x *UnknownVariant) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 		return err
 	}
 	x.Raw = raw
+	return nil
+}
+
+// checkMetaResultMetaObject checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaResultMetaObject(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "io.modelcontextprotocol/serverInfo", new(Implementation)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaRequestMetaObject checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaRequestMetaObject(d *jsontext.Decoder, meta jsontext.Value) error {
+	if ok, err := wire.MetaMember(d, meta, "io.modelcontextprotocol/clientCapabilities", new(ClientCapabilities)); err != nil {
+		return err
+	} else if !ok {
+		return wire.MissingMeta(d, "io.modelcontextprotocol/clientCapabilities")
+	}
+	if _, err := wire.MetaMember(d, meta, "io.modelcontextprotocol/clientInfo", new(Implementation)); err != nil {
+		return err
+	}
+	if _, err := wire.MetaMember(d, meta, "io.modelcontextprotocol/logLevel", new(LoggingLevel)); err != nil {
+		return err
+	}
+	if ok, err := wire.MetaScalar[string](d, meta, "io.modelcontextprotocol/protocolVersion"); err != nil {
+		return err
+	} else if !ok {
+		return wire.MissingMeta(d, "io.modelcontextprotocol/protocolVersion")
+	}
+	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaNotificationMetaObject checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaNotificationMetaObject(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "io.modelcontextprotocol/subscriptionId", new(RequestID)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMetaSubscriptionsListenResultMetaObject checks the members the schema declares in a _meta object just
+// read from d: each one present decodes strictly as its type, and the
+// required ones are present. Other members are free.
+func checkMetaSubscriptionsListenResultMetaObject(d *jsontext.Decoder, meta jsontext.Value) error {
+	if _, err := wire.MetaMember(d, meta, "io.modelcontextprotocol/serverInfo", new(Implementation)); err != nil {
+		return err
+	}
+	if ok, err := wire.MetaMember(d, meta, "io.modelcontextprotocol/subscriptionId", new(RequestID)); err != nil {
+		return err
+	} else if !ok {
+		return wire.MissingMeta(d, "io.modelcontextprotocol/subscriptionId")
+	}
 	return nil
 }
