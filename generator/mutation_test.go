@@ -294,6 +294,37 @@ var mutations = []mutation{
 		uses:   []string{"ContentBlockValue((*PlainTextContent)(nil))"},
 	},
 	{
+		// A union whose variant is another union: its variants join.
+		name: "union-of-unions",
+		mutate: func(s *mutSchema) {
+			s.add("MediaContent", obj{"anyOf": arr{s.ref("ImageContent"), s.ref("AudioContent")}})
+			u := s.def("ContentBlock")
+			var kept arr
+			for _, v := range u["anyOf"].([]any) {
+				if name, _ := s.refName(v.(map[string]any)["$ref"]); name != "ImageContent" && name != "AudioContent" {
+					kept = append(kept, v)
+				}
+			}
+			u["anyOf"] = append(kept, s.ref("MediaContent"))
+		},
+		samples: []mutSample{
+			{def: "ContentBlock", json: `{"type":"image","data":"AAAA","mimeType":"image/png"}`, variant: "ImageContent"},
+			{def: "MediaContent", json: `{"type":"audio","data":"AAAA","mimeType":"audio/wav"}`, variant: "AudioContent"},
+			{def: "ContentBlock", json: `{"type":"text","text":"hi"}`, variant: "TextContent"},
+		},
+	},
+	{
+		// allOf with a part that only narrows: {"required": [...]}.
+		name: "allof-narrowing",
+		mutate: func(s *mutSchema) {
+			s.add("TitledTool", obj{"allOf": arr{s.ref("Tool"), obj{"required": arr{"title"}}}})
+		},
+		samples: []mutSample{
+			{def: "TitledTool", json: `{"name":"t","title":"T","inputSchema":{"type":"object"}}`},
+			{def: "TitledTool", json: `{"name":"t","inputSchema":{"type":"object"}}`, reject: "title"},
+		},
+	},
+	{
 		// The ready-made server names Prompt; without it the package still
 		// builds, without StandardServer.
 		name: "rename-template-name",

@@ -50,6 +50,9 @@ func Build(rev string, doc *load.Document) (*Revision, error) {
 			seen[x] = true
 		}
 	}
+	if err := b.flattenUnions(); err != nil {
+		return nil, err
+	}
 	b.inheritMeta()
 	r := &Revision{Name: rev, SHA256: doc.SHA256, Source: doc.Path, Schema: doc.Raw, Decls: b.out}
 	if err := b.methods(r); err != nil {
@@ -226,6 +229,50 @@ func (b *builder) variants(d *Decl, members []*load.Schema, s *load.Schema) erro
 	return nil
 }
 
+// flattenUnions replaces a union variant that is itself a union (a $ref to
+// one) by that union's variants: a value of the inner union is a value of
+// one of its variants, and each variant then belongs to both unions. A union
+// that contains itself is an error.
+func (b *builder) flattenUnions() error {
+	var flat func(d *Decl, path []*Decl) ([]*Type, error)
+	flat = func(d *Decl, path []*Decl) ([]*Type, error) {
+		if slices.Contains(path, d) {
+			return nil, b.errorf(d.Pointer, "union %s contains itself (through %s)", d.Name, path[len(path)-1].Name)
+		}
+		var out []*Type
+		for _, v := range d.Variants {
+			if v.Kind == Ref && v.Decl.Resolve().Kind == Union {
+				inner, err := flat(v.Decl.Resolve(), append(path, d))
+				if err != nil {
+					return nil, err
+				}
+				for _, iv := range inner {
+					if !slices.ContainsFunc(out, func(t *Type) bool { return t.Kind == Ref && t.Decl.Resolve() == iv.Decl.Resolve() }) {
+						out = append(out, iv)
+					}
+				}
+				continue
+			}
+			if v.Kind == Ref && slices.ContainsFunc(out, func(t *Type) bool { return t.Kind == Ref && t.Decl.Resolve() == v.Decl.Resolve() }) {
+				continue
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	}
+	for _, d := range b.out {
+		if d.Kind != Union {
+			continue
+		}
+		vs, err := flat(d, nil)
+		if err != nil {
+			return err
+		}
+		d.Variants = vs
+	}
+	return nil
+}
+
 // hoistType declares an alias for a type expression.
 func (b *builder) hoistType(name string, s *load.Schema, t *Type) (*Decl, error) {
 	if prev, ok := b.byName[name]; ok {
@@ -294,7 +341,10 @@ func (b *builder) allOf(d *Decl, s *load.Schema) error {
 			}
 			return nil
 		}
-		if !isObject(p) {
+		// A part may also only narrow: list required members, close the
+		// object, or annotate ({"required": ["x"]} next to a $ref).
+		narrows := len(p.Types) == 0 && len(p.AnyOf) == 0 && p.Const == nil && len(p.Enum) == 0 && p.Items == nil
+		if !isObject(p) && !narrows {
 			return b.errorf(p.Pointer, `keyword "allOf": every part must be an object schema`)
 		}
 		for _, prop := range p.Properties {
