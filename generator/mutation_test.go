@@ -314,6 +314,21 @@ var mutations = []mutation{
 		},
 	},
 	{
+		// An optional nullable member (TypeScript's "x?: T | null"): absent,
+		// null and a value are three states, each kept.
+		name: "optional-nullable",
+		mutate: func(s *mutSchema) {
+			s.setProp("Implementation", "website", obj{"type": arr{"string", "null"}, "description": "A web page, or null for none."})
+		},
+		samples: []mutSample{
+			{def: "Implementation", json: `{"name":"n","version":"1"}`},
+			{def: "Implementation", json: `{"name":"n","version":"1","website":null}`},
+			{def: "Implementation", json: `{"name":"n","version":"1","website":"https://example.com"}`},
+			{def: "Implementation", json: `{"name":"n","version":"1","website":7}`, reject: "website"},
+		},
+		uses: []string{"Implementation{Website: nil, WebsiteNull: true}"},
+	},
+	{
 		// allOf with a part that only narrows: {"required": [...]}.
 		name: "allof-narrowing",
 		mutate: func(s *mutSchema) {

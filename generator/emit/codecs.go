@@ -210,6 +210,9 @@ func (g *gen) objectCodec(f *jen.File, d *model.Decl) error {
 		} else {
 			body = append(body, g.decodeTo(fl.Type, dst, 0)...)
 		}
+		if !fl.Required && fl.Type.Nullable {
+			body = append(body, jen.Id("x").Dot(fieldName(fl)+"Null").Op("=").Add(dst.Clone()).Op("==").Nil())
+		}
 		if fn := g.metaCheck(d, fl); fn != "" {
 			body = append(body, jen.If(jen.Err().Op(":=").Id(fn).Call(jen.Id("d"), dst.Clone()), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())))
 		}

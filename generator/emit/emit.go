@@ -455,6 +455,10 @@ func (g *gen) fieldType(f *model.Field) *jen.Statement {
 
 // present is the expression that tells whether an optional field is set.
 func (g *gen) present(f *model.Field, v *jen.Statement) *jen.Statement {
+	if !f.Required && f.Type.Nullable {
+		// Present as a value, or as null.
+		return v.Clone().Op("!=").Nil().Op("||").Id("x").Dot(fieldName(f) + "Null")
+	}
 	switch g.category(f.Type) {
 	case catUnion:
 		return v.Clone().Dot("Value").Op("!=").Nil()
@@ -535,6 +539,11 @@ func (g *gen) object(f *jen.File, d *model.Decl) error {
 		}
 		fields = append(fields, doc(fn, text, fn+" is the "+strconv.Quote(fl.Name)+" member.", annotationDoc(fl.Annotations, fl.Type, "member")...))
 		fields = append(fields, jen.Id(fn).Add(g.fieldType(fl)))
+		if !fl.Required && fl.Type.Nullable {
+			nf := fn + "Null"
+			fields = append(fields, doc(nf, fmt.Sprintf("%s reports the optional member %q present as null: absent, null and a value are three states. Decoding sets it; encoding writes null when it is set and %s is nil.", nf, fl.Name, fn), ""))
+			fields = append(fields, jen.Id(nf).Bool())
+		}
 	}
 	for _, c := range d.Consts {
 		if c.Required {
@@ -652,32 +661,10 @@ func (g *gen) alias(f *jen.File, d *model.Decl) {
 	}
 }
 
-// metaKeyNames returns the Go name part of each _meta key: the key without
-// its reverse-DNS prefix ("io.modelcontextprotocol/clientCapabilities" →
-// "ClientCapabilities"), or the whole key where the short names collide.
-func metaKeyNames(keys []*model.Field) []string {
-	short := make([]string, len(keys))
-	count := map[string]int{}
-	for i, k := range keys {
-		n := k.Name
-		if j := strings.LastIndexByte(n, '/'); j >= 0 {
-			n = n[j+1:]
-		}
-		short[i] = plan.GoName(n)
-		count[short[i]]++
-	}
-	for i, k := range keys {
-		if count[short[i]] > 1 || short[i] == "" {
-			short[i] = plan.GoName(k.Name)
-		}
-	}
-	return short
-}
-
 // metaAccessors writes Meta<Key> and SetMeta<Key> for each key the schema
 // declares in the _meta member fl, typed as the schema says.
 func (g *gen) metaAccessors(f *jen.File, name string, fl *model.Field) {
-	names := metaKeyNames(fl.MetaKeys)
+	names := plan.MetaKeyNames(fl.MetaKeys)
 	for i, k := range fl.MetaKeys {
 		kn := names[i]
 		typ := g.goType(k.Type)

@@ -436,9 +436,6 @@ func (b *builder) object(d *Decl, s *load.Schema, props []*load.Property, requir
 			if err != nil {
 				return err
 			}
-			if t.Nullable && !f.Required {
-				return b.errorf(ps.Pointer, `keyword "type": an optional nullable member is not supported (absent and null would be the same Go value)`)
-			}
 			f.Type = t
 		}
 		d.Fields = append(d.Fields, f)

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"strings"
 	"fmt"
 
 	"github.com/mcpgen/mcpgen/generator/model"
@@ -100,11 +101,17 @@ func (p *Plan) checkObject(d *model.Decl) error {
 		if err := claim(FieldName(f.Name), fmt.Sprintf("member %q", f.Name)); err != nil {
 			return err
 		}
-		for _, k := range f.MetaKeys {
-			if err := claim("Meta"+GoName(k.Name), "the getter of _meta."+k.Name); err != nil {
+		for i, kn := range MetaKeyNames(f.MetaKeys) {
+			k := f.MetaKeys[i]
+			if err := claim("Meta"+kn, "the getter of _meta."+k.Name); err != nil {
 				return err
 			}
-			if err := claim("SetMeta"+GoName(k.Name), "the setter of _meta."+k.Name); err != nil {
+			if err := claim("SetMeta"+kn, "the setter of _meta."+k.Name); err != nil {
+				return err
+			}
+		}
+		if !f.Required && f.Type.Nullable {
+			if err := claim(FieldName(f.Name)+"Null", fmt.Sprintf("the null flag of optional nullable member %q", f.Name)); err != nil {
 				return err
 			}
 		}
@@ -144,4 +151,27 @@ func (p *Plan) checkCycle(d *model.Decl, path map[*model.Decl]bool) error {
 		}
 	}
 	return nil
+}
+
+// MetaKeyNames returns the Go name part of each _meta key, for the Meta<Key>
+// and SetMeta<Key> accessors: the key without its reverse-DNS prefix
+// ("io.modelcontextprotocol/clientCapabilities" → "ClientCapabilities"), or
+// the whole key where the short names collide.
+func MetaKeyNames(keys []*model.Field) []string {
+	short := make([]string, len(keys))
+	count := map[string]int{}
+	for i, k := range keys {
+		n := k.Name
+		if j := strings.LastIndexByte(n, '/'); j >= 0 {
+			n = n[j+1:]
+		}
+		short[i] = GoName(n)
+		count[short[i]]++
+	}
+	for i, k := range keys {
+		if count[short[i]] > 1 || short[i] == "" {
+			short[i] = GoName(k.Name)
+		}
+	}
+	return short
 }
