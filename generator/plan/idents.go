@@ -1,8 +1,8 @@
 package plan
 
 import (
-	"strings"
 	"fmt"
+	"strings"
 
 	"github.com/mcpgen/mcpgen/generator/model"
 )
