@@ -329,6 +329,21 @@ var mutations = []mutation{
 		uses: []string{"Implementation{Website: nil, WebsiteNull: true}"},
 	},
 	{
+		// Enums that are not string enums: integers, and a mix with null.
+		name: "enum-values",
+		mutate: func(s *mutSchema) {
+			s.setProp("Implementation", "tier", obj{"type": "integer", "enum": arr{1, 2, 3}})
+			s.setProp("Implementation", "channel", obj{"enum": arr{"stable", 7, nil}})
+		},
+		samples: []mutSample{
+			{def: "Implementation", json: `{"name":"n","version":"1","tier":2,"channel":"stable"}`},
+			{def: "Implementation", json: `{"name":"n","version":"1","channel":null}`},
+			{def: "Implementation", json: `{"name":"n","version":"1","channel":7}`},
+			{def: "Implementation", json: `{"name":"n","version":"1","tier":5}`, reject: "(enum)"},
+			{def: "Implementation", json: `{"name":"n","version":"1","channel":"beta"}`, reject: "(enum)"},
+		},
+	},
+	{
 		// allOf with a part that only narrows: {"required": [...]}.
 		name: "allof-narrowing",
 		mutate: func(s *mutSchema) {

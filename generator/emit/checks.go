@@ -27,11 +27,14 @@ import (
 // checked: those of array items and map values are checked as each is read
 // or written.
 func checks(t *model.Type, v *jen.Statement) []jen.Code {
+	var out []jen.Code
+	if len(t.Values) > 0 {
+		out = append(out, valuesCheck(t, v))
+	}
 	c := t.Checks
 	if c == nil {
-		return nil
+		return out
 	}
-	var out []jen.Code
 	count := func(fn string, n jen.Code, min, max *int64) {
 		if min == nil && max == nil {
 			return
@@ -71,6 +74,23 @@ func checks(t *model.Type, v *jen.Statement) []jen.Code {
 		count("Properties", jen.Len(v.Clone()), c.MinProperties, c.MaxProperties)
 	}
 	return out
+}
+
+// valuesCheck is the check of an enum that is not a string enum: the value
+// must be one of t.Values.
+func valuesCheck(t *model.Type, v *jen.Statement) jen.Code {
+	args := []jen.Code{v.Clone()}
+	fn := "OneOf"
+	for _, x := range t.Values {
+		switch t.Kind {
+		case model.Integer, model.Number, model.Boolean, model.String:
+			args = append(args, jen.Op(string(x)))
+		default:
+			fn = "OneOfJSON"
+			args = append(args, jen.Lit(string(x)))
+		}
+	}
+	return wire(fn).Call(args...)
 }
 
 // intDivisor returns the divisor of multipleOf on an integer type when the
@@ -139,6 +159,13 @@ func assertionDocOf(t *model.Type, what string) string {
 		return ""
 	}
 	var s []string
+	if len(t.Values) > 0 {
+		var vs []string
+		for _, x := range t.Values {
+			vs = append(vs, string(x))
+		}
+		s = append(s, "One of "+strings.Join(vs, ", ")+".")
+	}
 	if c := t.Checks; c != nil {
 		str := t.Kind == model.String || t.Kind == model.ID
 		num := t.Kind == model.Integer || t.Kind == model.Number || t.Kind == model.ID

@@ -294,7 +294,7 @@ func (g *gen) encodeValue(t *model.Type, v *jen.Statement, what string, depth in
 	}
 	if c := encodeChecks(t, v, what); len(c) > 0 {
 		plain := *t
-		plain.Checks = nil
+		plain.Checks, plain.Values = nil, nil
 		return append(c, g.encodeValue(&plain, v, what, depth)...)
 	}
 	switch t.Kind {

@@ -107,7 +107,7 @@ var Keywords = []Keyword{
 	// Validation: structure.
 	{Name: "type", Treatment: Structure, Why: "the Go type; a list of types is a union, with null a nullable member"},
 	{Name: "const", Treatment: Structure, Why: "a constant member: encoders write it, decoders check it"},
-	{Name: "enum", Treatment: Structure, Why: "a string enum becomes a Go string type with constants, checked by decoders"},
+	{Name: "enum", Treatment: Structure, Why: "a string enum becomes a Go string type with constants; another enum (integers, numbers, booleans, or a mix with null) keeps its scalar type, or raw JSON, and the codecs check the value against the set"},
 	{Name: "required", Treatment: Structure, Why: "required members are plain fields checked by decoders; the others keep presence"},
 
 	// Validation: assertions.

@@ -171,18 +171,86 @@ func isIDTypes(ts []string) bool {
 }
 
 func (b *builder) enum(d *Decl, s *load.Schema) error {
-	d.Kind = Enum
-	for i, v := range s.Enum {
-		if v.Kind() != '"' {
-			return b.errorf(s.Pointer+"/enum/"+strconv.Itoa(i), `keyword "enum": only string values are supported, got %s`, v)
+	ts, null := nonNull(s)
+	strs := !null && (len(ts) == 0 || len(ts) == 1 && ts[0] == "string")
+	for _, v := range s.Enum {
+		strs = strs && v.Kind() == '"'
+	}
+	if !strs {
+		// Not a string enum: a scalar (or any JSON value) whose values the
+		// codecs check against the set.
+		t, err := b.valueSet(s)
+		if err != nil {
+			return err
 		}
+		d.Kind = Alias
+		d.Target = t
+		return nil
+	}
+	d.Kind = Enum
+	for _, v := range s.Enum {
 		u, _ := jsontext.AppendUnquote(nil, v)
 		d.Values = append(d.Values, string(u))
 	}
-	if ts, null := nonNull(s); null || len(ts) > 1 || len(ts) == 1 && ts[0] != "string" {
-		return b.errorf(s.Pointer, `keyword "enum": an enum of type %v is not supported`, s.Types)
-	}
 	return nil
+}
+
+// valueSet returns the type of an enum that is not a string enum: integers,
+// numbers or booleans when every value is one and the schema's type agrees,
+// else any JSON value (a mix of kinds, or null among them); Values holds the
+// allowed values either way.
+func (b *builder) valueSet(s *load.Schema) (*Type, error) {
+	ts, null := nonNull(s)
+	kinds := map[TypeKind]bool{}
+	for _, v := range s.Enum {
+		switch v.Kind() {
+		case '0':
+			if strings.ContainsAny(string(v), ".eE") {
+				kinds[Number] = true
+			} else {
+				kinds[Integer] = true
+			}
+		case 't', 'f':
+			kinds[Boolean] = true
+		case '"':
+			kinds[String] = true
+		case 'n':
+			null = true
+		default:
+			kinds[RawValue] = true
+		}
+	}
+	if kinds[Integer] && kinds[Number] {
+		delete(kinds, Integer) // 1 and 1.5: numbers
+	}
+	kind := RawValue
+	if len(kinds) == 1 && !null {
+		for k := range kinds {
+			kind = k
+		}
+	}
+	want := map[TypeKind]string{Integer: "integer", Number: "number", Boolean: "boolean", String: "string"}
+	switch {
+	case len(ts) > 1:
+		kind = RawValue
+	case len(ts) == 1 && kind != RawValue && want[kind] != ts[0] && !(kind == Integer && ts[0] == "number"):
+		return nil, b.errorf(s.Pointer, `keyword "enum": values of type %s do not fit "type": %q`, want[kind], ts[0])
+	case len(ts) == 1 && kind == Integer && ts[0] == "number":
+		kind = Number
+	}
+	t := &Type{Kind: kind}
+	for _, v := range s.Enum {
+		c := v.Clone()
+		if err := c.Compact(); err != nil {
+			return nil, b.errorf(s.Pointer, `keyword "enum": %v`, err)
+		}
+		t.Values = append(t.Values, c)
+	}
+	if !s.Checks.IsZero() {
+		c := s.Checks
+		t.Checks = &c
+	}
+	return t, nil
 }
 
 // variants fills a union from anyOf members. A member that is itself an

@@ -218,6 +218,10 @@ type Type struct {
 	// ObjectConsts are the required constant members a RawObject must have
 	// (such as "type": "object" on an embedded JSON Schema).
 	ObjectConsts []*Const
+	// Values, when not nil, are the values an enum that is not a string enum
+	// allows (integers, numbers, booleans, or any JSON for a mix), compact
+	// JSON. The codecs check them.
+	Values []jsontext.Value
 	// Checks are the schema's assertions on the value (maxItems, minimum…),
 	// nil when it has none. The table load.Keywords says which the decoders
 	// enforce; validation enforces all of them.

@@ -1,9 +1,12 @@
 package wire
 
 import (
+	"bytes"
 	"cmp"
+	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -188,4 +191,41 @@ func formatBound(f float64) string {
 	var e Encoder
 	e.Float(f)
 	return string(e.buf)
+}
+
+// OneOf returns the problem with a value that is none of allowed (an enum
+// of integers, numbers or booleans), or "".
+func OneOf[T int64 | float64 | bool | string](v T, allowed ...T) string {
+	for _, a := range allowed {
+		if v == a {
+			return ""
+		}
+	}
+	return fmt.Sprintf("%v is not one of %v (enum)", v, allowed)
+}
+
+// OneOfJSON returns the problem with a JSON value that equals none of
+// allowed, compact JSON texts (an enum that mixes kinds or allows null), or
+// "". Numbers are equal when their values are (1 and 1.0).
+func OneOfJSON(v jsontext.Value, allowed ...string) string {
+	c := v
+	if !bytes.Equal(bytes.TrimSpace(v), v) || v.Kind() == '{' || v.Kind() == '[' {
+		c = v.Clone()
+		if err := c.Compact(); err != nil {
+			return "not valid JSON"
+		}
+	}
+	for _, a := range allowed {
+		if string(c) == a {
+			return ""
+		}
+		if c.Kind() == '0' && len(a) > 0 && (a[0] == '-' || a[0] >= '0' && a[0] <= '9') {
+			x, err1 := strconv.ParseFloat(string(c), 64)
+			y, err2 := strconv.ParseFloat(a, 64)
+			if err1 == nil && err2 == nil && x == y {
+				return ""
+			}
+		}
+	}
+	return fmt.Sprintf("%s is not one of %s (enum)", c, strings.Join(allowed, ", "))
 }

@@ -302,3 +302,35 @@ func TestChecksDoNotAllocate(t *testing.T) {
 		t.Errorf("passing checks allocate %v times, want 0", n)
 	}
 }
+
+func TestOneOf(t *testing.T) {
+	if p := wire.OneOf(int64(2), 1, 2, 3); p != "" {
+		t.Errorf("OneOf(2; 1, 2, 3) = %q", p)
+	}
+	if p := wire.OneOf(int64(5), 1, 2, 3); p != "5 is not one of [1 2 3] (enum)" {
+		t.Errorf("OneOf(5; 1, 2, 3) = %q", p)
+	}
+	if p := wire.OneOf(true, false); p == "" {
+		t.Error("OneOf(true; false) passed")
+	}
+	tests := []struct {
+		v       string
+		allowed []string
+		ok      bool
+	}{
+		{`"a"`, []string{`"a"`, `1`, `null`}, true},
+		{`null`, []string{`"a"`, `1`, `null`}, true},
+		{`1.0`, []string{`"a"`, `1`, `null`}, true},
+		{`1e0`, []string{`1`}, true},
+		{`2`, []string{`"a"`, `1`, `null`}, false},
+		{`"b"`, []string{`"a"`}, false},
+		{`{ "k" : 1 }`, []string{`{"k":1}`}, true},
+		{` "a" `, []string{`"a"`}, true},
+	}
+	for _, tt := range tests {
+		p := wire.OneOfJSON(jsontext.Value(tt.v), tt.allowed...)
+		if (p == "") != tt.ok {
+			t.Errorf("OneOfJSON(%s; %v) = %q, want ok %v", tt.v, tt.allowed, p, tt.ok)
+		}
+	}
+}
