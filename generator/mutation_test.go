@@ -344,6 +344,25 @@ var mutations = []mutation{
 		},
 	},
 	{
+		// TypeScript's "X | null" as anyOf [X, {"type": "null"}]: X, nullable,
+		// for a definition, a union of two, required and optional.
+		name: "nullable-anyof",
+		mutate: func(s *mutSchema) {
+			s.setProp("Implementation", "parent", obj{"anyOf": arr{s.ref("Implementation"), obj{"type": "null"}}})
+			s.setProp("Implementation", "tag", obj{"anyOf": arr{obj{"type": "string"}, obj{"type": "integer"}, obj{"type": "null"}}})
+			impl := s.def("Implementation")
+			impl["required"] = append(impl["required"].([]any), "parent")
+		},
+		samples: []mutSample{
+			{def: "Implementation", json: `{"name":"n","version":"1","parent":null}`},
+			{def: "Implementation", json: `{"name":"n","version":"1","parent":{"name":"p","version":"2","parent":null},"tag":7}`},
+			{def: "Implementation", json: `{"name":"n","version":"1","parent":null,"tag":null}`},
+			{def: "Implementation", json: `{"name":"n","version":"1","parent":null,"tag":"x"}`},
+			{def: "Implementation", json: `{"name":"n","version":"1"}`, reject: "parent"},
+			{def: "Implementation", json: `{"name":"n","version":"1","parent":null,"tag":true}`, reject: "tag"},
+		},
+	},
+	{
 		// allOf with a part that only narrows: {"required": [...]}.
 		name: "allof-narrowing",
 		mutate: func(s *mutSchema) {

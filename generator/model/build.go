@@ -516,9 +516,40 @@ func (b *builder) object(d *Decl, s *load.Schema, props []*load.Property, requir
 	return nil
 }
 
+// withoutNull returns the members of an anyOf other than {"type": "null"}
+// (annotations aside).
+func withoutNull(members []*load.Schema) []*load.Schema {
+	var out []*load.Schema
+	for _, m := range members {
+		if len(m.Types) == 1 && m.Types[0] == "null" && m.Ref == "" && len(m.Properties) == 0 && len(m.AnyOf) == 0 && len(m.AllOf) == 0 && m.Const == nil && len(m.Enum) == 0 {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
 // typeOf returns the type of the schema s, hoisting anonymous object, union
 // and enum types under the name path.
 func (b *builder) typeOf(s *load.Schema, path string) (*Type, error) {
+	if rest := withoutNull(s.AnyOf); len(rest) > 0 && len(rest) < len(s.AnyOf) {
+		// anyOf [X, {"type": "null"}], TypeScript's "X | null": X, nullable.
+		inner := rest[0]
+		if len(rest) > 1 {
+			cp := *s
+			cp.AnyOf = rest
+			inner = &cp
+		}
+		t, err := b.typeOf(inner, path)
+		if err != nil {
+			return nil, err
+		}
+		if t.Nullable {
+			return nil, b.errorf(s.Pointer, `keyword "anyOf": null is allowed twice`)
+		}
+		t.Nullable = true
+		return t, nil
+	}
 	ts, null := nonNull(s)
 	var t *Type
 	switch {
