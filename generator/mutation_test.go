@@ -363,6 +363,20 @@ var mutations = []mutation{
 		},
 	},
 	{
+		// additionalProperties with a schema next to properties: the
+		// members the object does not name are typed.
+		name: "typed-extra",
+		mutate: func(s *mutSchema) {
+			s.def("Implementation")["additionalProperties"] = obj{"type": "integer", "minimum": 0}
+		},
+		samples: []mutSample{
+			{def: "Implementation", json: `{"name":"n","version":"1","build":42,"patch":0}`},
+			{def: "Implementation", json: `{"name":"n","version":"1","build":"42"}`, reject: "build"},
+			{def: "Implementation", json: `{"name":"n","version":"1","build":-1}`, reject: "(minimum)"},
+		},
+		uses: []string{"Implementation{Extra: map[string]int64{\"build\": 1}}"},
+	},
+	{
 		// allOf with a part that only narrows: {"required": [...]}.
 		name: "allof-narrowing",
 		mutate: func(s *mutSchema) {

@@ -139,7 +139,12 @@ func (g *gen) objectCodec(f *jen.File, d *model.Decl) error {
 				),
 			))
 		}
-		loop = append(loop, jen.Id("e").Dot("Key").Call(jen.Id("k")), jen.Id("e").Dot("Raw").Call(jen.Id("x").Dot("Extra").Index(jen.Id("k"))))
+		if d.ExtraType != nil {
+			loop = append(loop, jen.Id("e").Dot("Key").Call(jen.Id("k")), jen.Id("v").Op(":=").Id("x").Dot("Extra").Index(jen.Id("k")))
+			loop = append(loop, g.encodeValue(d.ExtraType, jen.Id("v"), name+".Extra[]", 1)...)
+		} else {
+			loop = append(loop, jen.Id("e").Dot("Key").Call(jen.Id("k")), jen.Id("e").Dot("Raw").Call(jen.Id("x").Dot("Extra").Index(jen.Id("k"))))
+		}
 		enc = append(enc, jen.For(jen.List(jen.Id("_"), jen.Id("k")).Op(":=").Range().Add(wire("SortedKeys")).Call(jen.Id("x").Dot("Extra"))).Block(loop...))
 	}
 	enc = append(enc, jen.Id("e").Dot("EndObject").Call())
@@ -219,7 +224,15 @@ func (g *gen) objectCodec(f *jen.File, d *model.Decl) error {
 		body = append(body, mark(fl.Name)...)
 		cases = append(cases, jen.Case(jen.Lit(fl.Name)).Block(body...))
 	}
-	if d.Open {
+	if d.Open && d.ExtraType != nil {
+		cases = append(cases, jen.Default().Block(append(append([]jen.Code{
+			jen.Id("k").Op(":=").String().Call(jen.Id("name")),
+			jen.Var().Id("v").Add(g.goType(d.ExtraType)),
+		}, g.decodeTo(d.ExtraType, jen.Id("v"), 1)...),
+			jen.If(jen.Id("x").Dot("Extra").Op("==").Nil()).Block(jen.Id("x").Dot("Extra").Op("=").Map(jen.String()).Add(g.goType(d.ExtraType)).Values()),
+			jen.Id("x").Dot("Extra").Index(jen.Id("k")).Op("=").Id("v"),
+		)...))
+	} else if d.Open {
 		cases = append(cases, jen.Default().Block(
 			jen.Id("k").Op(":=").String().Call(jen.Id("name")),
 			jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(wire("ReadValue")).Call(jen.Id("d")),

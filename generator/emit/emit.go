@@ -553,7 +553,10 @@ func (g *gen) object(f *jen.File, d *model.Decl) error {
 		fields = append(fields, doc(fn, fmt.Sprintf("%s leaves out the optional member %q (whose only value is %s). Decoding sets it when the member was absent.", fn, c.Name, c.Value), ""))
 		fields = append(fields, jen.Id(fn).Bool())
 	}
-	if d.Open {
+	if d.Open && d.ExtraType != nil {
+		fields = append(fields, doc("Extra", "Extra holds the members the schema does not name, each of the type additionalProperties gives.", "", annotationDoc(model.Annotations{}, d.ExtraType, "member")...))
+		fields = append(fields, jen.Id("Extra").Map(jen.String()).Add(g.goType(d.ExtraType)))
+	} else if d.Open {
 		fields = append(fields, doc("Extra", "Extra holds the members the schema does not name, as raw JSON; the schema allows them.", ""))
 		fields = append(fields, jen.Id("Extra").Map(jen.String()).Qual(jsontextPkg, "Value"))
 	}

@@ -83,7 +83,7 @@ var Keywords = []Keyword{
 
 	// Applicators.
 	{Name: "properties", Treatment: Structure, Why: "the members of an object become struct fields"},
-	{Name: "additionalProperties", Treatment: Structure, Why: "next to properties: {} or true keeps unknown members (Extra), false rejects them; alone, a typed map"},
+	{Name: "additionalProperties", Treatment: Structure, Why: "next to properties: {} or true keeps unknown members as raw JSON (Extra), a schema keeps them typed, false rejects them; alone, a typed map"},
 	{Name: "items", Treatment: Structure, Why: "the element type of a slice (the draft-07 tuple form is unsupported)"},
 	{Name: "anyOf", Treatment: Structure, Why: "a sealed union, told apart by the union's plan"},
 	{Name: "oneOf", Treatment: Structure, Why: "a sealed union like anyOf: the plan's decoding picks exactly one variant"},

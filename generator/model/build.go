@@ -458,7 +458,11 @@ func (b *builder) object(d *Decl, s *load.Schema, props []*load.Property, requir
 	d.Open = extra != nil && !(extra.Bool != nil && !*extra.Bool)
 	d.Closed = extra != nil && extra.Bool != nil && !*extra.Bool
 	if d.Open && !extra.IsEmpty() {
-		return b.errorf(extra.Pointer, `keyword "additionalProperties": a typed schema next to "properties" is not supported (only {} or true keep unknown members, false rejects them)`)
+		t, err := b.typeOf(extra, d.Name+"Extra")
+		if err != nil {
+			return err
+		}
+		d.ExtraType = t
 	}
 	for _, p := range props {
 		ps := p.Schema

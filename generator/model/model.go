@@ -118,6 +118,10 @@ type Decl struct {
 	// Open reports an object that declares additionalProperties: the members
 	// it does not know are kept.
 	Open bool
+	// ExtraType is the type of the members an open object does not name when
+	// additionalProperties gives one ({"type": "string"}); nil keeps them as
+	// raw JSON.
+	ExtraType *Type
 	// Closed reports an object with additionalProperties false: a member it
 	// does not know is an error.
 	Closed bool
