@@ -296,6 +296,8 @@ var mutations = []mutation{
 	{
 		// A union whose variant is another union: its variants join.
 		name: "union-of-unions",
+		// A generator feature, not a revision's: one or two bases are enough.
+		revs: []string{"2026-07-28"},
 		mutate: func(s *mutSchema) {
 			s.add("MediaContent", obj{"anyOf": arr{s.ref("ImageContent"), s.ref("AudioContent")}})
 			u := s.def("ContentBlock")
@@ -317,6 +319,8 @@ var mutations = []mutation{
 		// An optional nullable member (TypeScript's "x?: T | null"): absent,
 		// null and a value are three states, each kept.
 		name: "optional-nullable",
+		// A generator feature, not a revision's: one or two bases are enough.
+		revs: []string{"2026-07-28"},
 		mutate: func(s *mutSchema) {
 			s.setProp("Implementation", "website", obj{"type": arr{"string", "null"}, "description": "A web page, or null for none."})
 		},
@@ -331,6 +335,8 @@ var mutations = []mutation{
 	{
 		// Enums that are not string enums: integers, and a mix with null.
 		name: "enum-values",
+		// A generator feature, not a revision's: one or two bases are enough.
+		revs: []string{"2025-06-18"},
 		mutate: func(s *mutSchema) {
 			s.setProp("Implementation", "tier", obj{"type": "integer", "enum": arr{1, 2, 3}})
 			s.setProp("Implementation", "channel", obj{"enum": arr{"stable", 7, nil}})
@@ -347,6 +353,8 @@ var mutations = []mutation{
 		// TypeScript's "X | null" as anyOf [X, {"type": "null"}]: X, nullable,
 		// for a definition, a union of two, required and optional.
 		name: "nullable-anyof",
+		// A generator feature, not a revision's: one or two bases are enough.
+		revs: []string{"2026-07-28"},
 		mutate: func(s *mutSchema) {
 			s.setProp("Implementation", "parent", obj{"anyOf": arr{s.ref("Implementation"), obj{"type": "null"}}})
 			s.setProp("Implementation", "tag", obj{"anyOf": arr{obj{"type": "string"}, obj{"type": "integer"}, obj{"type": "null"}}})
@@ -366,6 +374,8 @@ var mutations = []mutation{
 		// additionalProperties with a schema next to properties: the
 		// members the object does not name are typed.
 		name: "typed-extra",
+		// A generator feature, not a revision's: one or two bases are enough.
+		revs: []string{"2025-06-18"},
 		mutate: func(s *mutSchema) {
 			s.def("Implementation")["additionalProperties"] = obj{"type": "integer", "minimum": 0}
 		},
@@ -377,8 +387,39 @@ var mutations = []mutation{
 		uses: []string{"Implementation{Extra: map[string]int64{\"build\": 1}}"},
 	},
 	{
+		// Constants factored into definitions: "jsonrpc" and a request's
+		// "method" refer to {"const": …} definitions instead of inlining them.
+		name: "const-refs",
+		// A generator feature, not a revision's: one or two bases are enough.
+		revs: []string{"2025-06-18", "2026-07-28"},
+		mutate: func(s *mutSchema) {
+			s.add("JSONRPCVersion", obj{"type": "string", "const": "2.0"})
+			s.add("ToolsCallMethod", obj{"type": "string", "const": "tools/call"})
+			walkJSON(s.doc, func(m map[string]any) {
+				if c, ok := m["const"]; ok && c == "2.0" && m["type"] == "string" {
+					delete(m, "const")
+					delete(m, "type")
+					m["$ref"] = s.ref("JSONRPCVersion")["$ref"]
+				}
+			})
+			s.defs()["JSONRPCVersion"] = obj{"type": "string", "const": "2.0"} // the walk made it refer to itself
+			s.props("CallToolRequest")["method"] = s.ref("ToolsCallMethod")
+		},
+		samples: []mutSample{
+			{def: "CallToolRequest", json: `{"method":"tools/call","params":{"name":"echo"}}`, skipIn: modern},
+			{def: "ClientRequest", json: `{"method":"tools/call","params":{"name":"echo"}}`, variant: "CallToolRequest", skipIn: modern},
+			{def: "CallToolRequest", json: `{"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"name":"echo"}}`, revs: modern},
+			{def: "CallToolRequest", json: `{"method":"tools/list","params":{"name":"echo"}}`, reject: "method"},
+		},
+		// The method table comes from ClientRequest, whose members must be
+		// messages: generating at all shows the $ref'd method is seen.
+		uses: []string{"MethodToolsCall"},
+	},
+	{
 		// allOf with a part that only narrows: {"required": [...]}.
 		name: "allof-narrowing",
+		// A generator feature, not a revision's: one or two bases are enough.
+		revs: []string{"2025-11-25"},
 		mutate: func(s *mutSchema) {
 			s.add("TitledTool", obj{"allOf": arr{s.ref("Tool"), obj{"required": arr{"title"}}}})
 		},
@@ -391,6 +432,8 @@ var mutations = []mutation{
 		// The ready-made server names Prompt; without it the package still
 		// builds, without StandardServer.
 		name: "rename-template-name",
+		// A generator feature, not a revision's: one or two bases are enough.
+		revs: []string{"2025-11-25"},
 		mutate: func(s *mutSchema) {
 			s.rename("Prompt", "PromptDefinition")
 		},

@@ -140,6 +140,8 @@ func (b *builder) fillKind(d *Decl, s *load.Schema) error {
 		return b.allOf(d, s)
 	case len(s.Enum) > 0:
 		return b.enum(d, s)
+	case s.Const != nil && len(s.Properties) == 0:
+		return b.enum(d, constAsEnum(s))
 	case s.Ref != "":
 		d.Kind = Alias
 		d.Target = &Type{Kind: Ref, Decl: b.byName[s.Ref]}
@@ -446,12 +448,39 @@ func (b *builder) allOf(d *Decl, s *load.Schema) error {
 	return b.object(d, s, props, required, extra)
 }
 
-func isConst(s *load.Schema) bool { return s.Const != nil }
+// constOf returns the constant value of a member's schema: its "const", or
+// the "const" of the definition it refers to (a $ref to {"const": "2.0"});
+// nil when it has none.
+func (b *builder) constOf(s *load.Schema) jsontext.Value {
+	for i := 0; i < 32 && s != nil; i++ {
+		if s.Const != nil {
+			return s.Const
+		}
+		if s.Ref == "" {
+			return nil
+		}
+		def, ok := b.doc.Lookup(s.Ref)
+		if !ok {
+			return nil
+		}
+		s = def.Schema
+	}
+	return nil
+}
+
+// constAsEnum returns s with its "const" as an enum of one value: a
+// constant that is not an object member is a type with one value.
+func constAsEnum(s *load.Schema) *load.Schema {
+	cp := *s
+	cp.Enum = []jsontext.Value{s.Const}
+	cp.Const = nil
+	return &cp
+}
 
 func (b *builder) object(d *Decl, s *load.Schema, props []*load.Property, required []string, extra *load.Schema) error {
 	req := func(n string) bool { return slices.Contains(required, n) }
 	for _, p := range props {
-		if p.Name == "method" && isConst(p.Schema) && req("method") {
+		if p.Name == "method" && b.constOf(p.Schema) != nil && req("method") {
 			d.Message = true
 		}
 	}
@@ -469,8 +498,8 @@ func (b *builder) object(d *Decl, s *load.Schema, props []*load.Property, requir
 		if d.Message && (p.Name == "jsonrpc" || p.Name == "id") {
 			continue
 		}
-		if isConst(ps) {
-			d.Consts = append(d.Consts, &Const{Name: p.Name, Doc: ps.Description, Value: ps.Const, Required: req(p.Name)})
+		if c := b.constOf(ps); c != nil {
+			d.Consts = append(d.Consts, &Const{Name: p.Name, Doc: ps.Description, Value: c, Required: req(p.Name)})
 			continue
 		}
 		f := &Field{Name: p.Name, Doc: ps.Description, Required: req(p.Name), Annotations: annotations(ps)}
@@ -498,8 +527,8 @@ func (b *builder) object(d *Decl, s *load.Schema, props []*load.Property, requir
 				return b.errorf(ps.Pointer, "table %q lists this member, but it is not an object schema", raw.Why)
 			}
 			for _, cp := range ps.Properties {
-				if isConst(cp.Schema) && slices.Contains(ps.Required, cp.Name) {
-					t.ObjectConsts = append(t.ObjectConsts, &Const{Name: cp.Name, Value: cp.Schema.Const, Required: true})
+				if c := b.constOf(cp.Schema); c != nil && slices.Contains(ps.Required, cp.Name) {
+					t.ObjectConsts = append(t.ObjectConsts, &Const{Name: cp.Name, Value: c, Required: true})
 				}
 			}
 			f.Type = t
@@ -563,17 +592,21 @@ func (b *builder) typeOf(s *load.Schema, path string) (*Type, error) {
 		return nil, b.errorf(s.Pointer, "the schema false is not supported here")
 	case s.Ref != "":
 		t = &Type{Kind: Ref, Decl: b.byName[s.Ref]}
+	case s.Const != nil && (len(s.AnyOf) > 0 || len(s.AllOf) > 0 || len(s.Enum) > 0 || len(s.Properties) > 0):
+		return nil, b.errorf(s.Pointer, `keyword "const" next to "anyOf", "allOf", "enum" or "properties" is not supported`)
 	case len(s.AnyOf) > 0 || len(s.AllOf) > 0 || len(s.Enum) > 0 || isObject(s) && len(s.Properties) > 0 || len(ts) > 1 && !isIDTypes(ts):
-		if s.Const != nil {
-			return nil, b.errorf(s.Pointer, `keyword "const" is only supported on object members`)
-		}
 		d, err := b.hoist(path, s)
 		if err != nil {
 			return nil, err
 		}
 		t = &Type{Kind: Ref, Decl: d}
 	case s.Const != nil:
-		return nil, b.errorf(s.Pointer, `keyword "const" is only supported on object members`)
+		// A constant that is not an object member: a type of one value.
+		d, err := b.hoist(path, constAsEnum(s))
+		if err != nil {
+			return nil, err
+		}
+		t = &Type{Kind: Ref, Decl: d}
 	case isIDTypes(ts):
 		t = &Type{Kind: ID}
 	case len(ts) == 0 && null:
