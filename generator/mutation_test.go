@@ -416,6 +416,26 @@ var mutations = []mutation{
 		uses: []string{"MethodToolsCall"},
 	},
 	{
+		// A result union without the open Result: decoded alone, the first
+		// variant that decodes (responses go through the method table).
+		name: "result-union-closed",
+		revs: []string{"2026-07-28"},
+		mutate: func(s *mutSchema) {
+			u := s.def("ServerResult")
+			var kept arr
+			for _, v := range u["anyOf"].([]any) {
+				if name, _ := s.refName(v.(map[string]any)["$ref"]); name != "Result" {
+					kept = append(kept, v)
+				}
+			}
+			u["anyOf"] = kept
+		},
+		samples: []mutSample{
+			{def: "ServerResult", json: `{"resultType":"input_required","requestState":"s"}`, variant: "InputRequiredResult"},
+			{def: "ServerResult", json: `[]`, reject: "ServerResult"},
+		},
+	},
+	{
 		// allOf with a part that only narrows: {"required": [...]}.
 		name: "allof-narrowing",
 		// A generator feature, not a revision's: one or two bases are enough.

@@ -632,6 +632,21 @@ func (g *gen) node(u *model.Decl, n *plan.Node, depth int) []jen.Code {
 			),
 			jen.Return(wire("TagError").Call(jen.Id("d"), jen.Lit(uname), jen.Lit(n.Tag), jen.String().Call(jen.Id(tag)), jen.True())),
 		)
+	case n.Try != nil:
+		var code []jen.Code
+		var names []string
+		for _, t := range n.Try {
+			vn := g.name(t.Variant.Resolve())
+			names = append(names, vn)
+			code = append(code, jen.Block(
+				jen.Id("v").Op(":=").New(jen.Id(vn)),
+				jen.If(wire("Unmarshal").Call(jen.Id("raw"), jen.Id("v")).Op("==").Nil()).Block(
+					jen.Id("x").Dot("Value").Op("=").Id("v"),
+					jen.Return(jen.Nil()),
+				),
+			))
+		}
+		return append(code, jen.Return(wire("NoVariant").Call(jen.Id("d"), jen.Lit(uname), jen.Lit("it decodes as none of "+joinOr(names)))))
 	default:
 		var cases []jen.Code
 		var names []string

@@ -88,7 +88,7 @@ func tagged(n *Node) bool {
 }
 
 // Node is a step of a union's decision tree. Exactly one of Variant, Kinds,
-// Tag, Present is set.
+// Tag, Present, Try is set.
 type Node struct {
 	// Variant is a leaf: decode the value as this declaration.
 	Variant *model.Decl
@@ -114,6 +114,10 @@ type Node struct {
 	Present []PresentCase
 	// Else is taken when no Present case matched; nil means that is an error.
 	Else *Node
+
+	// Try decodes the value as each variant in order and takes the first
+	// that decodes; none is an error.
+	Try []*Node
 
 	// Why is set when a table entry decided this node.
 	Why string
@@ -487,6 +491,12 @@ func printNode(b *strings.Builder, p *Plan, n *Node, indent string) {
 		} else {
 			fmt.Fprintf(b, "%s  other → error; %s when decoding keeps unknown variants\n", indent, UnknownVariant)
 		}
+	case n.Try != nil:
+		var names []string
+		for _, t := range n.Try {
+			names = append(names, p.Names[t.Variant])
+		}
+		fmt.Fprintf(b, "%sthe first that decodes, in order: %s%s\n", indent, strings.Join(names, ", "), why)
 	default:
 		fmt.Fprintf(b, "%sby presence:%s\n", indent, why)
 		for _, c := range n.Present {

@@ -21,7 +21,9 @@ import (
 //     (resultType), with the values the specification's text gives; Default is
 //     the value an absent member means, and names the one variant no case
 //     names;
-//   - Note alone: the automatic plan stands, and Why says how it is used.
+//   - Note alone: the automatic plan stands, and Why says how it is used;
+//   - Try: the variants in order, the first that decodes (a result union
+//     without an open variant: the method table decodes responses).
 //
 // An entry that no known revision uses is an error (UnusedOverrides).
 type override struct {
@@ -33,6 +35,7 @@ type override struct {
 	Cases   []tagRule
 	Default string
 	Note    bool
+	Try     bool
 	Why     string
 }
 
@@ -115,6 +118,14 @@ var overrides = []*override{
 		Else: "Result",
 		Why:  "results carry no tag: a response is decoded by the method table, which knows the request; alone, a result reads as the open Result, which keeps every member",
 	},
+	{
+		Union: "ServerResult", Group: "object", Try: true,
+		Why: "results carry no tag: a response is decoded by the method table, which knows the request; alone, without an open Result among them, the first variant that decodes",
+	},
+	{
+		Union: "ClientResult", Group: "object", Try: true,
+		Why: "results carry no tag: a response is decoded by the method table, which knows the request; alone, without an open Result among them, the first variant that decodes",
+	},
 }
 
 // names returns the variants the entry names.
@@ -142,6 +153,9 @@ func (o *override) key() string {
 	if o.Tag != "" {
 		k += " by " + o.Tag
 	}
+	if o.Try {
+		k += " in order"
+	}
 	return k
 }
 
@@ -160,7 +174,7 @@ func (o *override) applies(u *model.Decl, group string, vs []*model.Decl) bool {
 		}
 	}
 	switch {
-	case o.Note:
+	case o.Note, o.Try:
 		return true
 	case o.Tag != "":
 		for _, v := range vs {
@@ -185,10 +199,15 @@ func findOverride(u *model.Decl, group string, vs []*model.Decl) *override {
 }
 
 // UnusedOverrides returns the union override entries that none of plans
-// used, sorted.
+// used, sorted. The Try entries are left out: they are fallbacks for a
+// revision whose result union lacks the open Result, which no official one
+// does; the mutation corpus exercises them.
 func UnusedOverrides(plans ...*Plan) []string {
 	var unused []string
 	for _, o := range overrides {
+		if o.Try {
+			continue
+		}
 		used := false
 		for _, p := range plans {
 			used = used || p.TableUse[o.key()]
@@ -214,6 +233,12 @@ func (o *override) node(u *model.Decl, vs []*model.Decl) (*Node, error) {
 		return nil, &Error{Pointer: u.Pointer, Decl: u.Name, Msg: fmt.Sprintf("override for %s names %s, which is not a variant of that group (%s)", o.Group, name, declNames(vs))}
 	}
 	n := &Node{Why: o.Why}
+	if o.Try {
+		for _, v := range vs {
+			n.Try = append(n.Try, &Node{Variant: v})
+		}
+		return n, nil
+	}
 	if o.Tag != "" {
 		n.Tag, n.Closed = o.Tag, true
 		var rest *model.Decl
