@@ -30,18 +30,7 @@ func MetaScalar[T Scalar](d *jsontext.Decoder, meta jsontext.Value, name string)
 		return false, nil
 	}
 	sd := jsontext.NewDecoder(bytes.NewReader(raw))
-	var err error
-	var zero T
-	switch any(zero).(type) {
-	case string:
-		_, err = ReadString(sd)
-	case int64:
-		_, err = ReadInt(sd)
-	case float64:
-		_, err = ReadFloat(sd)
-	case bool:
-		_, err = ReadBool(sd)
-	}
+	_, err := readScalar[T](sd)
 	if err != nil {
 		return true, Prefix(string(d.StackPointer())+"/"+escapeToken(name), convert(sd, err))
 	}

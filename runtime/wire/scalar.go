@@ -16,12 +16,21 @@ type Scalar interface {
 // MemberScalar returns the member name of the object v decoded as T, and
 // whether it is present and of T's JSON kind (an integer for int64).
 func MemberScalar[T Scalar](v jsontext.Value, name string) (T, bool) {
-	var out T
+	var zero T
 	raw, ok := Member(v, name)
 	if !ok {
-		return out, false
+		return zero, false
 	}
-	d := jsontext.NewDecoder(bytes.NewReader(raw))
+	out, err := readScalar[T](jsontext.NewDecoder(bytes.NewReader(raw)))
+	if err != nil {
+		return zero, false
+	}
+	return out, true
+}
+
+// readScalar reads the next value of d as a T.
+func readScalar[T Scalar](d *jsontext.Decoder) (T, error) {
+	var out T
 	var err error
 	switch p := any(&out).(type) {
 	case *string:
@@ -33,11 +42,7 @@ func MemberScalar[T Scalar](v jsontext.Value, name string) (T, bool) {
 	case *bool:
 		*p, err = ReadBool(d)
 	}
-	if err != nil {
-		var zero T
-		return zero, false
-	}
-	return out, true
+	return out, err
 }
 
 // AppendScalar appends the JSON encoding of the scalar x; a NaN or infinite
