@@ -26,8 +26,10 @@ func (s *Session) request(m *jsonrpc.Message, inline bool, reply replier) {
 		// Before initialize, a server that speaks the stateless era serves
 		// requests statelessly (V-10): every request must carry its
 		// revision in _meta (V-1), except initialize, which starts a
-		// legacy session, and a legacy client's ping.
-		if st == stateNew && m.Method != "initialize" && (m.Method != "ping" || ClaimsModern(m.Params)) {
+		// legacy session, and a legacy client's ping. An initialize or
+		// ping that carries a stateless revision in _meta (and no
+		// initialize protocolVersion) is a stateless request: -32601.
+		if st == stateNew && (m.Method != "initialize" && m.Method != "ping" || ClaimsModern(m.Params) && !wire.Has(m.Params, "protocolVersion")) {
 			s.statelessRequest(m, inline, reply)
 			return
 		}

@@ -472,7 +472,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		refuse(w, rf, http.StatusBadRequest, invalid.Code, "%s", invalid.Message)
 		return
 	}
-	if !initialize && s.isStateless(r, items) {
+	if s.isStateless(r, items, initialize) {
 		s.postStateless(w, r, rf, items, batch)
 		return
 	}

@@ -18,11 +18,12 @@ const (
 	headerMethod  = "Mcp-Method"
 )
 
-// isStateless reports whether a POST that names no session and is not
-// initialize is a request of the stateless era: its MCP-Protocol-Version
-// header, or else its _meta, names a revision without the handshake, or
-// one not linked in that the server should answer with -32022.
-func (s *Server) isStateless(r *http.Request, items []jsonrpc.Item) bool {
+// isStateless reports whether a POST that names no session is a request of
+// the stateless era: its MCP-Protocol-Version header names a revision
+// without the handshake (even for initialize, which that era answers with
+// 404 and -32601), or, with no header or one not linked in, it is one
+// request whose _meta names its revision and is not initialize.
+func (s *Server) isStateless(r *http.Request, items []jsonrpc.Item, initialize bool) bool {
 	if s.stateless == nil || r.Header.Get("Mcp-Session-Id") != "" {
 		return false
 	}
@@ -33,9 +34,8 @@ func (s *Server) isStateless(r *http.Request, items []jsonrpc.Item) bool {
 		}
 		// A revision this binary does not know: a stateless client asking
 		// for it gets -32022 with what is supported.
-		return len(items) == 1 && items[0].Err == nil && session.ClaimsModern(items[0].Msg.Params)
 	}
-	return len(items) == 1 && items[0].Err == nil && session.ClaimsModern(items[0].Msg.Params)
+	return !initialize && len(items) == 1 && items[0].Err == nil && session.ClaimsModern(items[0].Msg.Params)
 }
 
 // postStateless serves a POST of the stateless era: one request, answered

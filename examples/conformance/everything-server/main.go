@@ -138,6 +138,7 @@ func newServer() *mcp.StandardServer {
 	addTools(srv)
 	addPrompts(srv)
 	addResources(srv)
+	addModernTools(srv)
 	srv.SetCompletion(complete)
 	return srv
 }
