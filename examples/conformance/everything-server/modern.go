@@ -75,9 +75,13 @@ func addModernTools(srv *mcp.StandardServer) {
 		return textResult("state-ok: confirmed (" + string(res.Action) + ")"), nil
 	}
 	srv.AddTool(mcp.Tool{Name: "test_input_required_result_request_state", Description: ptr("Asks for a confirmation, keeping state across the round"), InputSchema: noArgs},
-		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) { return confirm(ctx) })
+		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+			return confirm(ctx)
+		})
 	srv.AddTool(mcp.Tool{Name: "test_input_required_result_tampered_state", Description: ptr("Like the request-state tool: a tampered state is refused"), InputSchema: noArgs},
-		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) { return confirm(ctx) })
+		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+			return confirm(ctx)
+		})
 
 	srv.AddTool(mcp.Tool{Name: "test_input_required_result_multiple_inputs", Description: ptr("Asks for a name, a greeting and the roots at once"), InputSchema: noArgs},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
