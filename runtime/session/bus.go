@@ -114,10 +114,10 @@ func (q *eventQueue) take() []Event {
 
 // filter is what a subscriptions/listen stream asked for, or was granted.
 type filter struct {
-	Tools     bool     `json:"toolsListChanged,omitempty"`
-	Prompts   bool     `json:"promptsListChanged,omitempty"`
-	Resources bool     `json:"resourcesListChanged,omitempty"`
-	URIs      []string `json:"resourceSubscriptions,omitempty"`
+	Tools     bool     `json:"toolsListChanged,omitzero"`
+	Prompts   bool     `json:"promptsListChanged,omitzero"`
+	Resources bool     `json:"resourcesListChanged,omitzero"`
+	URIs      []string `json:"resourceSubscriptions,omitzero"`
 }
 
 func (f *filter) wants(ev Event) bool {
