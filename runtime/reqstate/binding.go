@@ -78,8 +78,14 @@ func ParamsDigest(params jsontext.Value) ([32]byte, error) {
 		}
 		return sha256.Sum256([]byte("{}")), nil
 	case '{':
-	default:
+	case '"', '0', 't', 'f', '[':
 		return [32]byte{}, fmt.Errorf("reqstate: params is a JSON %s, want an object", kindName(k))
+	default: // '}' or ']': PeekKind does not check the structure
+		_, err := d.ReadToken()
+		if err == nil {
+			err = fmt.Errorf("unexpected %v", k)
+		}
+		return [32]byte{}, fmt.Errorf("reqstate: params: %w", err)
 	}
 	var out bytes.Buffer
 	e := jsontext.NewEncoder(&out)
@@ -136,17 +142,15 @@ func end(d *jsontext.Decoder) error {
 	return nil
 }
 
-// kindName names a JSON kind for an error message.
+// kindName names a JSON value kind for an error message.
 func kindName(k jsontext.Kind) string {
 	switch k {
 	case '"':
 		return "string"
 	case '0':
 		return "number"
-	case 't', 'f':
-		return "boolean"
 	case '[':
 		return "array"
 	}
-	return "value of kind " + k.String()
+	return "boolean"
 }
