@@ -226,3 +226,47 @@ func TestLegacySubscriptionAndListen(t *testing.T) {
 		t.Errorf("after cancelling the listen stream, got %v", m)
 	}
 }
+
+// TestStatelessSealedState runs a round with the default sealer
+// (runtime/reqstate, a key per process): the state opens on the retry, and
+// a tampered one, or one moved to other params, is -32602.
+func TestStatelessSealedState(t *testing.T) {
+	srv := m26.NewServer(m26.Implementation{Name: "sealed", Version: "1"})
+	srv.AddTool(m26.Tool{Name: "twice", InputSchema: []byte(`{"type":"object"}`)},
+		func(ctx context.Context, p *m26.CallToolRequestParams) (*m26.CallToolResult, error) {
+			for _, key := range []string{"a", "b"} {
+				if _, err := m26.ListRoots(ctx, key); err != nil {
+					return nil, err
+				}
+			}
+			return &m26.CallToolResult{Content: []m26.ContentBlock{{Value: &m26.TextContent{Text: "done"}}}}, nil
+		})
+	a, b := transport.Pipe()
+	s := session.New(session.Server, a, srv.Handler(), session.Options{})
+	defer s.Close()
+	p := &peer{t: t, tr: b}
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"roots":{}}}`
+	roots := `{"roots":[{"uri":"file:///r"}]}`
+	r := result(t, p.call(1, "tools/call", `{`+meta+`,"name":"twice","arguments":{"x":1}}`))
+	state1, _ := json.Marshal(r["requestState"])
+	r = result(t, p.call(2, "tools/call", `{`+meta+`,"name":"twice","arguments":{"x":1},"inputResponses":{"a":`+roots+`},"requestState":`+string(state1)+`}`))
+	if _, ok := r["inputRequests"].(map[string]any)["b"]; !ok {
+		t.Fatalf("round 2 should ask for b: %v", r)
+	}
+	state2, _ := json.Marshal(r["requestState"])
+	// Round 3 answers only b: a's answer comes from the sealed state.
+	r = result(t, p.call(3, "tools/call", `{`+meta+`,"arguments":{"x":1},"name":"twice","inputResponses":{"b":`+roots+`},"requestState":`+string(state2)+`}`))
+	if r["resultType"] != "complete" {
+		t.Fatalf("round 3: %v", r)
+	}
+	tampered := string(state2[:len(state2)-3]) + `x"`
+	for name, params := range map[string]string{
+		"tampered":     `{` + meta + `,"name":"twice","arguments":{"x":1},"inputResponses":{"b":` + roots + `},"requestState":` + tampered + `}`,
+		"other params": `{` + meta + `,"name":"twice","arguments":{"x":2},"inputResponses":{"b":` + roots + `},"requestState":` + string(state2) + `}`,
+	} {
+		m := p.call(4, "tools/call", params)
+		if errorCode(t, m) != -32602 || !strings.Contains(errorMessage(m), "requestState") {
+			t.Errorf("%s: %v, want -32602 naming requestState", name, m)
+		}
+	}
+}

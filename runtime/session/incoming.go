@@ -183,7 +183,7 @@ func (s *Session) statelessRequest(m *jsonrpc.Message, inline bool, reply replie
 	hc := newHandlerCtx(s, m.ID, progressToken(m.Params))
 	hc.info.x = &requestExtra{modern: mi}
 	s.dispatch(m, hc, inline, reply, func() (wire.Appender, *jsonrpc.Error) {
-		res, jerr, _ := serveModern(hc, s.handler, s, s.opts.Sealer, s.log, md, m.Params)
+		res, jerr, _ := serveModern(hc, s.handler, s, sealer(s.opts), s.log, md, m.Params)
 		if jerr != nil {
 			return nil, jerr
 		}

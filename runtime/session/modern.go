@@ -265,7 +265,7 @@ func (x *Stateless) Serve(ctx context.Context, m *jsonrpc.Message, notify func(c
 		stop()
 		hc.cancel()
 	}()
-	res, jerr, status := serveModern(hc, x.h, nil, x.opts.Sealer, x.log, md, m.Params)
+	res, jerr, status := serveModern(hc, x.h, nil, sealer(x.opts), x.log, md, m.Params)
 	if jerr != nil {
 		return errorMessage(m.ID, jerr), httpStatus(jerr, status)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/reqstate"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
@@ -399,4 +400,49 @@ func (s *Session) bridgeInput(ctx context.Context, run func(context.Context) (wi
 			return res, err
 		}
 	}
+}
+
+// SealWith returns a StateSealer that seals with s (runtime/reqstate): each
+// state is bound to its request's method and params (inputResponses,
+// requestState and _meta aside), and opens only for a retry of that
+// request, before s's expiry, with a key of s's ring.
+func SealWith(s *reqstate.Sealer) StateSealer { return reqSealer{s} }
+
+type reqSealer struct{ s *reqstate.Sealer }
+
+func (r reqSealer) binding(method string, params jsontext.Value) (reqstate.Binding, error) {
+	d, err := reqstate.ParamsDigest(params)
+	if err != nil {
+		return reqstate.Binding{}, err
+	}
+	return reqstate.Binding{Method: method, Params: d}, nil
+}
+
+func (r reqSealer) Seal(ctx context.Context, method string, params jsontext.Value, payload []byte) (string, error) {
+	b, err := r.binding(method, params)
+	if err != nil {
+		return "", err
+	}
+	return r.s.Seal(b, payload)
+}
+
+func (r reqSealer) Open(ctx context.Context, state, method string, params jsontext.Value) ([]byte, error) {
+	b, err := r.binding(method, params)
+	if err != nil {
+		return nil, err
+	}
+	return r.s.Open(state, b)
+}
+
+// processSealer is the default StateSealer: one random key per process.
+var processSealer = sync.OnceValue(func() StateSealer {
+	return SealWith(&reqstate.Sealer{Ring: reqstate.NewEphemeralRing()})
+})
+
+// sealer returns the StateSealer of opts, or the process's.
+func sealer(opts Options) StateSealer {
+	if opts.Sealer != nil {
+		return opts.Sealer
+	}
+	return processSealer()
 }
