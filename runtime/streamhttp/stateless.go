@@ -28,12 +28,13 @@ func (s *Server) isStateless(r *http.Request, items []jsonrpc.Item, initialize b
 		return false
 	}
 	if v := r.Header.Get(headerVersion); v != "" {
-		rev, ok := revision.Lookup(v)
-		if ok {
-			return !rev.Handshake()
+		if rev, ok := revision.Lookup(v); ok && !rev.Handshake() {
+			return true
 		}
-		// A revision this binary does not know: a stateless client asking
-		// for it gets -32022 with what is supported.
+		// A revision this binary does not know, or a legacy one in the
+		// header of a request whose _meta claims a stateless revision: the
+		// request is stateless, and the mismatch or the unknown revision is
+		// reported as such (-32020, -32022).
 	}
 	return !initialize && len(items) == 1 && items[0].Err == nil && session.ClaimsModern(items[0].Msg.Params)
 }
