@@ -55,9 +55,10 @@ var ignored = map[string]bool{"_meta": true, "inputResponses": true, "requestSta
 //
 // The canonical form is RFC 8785 (JCS) except for numbers, which keep the
 // digits they were written with: JCS reads numbers as float64, so two
-// integers above 2⁵³ that a server reads as different values
-// would share a digest. A client that rewrites a number (1.0 as 1) therefore
-// gets another digest, and its state fails to open: the server asks again.
+// integers above 2⁵³ that a server reads as different values would share a
+// digest. A client that rewrites a number (1.0 as 1) therefore gets
+// another digest and its state fails to open, which fails safe: U-M4 has
+// the server ask for the input again.
 //
 // ParamsDigest fails if params is not valid JSON (RFC 8259 with valid
 // UTF-8 and no duplicate member names) or is neither an object nor null.
@@ -87,14 +88,13 @@ func ParamsDigest(params jsontext.Value) ([32]byte, error) {
 		}
 		return [32]byte{}, fmt.Errorf("reqstate: params: %w", err)
 	}
-	var out bytes.Buffer
-	e := jsontext.NewEncoder(&out)
+	// The decoder has checked names and values; they are appended as they
+	// are, and Canonicalize then orders and reformats the whole once.
 	if _, err := d.ReadToken(); err != nil {
 		return [32]byte{}, fmt.Errorf("reqstate: params: %w", err)
 	}
-	if err := e.WriteToken(jsontext.BeginObject); err != nil {
-		return [32]byte{}, fmt.Errorf("reqstate: params: %w", err)
-	}
+	canon := make(jsontext.Value, 0, len(params))
+	canon = append(canon, '{')
 	for d.PeekKind() != '}' {
 		tok, err := d.ReadToken()
 		if err != nil {
@@ -108,12 +108,14 @@ func ParamsDigest(params jsontext.Value) ([32]byte, error) {
 		if ignored[name] {
 			continue
 		}
-		if err := e.WriteToken(jsontext.String(name)); err != nil {
+		if len(canon) > 1 {
+			canon = append(canon, ',')
+		}
+		if canon, err = jsontext.AppendQuote(canon, name); err != nil {
 			return [32]byte{}, fmt.Errorf("reqstate: params: %w", err)
 		}
-		if err := e.WriteValue(value); err != nil {
-			return [32]byte{}, fmt.Errorf("reqstate: params: %w", err)
-		}
+		canon = append(canon, ':')
+		canon = append(canon, value...)
 	}
 	if _, err := d.ReadToken(); err != nil {
 		return [32]byte{}, fmt.Errorf("reqstate: params: %w", err)
@@ -121,10 +123,7 @@ func ParamsDigest(params jsontext.Value) ([32]byte, error) {
 	if err := end(d); err != nil {
 		return [32]byte{}, err
 	}
-	if err := e.WriteToken(jsontext.EndObject); err != nil {
-		return [32]byte{}, fmt.Errorf("reqstate: params: %w", err)
-	}
-	canon := jsontext.Value(bytes.TrimSpace(out.Bytes()))
+	canon = append(canon, '}')
 	if err := canon.Canonicalize(jsontext.CanonicalizeRawInts(false), jsontext.CanonicalizeRawFloats(false)); err != nil {
 		return [32]byte{}, fmt.Errorf("reqstate: params: %w", err)
 	}

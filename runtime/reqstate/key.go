@@ -112,9 +112,8 @@ func ParseKeys(s string) ([]Key, error) {
 			return nil, fmt.Errorf("reqstate: key list entry %d (%q): secret is not unpadded base64url (only A-Z a-z 0-9 - _)", i+1, id)
 		}
 		if _, err := base64.RawURLEncoding.Strict().Decode(k.Secret[:], []byte(secret)); err != nil {
-			// Only the last character can be wrong here: it carries bits
-			// beyond the 32 bytes. The error is not quoted, it holds
-			// nothing but an offset, but say it plainly.
+			// With 43 characters of the alphabet, only the last can be
+			// wrong: it has 2 bits past the 32 bytes, which must be zero.
 			return nil, fmt.Errorf("reqstate: key list entry %d (%q): secret is not the canonical base64url of 32 bytes (its last character has bits set past the end)", i+1, id)
 		}
 		if err := k.check(); err != nil {

@@ -9,12 +9,14 @@
 // what the handler needs to resume travels in the state. A [Sealer] turns
 // that payload into the string and back.
 //
-// Threat model. The client is an attacker and the state is in its hands.
-// Sealing (AES-256-GCM under a shared [Ring] of keys) protects:
+// # Threat model
+//
+// The client is an attacker and the state is in its hands. Sealing
+// (AES-256-GCM under a shared [Ring] of keys) protects:
 //   - integrity: a state that was changed, truncated or made up does not
 //     open;
-//   - confidentiality: the client cannot read the payload (only its length,
-//     the key ID and when it was sealed, roughly, are visible);
+//   - confidentiality: the client cannot read the payload (its length and
+//     the ID of the key that sealed it are visible, nothing else);
 //   - freshness: a state opens only until its expiry (the Sealer's TTL,
 //     ten minutes by default), checked after authentication;
 //   - binding: a state opens only for the [Binding] it was sealed for, the
@@ -48,8 +50,8 @@ import (
 // produces and Open accepts.
 const MaxStateLen = 64 << 10
 
-// MaxPayloadLen is the largest payload Seal accepts: what fits in
-// MaxStateLen with the longest key ID.
+// MaxPayloadLen is the largest payload Seal accepts, 49098 bytes: what
+// fits in MaxStateLen with the longest key ID.
 const MaxPayloadLen = MaxStateLen/4*3 - headerLen - MaxKeyIDLen - nonceLen - expiryLen - tagLen
 
 // DefaultTTL is how long a state opens when the Sealer's TTL is not set.
@@ -113,7 +115,11 @@ func invalid(kind error, format string, args ...any) error {
 
 // Sealer seals and opens request states with the keys of a [Ring]. Its
 // fields are read, never written, by Seal and Open, which may be called
-// concurrently.
+// concurrently (so Now must be safe for concurrent use).
+//
+// The expiry is the sealing instance's clock plus TTL, compared with the
+// opening instance's clock: instances that share keys should keep their
+// clocks in step to well within the TTL.
 type Sealer struct {
 	// Ring holds the keys. Seal and Open fail if it is nil.
 	Ring *Ring

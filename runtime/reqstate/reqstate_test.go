@@ -365,7 +365,9 @@ func TestBinding(t *testing.T) {
 		{"other params", binding(t, "tools/call", `{"name":"transfer","arguments":{"to":"mallory","amount":10}}`, "alice"), "ErrTampered"},
 		{"other amount", binding(t, "tools/call", `{"name":"transfer","arguments":{"to":"bob","amount":1000}}`, "alice"), "ErrTampered"},
 		{"no params", binding(t, "tools/call", ``, "alice"), "ErrTampered"},
+		{"other method, same length", binding(t, "tools/list", params, "alice"), "ErrTampered"},
 		{"other principal", binding(t, "tools/call", params, "mallory"), "ErrTampered"},
+		{"other principal, same length", binding(t, "tools/call", params, "alicf"), "ErrTampered"},
 		{"no principal", binding(t, "tools/call", params, ""), "ErrTampered"},
 		{"zero Binding", reqstate.Binding{}, "ErrTampered"},
 	}

@@ -141,8 +141,9 @@ func (r *Ring) Retire(id string) error {
 	return nil
 }
 
-// IDs returns the IDs of the ring's keys, the primary first, then the
-// others from the most recently added.
+// IDs returns the IDs of the ring's keys, the primary first. Rotate puts
+// the new primary first and keeps the others in order: after NewRing(a, b)
+// and Rotate(c), the IDs are c, a, b.
 func (r *Ring) IDs() []string {
 	set := r.set.Load()
 	if set == nil {
