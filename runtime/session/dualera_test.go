@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/go-cmp/cmp"
@@ -269,4 +270,44 @@ func TestStatelessSealedState(t *testing.T) {
 			t.Errorf("%s: %v, want -32602 naming requestState", name, m)
 		}
 	}
+}
+
+// FuzzStatelessReader feeds arbitrary payloads to a server whose handler
+// speaks 2026-07-28, before any initialize (so every request is served
+// statelessly, input rounds and requestState included): it must not panic
+// or hang, and must still answer a stateless request afterwards.
+func FuzzStatelessReader(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + meta26 + `}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + meta26 + `,"name":"greet","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + meta26 + `,"name":"greet","inputResponses":{"user_name":{"action":"accept"}},"requestState":"x"}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"subscriptions/listen","params":{` + meta26 + `,"notifications":{"toolsListChanged":true}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":7}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{` + meta26 + `}}`,
+		`{`, `null`, "\xff",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, p := modernServer(t)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := p.tr.Write(ctx, data); err != nil {
+			t.Fatal(err)
+		}
+		p.send(`{"jsonrpc":"2.0","id":"fuzz-probe","method":"resources/read","params":{` + meta26 + `,"uri":"test://r"}}`)
+		for {
+			raw, err := p.tr.Read(ctx)
+			if err != nil {
+				t.Fatalf("no answer to the probe after %q: %v", data, err)
+			}
+			var m map[string]any
+			if json.Unmarshal(raw, &m) == nil && m["id"] == "fuzz-probe" {
+				if _, ok := m["result"]; !ok {
+					t.Fatalf("probe after %q: %s", data, raw)
+				}
+				return
+			}
+		}
+	})
 }
