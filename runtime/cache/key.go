@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -99,10 +100,10 @@ func parseRequest(method string, params jsontext.Value) (request, error) {
 		params = jsontext.Value("{}")
 	}
 	var r request
-	var out bytes.Buffer
-	e := jsontext.NewEncoder(&out)
+	ks := getKeyState(params)
+	defer putKeyState(ks, len(params))
+	d, e, out := &ks.d, &ks.e, &ks.out
 	uriProblem := "none"
-	d := jsontext.NewDecoder(bytes.NewReader(params))
 	err := e.WriteToken(jsontext.BeginObject)
 	if err == nil {
 		err = readObject(d, func(name string) error {
@@ -149,6 +150,40 @@ func parseRequest(method string, params jsontext.Value) (request, error) {
 	}
 	r.key = method + " " + string(canon)
 	return r, nil
+}
+
+// keyState is the reusable machinery of parseRequest.
+type keyState struct {
+	r   bytes.Reader
+	d   jsontext.Decoder
+	out bytes.Buffer
+	e   jsontext.Encoder
+}
+
+var keyStates = sync.Pool{New: func() any { return new(keyState) }}
+
+// maxPooledParams is the size of the largest params whose keyState goes back
+// to the pool, so that one huge request does not pin its buffers.
+const maxPooledParams = 64 << 10
+
+// getKeyState returns a keyState reading params and writing to an empty
+// buffer.
+func getKeyState(params []byte) *keyState {
+	ks := keyStates.Get().(*keyState)
+	ks.r.Reset(params)
+	ks.d.Reset(&ks.r)
+	ks.out.Reset()
+	ks.e.Reset(&ks.out)
+	return ks
+}
+
+// putKeyState returns ks, which read params of n bytes, to the pool.
+func putKeyState(ks *keyState, n int) {
+	if n > maxPooledParams || ks.out.Cap() > maxPooledParams {
+		return
+	}
+	ks.r.Reset(nil)
+	keyStates.Put(ks)
 }
 
 // readObject reads one JSON object from d and nothing after it, calling
