@@ -669,3 +669,21 @@ func BenchmarkGetHit(b *testing.B) {
 		}
 	}
 }
+
+// TestPublicReplacesOwnPrivate checks that a public answer frees the private
+// entry of the same context, which nothing could return any more, and keeps
+// those of other contexts.
+func TestPublicReplacesOwnPrivate(t *testing.T) {
+	c := New(Options{})
+	mustPut(t, c, "alice", "tools/list", `{}`, result("60000", "private", `"v":"a"`))
+	mustPut(t, c, "bob", "tools/list", `{}`, result("60000", "private", `"v":"b"`))
+	mustPut(t, c, "alice", "tools/list", `{}`, result("60000", "public", `"v":"pub"`))
+	if c.Len() != 2 {
+		t.Errorf("Len() = %d, want 2 (bob's private entry and the public one)", c.Len())
+	}
+	want := int64(2*len(`tools/list {}`) + len("bob") + len(result("60000", "private", `"v":"b"`)) + len(result("60000", "public", `"v":"pub"`)))
+	if c.Bytes() != want {
+		t.Errorf("Bytes() = %d, want %d", c.Bytes(), want)
+	}
+	invariants(t, c)
+}
