@@ -295,20 +295,27 @@ func headerType(typ jsontext.Value) (kind, problem string) {
 	default:
 		return "", fmt.Sprintf("the property's type is %s", typ)
 	}
+	single := typ.Kind() == '"'
 	for _, t := range types {
 		switch t {
 		case "string", "integer", "boolean":
 			if kind != "" {
-				return "", fmt.Sprintf("the property's type %s allows both %s and %s", typ, kind, t)
+				return "", fmt.Sprintf("the property's type %s allows both %q and %q", typ, kind, t)
 			}
 			kind = t
 		case "null":
 		default:
-			return "", fmt.Sprintf("the property's type %s allows %s", typ, t)
+			if single {
+				return "", fmt.Sprintf("the property's type is %s", typ)
+			}
+			return "", fmt.Sprintf("the property's type %s allows %q", typ, t)
 		}
 	}
 	if kind == "" {
-		return "", fmt.Sprintf("the property's type %s allows no primitive value", typ)
+		if single {
+			return "", fmt.Sprintf("the property's type is %s", typ)
+		}
+		return "", fmt.Sprintf("the property's type %s allows none of them", typ)
 	}
 	return kind, ""
 }
