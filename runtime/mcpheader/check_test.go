@@ -416,3 +416,29 @@ func TestSetErrors(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkCheck measures the check of a tools/call with three mirrored
+// arguments, as a server runs it on every request.
+func BenchmarkCheck(b *testing.B) {
+	tool := serverTool(b)
+	params := jsontext.Value(call(`"Hello, 世界"`))
+	h := callHeaders("Mcp-Param-Region", "=?base64?SGVsbG8sIOS4lueVjA==?=")
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := mcpheader.Check(h, "tools/call", params, tool); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkParseTool measures reading the annotations of
+// test_custom_headers, as a client does for every tool of tools/list.
+func BenchmarkParseTool(b *testing.B) {
+	schema := jsontext.Value(customHeadersSchema)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := mcpheader.ParseTool(schema); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -108,6 +108,7 @@ func TestDecode(t *testing.T) {
 		{"CR", "a\rb", "", "0x0d"},
 		{"NUL", "a\x00b", "", "0x00"},
 		{"DEL", "a\x7f", "", "0x7f"},
+		{"offset counts trimmed whitespace", "  a\x01", "", "byte 3 of the header value is 0x01"},
 		{"newline inside Base64", "=?base64?SGVs\nbG8=?=", "", "byte 13 of the header value is 0x0a"},
 		{"space inside Base64", "=?base64?SGVs bG8=?=", "", "illegal base64 data"},
 		{"URL-safe alphabet", "=?base64?_w==?=", "", "illegal base64 data"},

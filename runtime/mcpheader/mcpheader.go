@@ -64,8 +64,8 @@ func Safe(v string) bool {
 
 // Encode returns the header value that carries v: v itself when [Safe]
 // reports it safe, and otherwise "=?base64?" + the standard, padded Base64
-// of v's bytes + "?=". v should be valid UTF-8 (as every JSON string is);
-// its bytes are encoded as they are. Decode(Encode(v)) is v.
+// of v's bytes + "?=". The bytes are encoded as they are; for v in valid
+// UTF-8 (as every JSON string is), Decode(Encode(v)) is v.
 func Encode(v string) string {
 	if Safe(v) {
 		return v
@@ -82,10 +82,11 @@ func Encode(v string) string {
 // value ("=?base64??=" is the empty string). Any other text is the value
 // literally, so "=?BASE64?SGk=?=" and "=?base64?SGk=" are literals.
 func Decode(h string) (string, error) {
+	lead := len(h) - len(strings.TrimLeft(h, " \t"))
 	h = strings.Trim(h, " \t")
 	for i := 0; i < len(h); i++ {
 		if c := h[i]; (c < 0x20 && c != '\t') || c > 0x7e {
-			return "", fmt.Errorf("byte %d of the header value is %#02x, not visible ASCII, space or tab", i, c)
+			return "", fmt.Errorf("byte %d of the header value is %#02x, not visible ASCII, space or tab", lead+i, c)
 		}
 	}
 	if len(h) < len(sentinelPrefix)+len(sentinelSuffix) ||
