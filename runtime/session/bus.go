@@ -81,6 +81,17 @@ func (b *localBus) Subscribe(fn func(Event)) func() {
 	}
 }
 
+// params returns the notification params of ev: the uri of a resource
+// update, nothing else.
+func (ev Event) params() jsontext.Value {
+	p := jsontext.Value(`{}`)
+	if ev.Method == ResourceUpdated {
+		u, _ := jsontext.AppendQuote(nil, ev.URI)
+		p, _ = wire.SetMember(p, "uri", u)
+	}
+	return p
+}
+
 // eventQueue holds the events a subscriber has not sent yet, each once: a
 // change announced twice before it was sent is sent once, so a slow client
 // costs at most one entry per kind of change (and per resource it watches).
@@ -210,12 +221,7 @@ func listen(ctx context.Context, h Handler, s *Session, bus Bus, md *wire.Method
 		case <-q.ready:
 		}
 		for _, ev := range q.take() {
-			p := jsontext.Value(`{}`)
-			if ev.Method == ResourceUpdated {
-				u, _ := jsontext.AppendQuote(nil, ev.URI)
-				p, _ = wire.SetMember(p, "uri", u)
-			}
-			p, _ = wire.SetMember(p, "_meta", meta)
+			p, _ := wire.SetMember(ev.params(), "_meta", meta)
 			if err := ri.notifyModern(ctx, ev.Method, p); err != nil {
 				return nil, err
 			}

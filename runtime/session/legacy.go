@@ -140,9 +140,7 @@ func (s *Session) follow() {
 			for _, ev := range q.take() {
 				var params wire.Appender
 				if ev.Method == ResourceUpdated {
-					u, _ := jsontext.AppendQuote(nil, ev.URI)
-					p, _ := wire.SetMember(jsontext.Value(`{}`), "uri", u)
-					params = rawAppender(p)
+					params = rawAppender(ev.params())
 				}
 				if err := s.Notify(s.readCtx, ev.Method, params); err != nil {
 					s.log.Debug("mcp: event not sent", "method", ev.Method, "err", err)

@@ -164,16 +164,12 @@ func admit(h Handler, supported []string, m *jsonrpc.Message) (*wire.Method, *mo
 	if !ok {
 		return nil, nil, statusErr(http.StatusBadRequest, jsonrpc.InvalidParams, "%s params: /_meta/%s: missing, or not a string", m.Method, MetaProtocolVersion)
 	}
-	revs := modernRevisions(supported)
-	var rev *revision.Revision
-	names := make([]string, 0, len(revs))
-	for _, r := range revs {
-		names = append(names, r.Name)
-		if r.Name == requested {
-			rev = r
+	rev, ok := revision.Lookup(requested)
+	if !ok || rev.Handshake() || supported != nil && !slices.Contains(supported, rev.Name) || rev != h.Revision() && !canConvert(h.Revision(), rev) {
+		var names []string
+		for _, r := range modernRevisions(supported) {
+			names = append(names, r.Name)
 		}
-	}
-	if rev == nil || rev != h.Revision() && !canConvert(h.Revision(), rev) {
 		e := wire.NewEncoder(nil)
 		e.BeginObject()
 		e.Name(`"supported":`)

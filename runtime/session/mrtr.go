@@ -79,6 +79,23 @@ type roundInput struct {
 	setState bool
 }
 
+// split returns the answers in hand for reqs, and the requests that have
+// none yet.
+func (in *roundInput) split(reqs map[string]InputRequest) (map[string]jsontext.Value, map[string]InputRequest) {
+	out := make(map[string]jsontext.Value, len(reqs))
+	missing := map[string]InputRequest{}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	for k, r := range reqs {
+		if a, ok := in.answers[k]; ok {
+			out[k] = a
+		} else {
+			missing[k] = r
+		}
+	}
+	return out, missing
+}
+
 // openRound reads a stateless request's inputResponses and requestState.
 func openRound(ctx context.Context, sealer StateSealer, method string, params jsontext.Value) (*roundInput, *jsonrpc.Error) {
 	in := &roundInput{}
@@ -247,17 +264,7 @@ func Ask(ctx context.Context, reqs map[string]InputRequest) (map[string]jsontext
 		if in == nil {
 			return nil, fmt.Errorf("session.Ask: %s cannot ask the client for input", mi.method)
 		}
-		out := make(map[string]jsontext.Value, len(reqs))
-		missing := map[string]InputRequest{}
-		in.mu.Lock()
-		for k, r := range reqs {
-			if a, ok := in.answers[k]; ok {
-				out[k] = a
-			} else {
-				missing[k] = r
-			}
-		}
-		in.mu.Unlock()
+		out, missing := in.split(reqs)
 		if len(missing) > 0 {
 			return nil, &InputRequiredError{Requests: missing}
 		}
@@ -268,17 +275,7 @@ func Ask(ctx context.Context, reqs map[string]InputRequest) (map[string]jsontext
 	}
 	if in, ok := ctx.Value(roundKey{}).(*roundInput); ok {
 		// Run again by bridgeInput: the answers it fetched count.
-		out := make(map[string]jsontext.Value, len(reqs))
-		rest := map[string]InputRequest{}
-		in.mu.Lock()
-		for k, r := range reqs {
-			if a, ok := in.answers[k]; ok {
-				out[k] = a
-			} else {
-				rest[k] = r
-			}
-		}
-		in.mu.Unlock()
+		out, rest := in.split(reqs)
 		if len(rest) > 0 {
 			more, err := ri.s.askAll(ctx, rest)
 			if err != nil {

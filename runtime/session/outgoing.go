@@ -571,18 +571,7 @@ func (s *Session) Log(ctx context.Context, level, logger string, data jsontext.V
 	if i < min {
 		return nil
 	}
-	e := wire.NewEncoder(nil)
-	e.BeginObject()
-	e.Name(`"level":`)
-	e.String(level)
-	if logger != "" {
-		e.Name(`"logger":`)
-		e.String(logger)
-	}
-	e.Name(`"data":`)
-	e.Raw(data)
-	e.EndObject()
-	params, err := e.Bytes()
+	params, err := logParams(level, logger, data)
 	if err != nil {
 		return err
 	}
