@@ -28,7 +28,7 @@ var engineMethods = map[string]bool{
 // without "Request" or "Notification" ("CallToolRequest" → "CallTool").
 func (g *gen) goMethod(m *model.Method) string {
 	n := g.name(m.Message)
-	if m.Kind == model.Request {
+	if m.Kind.Answered() {
 		return strings.TrimSuffix(n, "Request")
 	}
 	return strings.TrimSuffix(n, "Notification")
@@ -57,12 +57,15 @@ func (g *gen) resultType(m *model.Method) *jen.Statement {
 func ctxParam() jen.Code { return jen.Id("ctx").Qual("context", "Context") }
 
 // handled lists the methods side (a direction bit) receives and handles
-// through its typed interface. Embedded requests are not JSON-RPC messages:
-// they travel inside results, so no session handler receives them.
+// through its typed interface. Embedded requests (2026-07-28's input
+// requests) are among them: they are not JSON-RPC messages, but the session
+// engine hands each one a result carries to the receiving side's handler,
+// and a client that fell back to a revision where they are real requests
+// gets them as such; either way the same handler method answers them.
 func (g *gen) handled(dir model.Direction) []*model.Method {
 	var out []*model.Method
 	for _, m := range g.p.Rev.Methods {
-		if m.Direction&dir != 0 && !engineMethods[m.Name] && m.Kind != model.Embedded {
+		if m.Direction&dir != 0 && !engineMethods[m.Name] {
 			out = append(out, m)
 		}
 	}
@@ -71,7 +74,7 @@ func (g *gen) handled(dir model.Direction) []*model.Method {
 
 // interfaceMethod is the signature of m in a handler interface.
 func (g *gen) interfaceMethod(m *model.Method) jen.Code {
-	if m.Kind == model.Request {
+	if m.Kind.Answered() {
 		return jen.Id(g.goMethod(m)).Params(ctxParam(), jen.Id("params").Add(g.paramsType(m))).Params(g.resultType(m), jen.Error())
 	}
 	return jen.Id(g.goMethod(m)).Params(ctxParam(), jen.Id("params").Add(g.paramsType(m)))
@@ -115,7 +118,7 @@ func (g *gen) side(f *jen.File, iface, role string, receives model.Direction, pe
 	f.Add(doc(unimpl, unimpl+" answers every request with error -32601 (method not found) and ignores every notification. Embed it in a "+iface+" implementation to serve only some methods.", ""))
 	f.Type().Id(unimpl).Struct()
 	for _, m := range methods {
-		if m.Kind == model.Request {
+		if m.Kind.Answered() {
 			f.Func().Params(jen.Id(unimpl)).Add(g.interfaceMethod(m)).Block(
 				jen.Return(jen.Nil(), jen.Op("&").Qual(jsonrpcPkg, "Error").Values(jen.Dict{
 					jen.Id("Code"):    jen.Qual(jsonrpcPkg, "MethodNotFound"),
@@ -140,7 +143,7 @@ func (g *gen) side(f *jen.File, iface, role string, receives model.Direction, pe
 	var reqCases, noteCases []jen.Code
 	for _, m := range methods {
 		decode := g.decodeParams(m)
-		if m.Kind == model.Request {
+		if m.Kind.Answered() {
 			if tr := g.taskResult(m); tr != nil {
 				decode = append(decode, jen.If(jen.Id("p").Dot("Task").Op("!=").Nil()).Block(
 					jen.List(jen.Id("t"), jen.Id("ok")).Op(":=").Id("h").Dot("impl").Assert(jen.Id("Task"+iface)),
@@ -375,6 +378,9 @@ func (g *gen) connectFile(f *jen.File) error {
 	f.Func().Id("init").Params().Block(jen.Qual(revisionPkg, "Register").Call(jen.Id("Protocol")))
 
 	if !g.hasHandshake() {
+		if g.p.Rev.Method("server/discover") != nil && g.p.Rev.Lookup("Implementation") != nil && g.p.Rev.Lookup("ClientCapabilities") != nil {
+			g.connectModern(f)
+		}
 		g.serveFunc(f)
 		return nil
 	}
@@ -395,6 +401,22 @@ func (g *gen) connectFile(f *jen.File) error {
 	)
 	g.serveFunc(f)
 	return nil
+}
+
+// connectModern emits Connect for a revision of the stateless era: the
+// session engine probes with server/discover and falls back to initialize
+// (session.Session.Connect).
+func (g *gen) connectModern(f *jen.File) {
+	f.Add(doc("Connect", "Connect starts a client on t and finds out which era the server speaks (V-11): it probes with server/discover and, when the server answers, sends every later request statelessly, with info, caps and the revision in _meta; when it does not, it falls back to initialize with the newest revision with the handshake linked into the binary (import one, such as protocol/mcp20251125, for that). The ClientSession's Revision and Era tell which. c answers the server's requests for input, in either era: the inputRequests of a multi round-trip result, or real requests on a legacy session; nil means UnimplementedClient. See session.Session.Connect.", ""))
+	f.Func().Id("Connect").Params(ctxParam(), jen.Id("t").Qual(transportPkg, "Transport"), jen.Id("info").Id("Implementation"), jen.Id("caps").Id("ClientCapabilities"), jen.Id("c").Id("Client"), jen.Id("opts").Qual(sessionPkg, "Options")).Params(jen.Op("*").Id("ClientSession"), jen.Error()).Block(
+		jen.If(jen.Id("c").Op("==").Nil()).Block(jen.Id("c").Op("=").Id("UnimplementedClient").Values()),
+		jen.Id("s").Op(":=").Qual(sessionPkg, "New").Call(jen.Qual(sessionPkg, "Client"), jen.Id("t"), jen.Id("NewClientHandler").Call(jen.Id("c")), jen.Id("opts")),
+		jen.If(jen.Err().Op(":=").Id("s").Dot("Connect").Call(jen.Id("ctx"), jen.Op("&").Id("info"), jen.Op("&").Id("caps")), jen.Err().Op("!=").Nil()).Block(
+			jen.Id("s").Dot("Close").Call(),
+			jen.Return(jen.Nil(), jen.Err()),
+		),
+		jen.Return(jen.Op("&").Id("ClientSession").Values(jen.Id("s")), jen.Nil()),
+	)
 }
 
 // hasHandshake reports whether the revision has the initialize request with

@@ -160,6 +160,7 @@ func (g *gen) objectCodec(f *jen.File, d *model.Decl) error {
 	}
 	f.Func().Params(jen.Id("x").Op("*").Id(name)).Id("encode").Params(jen.Id("e").Op("*").Add(wire("Encoder"))).Block(enc...)
 	g.commonMethods(f, name, true)
+	g.envelopeMethod(f, d)
 
 	// decode
 	type req struct {
@@ -736,4 +737,37 @@ func (g *gen) metaChecks(f *jen.File) {
 		f.Comment("required ones are present. Other members are free.")
 		f.Func().Id(name).Params(jen.Id("d").Op("*").Qual(jsontextPkg, "Decoder"), jen.Id("meta").Qual(jsontextPkg, "Value")).Error().Block(body...)
 	}
+}
+
+// envelopeMethod writes AppendJSONWithMeta (wire.MetaAppender) for an object
+// whose _meta has required members, such as the request params of
+// 2026-07-28, whose envelope (revision, client capabilities) the session
+// engine fills in: a value without them still encodes through it.
+func (g *gen) envelopeMethod(f *jen.File, d *model.Decl) {
+	var meta *model.Field
+	for _, fl := range d.Fields {
+		if fl.Name != "_meta" || fl.Type.Kind != model.RawObject {
+			continue
+		}
+		for _, k := range fl.MetaKeys {
+			if k.Required {
+				meta = fl
+			}
+		}
+	}
+	if meta == nil {
+		return
+	}
+	name := g.name(d)
+	field := fieldName(meta)
+	f.Comment("AppendJSONWithMeta appends the JSON encoding of x to b, with the members of")
+	f.Comment("meta (a JSON object) added to its _meta where x.Meta lacks them")
+	f.Comment("(wire.MetaAppender).")
+	f.Func().Params(jen.Id("x").Op("*").Id(name)).Id("AppendJSONWithMeta").Params(jen.Id("b").Index().Byte(), jen.Id("meta").Qual(jsontextPkg, "Value")).Params(jen.Index().Byte(), jen.Error()).Block(
+		jen.Id("y").Op(":=").Op("*").Id("x"),
+		jen.List(jen.Id("m"), jen.Err()).Op(":=").Add(wire("MergeMembers")).Call(jen.Id("x").Dot(field), jen.Id("meta")),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit("encode: "+name+"._meta: %w"), jen.Err()))),
+		jen.Id("y").Dot(field).Op("=").Id("m"),
+		jen.Return(jen.Id("y").Dot("AppendJSON").Call(jen.Id("b"))),
+	)
 }

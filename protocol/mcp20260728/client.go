@@ -19,6 +19,9 @@ import (
 // progress are handled by the session itself. Embed UnimplementedClient to
 // serve only some methods.
 type Client interface {
+	// Elicit handles elicitation/create (ElicitRequest). It needs the capability
+	// client:elicitation.
+	Elicit(ctx context.Context, params *ElicitRequestParams) (*ElicitResult, error)
 	// LoggingMessage handles notifications/message (LoggingMessageNotification).
 	// It needs the capability server:logging.
 	LoggingMessage(ctx context.Context, params *LoggingMessageNotificationParams)
@@ -41,6 +44,12 @@ type Client interface {
 	// (ToolListChangedNotification). It needs the capability
 	// server:tools.listChanged.
 	ToolListChanged(ctx context.Context, params *NotificationParams)
+	// ListRoots handles roots/list (ListRootsRequest). It needs the capability
+	// client:roots.
+	ListRoots(ctx context.Context, params *ListRootsRequestParams) (*ListRootsResult, error)
+	// CreateMessage handles sampling/createMessage (CreateMessageRequest). It
+	// needs the capability client:sampling.
+	CreateMessage(ctx context.Context, params *CreateMessageRequestParams) (*CreateMessageResult, error)
 }
 
 // UnimplementedClient answers every request with error -32601 (method not
@@ -48,6 +57,12 @@ type Client interface {
 // to serve only some methods.
 type UnimplementedClient struct{}
 
+func (UnimplementedClient) Elicit(ctx context.Context, params *ElicitRequestParams) (*ElicitResult, error) {
+	return nil, &jsonrpc.Error{
+		Code:    jsonrpc.MethodNotFound,
+		Message: "method elicitation/create is not implemented",
+	}
+}
 func (UnimplementedClient) LoggingMessage(ctx context.Context, params *LoggingMessageNotificationParams) {
 }
 func (UnimplementedClient) PromptListChanged(ctx context.Context, params *NotificationParams)   {}
@@ -57,6 +72,18 @@ func (UnimplementedClient) ResourceUpdated(ctx context.Context, params *Resource
 func (UnimplementedClient) SubscriptionsAcknowledged(ctx context.Context, params *SubscriptionsAcknowledgedNotificationParams) {
 }
 func (UnimplementedClient) ToolListChanged(ctx context.Context, params *NotificationParams) {}
+func (UnimplementedClient) ListRoots(ctx context.Context, params *ListRootsRequestParams) (*ListRootsResult, error) {
+	return nil, &jsonrpc.Error{
+		Code:    jsonrpc.MethodNotFound,
+		Message: "method roots/list is not implemented",
+	}
+}
+func (UnimplementedClient) CreateMessage(ctx context.Context, params *CreateMessageRequestParams) (*CreateMessageResult, error) {
+	return nil, &jsonrpc.Error{
+		Code:    jsonrpc.MethodNotFound,
+		Message: "method sampling/createMessage is not implemented",
+	}
+}
 
 type clientHandler struct {
 	impl Client
@@ -75,6 +102,60 @@ func (clientHandler) Revision() *revision.Revision {
 func (clientHandler) StrictParams() {}
 func (h clientHandler) HandleRequest(ctx context.Context, s *session.Session, method string, params jsontext.Value) (wire.Appender, error) {
 	switch method {
+	case MethodElicitationCreate:
+		p := new(ElicitRequestParams)
+		if params != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
+				return nil, &jsonrpc.Error{
+					Code:    jsonrpc.InvalidParams,
+					Message: "elicitation/create params: " + err.Error(),
+				}
+			}
+		}
+		r, err := h.impl.Elicit(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		if r == nil {
+			return nil, fmt.Errorf("elicitation/create: the handler returned neither a result nor an error")
+		}
+		return r, nil
+	case MethodRootsList:
+		p := new(ListRootsRequestParams)
+		if params != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
+				return nil, &jsonrpc.Error{
+					Code:    jsonrpc.InvalidParams,
+					Message: "roots/list params: " + err.Error(),
+				}
+			}
+		}
+		r, err := h.impl.ListRoots(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		if r == nil {
+			return nil, fmt.Errorf("roots/list: the handler returned neither a result nor an error")
+		}
+		return r, nil
+	case MethodSamplingCreateMessage:
+		p := new(CreateMessageRequestParams)
+		if params != nil {
+			if err := s.UnmarshalReceived(params, p); err != nil {
+				return nil, &jsonrpc.Error{
+					Code:    jsonrpc.InvalidParams,
+					Message: "sampling/createMessage params: " + err.Error(),
+				}
+			}
+		}
+		r, err := h.impl.CreateMessage(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		if r == nil {
+			return nil, fmt.Errorf("sampling/createMessage: the handler returned neither a result nor an error")
+		}
+		return r, nil
 	}
 	return nil, &jsonrpc.Error{
 		Code:    jsonrpc.MethodNotFound,

@@ -4,6 +4,7 @@
 package mcp20260728
 
 import (
+	"fmt"
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 	"strconv"
@@ -775,6 +776,19 @@ func (x CallToolRequestParams) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON implements json.Unmarshaler, strictly: see UnmarshalJSONFrom.
 func (x *CallToolRequestParams) UnmarshalJSON(b []byte) error {
 	return wire.Unmarshal(b, x)
+}
+
+// AppendJSONWithMeta appends the JSON encoding of x to b, with the members of
+// meta (a JSON object) added to its _meta where x.Meta lacks them
+// (wire.MetaAppender).
+func (x *CallToolRequestParams) AppendJSONWithMeta(b []byte, meta jsontext.Value) ([]byte, error) {
+	y := *x
+	m, err := wire.MergeMembers(x.Meta, meta)
+	if err != nil {
+		return nil, fmt.Errorf("encode: CallToolRequestParams._meta: %w", err)
+	}
+	y.Meta = m
+	return y.AppendJSON(b)
 }
 
 // UnmarshalJSONFrom decodes x strictly from d: member names match case-sensitively,
@@ -1893,6 +1907,19 @@ func (x CompleteRequestParams) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON implements json.Unmarshaler, strictly: see UnmarshalJSONFrom.
 func (x *CompleteRequestParams) UnmarshalJSON(b []byte) error {
 	return wire.Unmarshal(b, x)
+}
+
+// AppendJSONWithMeta appends the JSON encoding of x to b, with the members of
+// meta (a JSON object) added to its _meta where x.Meta lacks them
+// (wire.MetaAppender).
+func (x *CompleteRequestParams) AppendJSONWithMeta(b []byte, meta jsontext.Value) ([]byte, error) {
+	y := *x
+	m, err := wire.MergeMembers(x.Meta, meta)
+	if err != nil {
+		return nil, fmt.Errorf("encode: CompleteRequestParams._meta: %w", err)
+	}
+	y.Meta = m
+	return y.AppendJSON(b)
 }
 
 // UnmarshalJSONFrom decodes x strictly from d: member names match case-sensitively,
@@ -4871,6 +4898,19 @@ func (x *GetPromptRequestParams) UnmarshalJSON(b []byte) error {
 	return wire.Unmarshal(b, x)
 }
 
+// AppendJSONWithMeta appends the JSON encoding of x to b, with the members of
+// meta (a JSON object) added to its _meta where x.Meta lacks them
+// (wire.MetaAppender).
+func (x *GetPromptRequestParams) AppendJSONWithMeta(b []byte, meta jsontext.Value) ([]byte, error) {
+	y := *x
+	m, err := wire.MergeMembers(x.Meta, meta)
+	if err != nil {
+		return nil, fmt.Errorf("encode: GetPromptRequestParams._meta: %w", err)
+	}
+	y.Meta = m
+	return y.AppendJSON(b)
+}
+
 // UnmarshalJSONFrom decodes x strictly from d: member names match case-sensitively,
 // duplicates and missing required members are errors, and unknown members are
 // skipped.
@@ -6231,6 +6271,19 @@ func (x InputResponseRequestParams) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON implements json.Unmarshaler, strictly: see UnmarshalJSONFrom.
 func (x *InputResponseRequestParams) UnmarshalJSON(b []byte) error {
 	return wire.Unmarshal(b, x)
+}
+
+// AppendJSONWithMeta appends the JSON encoding of x to b, with the members of
+// meta (a JSON object) added to its _meta where x.Meta lacks them
+// (wire.MetaAppender).
+func (x *InputResponseRequestParams) AppendJSONWithMeta(b []byte, meta jsontext.Value) ([]byte, error) {
+	y := *x
+	m, err := wire.MergeMembers(x.Meta, meta)
+	if err != nil {
+		return nil, fmt.Errorf("encode: InputResponseRequestParams._meta: %w", err)
+	}
+	y.Meta = m
+	return y.AppendJSON(b)
 }
 
 // UnmarshalJSONFrom decodes x strictly from d: member names match case-sensitively,
@@ -10546,6 +10599,19 @@ func (x *PaginatedRequestParams) UnmarshalJSON(b []byte) error {
 	return wire.Unmarshal(b, x)
 }
 
+// AppendJSONWithMeta appends the JSON encoding of x to b, with the members of
+// meta (a JSON object) added to its _meta where x.Meta lacks them
+// (wire.MetaAppender).
+func (x *PaginatedRequestParams) AppendJSONWithMeta(b []byte, meta jsontext.Value) ([]byte, error) {
+	y := *x
+	m, err := wire.MergeMembers(x.Meta, meta)
+	if err != nil {
+		return nil, fmt.Errorf("encode: PaginatedRequestParams._meta: %w", err)
+	}
+	y.Meta = m
+	return y.AppendJSON(b)
+}
+
 // UnmarshalJSONFrom decodes x strictly from d: member names match case-sensitively,
 // duplicates and missing required members are errors, and unknown members are
 // skipped.
@@ -11696,6 +11762,19 @@ func (x *ReadResourceRequestParams) UnmarshalJSON(b []byte) error {
 	return wire.Unmarshal(b, x)
 }
 
+// AppendJSONWithMeta appends the JSON encoding of x to b, with the members of
+// meta (a JSON object) added to its _meta where x.Meta lacks them
+// (wire.MetaAppender).
+func (x *ReadResourceRequestParams) AppendJSONWithMeta(b []byte, meta jsontext.Value) ([]byte, error) {
+	y := *x
+	m, err := wire.MergeMembers(x.Meta, meta)
+	if err != nil {
+		return nil, fmt.Errorf("encode: ReadResourceRequestParams._meta: %w", err)
+	}
+	y.Meta = m
+	return y.AppendJSON(b)
+}
+
 // UnmarshalJSONFrom decodes x strictly from d: member names match case-sensitively,
 // duplicates and missing required members are errors, and unknown members are
 // skipped.
@@ -12367,6 +12446,19 @@ func (x *RequestParams) UnmarshalJSON(b []byte) error {
 	return wire.Unmarshal(b, x)
 }
 
+// AppendJSONWithMeta appends the JSON encoding of x to b, with the members of
+// meta (a JSON object) added to its _meta where x.Meta lacks them
+// (wire.MetaAppender).
+func (x *RequestParams) AppendJSONWithMeta(b []byte, meta jsontext.Value) ([]byte, error) {
+	y := *x
+	m, err := wire.MergeMembers(x.Meta, meta)
+	if err != nil {
+		return nil, fmt.Errorf("encode: RequestParams._meta: %w", err)
+	}
+	y.Meta = m
+	return y.AppendJSON(b)
+}
+
 // UnmarshalJSONFrom decodes x strictly from d: member names match case-sensitively,
 // duplicates and missing required members are errors, and unknown members are
 // skipped.
@@ -12956,6 +13048,19 @@ func (x ResourceRequestParams) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON implements json.Unmarshaler, strictly: see UnmarshalJSONFrom.
 func (x *ResourceRequestParams) UnmarshalJSON(b []byte) error {
 	return wire.Unmarshal(b, x)
+}
+
+// AppendJSONWithMeta appends the JSON encoding of x to b, with the members of
+// meta (a JSON object) added to its _meta where x.Meta lacks them
+// (wire.MetaAppender).
+func (x *ResourceRequestParams) AppendJSONWithMeta(b []byte, meta jsontext.Value) ([]byte, error) {
+	y := *x
+	m, err := wire.MergeMembers(x.Meta, meta)
+	if err != nil {
+		return nil, fmt.Errorf("encode: ResourceRequestParams._meta: %w", err)
+	}
+	y.Meta = m
+	return y.AppendJSON(b)
 }
 
 // UnmarshalJSONFrom decodes x strictly from d: member names match case-sensitively,
@@ -15194,6 +15299,19 @@ func (x *SubscriptionsListenRequestParams) UnmarshalJSON(b []byte) error {
 	return wire.Unmarshal(b, x)
 }
 
+// AppendJSONWithMeta appends the JSON encoding of x to b, with the members of
+// meta (a JSON object) added to its _meta where x.Meta lacks them
+// (wire.MetaAppender).
+func (x *SubscriptionsListenRequestParams) AppendJSONWithMeta(b []byte, meta jsontext.Value) ([]byte, error) {
+	y := *x
+	m, err := wire.MergeMembers(x.Meta, meta)
+	if err != nil {
+		return nil, fmt.Errorf("encode: SubscriptionsListenRequestParams._meta: %w", err)
+	}
+	y.Meta = m
+	return y.AppendJSON(b)
+}
+
 // UnmarshalJSONFrom decodes x strictly from d: member names match case-sensitively,
 // duplicates and missing required members are errors, and unknown members are
 // skipped.
@@ -15274,6 +15392,19 @@ func (x SubscriptionsListenResult) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON implements json.Unmarshaler, strictly: see UnmarshalJSONFrom.
 func (x *SubscriptionsListenResult) UnmarshalJSON(b []byte) error {
 	return wire.Unmarshal(b, x)
+}
+
+// AppendJSONWithMeta appends the JSON encoding of x to b, with the members of
+// meta (a JSON object) added to its _meta where x.Meta lacks them
+// (wire.MetaAppender).
+func (x *SubscriptionsListenResult) AppendJSONWithMeta(b []byte, meta jsontext.Value) ([]byte, error) {
+	y := *x
+	m, err := wire.MergeMembers(x.Meta, meta)
+	if err != nil {
+		return nil, fmt.Errorf("encode: SubscriptionsListenResult._meta: %w", err)
+	}
+	y.Meta = m
+	return y.AppendJSON(b)
 }
 
 // UnmarshalJSONFrom decodes x strictly from d: member names match case-sensitively,

@@ -575,6 +575,17 @@ func (s *Session) notification(m *jsonrpc.Message) {
 		s.log.Debug("mcp: invalid notification ignored", "method", m.Method, "err", err)
 		return
 	}
+	if s.role == Client {
+		s.mu.Lock()
+		mc := s.mc
+		s.mu.Unlock()
+		if mc != nil {
+			if m.Method == "notifications/subscriptions/acknowledged" {
+				s.acknowledge(m.Params)
+			}
+			mc.cache.Invalidate(m.Method, m.Params) // U-K5
+		}
+	}
 	s.queueNote(note{m.Method, m.Params})
 }
 

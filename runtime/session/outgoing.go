@@ -2,12 +2,14 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/mcpgen/mcpgen/runtime/cache"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/revision"
 	"github.com/mcpgen/mcpgen/runtime/wire"
@@ -25,6 +27,16 @@ type CallOption func(*callOptions)
 
 type callOptions struct {
 	progress func(Progress)
+	noCache  bool
+	noLimit  bool          // no CallTimeout
+	onID     func(wire.ID) // told the request's id before it is sent
+}
+
+// WithoutCache makes a call of a client of the stateless era skip its
+// cache: the request is sent even when a fresh cached result answers it
+// (the result received is still stored).
+func WithoutCache() CallOption {
+	return func(o *callOptions) { o.noCache = true }
 }
 
 // WithProgress asks the peer for progress reports on the call (U-P1): a
@@ -38,15 +50,61 @@ func WithProgress(fn func(Progress)) CallOption {
 // its result, as raw JSON in the negotiated revision. Cancelling ctx, or the
 // session's CallTimeout passing, sends notifications/cancelled and returns
 // the context's error (L-15, U-C1). An error response is a *jsonrpc.Error.
+//
+// A client whose handler speaks the stateless era (see Connect) gets the
+// complete result: one that asks for input is answered by the handler and
+// the request sent again (U-M3), and one without resultType, from a legacy
+// server, reads as complete (V-12). Such a client also looks up the results
+// the server marked cacheable in its cache first (Options.Cache, U-K2…U-K5):
+// a fresh entry answers without a request.
 func (s *Session) Call(ctx context.Context, method string, params wire.Appender, opts ...CallOption) (jsontext.Value, error) {
-	var progress func(Progress)
-	if len(opts) > 0 {
-		var o callOptions
-		for _, opt := range opts {
-			opt(&o)
-		}
-		progress = o.progress
+	var o callOptions
+	for _, opt := range opts {
+		opt(&o)
 	}
+	if !s.clientOfModern() || method == "initialize" {
+		return s.call(ctx, method, params, o)
+	}
+	s.mu.Lock()
+	mc := s.mc
+	s.mu.Unlock()
+	var raw jsontext.Value
+	if params != nil {
+		var err error
+		if raw, err = encodeParams(params, mc); err != nil {
+			return nil, fmt.Errorf("%s params: %w", method, err)
+		}
+		params = rawAppender(raw)
+	}
+	var cached cache.Entry
+	hit := false
+	if mc != nil && !o.noCache {
+		if cached, hit = mc.cache.Get("", method, raw); hit && cached.Fresh {
+			return cached.Result, nil
+		}
+	}
+	res, err := s.call(ctx, method, params, o)
+	if err != nil {
+		if hit && !isAnswer(err) {
+			// U-K3: a stale entry may serve when the re-fetch fails.
+			return cached.Result, nil
+		}
+		return nil, err
+	}
+	if res, err = s.completeRounds(ctx, method, raw, o, res); err != nil {
+		return nil, err
+	}
+	if mc != nil {
+		if err := mc.cache.Put("", method, raw, res); err != nil {
+			s.log.Debug("mcp: result not cached", "method", method, "err", err)
+		}
+	}
+	return res, nil
+}
+
+// call sends one request and waits for its answer (see Call).
+func (s *Session) call(ctx context.Context, method string, params wire.Appender, o callOptions) (jsontext.Value, error) {
+	progress := o.progress
 	md, out, err := s.outgoing(method, params, false, progress != nil)
 	if err != nil {
 		return nil, err
@@ -66,6 +124,9 @@ func (s *Session) Call(ctx context.Context, method string, params wire.Appender,
 	}
 	s.room.Signal() // a reader waiting for room must read this call's answer
 	s.mu.Unlock()
+	if o.onID != nil {
+		o.onID(id)
+	}
 	defer func() {
 		s.mu.Lock()
 		delete(s.pending, id)
@@ -83,7 +144,7 @@ func (s *Session) Call(ctx context.Context, method string, params wire.Appender,
 		out = rawAppender(withToken)
 	}
 	var timeout <-chan time.Time
-	if s.opts.CallTimeout > 0 {
+	if s.opts.CallTimeout > 0 && !o.noLimit {
 		t := getTimer(s.opts.CallTimeout)
 		defer putTimer(t)
 		timeout = t.C
@@ -217,8 +278,11 @@ func (s *Session) notify(method string, params jsontext.Value) {
 // for it.
 func (s *Session) outgoing(method string, params wire.Appender, notification, needRaw bool) (*wire.Method, wire.Appender, error) {
 	s.mu.Lock()
-	st, rev, ended := s.state, s.rev, s.ended
+	st, rev, ended, mc := s.state, s.rev, s.ended, s.mc
 	s.mu.Unlock()
+	if notification {
+		mc = nil // only requests carry the envelope (V-1)
+	}
 	if st == stateClosed && (!notification || ended) {
 		// While the session ends, handlers still answering may notify
 		// (progress, logs), but nothing can be called any more.
@@ -229,6 +293,13 @@ func (s *Session) outgoing(method string, params wire.Appender, notification, ne
 			return nil, nil, fmt.Errorf("%s: the session is not initialized (L-8)", method)
 		}
 		rev = s.handler.Revision()
+		if method == "initialize" && !rev.Handshake() {
+			// A client of the stateless era falling back (see Connect):
+			// initialize is said in the revision it offers.
+			if rev = revision.Negotiate("", s.supported()); rev == nil {
+				return nil, nil, errors.New("initialize: this binary links no revision with initialize")
+			}
+		}
 	} else if s.role == Server && st != stateReady && !notification && method != "ping" {
 		return nil, nil, fmt.Errorf("%s: the client has not sent notifications/initialized yet (L-9)", method)
 	}
@@ -239,7 +310,7 @@ func (s *Session) outgoing(method string, params wire.Appender, notification, ne
 	if path, ok := s.gatePeer(*md); !ok && st != stateNew {
 		return nil, nil, &jsonrpc.Error{Code: jsonrpc.MethodNotFound, Message: fmt.Sprintf("%s: the capability %s was not declared (L-17)", method, path)}
 	}
-	if params == nil {
+	if params == nil && mc == nil {
 		if md.ParamsRequired {
 			return md, nil, fmt.Errorf("%s: params are required", method)
 		}
@@ -247,12 +318,22 @@ func (s *Session) outgoing(method string, params wire.Appender, notification, ne
 	}
 	elicit := method == "elicitation/create" && st != stateNew
 	convert := rev != s.handler.Revision() && md.NewParams != nil
-	if !needRaw && !elicit && !convert {
+	if !needRaw && !elicit && !convert && mc == nil {
 		return md, params, nil
 	}
-	raw, err := params.AppendJSON(nil)
-	if err != nil {
-		return md, nil, fmt.Errorf("%s params: %w", method, err)
+	var raw []byte
+	if params != nil {
+		var err error
+		if raw, err = params.AppendJSON(nil); err != nil {
+			return md, nil, fmt.Errorf("%s params: %w", method, err)
+		}
+	}
+	if mc != nil {
+		// V-1, V-2: the revision, the capabilities and the identity.
+		var err error
+		if raw, err = mc.withModernMeta(raw); err != nil {
+			return md, nil, fmt.Errorf("%s params: %w", method, err)
+		}
 	}
 	if len(raw) == 0 {
 		if md.ParamsRequired {
@@ -269,6 +350,7 @@ func (s *Session) outgoing(method string, params wire.Appender, notification, ne
 		}
 	}
 	if convert {
+		var err error
 		if raw, err = inRevision(rev, method, raw); err != nil {
 			return md, nil, err
 		}

@@ -40,6 +40,7 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/mcpgen/mcpgen/runtime/cache"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/revision"
 	"github.com/mcpgen/mcpgen/runtime/transport"
@@ -118,6 +119,15 @@ type Options struct {
 	// only good for the process that issued it; servers behind a load
 	// balancer share a key ring instead.
 	Sealer StateSealer
+	// ProbeTimeout bounds how long Connect waits for the answer to its
+	// server/discover probe before it takes the server for one of the
+	// initialize era (V-11). Default DefaultProbeTimeout; negative means
+	// no bound but the context's.
+	ProbeTimeout time.Duration
+	// Cache holds the results a client of the stateless era received that
+	// the server marked cacheable (U-K1…U-K5). Default: one cache per
+	// session; share one between sessions to the same server.
+	Cache *cache.Cache
 }
 
 // DefaultDrainTimeout is Options.DrainTimeout's default. It is shorter than
@@ -165,11 +175,13 @@ type Session struct {
 	pending  map[wire.ID]chan callResult
 	inflight map[wire.ID]*handlerCtx
 	progress map[wire.ID]func(Progress)
-	logLevel int             // index in logLevels; messages below are not sent
-	modern   bool            // a server whose handler speaks the stateless era (see Modern)
-	subs     map[string]bool // resources/subscribe kept by the engine (modern handler, legacy session)
-	ended    bool            // the transport is closed, or about to be
-	after    []func()        // called once the session has ended (AfterFunc)
+	logLevel int                       // index in logLevels; messages below are not sent
+	modern   bool                      // a server whose handler speaks the stateless era (see Modern)
+	mc       *modernClient             // a client in the stateless era (see Connect); nil otherwise
+	listens  map[wire.ID]*Subscription // open subscriptions/listen calls, by request id
+	subs     map[string]bool           // resources/subscribe kept by the engine (modern handler, legacy session)
+	ended    bool                      // the transport is closed, or about to be
+	after    []func()                  // called once the session has ended (AfterFunc)
 
 	room     sync.Cond      // on mu: signalled when a handler ends, a call starts or the session ends (see waitRoom)
 	handlers sync.WaitGroup // request handlers and batch answers; Add only while not stateClosed

@@ -266,3 +266,12 @@ func (e *Encoder) RequireConst(v jsontext.Value, name, want string) {
 		e.Fail("raw object must have " + strconv.Quote(name) + ": " + want)
 	}
 }
+
+// MetaAppender is implemented by generated types whose _meta has required
+// members, such as the request params of 2026-07-28, whose envelope the
+// session engine fills in: AppendJSONWithMeta encodes the value with the
+// members of meta added to its _meta where it lacks them.
+type MetaAppender interface {
+	Appender
+	AppendJSONWithMeta(b []byte, meta jsontext.Value) ([]byte, error)
+}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/go-cmp/cmp"
 
@@ -303,4 +304,29 @@ func indexOf(names []string, name string) int {
 		}
 	}
 	return -1
+}
+
+// FuzzMergeMembers: on valid objects, the result is a valid object that
+// has every member of both; on anything else, an error, never a panic.
+func FuzzMergeMembers(f *testing.F) {
+	f.Add([]byte(`{"a":1}`), []byte(`{"b":2,"a":3}`))
+	f.Add([]byte(` { } `), []byte(`{"\u0061":null}`))
+	f.Add([]byte(`[]`), []byte(`{}`))
+	f.Fuzz(func(t *testing.T, v, add []byte) {
+		got, err := wire.MergeMembers(v, add)
+		if err != nil {
+			return
+		}
+		if !got.IsValid() || got.Kind() != '{' {
+			t.Fatalf("MergeMembers(%q, %q) = %q: not a valid object", v, add, got)
+		}
+		var m map[string]jsontext.Value
+		if json.Unmarshal(add, &m) == nil {
+			for k := range m {
+				if !wire.Has(got, k) {
+					t.Fatalf("MergeMembers(%q, %q) = %q lacks %q", v, add, got, k)
+				}
+			}
+		}
+	})
 }

@@ -276,3 +276,63 @@ func SetMember(v jsontext.Value, name string, val []byte) (jsontext.Value, error
 	e.buf = append(e.buf, '}')
 	return e.Bytes()
 }
+
+// MergeMembers returns the object v with the members of the object add that
+// v lacks appended, in add's order; v's own members are kept as they are.
+// A nil v is the empty object; a nil add changes nothing.
+func MergeMembers(v, add jsontext.Value) (jsontext.Value, error) {
+	if len(v) == 0 {
+		v = jsontext.Value("{}")
+	}
+	if !v.IsValid() || v.Kind() != '{' {
+		return v, Errorf("", "not a JSON object")
+	}
+	if len(add) == 0 {
+		return v, nil
+	}
+	if !add.IsValid() || add.Kind() != '{' {
+		return v, Errorf("", "the members to add are not a JSON object")
+	}
+	out := append([]byte(nil), v[:len(v)-skipTrailing(v)]...)
+	more := skipSpace(out, skipSpace(out, 0)+1) < len(out)
+	i := skipSpace(add, 0) + 1
+	for {
+		i = skipSpace(add, i)
+		if i >= len(add) || add[i] == '}' {
+			break
+		}
+		if add[i] == ',' {
+			i = skipSpace(add, i+1)
+		}
+		end := skipString(add, i)
+		key := add[i : end+1]
+		i = skipSpace(add, end+1) + 1
+		start := skipSpace(add, i)
+		i = skipValue(add, start)
+		name, err := jsontext.AppendUnquote(nil, key)
+		if err != nil {
+			return v, Errorf("", "a member name to add: %v", err)
+		}
+		if Has(v, string(name)) {
+			continue
+		}
+		if more {
+			out = append(out, ',')
+		}
+		out = append(out, key...)
+		out = append(out, ':')
+		out = append(out, add[start:i]...)
+		more = true
+	}
+	return append(out, '}'), nil
+}
+
+// skipTrailing returns how many bytes of the object v, from its end, are
+// its closing brace and the spaces around it.
+func skipTrailing(v []byte) int {
+	n := 0
+	for n < len(v) && (v[len(v)-1-n] == ' ' || v[len(v)-1-n] == '\t' || v[len(v)-1-n] == '\n' || v[len(v)-1-n] == '\r') {
+		n++
+	}
+	return n + 1
+}

@@ -298,3 +298,31 @@ func TestMetaProgressTokenPattern(t *testing.T) {
 		t.Error("found a member in truncated JSON")
 	}
 }
+
+func TestMergeMembers(t *testing.T) {
+	tests := []struct {
+		v, add, want string
+	}{
+		{"", `{"a":1}`, `{"a":1}`},
+		{`{}`, `{"a":1,"b":[2]}`, `{"a":1,"b":[2]}`},
+		{`{"a":0}`, `{"a":1,"b":2}`, `{"a":0,"b":2}`},
+		{` { "x" : true } `, `{"y":null}`, ` { "x" : true ,"y":null}`},
+		{`{"a\u0062":0}`, `{"ab":1}`, `{"a\u0062":0}`},
+		{`{"a":0}`, ``, `{"a":0}`},
+	}
+	for _, tt := range tests {
+		got, err := wire.MergeMembers(jsontext.Value(tt.v), jsontext.Value(tt.add))
+		if err != nil {
+			t.Errorf("MergeMembers(%s, %s): %v", tt.v, tt.add, err)
+			continue
+		}
+		if string(got) != tt.want || !got.IsValid() {
+			t.Errorf("MergeMembers(%s, %s) = %s, want %s", tt.v, tt.add, got, tt.want)
+		}
+	}
+	for _, bad := range [][2]string{{`[1]`, `{}`}, {`{}`, `[]`}, {`{`, `{}`}} {
+		if _, err := wire.MergeMembers(jsontext.Value(bad[0]), jsontext.Value(bad[1])); err == nil {
+			t.Errorf("MergeMembers(%s, %s): no error", bad[0], bad[1])
+		}
+	}
+}

@@ -1,0 +1,536 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/mcpgen/mcpgen/runtime/cache"
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/revision"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+)
+
+// This file is the client of the stateless era (2026-07-28 on): a client
+// whose handler speaks a revision without initialize finds out which era
+// the server speaks (V-11), and then either sends every request with its
+// revision, capabilities and identity in _meta (V-1, V-2) and answers the
+// server's requests for input by retrying (U-M1…U-M3), or falls back to
+// the initialize handshake of the newest legacy revision linked into the
+// binary, its handler answering real server requests instead.
+
+// DefaultProbeTimeout is Options.ProbeTimeout's default.
+const DefaultProbeTimeout = 5 * time.Second
+
+// Era is the generation of the protocol a client and a server speak.
+type Era uint8
+
+// The eras.
+const (
+	// EraUnknown: not found out yet.
+	EraUnknown Era = iota
+	// EraLegacy: the initialize handshake and a session (2025-11-25 and
+	// earlier).
+	EraLegacy
+	// EraModern: stateless requests that carry their revision (2026-07-28
+	// on).
+	EraModern
+)
+
+func (e Era) String() string {
+	switch e {
+	case EraLegacy:
+		return "legacy"
+	case EraModern:
+		return "modern"
+	}
+	return "unknown"
+}
+
+// ServerKeyer is implemented by transports that reach a server by an
+// address that outlives the connection, such as a Streamable HTTP endpoint
+// URL. Connect remembers the era it found per key for the life of the
+// process (V-11: clients cache the detected era per server), so that a
+// second connection to a legacy server starts with initialize at once.
+type ServerKeyer interface {
+	ServerKey() string
+}
+
+// eras caches the era found per server key.
+var eras sync.Map // string → Era
+
+// KnownEra returns the era Connect found for the server key, or EraUnknown.
+func KnownEra(key string) Era {
+	if v, ok := eras.Load(key); ok {
+		return v.(Era)
+	}
+	return EraUnknown
+}
+
+// ForgetEra drops what Connect found for the server key, so that the next
+// Connect probes again (after the server was upgraded, say).
+func ForgetEra(key string) { eras.Delete(key) }
+
+// modernClient is what a client of the stateless era adds to every request.
+type modernClient struct {
+	meta  jsontext.Value // the _meta members every request carries
+	cache *cache.Cache
+}
+
+// Connect starts the client side for a handler of the stateless era: it
+// finds out the server's era (V-11) and readies the session for calls.
+// info and caps are the client's Implementation and ClientCapabilities.
+//
+// It sends server/discover as a stateless request, bounded by
+// Options.ProbeTimeout. A DiscoverResult means a server of the stateless
+// era: from then on every request carries the revision, caps and info in
+// _meta, PeerCapabilities and PeerInfo come from the DiscoverResult, and
+// results that ask for input are answered by the handler and retried
+// (see Call). An error of the stateless era means the same kind of server
+// (-32022 UnsupportedProtocolVersion is followed: the probe is sent again
+// at a revision both sides have, or, when the server names only revisions
+// of the initialize era, the client falls back). Anything else (another
+// error, an HTTP status without such an error, no answer in time) means a
+// legacy server: Connect sends initialize for the newest revision with
+// the handshake that the binary links and Options.Revisions allow, and the
+// session goes on in it, the handler's types converted as for any older
+// revision. The error names both attempts when that fails too.
+//
+// The era found is remembered per server when the transport is a
+// ServerKeyer; a legacy one makes the next Connect start with initialize.
+// Connect on a handler of a revision with initialize just initializes.
+func (s *Session) Connect(ctx context.Context, info, caps wire.Appender) error {
+	if s.role != Client {
+		return errors.New("connect: only a client connects")
+	}
+	infoRaw, err := appendValue(info, "clientInfo")
+	if err != nil {
+		return err
+	}
+	capsRaw, err := appendValue(caps, "capabilities")
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	st := s.state
+	s.mu.Unlock()
+	if st != stateNew {
+		return errors.New("connect: the session is already connected")
+	}
+	if !Modern(s.handler) {
+		return s.initializeWith(ctx, infoRaw, capsRaw)
+	}
+	key := ""
+	if k, ok := s.t.(ServerKeyer); ok {
+		key = k.ServerKey()
+	}
+	if key != "" && KnownEra(key) == EraLegacy {
+		return s.fallback(ctx, key, infoRaw, capsRaw, nil)
+	}
+	rev := s.handler.Revision()
+	for tries := 0; ; tries++ {
+		err := s.probe(ctx, rev, infoRaw, capsRaw)
+		if err == nil {
+			if key != "" {
+				eras.Store(key, EraModern)
+			}
+			return nil
+		}
+		s.mu.Lock()
+		s.rev, s.mc, s.ownCaps = nil, nil, nil
+		s.mu.Unlock()
+		if ctx.Err() != nil {
+			return fmt.Errorf("connect: %w", err)
+		}
+		var je *jsonrpc.Error
+		if !errors.As(err, &je) || !modernError(je) {
+			return s.fallback(ctx, key, infoRaw, capsRaw, err)
+		}
+		if je.Code != UnsupportedProtocolVersion || tries > 0 {
+			// A server of the stateless era that refused the probe.
+			return fmt.Errorf("connect: %w", err)
+		}
+		// V-4: retry with a revision both sides have, or fall back when the
+		// server names only revisions of the initialize era.
+		supported := supportedOf(je)
+		next := s.commonModern(supported)
+		if next == nil {
+			if s.commonLegacy(supported) {
+				return s.fallback(ctx, key, infoRaw, capsRaw, err)
+			}
+			return fmt.Errorf("connect: the server supports %v, none of which this client speaks: %w", supported, err)
+		}
+		rev = next
+	}
+}
+
+// probe sends server/discover at rev and, on a DiscoverResult, readies the
+// session in the stateless era.
+func (s *Session) probe(ctx context.Context, rev *revision.Revision, info, caps jsontext.Value) error {
+	meta := jsontext.Value(`{}`)
+	q, _ := jsontext.AppendQuote(nil, rev.Name)
+	meta, _ = wire.SetMember(meta, MetaProtocolVersion, q)
+	meta, _ = wire.SetMember(meta, MetaClientCapabilities, caps)
+	meta, _ = wire.SetMember(meta, MetaClientInfo, info)
+	c := s.opts.Cache
+	if c == nil {
+		c = cache.New(cache.Options{})
+	}
+	s.mu.Lock()
+	s.rev, s.ownCaps = rev, cloneValue(caps)
+	s.mc = &modernClient{meta: meta, cache: c}
+	s.mu.Unlock()
+	timeout := s.opts.ProbeTimeout
+	if timeout == 0 {
+		timeout = DefaultProbeTimeout
+	}
+	pctx := ctx
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		pctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	raw, err := s.Call(pctx, "server/discover", nil)
+	if err != nil {
+		return err
+	}
+	if versions, ok := wire.Member(raw, "supportedVersions"); ok {
+		var names []string
+		if wire.DecodeValue(versions, &names) == nil && !slices.Contains(names, rev.Name) {
+			return fmt.Errorf("server/discover: the server answered at %s but lists only %v", rev.Name, names)
+		}
+	}
+	peerCaps, _ := wire.Member(raw, "capabilities")
+	metaOut, _ := wire.Member(raw, "_meta")
+	info2, _ := wire.Member(metaOut, MetaServerInfo)
+	s.mu.Lock()
+	s.peerCaps = cloneValue(peerCaps)
+	s.peerInfo = cloneValue(info2)
+	s.state = stateReady
+	s.mu.Unlock()
+	return nil
+}
+
+// fallback initializes a legacy session after the probe found no server of
+// the stateless era (why is the probe's failure, nil when the era was
+// known).
+func (s *Session) fallback(ctx context.Context, key string, info, caps jsontext.Value, why error) error {
+	if revision.Negotiate("", s.supported()) == nil {
+		if why != nil {
+			return fmt.Errorf("connect: the server does not speak the stateless era (server/discover: %w), and this binary links no revision with initialize to fall back to: import one, such as protocol/mcp20251125", why)
+		}
+		return errors.New("connect: the server speaks only the initialize era, and this binary links no revision with initialize: import one, such as protocol/mcp20251125")
+	}
+	if err := s.initializeWith(ctx, info, caps); err != nil {
+		if why != nil {
+			return fmt.Errorf("connect: server/discover failed (%v), and so did the fallback: %w", why, err)
+		}
+		return fmt.Errorf("connect: %w", err)
+	}
+	if key != "" {
+		eras.Store(key, EraLegacy)
+	}
+	return nil
+}
+
+// initializeWith runs Initialize with the client's info and capabilities.
+func (s *Session) initializeWith(ctx context.Context, info, caps jsontext.Value) error {
+	params := jsontext.Value(`{"protocolVersion":""}`)
+	params, _ = wire.SetMember(params, "capabilities", caps)
+	params, _ = wire.SetMember(params, "clientInfo", info)
+	_, err := s.Initialize(ctx, rawAppender(params))
+	return err
+}
+
+// Era returns the era of the session: EraModern for a client of the
+// stateless era that found such a server, EraLegacy once initialize was
+// exchanged, EraUnknown before either.
+func (s *Session) Era() Era {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.mc != nil && s.state != stateNew:
+		return EraModern
+	case s.rev != nil && s.rev.Handshake():
+		return EraLegacy
+	}
+	return EraUnknown
+}
+
+// modernError reports whether e is an error only a server of the stateless
+// era sends (V-11: a recognised modern error means a modern server).
+func modernError(e *jsonrpc.Error) bool {
+	switch e.Code {
+	case UnsupportedProtocolVersion:
+		return len(supportedOf(e)) > 0
+	case MissingRequiredClientCapability, HeaderMismatch:
+		return true
+	}
+	return false
+}
+
+// supportedOf returns data.supported of an UnsupportedProtocolVersion error.
+func supportedOf(e *jsonrpc.Error) []string {
+	raw, ok := wire.Member(e.Data, "supported")
+	if !ok {
+		return nil
+	}
+	var names []string
+	if wire.DecodeValue(raw, &names) != nil {
+		return nil
+	}
+	return names
+}
+
+// commonModern returns the newest stateless revision in names that the
+// handler can speak (its own, or one it converts to), or nil.
+func (s *Session) commonModern(names []string) *revision.Revision {
+	own := s.handler.Revision()
+	for _, r := range modernRevisions(s.supported()) {
+		if slices.Contains(names, r.Name) && (r == own || canConvert(own, r)) {
+			return r
+		}
+	}
+	return nil
+}
+
+// commonLegacy reports whether names has a revision with initialize that
+// this client supports.
+func (s *Session) commonLegacy(names []string) bool {
+	for _, n := range names {
+		if r, ok := revision.Lookup(n); ok && r.Handshake() && (s.supported() == nil || slices.Contains(s.supported(), n)) {
+			return true
+		}
+	}
+	return false
+}
+
+// appendValue encodes v, an object the caller gives (nil for {}).
+func appendValue(v wire.Appender, what string) (jsontext.Value, error) {
+	if v == nil {
+		return jsontext.Value(`{}`), nil
+	}
+	raw, err := v.AppendJSON(nil)
+	if err != nil {
+		return nil, fmt.Errorf("connect: %s: %w", what, err)
+	}
+	if len(raw) == 0 {
+		return jsontext.Value(`{}`), nil
+	}
+	if jsontext.Value(raw).Kind() != '{' {
+		return nil, fmt.Errorf("connect: %s: not a JSON object", what)
+	}
+	return raw, nil
+}
+
+// withModernMeta adds the client's _meta members to a request's params
+// (raw, nil for none), keeping the members of _meta the caller set.
+func (mc *modernClient) withModernMeta(raw jsontext.Value) (jsontext.Value, error) {
+	if len(raw) == 0 {
+		raw = jsontext.Value(`{}`)
+	}
+	meta, ok := wire.Member(raw, "_meta")
+	if !ok || meta.Kind() != '{' {
+		return wire.SetMember(raw, "_meta", mc.meta)
+	}
+	var m map[string]jsontext.Value
+	if err := wire.DecodeValue(mc.meta, &m); err != nil {
+		return nil, err
+	}
+	var err error
+	for k, v := range m {
+		if wire.Has(meta, k) {
+			continue // the caller's own value wins
+		}
+		if meta, err = wire.SetMember(meta, k, v); err != nil {
+			return nil, err
+		}
+	}
+	return wire.SetMember(raw, "_meta", meta)
+}
+
+// clientOfModern reports whether this is a client whose handler speaks the
+// stateless era (connected in either era).
+func (s *Session) clientOfModern() bool {
+	return s.role == Client && Modern(s.handler)
+}
+
+// inputMethods are the methods whose results may ask for input (U-M1).
+var inputMethods = map[string]bool{"tools/call": true, "prompts/get": true, "resources/read": true}
+
+// completeRounds takes a result a client of the stateless era received for
+// method and returns the complete one: a result without resultType is
+// complete (V-12, from a legacy server) and gets resultType "complete" for
+// the handler's types; an InputRequiredResult is answered by the handler and
+// the request sent again with the answers (U-M3), at most MaxInputRounds
+// times.
+func (s *Session) completeRounds(ctx context.Context, method string, params jsontext.Value, o callOptions, raw jsontext.Value) (jsontext.Value, error) {
+	for round := 1; ; round++ {
+		if raw.Kind() != '{' {
+			return raw, nil
+		}
+		rt, ok := wire.MemberString(raw, "resultType")
+		if !ok {
+			if wire.Has(raw, "resultType") {
+				return nil, fmt.Errorf("%s result: /resultType: not a string", method)
+			}
+			return wire.SetMember(raw, "resultType", jsontext.Value(`"complete"`))
+		}
+		switch rt {
+		case "complete":
+			return raw, nil
+		case "input_required":
+		default:
+			return nil, fmt.Errorf("%s result: /resultType: unrecognised value %q (V-12)", method, rt)
+		}
+		if !inputMethods[method] {
+			return nil, fmt.Errorf("%s result: the server asked for input, which only tools/call, prompts/get and resources/read may do (U-M1)", method)
+		}
+		if round > MaxInputRounds {
+			return nil, fmt.Errorf("%s: the server asked for input %d times; giving up (at most %d rounds)", method, round, MaxInputRounds)
+		}
+		next, err := s.answerInput(ctx, method, params, raw)
+		if err != nil {
+			return nil, err
+		}
+		if raw, err = s.call(ctx, method, rawAppender(next), o); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// answerInput has the handler answer the inputRequests of an
+// InputRequiredResult, and returns the params of the retry: the original
+// ones plus inputResponses and the requestState, verbatim (U-M3).
+func (s *Session) answerInput(ctx context.Context, method string, params, res jsontext.Value) (jsontext.Value, error) {
+	reqs, hasReqs := wire.Member(res, "inputRequests")
+	state, hasState := wire.Member(res, "requestState")
+	if !hasReqs && !hasState {
+		return nil, fmt.Errorf("%s result: an InputRequiredResult with neither inputRequests nor requestState (U-M1)", method)
+	}
+	if len(params) == 0 {
+		params = jsontext.Value(`{}`)
+	}
+	var err error
+	if hasReqs {
+		var m map[string]jsontext.Value
+		if err := wire.DecodeValue(reqs, &m); err != nil {
+			return nil, fmt.Errorf("%s result: /inputRequests: %w", method, err)
+		}
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		answers := make(map[string]jsontext.Value, len(m))
+		for _, k := range keys {
+			a, err := s.answerOne(ctx, k, m[k])
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", method, err)
+			}
+			answers[k] = a
+		}
+		out, err := encodeSorted(answers)
+		if err != nil {
+			return nil, err
+		}
+		if params, err = wire.SetMember(params, "inputResponses", out); err != nil {
+			return nil, err
+		}
+	}
+	if hasState {
+		if params, err = wire.SetMember(params, "requestState", state); err != nil {
+			return nil, err
+		}
+	}
+	return params, nil
+}
+
+// answerOne has the handler answer the input request req, under key.
+func (s *Session) answerOne(ctx context.Context, key string, req jsontext.Value) (jsontext.Value, error) {
+	method, _ := wire.MemberString(req, "method")
+	params, _ := wire.Member(req, "params")
+	md := s.handler.Revision().Find(method)
+	if md == nil || !md.Embedded {
+		return nil, fmt.Errorf("/inputRequests/%s: %q is not an input request of revision %s", key, method, s.handler.Revision().Name)
+	}
+	s.mu.Lock()
+	own := s.ownCaps
+	s.mu.Unlock()
+	if md.Gate != "" && !HasCapability(own, md.Gate) {
+		return nil, fmt.Errorf("/inputRequests/%s: the server asked for %s, but this client did not declare the capability %s (U-M2)", key, method, md.Gate)
+	}
+	if method == "elicitation/create" {
+		if mode, ok := elicitationModeOK(own, params); !ok {
+			return nil, fmt.Errorf("/inputRequests/%s: the server asked for elicitation mode %q, which this client did not declare", key, mode)
+		}
+	}
+	res, err := s.handler.HandleRequest(withRequest(ctx, s, wire.ID{}, wire.ID{}), s, method, params)
+	if err != nil {
+		return nil, fmt.Errorf("/inputRequests/%s (%s): %w", key, method, err)
+	}
+	if res == nil {
+		return nil, fmt.Errorf("/inputRequests/%s (%s): the handler returned no result", key, method)
+	}
+	b, err := res.AppendJSON(nil)
+	if err != nil {
+		return nil, fmt.Errorf("/inputRequests/%s (%s) result: %w", key, method, err)
+	}
+	return b, nil
+}
+
+// isAnswer reports whether err is the server's answer (a JSON-RPC error),
+// as opposed to a failure to get one.
+func isAnswer(err error) bool {
+	var je *jsonrpc.Error
+	return errors.As(err, &je)
+}
+
+// envelopeStub stands in for the envelope when params whose _meta requires
+// it are encoded for a legacy session, which gets no envelope.
+var envelopeStub = jsontext.Value(`{"` + MetaProtocolVersion + `":"","` + MetaClientCapabilities + `":{}}`)
+
+// envelopeKeys are the _meta members of the envelope.
+var envelopeKeys = []string{MetaProtocolVersion, MetaClientCapabilities, MetaClientInfo}
+
+// encodeParams encodes the params of a call of a client of the stateless
+// era: with the envelope of mc in _meta, or, on a legacy session (mc nil),
+// without any.
+func encodeParams(params wire.Appender, mc *modernClient) (jsontext.Value, error) {
+	ma, ok := params.(wire.MetaAppender)
+	switch {
+	case mc != nil && ok:
+		return ma.AppendJSONWithMeta(nil, mc.meta)
+	case mc != nil:
+		raw, err := params.AppendJSON(nil)
+		if err != nil {
+			return nil, err
+		}
+		return mc.withModernMeta(raw)
+	case !ok:
+		return params.AppendJSON(nil)
+	}
+	raw, err := ma.AppendJSONWithMeta(nil, envelopeStub)
+	if err != nil {
+		return nil, err
+	}
+	meta, _ := wire.Member(raw, "_meta")
+	var m map[string]jsontext.Value
+	if err := wire.DecodeValue(meta, &m); err != nil {
+		return nil, err
+	}
+	for _, k := range envelopeKeys {
+		delete(m, k)
+	}
+	if len(m) == 0 {
+		return removeMember(raw, "_meta")
+	}
+	if meta, err = encodeSorted(m); err != nil {
+		return nil, err
+	}
+	return wire.SetMember(raw, "_meta", meta)
+}

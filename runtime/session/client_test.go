@@ -1,0 +1,198 @@
+package session_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/google/go-cmp/cmp"
+	m25 "github.com/mcpgen/mcpgen/protocol/mcp20251125"
+	m26 "github.com/mcpgen/mcpgen/protocol/mcp20260728"
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/session"
+	"github.com/mcpgen/mcpgen/runtime/transport"
+)
+
+// recorder is a transport end that records the methods and params it
+// writes, for tests of what a client sends.
+type recorder struct {
+	transport.Transport
+	mu   sync.Mutex
+	sent []jsontext.Value
+}
+
+func (r *recorder) Write(ctx context.Context, b []byte) error {
+	r.mu.Lock()
+	r.sent = append(r.sent, append(jsontext.Value(nil), b...))
+	r.mu.Unlock()
+	return r.Transport.Write(ctx, b)
+}
+
+func (r *recorder) methods() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, b := range r.sent {
+		if items, _, err := jsonrpc.Decode(b, false); err == nil && items[0].Msg != nil && items[0].Msg.Method != "" {
+			out = append(out, items[0].Msg.Method)
+		}
+	}
+	return out
+}
+
+// inputClient answers elicitations with a name, counting them.
+type inputClient struct {
+	m26.UnimplementedClient
+	mu       sync.Mutex
+	elicited int
+	changed  chan struct{}
+}
+
+func (c *inputClient) Elicit(ctx context.Context, p *m26.ElicitRequestParams) (*m26.ElicitResult, error) {
+	c.mu.Lock()
+	c.elicited++
+	c.mu.Unlock()
+	return &m26.ElicitResult{Action: "accept", Content: map[string]m26.ElicitResultContentValue{"name": {Value: m26.ElicitResultContentValueString("Ada")}}}, nil
+}
+
+func (c *inputClient) ToolListChanged(ctx context.Context, p *m26.NotificationParams) {
+	select {
+	case c.changed <- struct{}{}:
+	default:
+	}
+}
+
+var clientCaps = m26.ClientCapabilities{Elicitation: &m26.ClientCapabilitiesElicitation{}}
+
+// connect26 connects a 2026-07-28 client to srv (a session.Handler) over a
+// pipe, recording what the client sends.
+func connect26(t *testing.T, h session.Handler, c m26.Client, opts session.Options) (*m26.ClientSession, *recorder) {
+	t.Helper()
+	a, b := transport.Pipe()
+	srv := session.New(session.Server, a, h, session.Options{})
+	t.Cleanup(func() { srv.Close() })
+	rec := &recorder{Transport: b}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cs, err := m26.Connect(ctx, rec, m26.Implementation{Name: "client", Version: "1"}, clientCaps, c, opts)
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs, rec
+}
+
+func TestClientModernEra(t *testing.T) {
+	srv, _ := modernServer(t)
+	c := &inputClient{changed: make(chan struct{}, 1)}
+	cs, rec := connect26(t, srv.Handler(), c, session.Options{})
+	if cs.Era() != session.EraModern || cs.Revision().Name != m26.Revision {
+		t.Fatalf("era %v, revision %v; want modern at %s", cs.Era(), cs.Revision(), m26.Revision)
+	}
+	ctx := context.Background()
+	res, err := cs.CallTool(ctx, &m26.CallToolRequestParams{Name: "greet"})
+	if err != nil {
+		t.Fatalf("CallTool: %v", err)
+	}
+	text := res.Content[0].Value.(*m26.TextContent).Text
+	if text != `Hello "Ada"` || res.ResultType != "complete" {
+		t.Errorf("CallTool = %q (%s), want Hello \"Ada\" (complete)", text, res.ResultType)
+	}
+	if c.elicited != 1 {
+		t.Errorf("the client answered %d elicitations, want 1", c.elicited)
+	}
+	want := []string{"server/discover", "tools/call", "tools/call"}
+	if diff := cmp.Diff(want, rec.methods()); diff != "" {
+		t.Errorf("methods sent (-want +got):\n%s", diff)
+	}
+	// Every request carries the envelope (V-1, V-2).
+	for _, b := range rec.sent {
+		items, _, err := jsonrpc.Decode(b, false)
+		if err != nil || items[0].Msg == nil {
+			t.Fatalf("decoding %s: %v", b, err)
+		}
+		m := items[0].Msg
+		if !strings.Contains(string(m.Params), `"io.modelcontextprotocol/protocolVersion":"2026-07-28"`) ||
+			!strings.Contains(string(m.Params), `"io.modelcontextprotocol/clientInfo":{"name":"client","version":"1"}`) ||
+			!strings.Contains(string(m.Params), `"io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}`) {
+			t.Errorf("%s params lack the envelope: %s", m.Method, m.Params)
+		}
+	}
+}
+
+func TestClientCacheAndListen(t *testing.T) {
+	srv, _ := modernServer(t) // tools/list cached 5 s, public
+	c := &inputClient{changed: make(chan struct{}, 1)}
+	cs, rec := connect26(t, srv.Handler(), c, session.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for range 2 {
+		if _, err := cs.ListTools(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := strings.Count(strings.Join(rec.methods(), " "), "tools/list"); n != 1 {
+		t.Errorf("tools/list sent %d times for two calls within its ttl, want 1", n)
+	}
+	sub, err := cs.Listen(ctx, &m26.SubscriptionsListenRequestParams{Notifications: m26.SubscriptionFilter{ToolsListChanged: ptr(true)}})
+	if err != nil {
+		t.Fatalf("Listen: %v", err)
+	}
+	if got := string(sub.Acknowledged()); got != `{"toolsListChanged":true}` {
+		t.Errorf("acknowledged %s", got)
+	}
+	srv.AddTool(m26.Tool{Name: "late", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *m26.CallToolRequestParams) (*m26.CallToolResult, error) {
+		return &m26.CallToolResult{}, nil
+	})
+	select {
+	case <-c.changed:
+	case <-ctx.Done():
+		t.Fatal("no tools/list_changed on the subscription")
+	}
+	// The notification dropped the cached list (U-K5).
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Tools) != 2 {
+		t.Errorf("tools/list after the change: %d tools, want 2", len(res.Tools))
+	}
+	if err := sub.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(sub.Err(), context.Canceled) {
+		t.Errorf("Err after Close = %v, want context.Canceled", sub.Err())
+	}
+}
+
+func TestClientFallsBackToInitialize(t *testing.T) {
+	legacy := m25.NewServer(m25.Implementation{Name: "old", Version: "1"})
+	legacy.AddTool(m25.Tool{Name: "echo", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *m25.CallToolRequestParams) (*m25.CallToolResult, error) {
+		return &m25.CallToolResult{Content: []m25.ContentBlock{{Value: &m25.TextContent{Text: "hi"}}}}, nil
+	})
+	c := &inputClient{changed: make(chan struct{}, 1)}
+	cs, rec := connect26(t, m25.NewServerHandler(legacy), c, session.Options{})
+	if cs.Era() != session.EraLegacy || cs.Revision().Name != m25.Revision {
+		t.Fatalf("era %v, revision %v; want legacy at %s", cs.Era(), cs.Revision(), m25.Revision)
+	}
+	res, err := cs.CallTool(context.Background(), &m26.CallToolRequestParams{Name: "echo"})
+	if err != nil {
+		t.Fatalf("CallTool: %v", err)
+	}
+	if res.ResultType != "complete" || res.Content[0].Value.(*m26.TextContent).Text != "hi" {
+		t.Errorf("CallTool = %+v, want complete with hi (V-12)", res)
+	}
+	want := []string{"server/discover", "initialize", "notifications/initialized", "tools/call"}
+	if diff := cmp.Diff(want, rec.methods()); diff != "" {
+		t.Errorf("methods sent (-want +got):\n%s", diff)
+	}
+	for _, b := range rec.sent[1:] {
+		if strings.Contains(string(b), "io.modelcontextprotocol/") {
+			t.Errorf("a legacy session got the stateless envelope: %s", b)
+		}
+	}
+}
