@@ -139,11 +139,12 @@ type clientConn struct {
 	waiting    int           // stream readers waiting for room in queue
 	room       chan struct{} // closed by Read when it makes room for waiters
 	sessionID  string
-	expired    bool    // a 404 ended the session (T-S4)
-	version    string  // negotiated revision, from the initialize response
-	initID     wire.ID // id of the initialize request awaiting its response
-	initSeen   bool    // the initialize response arrived
-	getStarted bool    // the standalone GET stream was opened for this session
+	expired    bool        // a 404 ended the session (T-S4)
+	version    string      // negotiated revision, from the initialize response
+	initID     wire.ID     // id of the initialize request awaiting its response
+	initSeen   bool        // the initialize response arrived
+	getStarted bool        // the standalone GET stream was opened for this session
+	modern     *modernConn // the stateless era's state; nil until a stateless request
 }
 
 var _ transport.Transport = (*Client)(nil)
@@ -307,6 +308,13 @@ func (c *Client) Write(ctx context.Context, data []byte) error {
 		g.initID, g.initSeen, g.version = initID, false, ""
 	}
 	c.mu.Unlock()
+	var mp modernPost
+	modern := false
+	if sid == "" && !initialize {
+		if mp, modern = c.modernOf(g, data, msgs); modern && c.cancelModern(g, mp) {
+			return nil
+		}
+	}
 
 	// The request ends with the connection (Close cancels g.ctx), or with
 	// ctx while its answer is awaited: a child context only when ctx can end.
@@ -328,6 +336,13 @@ func (c *Client) Write(ctx context.Context, data []byte) error {
 	vals := [...]string{"application/json", "application/json, text/event-stream"}
 	req.Header["Content-Type"] = vals[0:1:1]
 	req.Header["Accept"] = vals[1:2:2] // T-P2
+	if modern {
+		if err := c.modernHeaders(g, req.Header, mp); err != nil {
+			stop()
+			cancelReq()
+			return err
+		}
+	}
 
 	resp, err := c.hc.Do(req)
 	if err != nil {
@@ -376,7 +391,12 @@ func (c *Client) Write(ctx context.Context, data []byte) error {
 			pending[id] = true
 		}
 		c.log.Debug("streamhttp: POST answered with an SSE stream", "requests", len(requests))
-		if !c.spawn(g, func() { c.postStream(g, resp.Body, cancelReq, pending) }) {
+		forget := func() {}
+		if modern && mp.msg.id.IsValid() {
+			forget = c.trackStream(g, mp.msg.id, cancelReq)
+		}
+		if !c.spawn(g, func() { defer forget(); c.postStream(g, resp.Body, cancelReq, pending, modern) }) {
+			forget()
 			resp.Body.Close()
 			cancelReq()
 			return errClientClosed
@@ -588,6 +608,7 @@ func (c *Client) spawn(g *clientConn, f func()) bool {
 // (transport.Pusher). A payload from a stream (pushable unset) first waits
 // until the queue has room for it (ClientOptions.MaxQueued), or g closes.
 func (c *Client) deliver(g *clientConn, data []byte, pushable bool) []wire.ID {
+	data = c.toolsAnswer(g, data)
 	var answered []wire.ID
 	c.mu.Lock()
 	// A pushed JSON answer is looked into only for the initialize response.
@@ -736,7 +757,9 @@ func (c *Client) wait(g *clientConn, st *clientStream) bool {
 // resumes it with GET and Last-Event-ID (T-R2, T-R2b). If it cannot, it
 // queues an error response for each request still unanswered, so that
 // calls fail instead of waiting for their timeout.
-func (c *Client) postStream(g *clientConn, body io.ReadCloser, cancel context.CancelFunc, pending map[wire.ID]bool) {
+//
+// The stream of a stateless request (modern) is never resumed (T-N6).
+func (c *Client) postStream(g *clientConn, body io.ReadCloser, cancel context.CancelFunc, pending map[wire.ID]bool, modern bool) {
 	st := &clientStream{}
 	answered := func(ids []wire.ID) {
 		for _, id := range ids {
@@ -750,6 +773,10 @@ func (c *Client) postStream(g *clientConn, body io.ReadCloser, cancel context.Ca
 	failures := 0
 	for len(pending) > 0 {
 		if g.ctx.Err() != nil {
+			return
+		}
+		if modern {
+			c.abandon(g, pending, fmt.Sprintf("the SSE stream of a stateless request ended (%v) before its answer; it cannot be resumed (T-N6): send the request again", clientStreamEnd(err)))
 			return
 		}
 		if st.lastID == "" {
