@@ -60,8 +60,8 @@ func Emit(p *plan.Plan, opt Options) ([]File, error) {
 			return nil, err
 		}
 		files = append(files, doc)
-		if data, ok := g.serverData(); ok {
-			srv, err := g.templateFile("server.go.tmpl", "standard_server.go", data)
+		if data, tmpl, ok := g.serverData(); ok {
+			srv, err := g.templateFile(tmpl, "standard_server.go", data)
 			if err != nil {
 				return nil, err
 			}
@@ -127,20 +127,37 @@ func (g *gen) docFile() (File, error) {
 	return File{Name: "doc.go", Content: src}, nil
 }
 
-// serverData is the data of server.go.tmpl; ok is false when the revision
-// lacks what the ready-made server needs (tools, prompts and resources).
-func (g *gen) serverData() (map[string]any, bool) {
-	data := map[string]any{"Package": g.opt.Package, "Revision": g.p.Rev.Name}
-	// The ready-made server serves legacy sessions: it answers initialize
-	// and resource subscriptions through the types of those methods.
-	for decl, method := range map[string]string{
-		"InitializeRequestParams":  "initialize",
-		"SubscribeRequestParams":   "resources/subscribe",
-		"UnsubscribeRequestParams": "resources/unsubscribe",
-	} {
-		if m := g.p.Rev.Method(method); m == nil || m.Params == nil || m.Params.Kind != model.Ref || g.name(m.Params.Decl.Resolve()) != decl {
-			return nil, false
+// serverData is the data of the ready-made server's template, and the
+// template: server.go.tmpl for a revision with the initialize handshake,
+// modern_server.go.tmpl for a stateless one (server/discover, input
+// requests). ok is false when the revision lacks what the ready-made
+// server needs (tools, prompts and resources, and the names its template
+// writes).
+func (g *gen) serverData() (data map[string]any, tmpl string, ok bool) {
+	data = map[string]any{"Package": g.opt.Package, "Revision": g.p.Rev.Name}
+	decls := serverTemplateDecls
+	if g.p.Rev.Method("initialize") != nil {
+		tmpl = "server.go.tmpl"
+		// The legacy server answers initialize and resource subscriptions
+		// through the types of those methods.
+		for decl, method := range map[string]string{
+			"InitializeRequestParams":  "initialize",
+			"SubscribeRequestParams":   "resources/subscribe",
+			"UnsubscribeRequestParams": "resources/unsubscribe",
+		} {
+			if m := g.p.Rev.Method(method); m == nil || m.Params == nil || m.Params.Kind != model.Ref || g.name(m.Params.Decl.Resolve()) != decl {
+				return nil, "", false
+			}
 		}
+		decls = append(decls, legacyServerDecls...)
+	} else {
+		tmpl = "modern_server.go.tmpl"
+		for _, method := range []string{"server/discover", "subscriptions/listen", "elicitation/create", "sampling/createMessage", "roots/list"} {
+			if g.p.Rev.Method(method) == nil {
+				return nil, "", false
+			}
+		}
+		decls = append(decls, modernServerDecls...)
 	}
 	for key, method := range map[string]string{
 		"ListToolsParams":     "tools/list",
@@ -150,41 +167,41 @@ func (g *gen) serverData() (map[string]any, bool) {
 	} {
 		m := g.p.Rev.Method(method)
 		if m == nil || m.Params == nil || m.Params.Kind != model.Ref {
-			return nil, false
+			return nil, "", false
 		}
 		data[key] = g.name(m.Params.Decl.Resolve())
 	}
 	// The other names the template writes: a revision that renames or drops
 	// one gets no ready-made server rather than one that does not compile.
-	for _, decl := range serverTemplateDecls {
+	for _, decl := range decls {
 		d := g.p.Rev.Lookup(decl.name)
 		if d == nil || d.Resolve().Kind != model.Object {
-			return nil, false
+			return nil, "", false
 		}
 		for _, f := range decl.fields {
 			if d.Resolve().Field(f) == nil {
-				return nil, false
+				return nil, "", false
 			}
 		}
 	}
 	for _, method := range []string{"notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed", "notifications/resources/updated"} {
 		if g.p.Rev.Method(method) == nil {
-			return nil, false
+			return nil, "", false
 		}
 	}
 	res := g.p.Rev.Lookup("CallToolResult")
 	if res == nil || res.Field("content") == nil || res.Field("content").Type.Kind != model.Array || res.Field("content").Type.Elem.Kind != model.Ref {
-		return nil, false
+		return nil, "", false
 	}
 	data["ToolContent"] = g.name(res.Field("content").Type.Elem.Decl)
 	text := textVariant(res.Field("content").Type.Elem.Decl)
 	if text == nil {
-		return nil, false
+		return nil, "", false
 	}
 	data["TextContent"] = g.name(text)
 	caps := g.p.Rev.Lookup("ServerCapabilities")
 	data["Completions"] = caps != nil && caps.Field("completions") != nil
-	return data, true
+	return data, tmpl, true
 }
 
 // serverTemplateDecls are the definitions server.go.tmpl names, with the
@@ -208,9 +225,41 @@ var serverTemplateDecls = []struct {
 	{"ListPromptsResult", []string{"prompts", "nextCursor"}},
 	{"ListResourcesResult", []string{"resources", "nextCursor"}},
 	{"ListResourceTemplatesResult", []string{"resourceTemplates", "nextCursor"}},
-	{"InitializeResult", []string{"protocolVersion", "capabilities", "serverInfo", "instructions"}},
 	{"ServerCapabilities", []string{"tools", "prompts", "resources"}},
+}
+
+// legacyServerDecls are the further definitions server.go.tmpl names.
+var legacyServerDecls = []struct {
+	name   string
+	fields []string
+}{
+	{"InitializeResult", []string{"protocolVersion", "capabilities", "serverInfo", "instructions"}},
 	{"ResourceUpdatedNotificationParams", []string{"uri"}},
+}
+
+// modernServerDecls are the further definitions modern_server.go.tmpl
+// names.
+var modernServerDecls = []struct {
+	name   string
+	fields []string
+}{
+	{"DiscoverResult", []string{"_meta", "supportedVersions", "capabilities", "instructions", "resultType", "ttlMs", "cacheScope"}},
+	{"ServerCapabilities", []string{"logging", "completions"}},
+	{"CallToolRequestParams", []string{"name"}},
+	{"CallToolResult", []string{"_meta", "resultType"}},
+	{"GetPromptResult", []string{"resultType"}},
+	{"CompleteResult", []string{"resultType"}},
+	{"ReadResourceResult", []string{"resultType", "ttlMs", "cacheScope"}},
+	{"ListToolsResult", []string{"_meta", "resultType", "ttlMs", "cacheScope"}},
+	{"ListPromptsResult", []string{"_meta", "resultType", "ttlMs", "cacheScope"}},
+	{"ListResourcesResult", []string{"_meta", "resultType", "ttlMs", "cacheScope"}},
+	{"ListResourceTemplatesResult", []string{"_meta", "resultType", "ttlMs", "cacheScope"}},
+	{"ElicitResult", nil},
+	{"CreateMessageResult", nil},
+	{"ListRootsResult", nil},
+	{"ElicitRequest", []string{"params"}},
+	{"CreateMessageRequest", []string{"params"}},
+	{"ListRootsRequest", []string{"params"}},
 }
 
 // textVariant returns the variant of the content union u that carries text:

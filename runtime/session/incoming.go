@@ -19,6 +19,21 @@ func (s *Session) request(m *jsonrpc.Message, inline bool, reply replier) {
 	fail := func(code int64, format string, args ...any) {
 		s.answer(reply, errorMessage(m.ID, &jsonrpc.Error{Code: code, Message: fmt.Sprintf(format, args...)}))
 	}
+	if s.modern {
+		s.mu.Lock()
+		st := s.state
+		s.mu.Unlock()
+		// Before initialize, a server that speaks the stateless era serves
+		// requests statelessly (V-10): every request must carry its
+		// revision in _meta (V-1), except initialize, which starts a
+		// legacy session, and a legacy client's ping. An initialize or
+		// ping that carries a stateless revision in _meta (and no
+		// initialize protocolVersion) is a stateless request: -32601.
+		if st == stateNew && (m.Method != "initialize" && m.Method != "ping" || ClaimsModern(m.Params) && !wire.Has(m.Params, "protocolVersion")) {
+			s.statelessRequest(m, inline, reply)
+			return
+		}
+	}
 	// ping is answered at any time, even before initialize (U-G1).
 	if m.Method == "ping" {
 		s.answer(reply, &jsonrpc.Message{Kind: jsonrpc.Response, ID: m.ID, Result: jsontext.Value("{}")})
@@ -76,7 +91,38 @@ func (s *Session) request(m *jsonrpc.Message, inline bool, reply replier) {
 		s.setLevel(m, reply)
 		return
 	}
+	params := m.Params
+	if s.modern {
+		// A legacy session served by a handler of the stateless era: the
+		// engine keeps resource subscriptions itself, and the handler gets
+		// its own revision's params.
+		switch {
+		case s.subscription(m, reply):
+			return
+		case s.handler.Revision().Find(m.Method) == nil:
+			fail(jsonrpc.MethodNotFound, "method %q is not implemented by this server", m.Method)
+			return
+		}
+		var err error
+		if params, err = s.modernParams(params); err != nil {
+			fail(jsonrpc.InternalError, "%s: %v", m.Method, err)
+			return
+		}
+	}
 	hc := newHandlerCtx(s, m.ID, progressToken(m.Params))
+	s.dispatch(m, hc, inline, reply, func() (wire.Appender, *jsonrpc.Error) {
+		return s.run(hc, md, params)
+	})
+}
+
+// dispatch runs a request's handler with the context hc, on a worker
+// goroutine or, when inline is set, on this one, after registering it as
+// in flight (refused with Busy past MaxInFlight or while the session
+// ends), and answers it.
+func (s *Session) dispatch(m *jsonrpc.Message, hc *handlerCtx, inline bool, reply replier, run func() (wire.Appender, *jsonrpc.Error)) {
+	fail := func(code int64, format string, args ...any) {
+		s.answer(reply, errorMessage(m.ID, &jsonrpc.Error{Code: code, Message: fmt.Sprintf(format, args...)}))
+	}
 	s.mu.Lock()
 	if s.state == stateClosed {
 		s.mu.Unlock()
@@ -98,7 +144,7 @@ func (s *Session) request(m *jsonrpc.Message, inline bool, reply replier) {
 	s.mu.Unlock()
 	handle := func() {
 		defer s.handlers.Done()
-		res, err := s.run(hc, md, m.Params)
+		res, err := run()
 		s.mu.Lock()
 		delete(s.inflight, m.ID)
 		s.room.Signal() // the reader may wait for room (waitRoom)
@@ -114,13 +160,35 @@ func (s *Session) request(m *jsonrpc.Message, inline bool, reply replier) {
 			s.answer(reply, errorMessage(m.ID, err))
 			return
 		}
-		s.respond(reply, m.ID, md.Name, res)
+		s.respond(reply, m.ID, m.Method, res)
 	}
 	if inline {
 		handle()
 		return
 	}
 	s.spawn(handle)
+}
+
+// statelessRequest serves a request of the stateless era read by a session
+// (stdio) before any initialize: its notifications go out on the session's
+// transport, and notifications/cancelled cancels it.
+func (s *Session) statelessRequest(m *jsonrpc.Message, inline bool, reply replier) {
+	md, mi, herr := admit(s.handler, s.opts.Revisions, m)
+	if herr != nil {
+		s.answer(reply, errorMessage(m.ID, herr.Err))
+		return
+	}
+	mi.notify = s.t.Write
+	mi.ending = s.readCtx.Done()
+	hc := newHandlerCtx(s, m.ID, progressToken(m.Params))
+	hc.info.x = &requestExtra{modern: mi}
+	s.dispatch(m, hc, inline, reply, func() (wire.Appender, *jsonrpc.Error) {
+		res, jerr, _ := serveModern(hc, s.handler, s, sealer(s.opts), s.log, md, m.Params)
+		if jerr != nil {
+			return nil, jerr
+		}
+		return rawAppender(res), nil
+	})
 }
 
 // respond answers request id with the result res. A message of its own is
@@ -170,7 +238,7 @@ func (s *Session) run(ctx context.Context, md *wire.Method, params jsontext.Valu
 			out, jerr = nil, &jsonrpc.Error{Code: jsonrpc.InternalError, Message: fmt.Sprintf("internal error handling %s", md.Name)}
 		}
 	}()
-	res, err := s.handler.HandleRequest(ctx, s, md.Name, params)
+	res, err := s.handle(ctx, md, params)
 	if err != nil {
 		return nil, asJSONRPC(err)
 	}
@@ -208,6 +276,9 @@ func (s *Session) toNegotiated(md wire.Method, b []byte) ([]byte, error) {
 	s.mu.Lock()
 	rev := s.rev
 	s.mu.Unlock()
+	if s.modern {
+		b = stripModernMeta(b)
+	}
 	var errs []string
 	for i, newResult := range md.NewResult {
 		v := newResult()
@@ -380,7 +451,13 @@ func (s *Session) initialize(m *jsonrpc.Message, reply replier) {
 	s.peerCaps = cloneValue(caps)
 	s.peerInfo = cloneValue(info)
 	s.mu.Unlock()
-	res, jerr := s.run(withRequest(s.ctx, s, m.ID, wire.ID{}), md, m.Params)
+	var res wire.Appender
+	var jerr *jsonrpc.Error
+	if s.modern {
+		res, jerr = s.initializeModern(withRequest(s.ctx, s, m.ID, wire.ID{}), rev, md)
+	} else {
+		res, jerr = s.run(withRequest(s.ctx, s, m.ID, wire.ID{}), md, m.Params)
+	}
 	var raw jsontext.Value
 	if jerr == nil {
 		var err error
@@ -407,6 +484,9 @@ func (s *Session) initialize(m *jsonrpc.Message, reply replier) {
 	s.ownCaps = cloneValue(own)
 	s.state = stateInitializing
 	s.mu.Unlock()
+	if s.modern {
+		s.follow()
+	}
 	s.answer(reply, &jsonrpc.Message{Kind: jsonrpc.Response, ID: m.ID, Result: raw})
 }
 

@@ -445,13 +445,32 @@ func decodeProgress(params jsontext.Value) (Progress, error) {
 type requestKey struct{}
 
 type requestInfo struct {
-	s     *Session
+	s     *Session // nil for a stateless request served without a session
 	id    wire.ID
 	token wire.ID
-	// lastProgress is the last progress reported for token, nil before the
-	// first, guarded by s.mu. It lives as long as the request, so a token
-	// the peer reuses later starts afresh.
-	lastProgress *float64
+	// x holds what few requests need; nil for the others.
+	x *requestExtra
+}
+
+// requestExtra is the part of a request's info that few requests need.
+type requestExtra struct {
+	// lastProgress is the last progress reported for the token, valid once
+	// reported is set, guarded by the session's mu (statelessProgress
+	// without one). It lives as long as the request, so a token the peer
+	// reuses later starts afresh.
+	lastProgress float64
+	reported     bool
+	// modern is set for a stateless request (2026-07-28 on).
+	modern *modernInfo
+}
+
+// mod returns the stateless request's info, or nil for a request of a
+// session.
+func (ri *requestInfo) mod() *modernInfo {
+	if ri.x == nil {
+		return nil
+	}
+	return ri.x.modern
 }
 
 // requestCtx carries a requestInfo; it is one allocation where
@@ -481,6 +500,10 @@ func FromContext(ctx context.Context) (*Session, bool) {
 	return ri.s, true
 }
 
+// statelessProgress guards the progress of stateless requests served
+// without a session.
+var statelessProgress sync.Mutex
+
 // ReportProgress sends notifications/progress for the request the handler
 // of ctx is answering, if the requester asked for progress (U-P1). Progress
 // must increase from report to report (U-P2). Without a token it does
@@ -494,16 +517,20 @@ func ReportProgress(ctx context.Context, progress float64, total *float64, messa
 		return ctx.Err() // the request is over (U-P3)
 	}
 	s := ri.s
-	s.mu.Lock()
-	if last := ri.lastProgress; last != nil && progress <= *last {
-		s.mu.Unlock()
-		return fmt.Errorf("progress %v does not increase on %v (U-P2)", progress, *last)
+	mu := &statelessProgress
+	if s != nil {
+		mu = &s.mu
 	}
-	if ri.lastProgress == nil {
-		ri.lastProgress = new(float64)
+	mu.Lock()
+	if ri.x == nil {
+		ri.x = &requestExtra{}
 	}
-	*ri.lastProgress = progress
-	s.mu.Unlock()
+	if last := ri.x.lastProgress; ri.x.reported && progress <= last {
+		mu.Unlock()
+		return fmt.Errorf("progress %v does not increase on %v (U-P2)", progress, last)
+	}
+	ri.x.lastProgress, ri.x.reported = progress, true
+	mu.Unlock()
 	tok, _ := ri.token.AppendJSON(nil)
 	e := wire.NewEncoder(nil)
 	e.BeginObject()
@@ -524,6 +551,9 @@ func ReportProgress(ctx context.Context, progress float64, total *float64, messa
 	if err != nil {
 		return err
 	}
+	if ri.mod() != nil {
+		return ri.notifyModern(ctx, "notifications/progress", params)
+	}
 	return s.Notify(ctx, "notifications/progress", rawAppender(params))
 }
 
@@ -541,18 +571,7 @@ func (s *Session) Log(ctx context.Context, level, logger string, data jsontext.V
 	if i < min {
 		return nil
 	}
-	e := wire.NewEncoder(nil)
-	e.BeginObject()
-	e.Name(`"level":`)
-	e.String(level)
-	if logger != "" {
-		e.Name(`"logger":`)
-		e.String(logger)
-	}
-	e.Name(`"data":`)
-	e.Raw(data)
-	e.EndObject()
-	params, err := e.Bytes()
+	params, err := logParams(level, logger, data)
 	if err != nil {
 		return err
 	}

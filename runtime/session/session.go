@@ -112,6 +112,12 @@ type Options struct {
 	// unchanged, and uses the rest of the message (see UnmarshalReceived).
 	// A server is always strict: this option changes nothing there.
 	RejectUnknownVariants bool
+	// Sealer seals the requestState of the stateless era's multi
+	// round-trip requests (see Ask). Default: one key made at random per
+	// process (reqstate.NewEphemeralRing), so that the state of a round is
+	// only good for the process that issued it; servers behind a load
+	// balancer share a key ring instead.
+	Sealer StateSealer
 }
 
 // DefaultDrainTimeout is Options.DrainTimeout's default. It is shorter than
@@ -159,9 +165,11 @@ type Session struct {
 	pending  map[wire.ID]chan callResult
 	inflight map[wire.ID]*handlerCtx
 	progress map[wire.ID]func(Progress)
-	logLevel int      // index in logLevels; messages below are not sent
-	ended    bool     // the transport is closed, or about to be
-	after    []func() // called once the session has ended (AfterFunc)
+	logLevel int             // index in logLevels; messages below are not sent
+	modern   bool            // a server whose handler speaks the stateless era (see Modern)
+	subs     map[string]bool // resources/subscribe kept by the engine (modern handler, legacy session)
+	ended    bool            // the transport is closed, or about to be
+	after    []func()        // called once the session has ended (AfterFunc)
 
 	room     sync.Cond      // on mu: signalled when a handler ends, a call starts or the session ends (see waitRoom)
 	handlers sync.WaitGroup // request handlers and batch answers; Add only while not stateClosed
@@ -213,6 +221,7 @@ func New(role Role, t transport.Transport, h Handler, opts Options) *Session {
 	}
 	s.room.L = &s.mu
 	s.noteRoom.L = &s.mu
+	s.modern = role == Server && Modern(h)
 	if p, ok := t.(transport.Pusher); ok {
 		p.SetPush(s.payload)
 	}

@@ -160,6 +160,7 @@ const DefaultMaxSessions = 10_000
 // Server serves MCP sessions over Streamable HTTP.
 type Server struct {
 	newHandler func() session.Handler
+	stateless  *session.Stateless // when the handler speaks the stateless era
 	opts       ServerOptions
 	store      EventStore
 	log        *slog.Logger
@@ -205,6 +206,9 @@ func NewServer(newHandler func() session.Handler, opts ServerOptions) *Server {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
+	if h := newHandler(); session.Modern(h) {
+		s.stateless = session.NewStateless(h, opts.Session)
+	}
 	if opts.IdleTimeout > 0 {
 		go s.reap()
 	}
@@ -234,6 +238,9 @@ func (s *Server) Close() {
 	}
 	s.closed = true
 	close(s.stop)
+	if s.stateless != nil {
+		s.stateless.Close() // listen streams end with their result
+	}
 	list := make([]*conn, 0, len(s.sessions))
 	for _, c := range s.sessions {
 		list = append(list, c)
@@ -463,6 +470,10 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 	}
 	if invalid != nil {
 		refuse(w, rf, http.StatusBadRequest, invalid.Code, "%s", invalid.Message)
+		return
+	}
+	if s.isStateless(r, items, initialize) {
+		s.postStateless(w, r, rf, items, batch)
 		return
 	}
 	var c *conn

@@ -31,7 +31,7 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
-	mcp "github.com/mcpgen/mcpgen/protocol/mcp20251125"
+	mcp "github.com/mcpgen/mcpgen/protocol/mcp20260728"
 	"github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 	"github.com/mcpgen/mcpgen/runtime/wire"
@@ -41,6 +41,7 @@ import (
 	// revisions linked into the binary.
 	_ "github.com/mcpgen/mcpgen/protocol/mcp20250326"
 	_ "github.com/mcpgen/mcpgen/protocol/mcp20250618"
+	_ "github.com/mcpgen/mcpgen/protocol/mcp20251125"
 )
 
 func main() {
@@ -57,7 +58,7 @@ func main() {
 		opts.Session.Logger = opts.Logger
 	}
 	srv := newServer()
-	h := streamhttp.NewServer(func() session.Handler { return mcp.NewServerHandler(srv) }, opts)
+	h := streamhttp.NewServer(srv.Handler, opts)
 	defer h.Close()
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
@@ -137,6 +138,7 @@ func newServer() *mcp.StandardServer {
 	addTools(srv)
 	addPrompts(srv)
 	addResources(srv)
+	addModernTools(srv)
 	srv.SetCompletion(complete)
 	return srv
 }
@@ -177,10 +179,6 @@ func addTools(srv *mcp.StandardServer) {
 
 	srv.AddTool(mcp.Tool{Name: "test_tool_with_logging", Description: ptr("Sends three log notifications while it runs"), InputSchema: noArgs},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-			ss, ok := mcp.ServerSessionFrom(ctx)
-			if !ok {
-				return nil, errors.New("no session")
-			}
 			for i, msg := range []string{"Tool execution started", "Tool processing data", "Tool execution completed"} {
 				if i > 0 {
 					if err := sleep(ctx, 50*time.Millisecond); err != nil {
@@ -191,7 +189,7 @@ func addTools(srv *mcp.StandardServer) {
 				if err != nil {
 					return nil, err
 				}
-				if err := ss.Log(ctx, "info", "everything-server", data); err != nil {
+				if err := session.Log(ctx, "info", "everything-server", data); err != nil {
 					return nil, err
 				}
 			}
@@ -236,16 +234,12 @@ func addTools(srv *mcp.StandardServer) {
 		if err := decodeArgs(p, &args); err != nil {
 			return nil, err
 		}
-		ss, ok := mcp.ServerSessionFrom(ctx)
-		if !ok {
-			return nil, errors.New("no session")
-		}
-		res, err := ss.CreateMessage(ctx, &mcp.CreateMessageRequestParams{
+		res, err := mcp.CreateMessage(ctx, "sampling", &mcp.CreateMessageRequestParams{
 			MaxTokens: 100,
 			Messages:  []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.SamplingMessageContent{Value: &mcp.TextContent{Text: args.Prompt}}}},
 		})
 		if err != nil {
-			return nil, fmt.Errorf("sampling failed: %w", err)
+			return nil, err
 		}
 		answer := "(non-text content)"
 		if t, ok := res.Content.Value.(*mcp.TextContent); ok {
@@ -377,18 +371,10 @@ func addTools(srv *mcp.StandardServer) {
 
 // elicit sends a form elicitation and returns the client's answer.
 func elicit(ctx context.Context, message string, props map[string]mcp.PrimitiveSchemaDefinition, required ...string) (*mcp.ElicitResult, error) {
-	ss, ok := mcp.ServerSessionFrom(ctx)
-	if !ok {
-		return nil, errors.New("no session")
-	}
-	res, err := ss.Elicit(ctx, &mcp.ElicitRequestParams{Value: &mcp.ElicitRequestFormParams{
+	return mcp.Elicit(ctx, "elicitation", &mcp.ElicitRequestParams{Value: &mcp.ElicitRequestFormParams{
 		Message:         message,
 		RequestedSchema: mcp.ElicitRequestFormParamsRequestedSchema{Properties: props, Required: required},
 	}})
-	if err != nil {
-		return nil, fmt.Errorf("elicitation failed: %w", err)
-	}
-	return res, nil
 }
 
 // describe renders an elicitation result as "action=A, content={...}".

@@ -1,0 +1,230 @@
+package session
+
+import (
+	"context"
+	"slices"
+	"sync"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+)
+
+// The notifications a server announces changes with, to the legacy
+// sessions that may receive them and to the subscriptions/listen streams
+// that asked for them.
+const (
+	ToolsListChanged     = "notifications/tools/list_changed"
+	PromptsListChanged   = "notifications/prompts/list_changed"
+	ResourcesListChanged = "notifications/resources/list_changed"
+	ResourceUpdated      = "notifications/resources/updated"
+)
+
+const methodListen = "subscriptions/listen"
+
+// Event is a change a server announces.
+type Event struct {
+	// Method is the notification: ToolsListChanged, PromptsListChanged,
+	// ResourcesListChanged or ResourceUpdated.
+	Method string
+	// URI is the resource that changed, for ResourceUpdated.
+	URI string
+}
+
+// Bus carries a server's events to the sessions and listen streams that
+// want them. NewBus returns one that works within a process; a Bus shared
+// by several server instances (over a message broker) can take its place.
+// A handler offers its Bus by implementing interface{ Bus() Bus }; the
+// runtime then serves subscriptions/listen itself, and tells legacy
+// sessions of changes they may hear of.
+type Bus interface {
+	// Publish announces ev to every subscriber. It does not wait for them.
+	Publish(ev Event)
+	// Subscribe calls fn for every event published until cancel is called.
+	// fn must not block: it runs on the publisher's goroutine.
+	Subscribe(fn func(Event)) (cancel func())
+}
+
+type busHolder interface{ Bus() Bus }
+
+// NewBus returns a Bus for one process.
+func NewBus() Bus { return &localBus{subs: map[uint64]func(Event){}} }
+
+type localBus struct {
+	mu   sync.Mutex
+	next uint64
+	subs map[uint64]func(Event)
+}
+
+func (b *localBus) Publish(ev Event) {
+	b.mu.Lock()
+	fns := make([]func(Event), 0, len(b.subs))
+	for _, fn := range b.subs {
+		fns = append(fns, fn)
+	}
+	b.mu.Unlock()
+	for _, fn := range fns {
+		fn(ev)
+	}
+}
+
+func (b *localBus) Subscribe(fn func(Event)) func() {
+	b.mu.Lock()
+	b.next++
+	id := b.next
+	b.subs[id] = fn
+	b.mu.Unlock()
+	return func() {
+		b.mu.Lock()
+		delete(b.subs, id)
+		b.mu.Unlock()
+	}
+}
+
+// params returns the notification params of ev: the uri of a resource
+// update, nothing else.
+func (ev Event) params() jsontext.Value {
+	p := jsontext.Value(`{}`)
+	if ev.Method == ResourceUpdated {
+		u, _ := jsontext.AppendQuote(nil, ev.URI)
+		p, _ = wire.SetMember(p, "uri", u)
+	}
+	return p
+}
+
+// eventQueue holds the events a subscriber has not sent yet, each once: a
+// change announced twice before it was sent is sent once, so a slow client
+// costs at most one entry per kind of change (and per resource it watches).
+type eventQueue struct {
+	mu      sync.Mutex
+	pending []Event
+	ready   chan struct{} // has a value while pending is not empty
+}
+
+func newEventQueue() *eventQueue { return &eventQueue{ready: make(chan struct{}, 1)} }
+
+func (q *eventQueue) put(ev Event) {
+	q.mu.Lock()
+	if !slices.Contains(q.pending, ev) {
+		q.pending = append(q.pending, ev)
+	}
+	q.mu.Unlock()
+	select {
+	case q.ready <- struct{}{}:
+	default:
+	}
+}
+
+func (q *eventQueue) take() []Event {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	evs := q.pending
+	q.pending = nil
+	return evs
+}
+
+// filter is what a subscriptions/listen stream asked for, or was granted.
+type filter struct {
+	Tools     bool     `json:"toolsListChanged,omitzero"`
+	Prompts   bool     `json:"promptsListChanged,omitzero"`
+	Resources bool     `json:"resourcesListChanged,omitzero"`
+	URIs      []string `json:"resourceSubscriptions,omitzero"`
+}
+
+func (f *filter) wants(ev Event) bool {
+	switch ev.Method {
+	case ToolsListChanged:
+		return f.Tools
+	case PromptsListChanged:
+		return f.Prompts
+	case ResourcesListChanged:
+		return f.Resources
+	case ResourceUpdated:
+		return slices.Contains(f.URIs, ev.URI)
+	}
+	return false
+}
+
+// serverCapabilities asks the handler's server/discover for the server's
+// capabilities, with the _meta of a stateless request.
+func serverCapabilities(ctx context.Context, h Handler, s *Session, params jsontext.Value) jsontext.Value {
+	meta, _ := wire.Member(params, "_meta")
+	p := jsontext.Value(`{}`)
+	if meta != nil {
+		p, _ = wire.SetMember(p, "_meta", meta)
+	}
+	res, err := h.HandleRequest(ctx, s, "server/discover", p)
+	if err != nil || res == nil {
+		return nil
+	}
+	b, err := res.AppendJSON(nil)
+	if err != nil {
+		return nil
+	}
+	caps, _ := wire.Member(b, "capabilities")
+	return caps
+}
+
+// listen serves subscriptions/listen (U-S1…U-S3) from the handler's Bus:
+// the acknowledgement first, with the subset of the filter the server
+// supports, then the events that match it, each with the subscription's
+// id in _meta, until the client goes away (an error: nothing to answer) or
+// the server ends (a SubscriptionsListenResult).
+func listen(ctx context.Context, h Handler, s *Session, bus Bus, md *wire.Method, params jsontext.Value) (jsontext.Value, error) {
+	ri := ctx.Value(requestKey{}).(*requestInfo)
+	var asked filter
+	raw, ok := wire.Member(params, "notifications")
+	if !ok {
+		return nil, jsonrpc.Errorf(jsonrpc.InvalidParams, "%s params: /notifications: missing, but required", md.Name)
+	}
+	if err := wire.DecodeValue(raw, &asked); err != nil {
+		return nil, jsonrpc.Errorf(jsonrpc.InvalidParams, "%s params: /notifications: %v", md.Name, err)
+	}
+	caps := serverCapabilities(ctx, h, s, params)
+	granted := filter{
+		Tools:     asked.Tools && HasCapability(caps, "tools.listChanged"),
+		Prompts:   asked.Prompts && HasCapability(caps, "prompts.listChanged"),
+		Resources: asked.Resources && HasCapability(caps, "resources.listChanged"),
+	}
+	if HasCapability(caps, "resources.subscribe") {
+		granted.URIs = asked.URIs
+	}
+	subID, err := ri.id.AppendJSON(nil)
+	if err != nil {
+		return nil, err
+	}
+	meta, _ := wire.SetMember(jsontext.Value(`{}`), MetaSubscriptionID, subID)
+	q := newEventQueue()
+	cancel := bus.Subscribe(func(ev Event) {
+		if granted.wants(ev) {
+			q.put(ev)
+		}
+	})
+	defer cancel()
+	f, err := wire.EncodeValue(granted)
+	if err != nil {
+		return nil, err
+	}
+	ack, _ := wire.SetMember(jsontext.Value(`{}`), "notifications", f)
+	ack, _ = wire.SetMember(ack, "_meta", meta)
+	if err := ri.notifyModern(ctx, "notifications/subscriptions/acknowledged", ack); err != nil {
+		return nil, err
+	}
+	ending := ri.mod().ending
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-ending:
+			res, _ := wire.SetMember(jsontext.Value(`{"resultType":"complete"}`), "_meta", meta)
+			return res, nil
+		case <-q.ready:
+		}
+		for _, ev := range q.take() {
+			p, _ := wire.SetMember(ev.params(), "_meta", meta)
+			if err := ri.notifyModern(ctx, ev.Method, p); err != nil {
+				return nil, err
+			}
+		}
+	}
+}

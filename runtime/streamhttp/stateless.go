@@ -1,0 +1,168 @@
+package streamhttp
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/revision"
+	"github.com/mcpgen/mcpgen/runtime/session"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+)
+
+// The headers of the stateless era (2026-07-28 on, T-N7).
+const (
+	headerVersion = "MCP-Protocol-Version"
+	headerMethod  = "Mcp-Method"
+)
+
+// isStateless reports whether a POST that names no session is a request of
+// the stateless era: its MCP-Protocol-Version header names a revision
+// without the handshake (even for initialize, which that era answers with
+// 404 and -32601), or, with no header or one not linked in, it is one
+// request whose _meta names its revision and is not initialize.
+func (s *Server) isStateless(r *http.Request, items []jsonrpc.Item, initialize bool) bool {
+	if s.stateless == nil || r.Header.Get("Mcp-Session-Id") != "" {
+		return false
+	}
+	if v := r.Header.Get(headerVersion); v != "" {
+		if rev, ok := revision.Lookup(v); ok && !rev.Handshake() {
+			return true
+		}
+		// A revision this binary does not know, or a legacy one in the
+		// header of a request whose _meta claims a stateless revision: the
+		// request is stateless, and the mismatch or the unknown revision is
+		// reported as such (-32020, -32022).
+	}
+	return !initialize && len(items) == 1 && items[0].Err == nil && session.ClaimsModern(items[0].Msg.Params)
+}
+
+// postStateless serves a POST of the stateless era: one request, answered
+// with JSON, or with an SSE stream when the handler sends notifications
+// first; one notification, accepted (T-N2).
+func (s *Server) postStateless(w http.ResponseWriter, r *http.Request, rf refusal, items []jsonrpc.Item, batch bool) {
+	if batch || len(items) != 1 {
+		refuse(w, rf, http.StatusBadRequest, jsonrpc.InvalidRequest, "a POST of revision %s carries one message, not a batch", r.Header.Get(headerVersion))
+		return
+	}
+	m := items[0].Msg
+	switch m.Kind {
+	case jsonrpc.Notification:
+		// Nothing the core protocol defines for a client to notify over
+		// HTTP: accepted and dropped (cancellation is closing the stream).
+		w.WriteHeader(http.StatusAccepted)
+		return
+	case jsonrpc.Response, jsonrpc.ErrorResponse:
+		refuse(w, rf, http.StatusBadRequest, jsonrpc.InvalidRequest, "a client of revision %s sends no responses (T-N1)", r.Header.Get(headerVersion))
+		return
+	}
+	if e := checkStatelessHeaders(r, m); e != nil {
+		refuse(w, rf, http.StatusBadRequest, session.HeaderMismatch, "%s", e.Message)
+		return
+	}
+	out := &statelessWriter{w: w, r: r, srv: s}
+	resp, status := s.stateless.Serve(r.Context(), m, out.notify)
+	out.finish(resp, status)
+}
+
+// checkStatelessHeaders checks the headers that mirror the body (T-N7,
+// T-N9): MCP-Protocol-Version against _meta's revision, Mcp-Method against
+// the method.
+func checkStatelessHeaders(r *http.Request, m *jsonrpc.Message) *jsonrpc.Error {
+	meta, _ := wire.Member(m.Params, "_meta")
+	hv := r.Header.Get(headerVersion)
+	if mv, ok := wire.MemberString(meta, session.MetaProtocolVersion); ok && hv != mv {
+		if hv == "" {
+			return jsonrpc.Errorf(session.HeaderMismatch, "missing %s header; _meta names %q", headerVersion, mv)
+		}
+		return jsonrpc.Errorf(session.HeaderMismatch, "%s header %q differs from _meta's %q", headerVersion, hv, mv)
+	}
+	if hm := r.Header.Get(headerMethod); hm != m.Method {
+		if hm == "" {
+			return jsonrpc.Errorf(session.HeaderMismatch, "missing %s header; the method is %q", headerMethod, m.Method)
+		}
+		return jsonrpc.Errorf(session.HeaderMismatch, "%s header %q differs from the method %q", headerMethod, hm, m.Method)
+	}
+	return nil
+}
+
+// statelessWriter answers a stateless POST: with JSON when the handler
+// sends nothing before its answer, else with an SSE stream that starts at
+// its first notification.
+type statelessWriter struct {
+	w   http.ResponseWriter
+	r   *http.Request
+	srv *Server
+
+	mu     sync.Mutex
+	sse    bool
+	failed bool
+	rc     *http.ResponseController
+}
+
+// notify sends a notification of the request on its SSE stream, starting
+// the stream if need be.
+func (o *statelessWriter) notify(ctx context.Context, data []byte) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.failed {
+		return http.ErrHandlerTimeout
+	}
+	if !o.sse {
+		o.startSSE()
+	}
+	return o.event(data)
+}
+
+func (o *statelessWriter) startSSE() {
+	o.sse = true
+	o.rc = http.NewResponseController(o.w)
+	h := o.w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no") // T-N4
+	o.w.WriteHeader(http.StatusOK)
+}
+
+// event writes one SSE event (no id: the stateless era has no resumption,
+// T-N6) and flushes it, within the server's WriteTimeout.
+func (o *statelessWriter) event(data []byte) error {
+	if d := o.srv.opts.WriteTimeout; d > 0 {
+		_ = o.rc.SetWriteDeadline(time.Now().Add(d))
+	}
+	buf := make([]byte, 0, len(data)+16)
+	buf = append(buf, "event: message\ndata: "...)
+	buf = append(buf, data...)
+	buf = append(buf, "\n\n"...)
+	if _, err := o.w.Write(buf); err != nil {
+		o.failed = true
+		return err
+	}
+	if err := o.rc.Flush(); err != nil {
+		o.failed = true
+		return err
+	}
+	return nil
+}
+
+// finish writes the answer.
+func (o *statelessWriter) finish(resp *jsonrpc.Message, status int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.r.Context().Err() != nil || o.failed {
+		return // the client went away: nothing to answer (T-N5)
+	}
+	b, err := resp.AppendJSON(nil)
+	if err != nil {
+		b, _ = (&jsonrpc.Message{Kind: jsonrpc.ErrorResponse, ID: resp.ID, Error: jsonrpc.Errorf(jsonrpc.InternalError, "the answer cannot be encoded: %v", err)}).AppendJSON(nil)
+	}
+	if o.sse {
+		_ = o.event(b)
+		return
+	}
+	o.w.Header().Set("Content-Type", "application/json")
+	o.w.WriteHeader(status)
+	o.w.Write(b)
+}
