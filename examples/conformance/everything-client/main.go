@@ -9,7 +9,9 @@
 // non-zero with the reason on stderr.
 //
 // Scenarios: initialize, tools_call, elicitation-sep1034-client-defaults,
-// sse-retry. The auth/* scenarios (OAuth) are not implemented.
+// sse-retry and json-schema-2020-12-preservation, all at protocol revision
+// 2025-11-25 (MCP_CONFORMANCE_PROTOCOL_VERSION is not read). The auth/*
+// scenarios (OAuth) are not implemented.
 //
 // With EVERYTHING_CLIENT_DEBUG=1 in the environment, the transport and the
 // session log their diagnostics to stderr (which the suite prints when the
@@ -55,7 +57,11 @@ var scenarios = map[string]func(ctx context.Context, url string) error{
 	"tools_call":                          runToolsCall,
 	"elicitation-sep1034-client-defaults": runElicitationDefaults,
 	"sse-retry":                           runSSERetry,
+	"json-schema-2020-12-preservation":    runJSONSchemaPreservation,
 }
+
+// maxTools bounds the tools read from tools/list, over all its pages.
+const maxTools = 1000
 
 func main() {
 	if len(os.Args) < 2 {
@@ -142,6 +148,54 @@ func runSSERetry(ctx context.Context, url string) error {
 	}
 	fmt.Println(resultText(res))
 	return nil
+}
+
+// The tools of the json-schema-2020-12-preservation scenario.
+const (
+	preservedTool = "json_schema_2020_12_tool" // its inputSchema uses JSON Schema 2020-12 keywords
+	echoTool      = "json_schema_echo"         // records its "schema" argument
+)
+
+// runJSONSchemaPreservation: send the inputSchema of json_schema_2020_12_tool,
+// exactly as tools/list gave it, back to json_schema_echo as its "schema"
+// argument; the mock checks that $schema, $defs, additionalProperties and
+// the SEP-2106 keywords ($anchor, allOf/anyOf, if/then/else) survived.
+func runJSONSchemaPreservation(ctx context.Context, url string) error {
+	cs, err := connect(ctx, url, mcp.ClientCapabilities{}, nil)
+	if err != nil {
+		return err
+	}
+	defer cs.Close()
+	tool, err := findTool(ctx, cs, preservedTool)
+	if err != nil {
+		return err
+	}
+	if err := requireTool(ctx, cs, echoTool); err != nil {
+		return err
+	}
+	args, err := echoArguments(tool.InputSchema)
+	if err != nil {
+		return fmt.Errorf("tool %s: %w", preservedTool, err)
+	}
+	res, err := callTool(ctx, cs, echoTool, string(args))
+	if err != nil {
+		return err
+	}
+	fmt.Println(resultText(res))
+	return nil
+}
+
+// echoArguments returns the arguments of json_schema_echo, {"schema": S},
+// with the JSON object S copied byte for byte.
+func echoArguments(schema jsontext.Value) (jsontext.Value, error) {
+	if !schema.IsValid() || schema.Kind() != '{' {
+		return nil, fmt.Errorf("inputSchema is not a JSON object: %.80q", schema)
+	}
+	args, err := wire.SetMember(nil, "schema", schema)
+	if err != nil {
+		return nil, fmt.Errorf("building the %s arguments: %w", echoTool, err)
+	}
+	return args, nil
 }
 
 // runElicitationDefaults: declare elicitation, call the mock's tool, and
@@ -249,17 +303,27 @@ func schemaDefault(d mcp.PrimitiveSchemaDefinition) (any, bool) {
 
 // requireTool checks that the server lists the tool.
 func requireTool(ctx context.Context, cs *mcp.ClientSession, name string) error {
+	_, err := findTool(ctx, cs, name)
+	return err
+}
+
+// findTool returns the tool the server lists under name, reading at most
+// maxTools tools.
+func findTool(ctx context.Context, cs *mcp.ClientSession, name string) (mcp.Tool, error) {
 	var names []string
 	for tool, err := range cs.AllTools(ctx) {
 		if err != nil {
-			return fmt.Errorf("tools/list: %w", err)
+			return mcp.Tool{}, fmt.Errorf("tools/list: %w", err)
 		}
 		if tool.Name == name {
-			return nil
+			return tool, nil
 		}
 		names = append(names, tool.Name)
+		if len(names) >= maxTools {
+			return mcp.Tool{}, fmt.Errorf("tools/list: no tool %q in the first %d tools", name, maxTools)
+		}
 	}
-	return fmt.Errorf("tools/list: no tool %q (the server has %q)", name, names)
+	return mcp.Tool{}, fmt.Errorf("tools/list: no tool %q (the server has %q)", name, names)
 }
 
 // callTool calls a tool and fails on a tool error.
