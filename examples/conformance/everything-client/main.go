@@ -9,9 +9,13 @@
 // non-zero with the reason on stderr.
 //
 // Scenarios: initialize, tools_call, elicitation-sep1034-client-defaults,
-// sse-retry and json-schema-2020-12-preservation, all at protocol revision
-// 2025-11-25 (MCP_CONFORMANCE_PROTOCOL_VERSION is not read). The auth/*
-// scenarios (OAuth) are not implemented.
+// sse-retry and json-schema-2020-12-preservation at protocol revision
+// 2025-11-25 and older; with MCP_CONFORMANCE_PROTOCOL_VERSION=2026-07-28,
+// the client of the stateless era (modern.go) runs tools_call,
+// request-metadata, sep-2322-client-request-state, http-standard-headers,
+// http-custom-headers, http-invalid-tool-headers, json-schema-ref-no-deref
+// and json-schema-2020-12-preservation. The auth/* scenarios (OAuth) are
+// not implemented.
 //
 // With EVERYTHING_CLIENT_DEBUG=1 in the environment, the transport and the
 // session log their diagnostics to stderr (which the suite prints when the
@@ -28,6 +32,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 	mcp "github.com/mcpgen/mcpgen/protocol/mcp20251125"
+	m26 "github.com/mcpgen/mcpgen/protocol/mcp20260728"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
@@ -78,6 +83,9 @@ func main() {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	run := scenarios[name]
+	if os.Getenv("MCP_CONFORMANCE_PROTOCOL_VERSION") == m26.Revision {
+		run = scenarios26[name]
+	}
 	if run == nil {
 		fmt.Fprintf(os.Stderr, "everything-client: unknown scenario %q (MCP_CONFORMANCE_SCENARIO)\n", name)
 		os.Exit(2)
