@@ -196,3 +196,114 @@ func TestClientFallsBackToInitialize(t *testing.T) {
 		}
 	}
 }
+
+// A legacy server that never answers the probe (V-11: "or nothing"): the
+// client gives up after ProbeTimeout, tells the server it cancelled the
+// probe, and initializes; an answer to the probe that arrives after that is
+// dropped.
+func TestClientProbeTimeout(t *testing.T) {
+	a, b := transport.Pipe()
+	p := &peer{t: t, tr: a}
+	done := make(chan error, 1)
+	var cs *m26.ClientSession
+	go func() {
+		var err error
+		cs, err = m26.Connect(context.Background(), b, m26.Implementation{Name: "c", Version: "1"}, m26.ClientCapabilities{}, nil, session.Options{ProbeTimeout: 50 * time.Millisecond})
+		done <- err
+	}()
+	probe := p.recvMsg()
+	if probe["method"] != "server/discover" {
+		t.Fatalf("first message %v, want the server/discover probe", probe)
+	}
+	if m := p.recvMsg(); m["method"] != "notifications/cancelled" {
+		t.Fatalf("after the timeout: %v, want notifications/cancelled", m)
+	}
+	init := p.recvMsg()
+	if init["method"] != "initialize" {
+		t.Fatalf("then %v, want initialize", init)
+	}
+	p.send(`{"jsonrpc":"2.0","id":` + itoa(int(init["id"].(float64))) + `,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}`)
+	if m := p.recvMsg(); m["method"] != "notifications/initialized" {
+		t.Fatalf("then %v, want notifications/initialized", m)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	defer cs.Close()
+	if cs.Era() != session.EraLegacy || cs.Revision().Name != "2025-11-25" {
+		t.Errorf("era %v at %v, want legacy at 2025-11-25", cs.Era(), cs.Revision())
+	}
+}
+
+// A server of the stateless era that refuses the probe for a reason of its
+// era is not taken for a legacy one: Connect fails, naming the error.
+func TestClientModernRefusalIsNoFallback(t *testing.T) {
+	a, b := transport.Pipe()
+	p := &peer{t: t, tr: a}
+	done := make(chan error, 1)
+	go func() {
+		_, err := m26.Connect(context.Background(), b, m26.Implementation{Name: "c", Version: "1"}, m26.ClientCapabilities{}, nil, session.Options{})
+		done <- err
+	}()
+	for _, supported := range []string{`["2026-07-28"]`, `["2026-07-28"]`} {
+		probe := p.recvMsg()
+		if probe["method"] != "server/discover" {
+			t.Fatalf("got %v, want a server/discover probe", probe)
+		}
+		p.send(`{"jsonrpc":"2.0","id":` + itoa(int(probe["id"].(float64))) + `,"error":{"code":-32022,"message":"no","data":{"supported":` + supported + `,"requested":"2026-07-28"}}}`)
+	}
+	err := <-done
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != session.UnsupportedProtocolVersion {
+		t.Fatalf("Connect = %v, want the -32022 error after one retry", err)
+	}
+}
+
+// A server that asks for input without end gets MaxInputRounds answers,
+// then the call fails; each retry has a new id, the state echoed verbatim.
+func TestClientInputRoundsBounded(t *testing.T) {
+	a, b := transport.Pipe()
+	p := &peer{t: t, tr: a}
+	type conn struct {
+		cs  *m26.ClientSession
+		err error
+	}
+	done := make(chan conn, 1)
+	c := &inputClient{changed: make(chan struct{}, 1)}
+	go func() {
+		cs, err := m26.Connect(context.Background(), b, m26.Implementation{Name: "c", Version: "1"}, clientCaps, c, session.Options{})
+		done <- conn{cs, err}
+	}()
+	probe := p.recvMsg()
+	p.send(`{"jsonrpc":"2.0","id":` + itoa(int(probe["id"].(float64))) + `,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"ttlMs":0,"cacheScope":"private","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}}}}`)
+	cn := <-done
+	if cn.err != nil {
+		t.Fatal(cn.err)
+	}
+	defer cn.cs.Close()
+	called := make(chan error, 1)
+	go func() {
+		_, err := cn.cs.CallTool(context.Background(), &m26.CallToolRequestParams{Name: "x"})
+		called <- err
+	}()
+	seen := map[float64]bool{}
+	for round := 0; round <= session.MaxInputRounds; round++ {
+		m := p.recvMsg()
+		id := m["id"].(float64)
+		if seen[id] {
+			t.Fatalf("round %d reused id %v (U-M3)", round, id)
+		}
+		seen[id] = true
+		params := m["params"].(map[string]any)
+		if round > 0 && params["requestState"] != `s"1` {
+			t.Fatalf("round %d: requestState %v, want the state verbatim", round, params["requestState"])
+		}
+		p.send(`{"jsonrpc":"2.0","id":` + itoa(int(id)) + `,"result":{"resultType":"input_required","requestState":"s\"1","inputRequests":{"k":{"method":"elicitation/create","params":{"mode":"form","message":"?","requestedSchema":{"type":"object","properties":{}}}}}}}`)
+	}
+	if err := <-called; err == nil || !strings.Contains(err.Error(), "giving up") {
+		t.Fatalf("CallTool = %v, want it to give up", err)
+	}
+	if c.elicited != session.MaxInputRounds {
+		t.Errorf("%d elicitations answered, want %d", c.elicited, session.MaxInputRounds)
+	}
+}
