@@ -101,7 +101,8 @@ type modernClient struct {
 // revision. The error names both attempts when that fails too.
 //
 // The era found is remembered per server when the transport is a
-// ServerKeyer; a legacy one makes the next Connect start with initialize.
+// ServerKeyer; a legacy one makes the next Connect start with initialize,
+// as does an Options.Revisions that leaves out the handler's revision.
 // Connect on a handler of a revision with initialize just initializes.
 func (s *Session) Connect(ctx context.Context, info, caps wire.Appender) error {
 	if s.role != Client {
@@ -128,10 +129,12 @@ func (s *Session) Connect(ctx context.Context, info, caps wire.Appender) error {
 	if k, ok := s.t.(ServerKeyer); ok {
 		key = k.ServerKey()
 	}
-	if key != "" && KnownEra(key) == EraLegacy {
+	rev := s.handler.Revision()
+	if key != "" && KnownEra(key) == EraLegacy || s.opts.Revisions != nil && !slices.Contains(s.opts.Revisions, rev.Name) {
+		// A server known to be legacy, or a client told not to speak the
+		// handler's revision: initialize at once.
 		return s.fallback(ctx, key, infoRaw, capsRaw, nil)
 	}
-	rev := s.handler.Revision()
 	for tries := 0; ; tries++ {
 		err := s.probe(ctx, rev, infoRaw, capsRaw)
 		if err == nil {

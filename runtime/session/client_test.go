@@ -307,3 +307,46 @@ func TestClientInputRoundsBounded(t *testing.T) {
 		t.Errorf("%d elicitations answered, want %d", c.elicited, session.MaxInputRounds)
 	}
 }
+
+// Options.Revisions without the handler's revision pins the client to the
+// initialize era: no probe.
+func TestClientPinnedToLegacy(t *testing.T) {
+	srv, _ := modernServer(t)
+	cs, rec := connect26(t, srv.Handler(), &inputClient{}, session.Options{Revisions: []string{"2025-06-18"}})
+	if cs.Era() != session.EraLegacy || cs.Revision().Name != "2025-06-18" {
+		t.Fatalf("era %v at %v, want legacy at 2025-06-18", cs.Era(), cs.Revision())
+	}
+	if got := rec.methods(); len(got) == 0 || got[0] != "initialize" {
+		t.Errorf("methods sent %v, want initialize first", got)
+	}
+}
+
+// After the fallback, the legacy server's real elicitation/create reaches
+// the same Elicit handler that answers inputRequests in the stateless era.
+func TestClientFallbackAnswersServerRequests(t *testing.T) {
+	legacy := m25.NewServer(m25.Implementation{Name: "old", Version: "1"})
+	legacy.AddTool(m25.Tool{Name: "ask", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *m25.CallToolRequestParams) (*m25.CallToolResult, error) {
+		ss, _ := m25.ServerSessionFrom(ctx)
+		res, err := ss.Elicit(ctx, &m25.ElicitRequestParams{Value: &m25.ElicitRequestFormParams{
+			Message:         "name?",
+			RequestedSchema: m25.ElicitRequestFormParamsRequestedSchema{Properties: map[string]m25.PrimitiveSchemaDefinition{"name": {Value: &m25.StringSchema{}}}},
+		}})
+		if err != nil {
+			return nil, err
+		}
+		name, _ := res.Content["name"].Value.(m25.ElicitResultContentValueString)
+		return &m25.CallToolResult{Content: []m25.ContentBlock{{Value: &m25.TextContent{Text: "hi " + string(name)}}}}, nil
+	})
+	c := &inputClient{}
+	cs, _ := connect26(t, m25.NewServerHandler(legacy), c, session.Options{})
+	if cs.Era() != session.EraLegacy {
+		t.Fatalf("era %v, want legacy", cs.Era())
+	}
+	res, err := cs.CallTool(context.Background(), &m26.CallToolRequestParams{Name: "ask"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Content[0].Value.(*m26.TextContent).Text; got != "hi Ada" || c.elicited != 1 {
+		t.Errorf("CallTool = %q after %d elicitations, want \"hi Ada\" after 1", got, c.elicited)
+	}
+}
