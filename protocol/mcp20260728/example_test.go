@@ -1,0 +1,61 @@
+package mcp20260728_test
+
+import (
+	"context"
+	"fmt"
+
+	mcp "github.com/mcpgen/mcpgen/protocol/mcp20260728"
+	"github.com/mcpgen/mcpgen/runtime/session"
+	"github.com/mcpgen/mcpgen/runtime/transport"
+)
+
+// asker is a client that answers elicitations with a name.
+type asker struct{ mcp.UnimplementedClient }
+
+func (asker) Elicit(ctx context.Context, p *mcp.ElicitRequestParams) (*mcp.ElicitResult, error) {
+	return &mcp.ElicitResult{Action: "accept", Content: map[string]mcp.ElicitResultContentValue{
+		"name": {Value: mcp.ElicitResultContentValueString("Ada")},
+	}}, nil
+}
+
+// A server whose tool asks the client for input, and a client that answers:
+// the stateless era's multi round-trip request (InputRequiredResult, then
+// the retry with the answer), with no code for it on either side.
+func ExampleConnect() {
+	srv := mcp.NewServer(mcp.Implementation{Name: "greeter", Version: "1.0.0"})
+	srv.AddTool(mcp.Tool{Name: "greet", InputSchema: []byte(`{"type":"object"}`)},
+		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+			res, err := mcp.Elicit(ctx, "name", &mcp.ElicitRequestParams{Value: &mcp.ElicitRequestFormParams{
+				Message: "What is your name?",
+				RequestedSchema: mcp.ElicitRequestFormParamsRequestedSchema{
+					Properties: map[string]mcp.PrimitiveSchemaDefinition{"name": {Value: &mcp.StringSchema{}}}},
+			}})
+			if err != nil {
+				return nil, err
+			}
+			name, _ := res.Content["name"].Value.(mcp.ElicitResultContentValueString)
+			return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: "Hello, " + string(name)}}}}, nil
+		})
+	serverEnd, clientEnd := transport.Pipe()
+	server := session.New(session.Server, serverEnd, srv.Handler(), session.Options{})
+	defer server.Close()
+
+	ctx := context.Background()
+	caps := mcp.ClientCapabilities{Elicitation: &mcp.ClientCapabilitiesElicitation{}}
+	cs, err := mcp.Connect(ctx, clientEnd, mcp.Implementation{Name: "app", Version: "1.0.0"}, caps, asker{}, session.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer cs.Close()
+	fmt.Println(cs.Era(), cs.Revision().Name)
+	res, err := cs.CallTool(ctx, &mcp.CallToolRequestParams{Name: "greet"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.Content[0].Value.(*mcp.TextContent).Text)
+	// Output:
+	// modern 2026-07-28
+	// Hello, Ada
+}
