@@ -540,6 +540,9 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) get(w http.ResponseWriter, r *http.Request) {
+	if s.sessionless(w, r) {
+		return
+	}
 	if !accepts(r, "text/event-stream") {
 		httpError(w, http.StatusNotAcceptable, jsonrpc.InvalidRequest, "Accept must list text/event-stream")
 		return
@@ -584,6 +587,9 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) delete(w http.ResponseWriter, r *http.Request) {
+	if s.sessionless(w, r) {
+		return
+	}
 	var rf refusal
 	if !checkVersion(w, r, &rf) {
 		return
@@ -597,6 +603,23 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request) {
 	s.forget(c)
 	c.sess.Close() // T-S5
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// sessionless answers a GET or DELETE that names no session on a server
+// whose handler speaks the stateless era with 405 Method Not Allowed and
+// "Allow: POST", and reports whether it did (T-N12): a client of that era
+// only POSTs, and the GET stream and DELETE belong to legacy sessions,
+// whose requests carry their Mcp-Session-Id and are served as before. On a
+// server of a legacy handler only, such a request stays a 400 for the
+// missing session id.
+func (s *Server) sessionless(w http.ResponseWriter, r *http.Request) bool {
+	if s.stateless == nil || r.Header.Get("Mcp-Session-Id") != "" {
+		return false
+	}
+	w.Header().Set("Allow", http.MethodPost)
+	httpError(w, http.StatusMethodNotAllowed, jsonrpc.InvalidRequest,
+		"%s without an Mcp-Session-Id is not allowed: requests of revision 2026-07-28 and later are POSTed, and %s belongs to a session opened with initialize", r.Method, r.Method)
+	return true
 }
 
 // forget removes c from the sessions: later requests naming it get 404.
