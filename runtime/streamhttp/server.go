@@ -2,6 +2,18 @@
 // 2025-03-26, 2025-06-18 and 2025-11-25): Server, a net/http handler that
 // runs one session per Mcp-Session-Id, and Client, the client transport.
 //
+// A Server whose handler speaks a stateless revision (2026-07-28 on, see
+// session.Modern) serves that era on the same endpoint too: a POST that
+// names no session and whose request carries its revision in _meta is
+// answered on its own, with no session, once its headers agree with its
+// body: MCP-Protocol-Version with _meta, Mcp-Method with the method,
+// Mcp-Name with the name or URI, and the Mcp-Param headers with the
+// arguments the called tool marks with x-mcp-header, which the handler
+// reports through session.ToolHeaderHandler (see package mcpheader). A
+// header that is missing, repeated, extra or different is answered 400
+// with JSON-RPC error -32020 (HeaderMismatch). A GET or DELETE that names no session is 405
+// there; those of legacy sessions are served as below.
+//
 // The server answers each POSTed request on an SSE stream of its own (or
 // as JSON, if configured), sends what a handler sends while answering it on
 // that stream, and everything else on the client's GET stream; every SSE
