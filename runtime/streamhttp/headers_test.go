@@ -444,3 +444,20 @@ func FuzzStatelessHeaders(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkStatelessToolCall measures a stateless tools/call whose four
+// Mcp-Param headers are checked against its arguments, served by calling
+// ServeHTTP: no network.
+func BenchmarkStatelessToolCall(b *testing.B) {
+	h := headerServer(b)
+	body := statelessBody("tools/call", `"name":"weather","arguments":{"region":"eu-west","days":3,"metric":true,"place":{"city":"Paris"}}`)
+	header := http.Header{"Mcp-Name": {"weather"}, "Mcp-Param-Region": {"eu-west"}, "Mcp-Param-Days": {"3"}, "Mcp-Param-Metric": {"true"}, "Mcp-Param-City": {"Paris"}}
+	b.ReportAllocs()
+	for b.Loop() {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, statelessRequest(context.Background(), "http://127.0.0.1/mcp", "tools/call", body, header))
+		if w.Code != http.StatusOK {
+			b.Fatalf("%d %s", w.Code, w.Body)
+		}
+	}
+}
