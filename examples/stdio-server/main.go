@@ -1,8 +1,13 @@
-// Command stdio-server is an MCP server with one tool (echo), one prompt
-// (greet) and one resource (mcpgen://readme). It speaks every revision linked
-// into it: 2025-11-25, through its types, and 2025-06-18 and 2025-03-26 for
-// older clients. It serves stdio, or Streamable HTTP with --http (bound to
-// loopback unless told otherwise).
+// Command stdio-server is an MCP server with two tools (echo, and hello,
+// which asks the user's name), one prompt (greet) and one resource
+// (mcpgen://readme). It is written once against the newest revision,
+// 2026-07-28, and serves both eras with the same handlers: stateless
+// requests that carry their revision in _meta, and sessions that begin with
+// initialize at 2025-11-25, 2025-06-18 or 2025-03-26, the revisions linked
+// into it. hello asks through mcp.Elicit: a stateless request gets an
+// InputRequiredResult and its retry the answer; a legacy session gets a
+// real elicitation/create request. It serves stdio, or Streamable HTTP
+// with --http (bound to loopback unless told otherwise).
 //
 // SIGINT and SIGTERM shut it down gracefully: requests already received are
 // answered (within the session's drain limit, session.DefaultDrainTimeout)
@@ -25,15 +30,16 @@ import (
 	"syscall"
 	"time"
 
-	mcp "github.com/mcpgen/mcpgen/protocol/mcp20251125"
+	mcp "github.com/mcpgen/mcpgen/protocol/mcp20260728"
 	"github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/stdio"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 
-	// Older revisions, negotiated with clients that ask for them.
+	// The legacy revisions, served to clients that begin with initialize.
 	_ "github.com/mcpgen/mcpgen/protocol/mcp20250326"
 	_ "github.com/mcpgen/mcpgen/protocol/mcp20250618"
+	_ "github.com/mcpgen/mcpgen/protocol/mcp20251125"
 )
 
 func main() {
@@ -41,9 +47,27 @@ func main() {
 	flag.Parse()
 	log.SetFlags(0)
 	log.SetOutput(os.Stderr) // stdout carries protocol messages only (T-IO3)
+	srv, err := newServer()
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if *httpAddr != "" {
+		err = serveHTTP(ctx, *httpAddr, srv)
+	} else {
+		err = srv.Serve(ctx, stdio.New(os.Stdin, os.Stdout), session.Options{})
+	}
+	if err != nil {
+		log.Fatal(err)
+	}
+}
+
+// newServer returns the server with its tools, prompt and resource.
+func newServer() (*mcp.StandardServer, error) {
 	srv := mcp.NewServer(mcp.Implementation{Name: "mcpgen-example", Version: "1.0.0"})
 
-	srv.AddTool(mcp.Tool{
+	err := srv.AddTool(mcp.Tool{
 		Name:        "echo",
 		Description: ptr("Returns its text."),
 		InputSchema: []byte(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`),
@@ -54,8 +78,36 @@ func main() {
 		if err := wire.DecodeValue(p.Arguments, &args); err != nil {
 			return nil, err // reported to the client as a tool error
 		}
-		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: args.Text}}}}, nil
+		return textResult(args.Text), nil
 	})
+	if err != nil {
+		return nil, err
+	}
+
+	err = srv.AddTool(mcp.Tool{
+		Name:        "hello",
+		Description: ptr("Asks the user's name, then says hello."),
+		InputSchema: []byte(`{"type":"object"}`),
+	}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		res, err := mcp.Elicit(ctx, "name", &mcp.ElicitRequestParams{Value: &mcp.ElicitRequestFormParams{
+			Message: "What is your name?",
+			RequestedSchema: mcp.ElicitRequestFormParamsRequestedSchema{
+				Properties: map[string]mcp.PrimitiveSchemaDefinition{"name": {Value: &mcp.StringSchema{}}},
+				Required:   []string{"name"},
+			},
+		}})
+		if err != nil {
+			return nil, err // on a stateless request: "input required", answered for us
+		}
+		name, _ := res.Content["name"].Value.(mcp.ElicitResultContentValueString)
+		if res.Action != mcp.ElicitResultActionAccept || name == "" {
+			return textResult("Hello, whoever you are."), nil
+		}
+		return textResult("Hello, " + string(name) + "!"), nil
+	})
+	if err != nil {
+		return nil, err
+	}
 
 	srv.AddPrompt(mcp.Prompt{
 		Name:      "greet",
@@ -73,18 +125,7 @@ func main() {
 		text := "mcpgen generates typed Go for the Model Context Protocol."
 		return &mcp.ReadResourceResult{Contents: []mcp.ReadResourceResultContentsItem{{Value: &mcp.TextResourceContents{URI: p.URI, MIMEType: ptr("text/plain"), Text: text}}}}, nil
 	})
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if *httpAddr != "" {
-		if err := serveHTTP(ctx, *httpAddr, srv); err != nil {
-			log.Fatal(err)
-		}
-		return
-	}
-	if err := mcp.Serve(ctx, stdio.New(os.Stdin, os.Stdout), srv, session.Options{}); err != nil {
-		log.Fatal(err)
-	}
+	return srv, nil
 }
 
 // shutdownTimeout bounds how long serveHTTP waits, once ctx ends, for the
@@ -99,7 +140,7 @@ const shutdownTimeout = 10 * time.Second
 // (DNS rebinding); the server bounds reading headers and bodies, but not
 // writing, since SSE streams are long.
 func serveHTTP(ctx context.Context, addr string, srv *mcp.StandardServer) error {
-	h := streamhttp.NewServer(func() session.Handler { return mcp.NewServerHandler(srv) }, streamhttp.ServerOptions{})
+	h := streamhttp.NewServer(srv.Handler, streamhttp.ServerOptions{})
 	defer h.Close()
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
@@ -128,6 +169,11 @@ func serveHTTP(ctx context.Context, addr string, srv *mcp.StandardServer) error 
 		return err
 	}
 	return nil
+}
+
+// textResult returns a tool result of one text block.
+func textResult(text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: text}}}}
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -106,5 +108,162 @@ func TestPipedFileAnswered(t *testing.T) {
 		if diff := cmp.Diff([]string{"piped"}, got); diff != "" {
 			t.Fatalf("run %d: the tools/call answer (-want +got):\n%s\noutput:\n%s", i, diff, out)
 		}
+	}
+}
+
+// conn is a conversation with the server over its standard input and
+// output, one JSON-RPC message a line.
+type conn struct {
+	t   *testing.T
+	in  io.Writer
+	out *bufio.Reader
+}
+
+// start runs the server for the test; it is killed after 30 s at most, so
+// that a read never waits longer.
+func start(t *testing.T) *conn {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	cmd := exec.CommandContext(ctx, binary(t))
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		in.Close()
+		err := cmd.Wait()
+		cancel()
+		if err != nil {
+			t.Errorf("server: %v\nstderr: %s", err, stderr.Bytes())
+		}
+	})
+	return &conn{t: t, in: in, out: bufio.NewReader(out)}
+}
+
+// message is a JSON-RPC message as the tests read it.
+type message struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+	Result *struct {
+		ResultType    *string                            `json:"resultType"`
+		Content       []struct{ Text string }            `json:"content"`
+		InputRequests map[string]struct{ Method string } `json:"inputRequests"`
+		RequestState  string                             `json:"requestState"`
+		Meta          map[string]json.RawMessage         `json:"_meta"`
+	} `json:"result"`
+	Error *struct {
+		Code    int64  `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// roundTrip sends line and returns the next message of the server.
+func (c *conn) roundTrip(line string) message {
+	c.t.Helper()
+	if _, err := io.WriteString(c.in, line+"\n"); err != nil {
+		c.t.Fatalf("sending %s: %v", line, err)
+	}
+	if !strings.Contains(line, `"id"`) {
+		return message{} // a notification: nothing comes back
+	}
+	text, err := c.out.ReadString('\n')
+	if err != nil {
+		c.t.Fatalf("after %s: reading the answer: %v", line, err)
+	}
+	var m message
+	if err := json.Unmarshal([]byte(text), &m); err != nil {
+		c.t.Fatalf("answer %q: %v", text, err)
+	}
+	if m.Error != nil {
+		c.t.Fatalf("after %s: error %d %s", line, m.Error.Code, m.Error.Message)
+	}
+	return m
+}
+
+// text returns the text of a tool result.
+func (m message) text() string {
+	var s string
+	if m.Result != nil {
+		for _, c := range m.Result.Content {
+			s += c.Text
+		}
+	}
+	return s
+}
+
+const meta26 = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}`
+
+// legacy talks to the server as a client of revision rev that declared
+// elicitation: initialize, the echo tool, then the hello tool, which sends
+// a real elicitation/create request for the client to answer. It returns
+// the texts of the two tool results and notes what a legacy session must
+// not see.
+func legacy(rev string) func(c *conn) []string {
+	return func(c *conn) []string {
+		initialize := c.roundTrip(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + rev + `","capabilities":{"elicitation":{}},"clientInfo":{"name":"test","version":"1"}}}`)
+		c.roundTrip(initializedLine)
+		echo := c.roundTrip(echoLine)
+		ask := c.roundTrip(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"hello"}}`)
+		if ask.Method != "elicitation/create" || ask.ID == nil {
+			c.t.Fatalf("hello on a %s session: got %+v, want an elicitation/create request", rev, ask)
+		}
+		hello := c.roundTrip(`{"jsonrpc":"2.0","id":` + string(ask.ID) + `,"result":{"action":"accept","content":{"name":"Ada"}}}`)
+		for _, m := range []message{initialize, echo, hello} {
+			if m.Result == nil || m.Result.ResultType != nil {
+				c.t.Errorf("a %s session got a result with resultType, or none: %+v", rev, m.Result)
+			}
+		}
+		return []string{echo.text(), hello.text()}
+	}
+}
+
+// stateless talks to the server as a 2026-07-28 client, with no
+// initialize: the echo tool, then the hello tool, answered with an
+// InputRequiredResult, and its retry with the answer and the requestState.
+func stateless(c *conn) []string {
+	echo := c.roundTrip(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"piped"},` + meta26 + `}}`)
+	ask := c.roundTrip(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"hello",` + meta26 + `}}`)
+	if r := ask.Result; r == nil || r.ResultType == nil || *r.ResultType != "input_required" || r.InputRequests["name"].Method != "elicitation/create" || r.RequestState == "" {
+		c.t.Fatalf("hello: got %+v, want an InputRequiredResult asking for name by elicitation/create, with a requestState", r)
+	}
+	state, _ := json.Marshal(ask.Result.RequestState)
+	hello := c.roundTrip(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"hello","inputResponses":{"name":{"action":"accept","content":{"name":"Ada"}}},"requestState":` + string(state) + `,` + meta26 + `}}`)
+	for _, m := range []message{echo, hello} {
+		if m.Result == nil || m.Result.ResultType == nil || *m.Result.ResultType != "complete" || m.Result.Meta["io.modelcontextprotocol/serverInfo"] == nil {
+			c.t.Errorf("a stateless result lacks resultType complete or the server's identity: %+v", m.Result)
+		}
+	}
+	return []string{echo.text(), hello.text()}
+}
+
+// One server, both eras, over stdio: a legacy session and stateless
+// requests get the same tools, and the tool that asks for input asks each
+// in its own way (a request to the client, or MRTR).
+func TestBothEras(t *testing.T) {
+	tests := []struct {
+		name string
+		talk func(c *conn) []string
+	}{
+		{"legacy 2025-11-25", legacy("2025-11-25")},
+		{"legacy 2025-06-18", legacy("2025-06-18")},
+		{"stateless 2026-07-28", stateless},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.talk(start(t))
+			if diff := cmp.Diff([]string{"piped", "Hello, Ada!"}, got); diff != "" {
+				t.Errorf("tool results (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

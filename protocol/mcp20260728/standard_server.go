@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/mcpheader"
 	"github.com/mcpgen/mcpgen/runtime/revision"
 	"github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/transport"
@@ -82,6 +84,10 @@ type StandardServer struct {
 	templates []ResourceTemplate
 	tmplFns   []templateRoute
 	complete  CompletionHandler
+
+	// toolHeaders holds the x-mcp-header annotations of the tools that
+	// have any, parsed once by AddTool.
+	toolHeaders map[string]mcpheader.Params
 }
 
 type templateRoute struct {
@@ -116,12 +122,13 @@ func WithBus(b session.Bus) ServerOption { return func(srv *StandardServer) { sr
 // NewServer returns a StandardServer that introduces itself as info.
 func NewServer(info Implementation, opts ...ServerOption) *StandardServer {
 	srv := &StandardServer{
-		info:      info,
-		pageSize:  100,
-		hints:     map[string]CacheHint{},
-		toolFns:   map[string]ToolHandler{},
-		promptFns: map[string]PromptHandler{},
-		readFns:   map[string]ResourceHandler{},
+		info:        info,
+		pageSize:    100,
+		hints:       map[string]CacheHint{},
+		toolFns:     map[string]ToolHandler{},
+		toolHeaders: map[string]mcpheader.Params{},
+		promptFns:   map[string]PromptHandler{},
+		readFns:     map[string]ResourceHandler{},
 	}
 	for _, o := range opts {
 		o(srv)
@@ -149,9 +156,25 @@ type standardHandler struct {
 	srv *StandardServer
 }
 
+// The transports find what the handler offers by these interfaces.
+var (
+	_ session.StrictHandler     = standardHandler{}
+	_ session.ServerInfoHandler = standardHandler{}
+	_ session.ToolHeaderHandler = standardHandler{}
+)
+
 func (h standardHandler) StrictParams()              {}
 func (h standardHandler) Bus() session.Bus           { return h.srv.bus }
 func (h standardHandler) ServerInfo() jsontext.Value { return h.srv.infoJSON }
+
+// ToolHeaderParams returns the x-mcp-header annotations of the named tool
+// (session.ToolHeaderHandler): Streamable HTTP checks a tools/call's
+// Mcp-Param headers against them.
+func (h standardHandler) ToolHeaderParams(name string) mcpheader.Params {
+	h.srv.mu.RLock()
+	defer h.srv.mu.RUnlock()
+	return h.srv.toolHeaders[name]
+}
 
 // Bus returns the Bus the server announces its changes on.
 func (srv *StandardServer) Bus() session.Bus { return srv.bus }
@@ -179,8 +202,18 @@ func (srv *StandardServer) meta() jsontext.Value {
 	return m
 }
 
-// AddTool registers a tool, replacing one of the same name.
-func (srv *StandardServer) AddTool(t Tool, fn ToolHandler) {
+// AddTool registers a tool, replacing one of the same name. The
+// x-mcp-header annotations of its inputSchema, which make clients mirror
+// arguments into Mcp-Param headers over Streamable HTTP, are read once,
+// here (mcpheader.ParseTool); a tool whose annotations break the rules of
+// this revision, or whose inputSchema is not valid JSON, is refused: AddTool
+// returns an error naming the tool and the annotation, and registers
+// nothing.
+func (srv *StandardServer) AddTool(t Tool, fn ToolHandler) error {
+	headers, err := mcpheader.ParseTool(t.InputSchema)
+	if err != nil {
+		return fmt.Errorf("AddTool: tool %q: %w", t.Name, err)
+	}
 	srv.mu.Lock()
 	if i := slices.IndexFunc(srv.tools, func(x Tool) bool { return x.Name == t.Name }); i >= 0 {
 		srv.tools[i] = t
@@ -188,8 +221,14 @@ func (srv *StandardServer) AddTool(t Tool, fn ToolHandler) {
 		srv.tools = append(srv.tools, t)
 	}
 	srv.toolFns[t.Name] = fn
+	if headers != nil {
+		srv.toolHeaders[t.Name] = headers
+	} else {
+		delete(srv.toolHeaders, t.Name)
+	}
 	srv.mu.Unlock()
 	srv.bus.Publish(session.Event{Method: session.ToolsListChanged})
+	return nil
 }
 
 // RemoveTool removes the named tool, if registered.
@@ -197,6 +236,7 @@ func (srv *StandardServer) RemoveTool(name string) {
 	srv.mu.Lock()
 	srv.tools = slices.DeleteFunc(srv.tools, func(x Tool) bool { return x.Name == name })
 	delete(srv.toolFns, name)
+	delete(srv.toolHeaders, name)
 	srv.mu.Unlock()
 	srv.bus.Publish(session.Event{Method: session.ToolsListChanged})
 }

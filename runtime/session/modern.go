@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/mcpheader"
 	"github.com/mcpgen/mcpgen/runtime/revision"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
@@ -345,6 +346,23 @@ func statusOf(err error) int {
 type ServerInfoHandler interface {
 	// ServerInfo returns the server's Implementation object.
 	ServerInfo() jsontext.Value
+}
+
+// ToolHeaderHandler is implemented by handlers whose tools may mark
+// arguments with x-mcp-header in their inputSchema (2026-07-28 on). A
+// client mirrors such an argument of a tools/call into the HTTP header
+// Mcp-Param-{Name} (T-N8); the Streamable HTTP transport asks the handler
+// for the called tool's annotations and checks those headers against the
+// arguments before the request reaches the handler (T-N9).
+type ToolHeaderHandler interface {
+	Handler
+	// ToolHeaderParams returns the x-mcp-header annotations of the tool
+	// named name, as mcpheader.ParseTool found them when the tool was
+	// registered: nil for a tool without annotations and for a tool the
+	// handler does not know. It is called for every stateless tools/call
+	// over HTTP, from many goroutines at once, and should not parse the
+	// schema again.
+	ToolHeaderParams(name string) mcpheader.Params
 }
 
 // completeResult makes b, a result the handler encoded, a complete result

@@ -2,6 +2,18 @@
 // 2025-03-26, 2025-06-18 and 2025-11-25): Server, a net/http handler that
 // runs one session per Mcp-Session-Id, and Client, the client transport.
 //
+// A Server whose handler speaks a stateless revision (2026-07-28 on, see
+// session.Modern) serves that era on the same endpoint too: a POST that
+// names no session and whose request carries its revision in _meta is
+// answered on its own, with no session, once its headers agree with its
+// body: MCP-Protocol-Version with _meta, Mcp-Method with the method,
+// Mcp-Name with the name or URI, and the Mcp-Param headers with the
+// arguments the called tool marks with x-mcp-header, which the handler
+// reports through session.ToolHeaderHandler (see package mcpheader). A
+// header that is missing, repeated, extra or different is answered 400
+// with JSON-RPC error -32020 (HeaderMismatch). A GET or DELETE that names no session is 405
+// there; those of legacy sessions are served as below.
+//
 // The server answers each POSTed request on an SSE stream of its own (or
 // as JSON, if configured), sends what a handler sends while answering it on
 // that stream, and everything else on the client's GET stream; every SSE
@@ -540,6 +552,9 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) get(w http.ResponseWriter, r *http.Request) {
+	if s.sessionless(w, r) {
+		return
+	}
 	if !accepts(r, "text/event-stream") {
 		httpError(w, http.StatusNotAcceptable, jsonrpc.InvalidRequest, "Accept must list text/event-stream")
 		return
@@ -584,6 +599,9 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) delete(w http.ResponseWriter, r *http.Request) {
+	if s.sessionless(w, r) {
+		return
+	}
 	var rf refusal
 	if !checkVersion(w, r, &rf) {
 		return
@@ -597,6 +615,23 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request) {
 	s.forget(c)
 	c.sess.Close() // T-S5
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// sessionless answers a GET or DELETE that names no session on a server
+// whose handler speaks the stateless era with 405 Method Not Allowed and
+// "Allow: POST", and reports whether it did (T-N12): a client of that era
+// only POSTs, and the GET stream and DELETE belong to legacy sessions,
+// whose requests carry their Mcp-Session-Id and are served as before. On a
+// server of a legacy handler only, such a request stays a 400 for the
+// missing session id.
+func (s *Server) sessionless(w http.ResponseWriter, r *http.Request) bool {
+	if s.stateless == nil || r.Header.Get("Mcp-Session-Id") != "" {
+		return false
+	}
+	w.Header().Set("Allow", http.MethodPost)
+	httpError(w, http.StatusMethodNotAllowed, jsonrpc.InvalidRequest,
+		"%s without an Mcp-Session-Id is not allowed: requests of revision 2026-07-28 and later are POSTed, and %s belongs to a session opened with initialize", r.Method, r.Method)
+	return true
 }
 
 // forget removes c from the sessions: later requests naming it get 404.

@@ -2,21 +2,22 @@ package streamhttp
 
 import (
 	"context"
+	"errors"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/mcpheader"
 	"github.com/mcpgen/mcpgen/runtime/revision"
 	"github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
-// The headers of the stateless era (2026-07-28 on, T-N7).
-const (
-	headerVersion = "MCP-Protocol-Version"
-	headerMethod  = "Mcp-Method"
-)
+// The header that names the revision of a request of the stateless era
+// (2026-07-28 on, T-N7); the others are mcpheader's.
+const headerVersion = mcpheader.HeaderProtocolVersion
 
 // isStateless reports whether a POST that names no session is a request of
 // the stateless era: its MCP-Protocol-Version header names a revision
@@ -58,8 +59,8 @@ func (s *Server) postStateless(w http.ResponseWriter, r *http.Request, rf refusa
 		refuse(w, rf, http.StatusBadRequest, jsonrpc.InvalidRequest, "a client of revision %s sends no responses (T-N1)", r.Header.Get(headerVersion))
 		return
 	}
-	if e := checkStatelessHeaders(r, m); e != nil {
-		refuse(w, rf, http.StatusBadRequest, session.HeaderMismatch, "%s", e.Message)
+	if e := s.checkStatelessHeaders(r, m); e != nil {
+		refuse(w, rf, http.StatusBadRequest, e.Code, "%s", e.Message)
 		return
 	}
 	out := &statelessWriter{w: w, r: r, srv: s}
@@ -67,23 +68,39 @@ func (s *Server) postStateless(w http.ResponseWriter, r *http.Request, rf refusa
 	out.finish(resp, status)
 }
 
-// checkStatelessHeaders checks the headers that mirror the body (T-N7,
-// T-N9): MCP-Protocol-Version against _meta's revision, Mcp-Method against
-// the method.
-func checkStatelessHeaders(r *http.Request, m *jsonrpc.Message) *jsonrpc.Error {
+// checkStatelessHeaders checks the headers that mirror the body (V-14,
+// T-N7…T-N9): MCP-Protocol-Version against _meta's revision; Mcp-Method
+// against the method; Mcp-Name against params.name of tools/call and
+// prompts/get and params.uri of resources/read; and, on a tools/call, the
+// Mcp-Param headers of the called tool's x-mcp-header annotations (which
+// the handler reports if it implements session.ToolHeaderHandler) against
+// its arguments. A header that is missing, appears twice, or differs is
+// error -32020 (HeaderMismatch) naming it.
+func (s *Server) checkStatelessHeaders(r *http.Request, m *jsonrpc.Message) *jsonrpc.Error {
 	meta, _ := wire.Member(m.Params, "_meta")
-	hv := r.Header.Get(headerVersion)
-	if mv, ok := wire.MemberString(meta, session.MetaProtocolVersion); ok && hv != mv {
-		if hv == "" {
-			return jsonrpc.Errorf(session.HeaderMismatch, "missing %s header; _meta names %q", headerVersion, mv)
+	if mv, ok := wire.MemberString(meta, session.MetaProtocolVersion); ok {
+		switch hv := r.Header.Values(headerVersion); {
+		case len(hv) == 0:
+			return jsonrpc.Errorf(session.HeaderMismatch, "header mismatch: %s: missing; _meta names %q", headerVersion, mv)
+		case len(hv) > 1:
+			return jsonrpc.Errorf(session.HeaderMismatch, "header mismatch: %s: the header appears %d times; it must appear once", headerVersion, len(hv))
+		case strings.Trim(hv[0], " \t") != mv:
+			return jsonrpc.Errorf(session.HeaderMismatch, "header mismatch: %s: the value %q differs from _meta's %q", headerVersion, hv[0], mv)
 		}
-		return jsonrpc.Errorf(session.HeaderMismatch, "%s header %q differs from _meta's %q", headerVersion, hv, mv)
 	}
-	if hm := r.Header.Get(headerMethod); hm != m.Method {
-		if hm == "" {
-			return jsonrpc.Errorf(session.HeaderMismatch, "missing %s header; the method is %q", headerMethod, m.Method)
+	var tool mcpheader.Params
+	if m.Method == "tools/call" {
+		if th, ok := s.stateless.Handler().(session.ToolHeaderHandler); ok {
+			if name, _ := mcpheader.Name(m.Method, m.Params); name != "" {
+				tool = th.ToolHeaderParams(name)
+			}
 		}
-		return jsonrpc.Errorf(session.HeaderMismatch, "%s header %q differs from the method %q", headerMethod, hm, m.Method)
+	}
+	if err := mcpheader.Check(r.Header, m.Method, m.Params, tool); err != nil {
+		if errors.Is(err, mcpheader.ErrMismatch) {
+			return jsonrpc.Errorf(session.HeaderMismatch, "%v", err)
+		}
+		return jsonrpc.Errorf(jsonrpc.InvalidParams, "%s params: %v", m.Method, err)
 	}
 	return nil
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	mcp "github.com/mcpgen/mcpgen/protocol/mcp20251125"
 	m26 "github.com/mcpgen/mcpgen/protocol/mcp20260728"
 	"github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
@@ -109,5 +111,85 @@ func TestStatelessHTTPStream(t *testing.T) {
 	}
 	if len(msgs) != 2 || msgs[0]["method"] != "notifications/progress" || msgs[1]["id"] != float64(1) {
 		t.Fatalf("events: %v", msgs)
+	}
+}
+
+// T-N12: on a server whose handler speaks 2026-07-28, a GET or DELETE that
+// names no session is 405 with Allow: POST, whatever else it carries; with
+// the id of a legacy session, GET opens its stream and DELETE ends it, as
+// before. A server of a legacy handler keeps answering 400 (no session id).
+func TestStatelessGetDelete(t *testing.T) {
+	srv := m26.NewServer(m26.Implementation{Name: "s", Version: "1"})
+	modern := streamhttp.NewServer(srv.Handler, streamhttp.ServerOptions{})
+	legacy := streamhttp.NewServer(func() session.Handler { return mcp.NewServerHandler(testMCPServer()) }, streamhttp.ServerOptions{})
+	mts, lts := httptest.NewServer(modern), httptest.NewServer(legacy)
+	t.Cleanup(func() { modern.Close(); legacy.Close(); mts.Close(); lts.Close() })
+	sid := initSession(t, mts.URL) // a legacy session of the modern handler
+
+	type answer struct {
+		Status int
+		Allow  string
+		Code   float64 // of the JSON-RPC error in the body; 0 for none
+	}
+	for _, tc := range []struct {
+		name, url, method string
+		header            map[string]string
+		want              answer
+	}{
+		{"GET", mts.URL, http.MethodGet, nil, answer{405, "POST", -32600}},
+		{"GET at 2026-07-28", mts.URL, http.MethodGet, map[string]string{"MCP-Protocol-Version": "2026-07-28"}, answer{405, "POST", -32600}},
+		{"GET with Last-Event-ID", mts.URL, http.MethodGet, map[string]string{"Last-Event-ID": "x_1"}, answer{405, "POST", -32600}},
+		{"GET without Accept", mts.URL, http.MethodGet, map[string]string{"Accept": ""}, answer{405, "POST", -32600}},
+		{"GET with an unknown version", mts.URL, http.MethodGet, map[string]string{"MCP-Protocol-Version": "v9"}, answer{405, "POST", -32600}},
+		{"DELETE", mts.URL, http.MethodDelete, map[string]string{"MCP-Protocol-Version": "2026-07-28"}, answer{405, "POST", -32600}},
+		{"GET of an unknown session", mts.URL, http.MethodGet, sessionHeaders("nope", nil), answer{404, "", -32600}},
+		{"legacy server GET", lts.URL, http.MethodGet, nil, answer{400, "", -32600}},
+		{"legacy server DELETE", lts.URL, http.MethodDelete, nil, answer{400, "", -32600}},
+		{"PUT", mts.URL, http.MethodPut, nil, answer{405, "GET, POST, DELETE", -32600}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := do(t, tc.url, req{method: tc.method, header: tc.header})
+			b, err := io.ReadAll(resp.Body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := answer{Status: resp.StatusCode, Allow: resp.Header.Get("Allow")}
+			if len(b) > 0 {
+				got.Code = envelopes(t, b)[0].Code
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("answer (-want +got):\n%s\nbody: %s", diff, b)
+			}
+			if resp.Header.Get("Mcp-Session-Id") != "" {
+				t.Errorf("the answer carries an Mcp-Session-Id")
+			}
+		})
+	}
+
+	// The legacy session keeps its GET stream and its DELETE.
+	ctx, cancel := context.WithCancel(context.Background())
+	r, err := http.NewRequestWithContext(ctx, http.MethodGet, mts.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Header.Set("Accept", "text/event-stream")
+	for k, v := range sessionHeaders(sid, nil) {
+		r.Header.Set(k, v)
+	}
+	get, err := http.DefaultClient.Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if get.StatusCode != http.StatusOK || get.Header.Get("Content-Type") != "text/event-stream" {
+		t.Errorf("GET of the legacy session: %s, %q", get.Status, get.Header.Get("Content-Type"))
+	}
+	cancel()
+	get.Body.Close()
+	del := do(t, mts.URL, req{method: http.MethodDelete, header: sessionHeaders(sid, nil)})
+	if del.StatusCode != http.StatusNoContent {
+		t.Errorf("DELETE of the legacy session: %s", del.Status)
+	}
+	if again := do(t, mts.URL, req{method: http.MethodDelete, header: sessionHeaders(sid, nil)}); again.StatusCode != http.StatusNotFound {
+		t.Errorf("DELETE of the ended session: %s, want 404", again.Status)
 	}
 }

@@ -138,7 +138,9 @@ func newServer() *mcp.StandardServer {
 	addTools(srv)
 	addPrompts(srv)
 	addResources(srv)
-	addModernTools(srv)
+	if err := addModernTools(srv); err != nil {
+		log.Fatal(err)
+	}
 	srv.SetCompletion(complete)
 	return srv
 }
@@ -331,14 +333,22 @@ func addTools(srv *mcp.StandardServer) {
 			"type": "object",
 			"$defs": {
 				"address": {
+					"$anchor": "addressDef",
 					"type": "object",
 					"properties": {"street": {"type": "string"}, "city": {"type": "string"}}
 				}
 			},
 			"properties": {
 				"name": {"type": "string"},
-				"address": {"$ref": "#/$defs/address"}
+				"address": {"$ref": "#/$defs/address"},
+				"contactMethod": {"type": "string", "enum": ["phone", "email"]},
+				"phone": {"type": "string"},
+				"email": {"type": "string"}
 			},
+			"allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+			"if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+			"then": {"required": ["phone"]},
+			"else": {"required": ["email"]},
 			"additionalProperties": false
 		}`),
 	}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {

@@ -14,10 +14,11 @@ import (
 
 // addModernTools registers the tools and prompts the 2026-07-28 scenarios
 // call by name: multi round-trip requests (input-required-result-*), the
-// stateless checks (server-stateless) and list changes. They use the same
+// stateless checks (server-stateless), list changes and the Mcp-Param
+// headers (http-custom-header-server-validation). They use the same
 // input API as the legacy tools above (Elicit, CreateMessage…), which a
 // legacy session turns into real requests to the client.
-func addModernTools(srv *mcp.StandardServer) {
+func addModernTools(srv *mcp.StandardServer) error {
 	nameForm := func(key string) map[string]mcp.PrimitiveSchemaDefinition {
 		return map[string]mcp.PrimitiveSchemaDefinition{key: {Value: &mcp.StringSchema{}}}
 	}
@@ -185,6 +186,29 @@ func addModernTools(srv *mcp.StandardServer) {
 			return textResult("Prompt list changed"), nil
 		})
 
+	// http-custom-header-server-validation (SEP-2243): arguments a client
+	// mirrors into Mcp-Param headers, which the transport checks against
+	// the body before the tool runs.
+	err := srv.AddTool(mcp.Tool{
+		Name:        "test_custom_headers",
+		Description: ptr("Echoes its arguments; region, priority and verbose travel in Mcp-Param headers too"),
+		InputSchema: jsontext.Value(`{
+			"type": "object",
+			"properties": {
+				"region": {"type": "string", "description": "Mirrored into Mcp-Param-Region", "x-mcp-header": "Region"},
+				"priority": {"type": "integer", "description": "Mirrored into Mcp-Param-Priority", "x-mcp-header": "Priority"},
+				"verbose": {"type": "boolean", "description": "Mirrored into Mcp-Param-Verbose", "x-mcp-header": "Verbose"},
+				"query": {"type": "string", "description": "Not mirrored"}
+			},
+			"required": ["region"]
+		}`),
+	}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		return textResult("Custom headers tool called with: " + string(orEmptyObject(p.Arguments))), nil
+	})
+	if err != nil {
+		return err
+	}
+
 	srv.AddPrompt(mcp.Prompt{Name: "test_input_required_result_prompt", Description: ptr("Asks for context before rendering")},
 		func(ctx context.Context, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
 			res, err := mcp.Elicit(ctx, "context", form("What context should the prompt use?", nameForm("context"), "context"))
@@ -193,6 +217,7 @@ func addModernTools(srv *mcp.StandardServer) {
 			}
 			return &mcp.GetPromptResult{Messages: []mcp.PromptMessage{{Role: mcp.RoleUser, Content: text("Context: " + contentString(res, "context"))}}}, nil
 		})
+	return nil
 }
 
 // form returns the params of a form elicitation.
