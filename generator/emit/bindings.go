@@ -439,9 +439,13 @@ func (g *gen) hasHandshake() bool {
 }
 
 func (g *gen) serveFunc(f *jen.File) {
-	f.Add(doc("Serve", "Serve runs srv as the server side of a session on t until the client closes the connection or ctx ends, and returns why (nil for a normal end).", ""))
+	f.Add(doc("Serve", "Serve runs srv as the server side of a session on t until the client closes the connection or ctx ends, and returns why (nil for a normal end). A srv with a Handler method (such as StandardServer) is served by the handler it returns, with what that adds; any other by NewServerHandler(srv).", ""))
 	f.Func().Id("Serve").Params(ctxParam(), jen.Id("t").Qual(transportPkg, "Transport"), jen.Id("srv").Id("Server"), jen.Id("opts").Qual(sessionPkg, "Options")).Error().Block(
-		jen.Id("s").Op(":=").Qual(sessionPkg, "New").Call(jen.Qual(sessionPkg, "Server"), jen.Id("t"), jen.Id("NewServerHandler").Call(jen.Id("srv")), jen.Id("opts")),
+		jen.Id("h").Op(":=").Id("NewServerHandler").Call(jen.Id("srv")),
+		jen.If(jen.List(jen.Id("hs"), jen.Id("ok")).Op(":=").Id("srv").Assert(jen.Interface(jen.Id("Handler").Params().Qual(sessionPkg, "Handler"))), jen.Id("ok")).Block(
+			jen.Id("h").Op("=").Id("hs").Dot("Handler").Call(),
+		),
+		jen.Id("s").Op(":=").Qual(sessionPkg, "New").Call(jen.Qual(sessionPkg, "Server"), jen.Id("t"), jen.Id("h"), jen.Id("opts")),
 		jen.Select().Block(
 			jen.Case(jen.Op("<-").Id("ctx").Dot("Done").Call()).Block(jen.Return(jen.Id("s").Dot("Close").Call())),
 			jen.Case(jen.Op("<-").Id("s").Dot("Done").Call()).Block(jen.Return(jen.Id("s").Dot("Wait").Call())),

@@ -45,9 +45,17 @@ func Connect(ctx context.Context, t transport.Transport, info Implementation, ca
 }
 
 // Serve runs srv as the server side of a session on t until the client closes
-// the connection or ctx ends, and returns why (nil for a normal end).
+// the connection or ctx ends, and returns why (nil for a normal end). A srv
+// with a Handler method (such as StandardServer) is served by the handler it
+// returns, with what that adds; any other by NewServerHandler(srv).
 func Serve(ctx context.Context, t transport.Transport, srv Server, opts session.Options) error {
-	s := session.New(session.Server, t, NewServerHandler(srv), opts)
+	h := NewServerHandler(srv)
+	if hs, ok := srv.(interface {
+		Handler() session.Handler
+	}); ok {
+		h = hs.Handler()
+	}
+	s := session.New(session.Server, t, h, opts)
 	select {
 	case <-ctx.Done():
 		return s.Close()
