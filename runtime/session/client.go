@@ -381,7 +381,7 @@ func (s *Session) completeRounds(ctx context.Context, method string, params json
 			if wire.Has(raw, "resultType") {
 				return nil, fmt.Errorf("%s result: /resultType: not a string", method)
 			}
-			return wire.SetMember(raw, "resultType", jsontext.Value(`"complete"`))
+			return legacyResult(method, raw)
 		}
 		switch rt {
 		case "complete":
@@ -536,4 +536,25 @@ func encodeParams(params wire.Appender, mc *modernClient) (jsontext.Value, error
 		return nil, err
 	}
 	return wire.SetMember(raw, "_meta", meta)
+}
+
+// legacyResult gives a result from a server of the initialize era what the
+// types of the stateless era require of it: resultType "complete" (V-12)
+// and, for a cacheable method, the caching hints of a result that must not
+// be reused, ttlMs 0 (U-K3: absent is stale at once) and cacheScope
+// "private".
+func legacyResult(method string, raw jsontext.Value) (jsontext.Value, error) {
+	raw, err := wire.SetMember(raw, "resultType", jsontext.Value(`"complete"`))
+	if err != nil || !cache.Cacheable(method) {
+		return raw, err
+	}
+	if !wire.Has(raw, "ttlMs") {
+		if raw, err = wire.SetMember(raw, "ttlMs", jsontext.Value(`0`)); err != nil {
+			return nil, err
+		}
+	}
+	if !wire.Has(raw, "cacheScope") {
+		raw, err = wire.SetMember(raw, "cacheScope", jsontext.Value(`"private"`))
+	}
+	return raw, err
 }

@@ -186,7 +186,16 @@ func TestClientFallsBackToInitialize(t *testing.T) {
 	if res.ResultType != "complete" || res.Content[0].Value.(*m26.TextContent).Text != "hi" {
 		t.Errorf("CallTool = %+v, want complete with hi (V-12)", res)
 	}
-	want := []string{"server/discover", "initialize", "notifications/initialized", "tools/call"}
+	// A cacheable result of a legacy server has no caching hints: it reads
+	// as one not to reuse.
+	list, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatalf("ListTools: %v", err)
+	}
+	if list.TTLMs != 0 || list.CacheScope != "private" || len(list.Tools) != 1 {
+		t.Errorf("ListTools = ttl %d, scope %q, %d tools; want 0, private, 1", list.TTLMs, list.CacheScope, len(list.Tools))
+	}
+	want := []string{"server/discover", "initialize", "notifications/initialized", "tools/call", "tools/list"}
 	if diff := cmp.Diff(want, rec.methods()); diff != "" {
 		t.Errorf("methods sent (-want +got):\n%s", diff)
 	}
