@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -528,7 +529,7 @@ func mcpgenModernStdio(b *testing.B) (rawClient, func()) {
 		cw.Close()
 		cancel()
 		waitDone(served)
-		cr.Close()
+		closeAll(sr, sw, cr)
 	}
 }
 
@@ -579,7 +580,7 @@ func sdkModernStdio(b *testing.B) (rawClient, func()) {
 	return newStdioRaw(cw, cr), func() {
 		cw.Close()
 		ss.Close()
-		cr.Close()
+		closeAll(sr, sw, cr)
 	}
 }
 
@@ -637,7 +638,7 @@ func mcpgoModernStdio(b *testing.B) (rawClient, func()) {
 		sr.Close()
 		sw.Close()
 		waitDone(done)
-		cr.Close()
+		closeAll(cr)
 	}
 }
 
@@ -725,8 +726,15 @@ func floorModernStdio(b *testing.B) (rawClient, func()) {
 	}()
 	return newStdioRaw(cw, cr), func() {
 		cw.Close()
-		cr.Close()
-		sr.Close()
+		closeAll(sr, sw, cr)
+	}
+}
+
+// closeAll closes the pipe ends fs (some may be closed already: the
+// servers close their own on the way out).
+func closeAll(fs ...*os.File) {
+	for _, f := range fs {
+		_ = f.Close()
 	}
 }
 
