@@ -221,9 +221,21 @@ var targets = []target{
 	{"2026-07-28 HTTP round trip ≥1.5× mcp-go", faster("Modern/http/seq", "mcpgo", 1.5)},
 	{"2026-07-28 HTTP round trip ≤1.3× bare net/http floor", floorAtMost("Modern/http/seq", "Modern/http/seq", 1.3)},
 	// Two POSTs within 1.3× of one bare POST each: the round against the
-	// one-POST floor of Modern/http/seq (the table's "vs floor" column
-	// compares it with the two-POST floor of its own row).
-	{"2026-07-28 MRTR round (two POSTs) ≤2.6× one bare POST", floorAtMost("ModernMRTR/http", "Modern/http/seq", 2.6)},
+	// one-POST floor of Modern/http/seq. The measure also gives the ratio
+	// to the two-POST floor of the round's own row (the table's "vs floor"
+	// column), against which 2.6× would be the lenient reading.
+	{"2026-07-28 MRTR round (two POSTs) ≤2.6× one bare POST", func(t *table) (string, bool, bool) {
+		m, ok1 := t.get("ModernMRTR/http", "mcpgen", "ns/op")
+		one, ok2 := t.get("Modern/http/seq", "floor", "ns/op")
+		if !ok1 || !ok2 {
+			return "n/a", false, false
+		}
+		got := fmt.Sprintf("%.2f× one-POST floor", m/one)
+		if two, ok := t.get("ModernMRTR/http", "floor", "ns/op"); ok {
+			got += fmt.Sprintf(" (%.2f× the two-POST floor)", m/two)
+		}
+		return got, m/one <= 2.6, true
+	}},
 	{"generate every pinned revision ≤2 s", func(t *table) (string, bool, bool) {
 		ns, ok := t.get("Generate/all", "mcpgen", "ns/op")
 		if !ok {
