@@ -5,6 +5,7 @@ go 1.25.5
 replace github.com/mcpgen/mcpgen => ../
 
 require (
+	github.com/google/go-cmp v0.7.0
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/mcpgen/mcpgen v0.0.0-00010101000000-000000000000
 	github.com/modelcontextprotocol/go-sdk v1.8.0

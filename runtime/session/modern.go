@@ -320,7 +320,8 @@ func serveModern(hc *handlerCtx, h Handler, s *Session, sealer StateSealer, log 
 	if eerr != nil {
 		return nil, resultError(md.Name, eerr), 0
 	}
-	b, eerr = completeResult(b, h)
+	_, valid := out.(wire.ValidJSON)
+	b, eerr = completeResult(b, h, valid)
 	if eerr != nil {
 		return nil, resultError(md.Name, eerr), 0
 	}
@@ -368,22 +369,32 @@ type ToolHeaderHandler interface {
 // completeResult makes b, a result the handler encoded, a complete result
 // of the stateless era: resultType "complete" unless the handler set one,
 // and the server's identity in _meta unless the handler put one there.
-func completeResult(b []byte, h Handler) ([]byte, error) {
+// valid reports that b is known to be valid JSON (the handler's result is
+// a generated type, see wire.ValidJSON): the members b lacks are then
+// appended to it in place. Otherwise, and when a member must be replaced or
+// merged into, b is rebuilt, and checked, by wire.SetMember.
+func completeResult(b []byte, h Handler, valid bool) ([]byte, error) {
+	rt, hasRT := wire.MemberTag(b, "resultType")
+	setRT := !hasRT || len(rt) == 0
+	meta, hasMeta := wire.Member(b, "_meta")
+	var info jsontext.Value
+	if si, ok := h.(ServerInfoHandler); ok && !wire.Has(meta, MetaServerInfo) {
+		info = si.ServerInfo()
+	}
+	if !setRT && info == nil {
+		return b, nil
+	}
+	if valid && (!setRT || !hasRT) && (info == nil || !hasMeta) {
+		if out, ok := appendMembers(b, setRT, info); ok {
+			return out, nil
+		}
+	}
 	var err error
-	if rt, ok := wire.MemberString(b, "resultType"); !ok || rt == "" {
+	if setRT {
 		if b, err = wire.SetMember(b, "resultType", jsontext.Value(`"complete"`)); err != nil {
 			return nil, err
 		}
 	}
-	si, ok := h.(ServerInfoHandler)
-	if !ok {
-		return b, nil
-	}
-	meta, _ := wire.Member(b, "_meta")
-	if wire.Has(meta, MetaServerInfo) {
-		return b, nil
-	}
-	info := si.ServerInfo()
 	if info == nil {
 		return b, nil
 	}
@@ -396,6 +407,47 @@ func completeResult(b []byte, h Handler) ([]byte, error) {
 	}
 	return wire.SetMember(b, "_meta", m)
 }
+
+// appendMembers appends to the valid JSON value b, which lacks them,
+// resultType "complete" (when rt) and a _meta naming the server info (when
+// info is not nil), reusing b's array. It returns false, and b unchanged,
+// when b is not an object. info is not checked here: the response's
+// encoding checks the whole result (see jsonrpc.Message.AppendJSON and
+// jsonrpc.AppendResponse).
+func appendMembers(b []byte, rt bool, info jsontext.Value) ([]byte, bool) {
+	end := len(b)
+	for end > 0 && isSpace(b[end-1]) {
+		end--
+	}
+	if end < 2 || b[end-1] != '}' {
+		return b, false
+	}
+	i := end - 2
+	for i > 0 && isSpace(b[i]) {
+		i--
+	}
+	more := b[i] != '{' // an object with members already
+	out := b[:end-1]
+	if rt {
+		if more {
+			out = append(out, ',')
+		}
+		out = append(out, `"resultType":"complete"`...)
+		more = true
+	}
+	if info != nil {
+		if more {
+			out = append(out, ',')
+		}
+		out = append(out, `"_meta":{"`+MetaServerInfo+`":`...)
+		out = append(out, info...)
+		out = append(out, '}')
+	}
+	return append(out, '}'), true
+}
+
+// isSpace reports whether c is JSON whitespace.
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // levelAllowed reports whether a log message at level may be sent for the
 // request of ri: on a stateless request, only when it asked for log
