@@ -114,7 +114,7 @@ func exampleServer(t *testing.T) string {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	for _, dir := range []string{example.dir, fixture.dir} {
+	for _, dir := range []string{example.dir, fixtures.dir} {
 		if dir != "" {
 			os.RemoveAll(dir)
 		}

@@ -5,18 +5,18 @@ package interop_test
 // and Streamable HTTP:
 //
 //   - TestTS2ClientModern: the client, with version negotiation on, against
-//     a StandardServer of 2026-07-28 (interop/fixture): it must settle on
-//     2026-07-28 without initialize, and run a multi round-trip request and
-//     a subscriptions/listen stream;
-//   - TestTS2ClientFallback: the same client against servers of 2025-11-25
-//     only (interop/fixture --legacy, and examples/stdio-server, which links
-//     no revision of the stateless era): it must fall back to initialize;
+//     a StandardServer of 2026-07-28 (interop/fixture/modern): it must
+//     settle on 2026-07-28 without initialize, and run a multi round-trip
+//     request and a subscriptions/listen stream;
+//   - TestTS2ClientFallback: the same client against a server of 2025-11-25
+//     in a binary that links no revision of the stateless era
+//     (interop/fixture/legacy): it must fall back to initialize;
 //   - TestTS2ClientLegacyEra: the client with negotiation off (a 2025-11-25
 //     client) against the 2026-07-28 StandardServer, whose handlers are the
 //     same: the elicitation becomes a real request to the client.
 //
-// The fixture records every message it receives in a trace file (see
-// interop/fixture), which is what the server side saw; ts2-client.mjs
+// The fixtures record every message they receive in a trace file (see
+// interop/internal/fixture), which is what the server side saw; ts2-client.mjs
 // prints what the client saw. Both are compared with what is expected.
 
 import (
@@ -38,6 +38,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpgen/mcpgen/interop/internal/fixture"
 )
 
 // The inputs ts2-client.mjs sends and the texts of the fixture (kept in
@@ -53,34 +54,36 @@ const (
 	ts2ClientTimeout = 45 * time.Second
 )
 
-var fixture struct {
+var fixtures struct {
 	once sync.Once
 	dir  string
-	bin  string
 	err  error
 }
 
-// fixtureServer builds ./interop/fixture once per test binary and returns
-// the executable's path.
-func fixtureServer(t *testing.T) string {
+// fixtureServer builds ./interop/fixture/modern and ./interop/fixture/legacy
+// once per test binary and returns the path of the executable of one of
+// them, name.
+func fixtureServer(t *testing.T, name string) string {
 	t.Helper()
 	_, root := dirs(t)
-	fixture.once.Do(func() {
-		fixture.dir, fixture.err = os.MkdirTemp("", "mcpgen-interop-fixture-")
-		if fixture.err != nil {
+	fixtures.once.Do(func() {
+		fixtures.dir, fixtures.err = os.MkdirTemp("", "mcpgen-interop-fixture-")
+		if fixtures.err != nil {
 			return
 		}
-		fixture.bin = filepath.Join(fixture.dir, "fixture")
-		cmd := exec.Command("go", "build", "-o", fixture.bin, "./interop/fixture")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			fixture.err = fmt.Errorf("go build -o %s ./interop/fixture: %v\n%s", fixture.bin, err, out)
+		for _, n := range []string{"modern", "legacy"} {
+			cmd := exec.Command("go", "build", "-o", filepath.Join(fixtures.dir, n), "./interop/fixture/"+n)
+			cmd.Dir = root
+			if out, err := cmd.CombinedOutput(); err != nil {
+				fixtures.err = fmt.Errorf("%s: %v\n%s", cmd, err, out)
+				return
+			}
 		}
 	})
-	if fixture.err != nil {
-		t.Fatal(fixture.err)
+	if fixtures.err != nil {
+		t.Fatal(fixtures.err)
 	}
-	return fixture.bin
+	return filepath.Join(fixtures.dir, name)
 }
 
 // --- ts2-client.mjs ------------------------------------------------------------
@@ -232,32 +235,16 @@ func startHTTPServer(t *testing.T, cmd *exec.Cmd, urlLine *regexp.Regexp) *httpS
 	}
 }
 
-// fixtureURLLine is the line interop/fixture prints when it listens.
+// fixtureURLLine is the line a fixture server prints when it listens.
 var fixtureURLLine = regexp.MustCompile(`(?m)^\{"url":"([^"]+)"\}$`)
 
-// exampleURLLine is the line examples/stdio-server logs when it listens.
-var exampleURLLine = regexp.MustCompile(`serving MCP on (\S+)\n`)
-
 // --- The fixture's trace -----------------------------------------------------
-
-// traceLine is one line of the fixture's trace file (see interop/fixture).
-type traceLine struct {
-	PID            int               `json:"pid"`
-	Event          string            `json:"event"`
-	Err            string            `json:"err"`
-	Method         string            `json:"method"`
-	Request        bool              `json:"request"`
-	MetaVersion    string            `json:"metaVersion"`
-	InputResponses bool              `json:"inputResponses"`
-	Malformed      string            `json:"malformed"`
-	HTTPStatus     int               `json:"httpStatus"`
-	HTTPHeaders    map[string]string `json:"httpHeaders"`
-}
 
 // serverView is what the fixture saw of a run, from its trace.
 type serverView struct {
 	// Methods are the methods of the messages received (HTTP: of the
-	// POSTs), sorted: the order of concurrent requests is not fixed.
+	// POSTs), "(response)" for a response, sorted: the order of concurrent
+	// requests is not fixed.
 	Methods []string
 	// MetaVersions counts the messages by the revision their _meta names
 	// ("" for none).
@@ -277,7 +264,8 @@ type serverView struct {
 	Exits []string
 }
 
-// readTrace reads the fixture's trace file at path.
+// readTrace reads the fixture's trace file at path (see
+// interop/internal/fixture).
 func readTrace(t *testing.T, path string) serverView {
 	t.Helper()
 	data, err := os.ReadFile(path)
@@ -299,7 +287,7 @@ func readTrace(t *testing.T, path string) serverView {
 		if n == maxTraceLines {
 			t.Fatalf("the fixture's trace has more than %d lines", maxTraceLines)
 		}
-		var l traceLine
+		var l fixture.Line
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
 			t.Fatalf("the fixture's trace: line %d: %v: %q", n+1, err, sc.Bytes())
 		}
@@ -324,6 +312,9 @@ func readTrace(t *testing.T, path string) serverView {
 		}
 		if l.Method != "server/discover" {
 			served[l.PID] = true
+		}
+		if l.Method == "" {
+			l.Method = "(response)" // to a request of the server
 		}
 		v.Methods = append(v.Methods, l.Method)
 		v.MetaVersions[l.MetaVersion]++
@@ -369,22 +360,21 @@ func readTrace(t *testing.T, path string) serverView {
 // its trace ("" for a server without one).
 type ts2Target func(t *testing.T) (target []string, done func() string)
 
-// fixtureStdio runs the fixture over stdio (started by the client), with
-// args.
-func fixtureStdio(args ...string) ts2Target {
+// fixtureStdio runs the fixture server name over stdio (started by the
+// client).
+func fixtureStdio(name string) ts2Target {
 	return func(t *testing.T) ([]string, func() string) {
 		trace := filepath.Join(t.TempDir(), "trace.jsonl")
-		target := append([]string{"--", fixtureServer(t)}, args...)
-		return append(target, "--trace", trace), func() string { return trace }
+		return []string{"--", fixtureServer(t, name), "--trace", trace}, func() string { return trace }
 	}
 }
 
-// fixtureHTTP runs the fixture over Streamable HTTP, with args.
-func fixtureHTTP(args ...string) ts2Target {
+// fixtureHTTP runs the fixture server name over Streamable HTTP.
+func fixtureHTTP(name string) ts2Target {
 	return func(t *testing.T) ([]string, func() string) {
 		trace := filepath.Join(t.TempDir(), "trace.jsonl")
-		args := append(append([]string{}, args...), "--http", "127.0.0.1:0", "--trace", trace)
-		srv := startHTTPServer(t, exec.Command(fixtureServer(t), args...), fixtureURLLine)
+		cmd := exec.Command(fixtureServer(t, name), "--http", "127.0.0.1:0", "--trace", trace)
+		srv := startHTTPServer(t, cmd, fixtureURLLine)
 		return []string{"--url", srv.url}, func() string {
 			srv.stop() // the trace is complete once the fixture exited
 			return trace
@@ -405,13 +395,13 @@ func TestTS2ClientModern(t *testing.T) {
 	}{
 		{
 			name:   "stdio",
-			server: fixtureStdio(),
+			server: fixtureStdio("modern"),
 			// The probe (server/discover) goes to a process of its own.
 			sent: []string{"tools/list", "tools/call", "tools/call", "tools/call", "subscriptions/listen", "tools/call", "tools/list", "notifications/cancelled"},
 		},
 		{
 			name:   "http",
-			server: fixtureHTTP(),
+			server: fixtureHTTP("modern"),
 			sent:   []string{"server/discover", "tools/list", "tools/call", "tools/call", "tools/call", "subscriptions/listen", "tools/call", "tools/list", "notifications/cancelled"},
 			// SDK 2.4.0 sends notifications/cancelled without Mcp-Method,
 			// which T-N7 requires on every POST; the server accepts the
@@ -472,41 +462,39 @@ func TestTS2ClientModern(t *testing.T) {
 }
 
 func TestTS2ClientFallback(t *testing.T) {
-	example := func(http bool) ts2Target {
-		return func(t *testing.T) ([]string, func() string) {
-			if !http {
-				return []string{"--", exampleServer(t)}, func() string { return "" }
-			}
-			srv := startHTTPServer(t, exec.Command(exampleServer(t), "--http", "127.0.0.1:0"), exampleURLLine)
-			return []string{"--url", srv.url}, func() string { srv.stop(); return "" }
-		}
-	}
 	legacySent := []string{"initialize", "notifications/initialized", "tools/list", "tools/call"}
 	for _, tc := range []struct {
-		name       string
-		transport  string
-		server     ts2Target
-		serverName string
-		sent       []string
-		// probeStatus is the HTTP status of the probe.
-		probeStatus int
+		name   string
+		server ts2Target
+		sent   []string
+		// statuses are the HTTP answers, by method.
+		statuses map[string]int
 	}{
-		{"fixture/stdio", "stdio", fixtureStdio("--legacy"), ts2FixtureName + "-legacy", legacySent, 0},
-		{"fixture/http", "http", fixtureHTTP("--legacy"), ts2FixtureName + "-legacy", append([]string{"server/discover"}, legacySent...), 400},
-		{"example/stdio", "stdio", example(false), "mcpgen-example", legacySent, 0},
-		{"example/http", "http", example(true), "mcpgen-example", append([]string{"server/discover"}, legacySent...), 400},
+		// On stdio the probe goes to a process of its own, whose answer
+		// (an error: the session is not initialized) the client does not
+		// trace.
+		{name: "stdio", server: fixtureStdio("legacy"), sent: legacySent},
+		{
+			name: "http", server: fixtureHTTP("legacy"), sent: append([]string{"server/discover"}, legacySent...),
+			statuses: map[string]int{
+				// The binary links no stateless revision: the probe's
+				// MCP-Protocol-Version 2026-07-28 is unknown to it.
+				"server/discover 400": 1,
+				"initialize 200":      1, "notifications/initialized 202": 1, "tools/list 200": 1, "tools/call 200": 1,
+			},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			target, done := tc.server(t)
 			got := runTS2Client(t, "fallback", target...)
 			want := ts2Report{
-				Transport:     tc.transport,
+				Transport:     tc.name,
 				Sent:          tc.sent,
 				Elicitations:  []ts2Elicitation{},
 				Notifications: []ts2Notification{},
 				Era:           "legacy",
 				Negotiated:    legacyRevision,
-				ServerName:    tc.serverName,
+				ServerName:    ts2FixtureName + "-legacy",
 				Tools:         []string{"echo"},
 				Echo:          &ts2Text{Text: ts2EchoText},
 				Closed:        true,
@@ -514,23 +502,14 @@ func TestTS2ClientFallback(t *testing.T) {
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("the client's report (-want +got):\n%s", diff)
 			}
-			trace := done()
-			if trace == "" {
-				return
-			}
 			// The probe was refused, then a session ran at 2025-11-25.
 			wantView := serverView{
 				Methods:      []string{"initialize", "notifications/initialized", "server/discover", "tools/call", "tools/list"},
 				MetaVersions: map[string]int{modernRevision: 1, "": 4},
+				Statuses:     tc.statuses,
 				Exits:        []string{""},
 			}
-			if tc.probeStatus != 0 {
-				wantView.Statuses = map[string]int{
-					fmt.Sprintf("server/discover %d", tc.probeStatus): 1,
-					"initialize 200": 1, "notifications/initialized 202": 1, "tools/list 200": 1, "tools/call 200": 1,
-				}
-			}
-			if diff := cmp.Diff(wantView, readTrace(t, trace)); diff != "" {
+			if diff := cmp.Diff(wantView, readTrace(t, done())); diff != "" {
 				t.Errorf("what the server saw (-want +got):\n%s", diff)
 			}
 		})
@@ -543,13 +522,13 @@ func TestTS2ClientLegacyEra(t *testing.T) {
 		server   ts2Target
 		statuses map[string]int
 	}{
-		{name: "stdio", server: fixtureStdio()},
+		{name: "stdio", server: fixtureStdio("modern")},
 		{
-			name: "http", server: fixtureHTTP(),
+			name: "http", server: fixtureHTTP("modern"),
 			statuses: map[string]int{
 				"initialize 200": 1, "notifications/initialized 202": 1, "tools/list 200": 2, "tools/call 200": 3,
 				// The client's answer to elicitation/create.
-				" 202": 1,
+				"(response) 202": 1,
 			},
 		},
 	} {
@@ -577,7 +556,7 @@ func TestTS2ClientLegacyEra(t *testing.T) {
 			// The same handler asked with a real request: one
 			// tools/call of ask_name, answered by a response.
 			wantView := serverView{
-				Methods:      []string{"", "initialize", "notifications/initialized", "tools/call", "tools/call", "tools/call", "tools/list", "tools/list"},
+				Methods:      []string{"(response)", "initialize", "notifications/initialized", "tools/call", "tools/call", "tools/call", "tools/list", "tools/list"},
 				MetaVersions: map[string]int{"": 8},
 				Statuses:     tc.statuses,
 				Exits:        []string{""},
