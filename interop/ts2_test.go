@@ -255,8 +255,8 @@ type serverView struct {
 	// Statuses counts HTTP answers by "METHOD STATUS".
 	Statuses map[string]int
 	// HeaderFaults lists the POSTs of the stateless era whose
-	// MCP-Protocol-Version or Mcp-Method header does not mirror the body
-	// (T-N7).
+	// MCP-Protocol-Version, Mcp-Method or Mcp-Name header does not mirror
+	// the body (T-N7; the fixtures' tools have no x-mcp-header).
 	HeaderFaults []string
 	// Exits are the exit errors of the processes that served requests
 	// other than the probe (server/discover); "" for a clean exit,
@@ -324,9 +324,10 @@ func readTrace(t *testing.T, path string) serverView {
 		if l.HTTPStatus != 0 {
 			v.Statuses[fmt.Sprintf("%s %d", l.Method, l.HTTPStatus)]++
 			if l.MetaVersion == modernRevision {
-				for h, want := range map[string]string{"MCP-Protocol-Version": l.MetaVersion, "Mcp-Method": l.Method} {
-					if got := l.HTTPHeaders[h]; got != want {
-						v.HeaderFaults = append(v.HeaderFaults, fmt.Sprintf("%s: %s %q, want %q", l.Method, h, got, want))
+				want := map[string]string{"MCP-Protocol-Version": l.MetaVersion, "Mcp-Method": l.Method, "Mcp-Name": l.Name}
+				for _, h := range []string{"MCP-Protocol-Version", "Mcp-Method", "Mcp-Name"} {
+					if got := l.HTTPHeaders[h]; got != want[h] {
+						v.HeaderFaults = append(v.HeaderFaults, fmt.Sprintf("%s: %s %q, want %q", l.Method, h, got, want[h]))
 					}
 				}
 			}
