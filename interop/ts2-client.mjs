@@ -1,6 +1,7 @@
 // ts2-client.mjs: the TypeScript SDK v2 client (@modelcontextprotocol/client
 // 2.4.0) against an MCP server, with version negotiation on ("auto": it
-// probes with server/discover at 2026-07-28 and falls back to initialize).
+// probes with server/discover at 2026-07-28 and falls back to initialize)
+// or off, as the scenario says.
 //
 //   node ts2-client.mjs --scenario SCENARIO --url URL
 //   node ts2-client.mjs --scenario SCENARIO -- COMMAND [ARG...]
@@ -26,8 +27,8 @@
 //     real elicitation/create request from the server, and list_changed
 //     comes unsolicited (no subscriptions/listen in that era).
 //
-// It prints one JSON line on stdout, the report (see report below), which
-// ts2_test.go decodes and compares; on failure the report carries "error"
+// It prints one JSON line on stdout, the report (its members are those of
+// ts2Report in ts2_test.go), which ts2_test.go decodes and compares; on failure the report carries "error"
 // and the exit status is 1. Every message the client's transport sends or
 // receives is traced on stderr ("ts2-client: -> " sent, "<- " received).
 // The run is bounded by TS2_CLIENT_TIMEOUT_MS (default 30000; exit 2).
