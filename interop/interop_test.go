@@ -114,8 +114,10 @@ func exampleServer(t *testing.T) string {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if example.dir != "" {
-		os.RemoveAll(example.dir)
+	for _, dir := range []string{example.dir, fixtures.dir} {
+		if dir != "" {
+			os.RemoveAll(dir)
+		}
 	}
 	os.Exit(code)
 }

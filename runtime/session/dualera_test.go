@@ -228,6 +228,56 @@ func TestLegacySubscriptionAndListen(t *testing.T) {
 	}
 }
 
+// TestStatelessServerInfo checks that the results the runtime makes
+// itself name the server in _meta as the handler's results do (V-2): the
+// InputRequiredResult of a round, and the SubscriptionsListenResult that
+// ends a listen stream when the server closes (U-S3).
+func TestStatelessServerInfo(t *testing.T) {
+	srv := m26.NewServer(m26.Implementation{Name: "named", Version: "2"})
+	srv.AddTool(m26.Tool{Name: "ask", InputSchema: []byte(`{"type":"object"}`)},
+		func(ctx context.Context, p *m26.CallToolRequestParams) (*m26.CallToolResult, error) {
+			if _, err := m26.ListRoots(ctx, "roots"); err != nil {
+				return nil, err
+			}
+			return &m26.CallToolResult{}, nil
+		})
+	a, b := transport.Pipe()
+	s := session.New(session.Server, a, srv.Handler(), session.Options{Sealer: testSealer{}})
+	defer s.Close()
+	p := &peer{t: t, tr: b}
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"roots":{}}}`
+	info := map[string]any{"name": "named", "version": "2"}
+
+	r := result(t, p.call(1, "tools/call", `{`+meta+`,"name":"ask","arguments":{}}`))
+	if r["resultType"] != "input_required" {
+		t.Fatalf("tools/call ask: %v, want input_required", r)
+	}
+	if diff := cmp.Diff(map[string]any{"io.modelcontextprotocol/serverInfo": info}, r["_meta"]); diff != "" {
+		t.Errorf("the InputRequiredResult's _meta (-want +got):\n%s", diff)
+	}
+
+	p.send(`{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{` + meta + `,"notifications":{"toolsListChanged":true}}}`)
+	if ack := p.recvMsg(); ack["method"] != "notifications/subscriptions/acknowledged" {
+		t.Fatalf("first message on the listen stream: %v", ack)
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close() }()
+	end := p.recvMsg()
+	want := map[string]any{"jsonrpc": "2.0", "id": "L", "result": map[string]any{
+		"resultType": "complete",
+		"_meta":      map[string]any{"io.modelcontextprotocol/subscriptionId": "L", "io.modelcontextprotocol/serverInfo": info},
+	}}
+	if diff := cmp.Diff(want, end); diff != "" {
+		t.Errorf("the end of the listen stream (-want +got):\n%s", diff)
+	}
+	b.Close()
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close did not return within 10s")
+	}
+}
+
 // TestStatelessSealedState runs a round with the default sealer
 // (runtime/reqstate, a key per process): the state opens on the retry, and
 // a tampered one, or one moved to other params, is -32602.

@@ -287,6 +287,9 @@ func serveModern(hc *handlerCtx, h Handler, s *Session, sealer StateSealer, log 
 			if err != nil {
 				return nil, asJSONRPC(err), statusOf(err)
 			}
+			if r, err = withServerInfo(r, h); err != nil {
+				return nil, resultError(md.Name, err), 0
+			}
 			return r, nil, 0
 		}
 	}
@@ -308,6 +311,9 @@ func serveModern(hc *handlerCtx, h Handler, s *Session, sealer StateSealer, log 
 			b, jerr := inputRequired(hc, sealer, md.Name, params, ir)
 			if jerr != nil {
 				return nil, jerr, statusOf(jerr)
+			}
+			if b, err = withServerInfo(b, h); err != nil {
+				return nil, resultError(md.Name, err), 0
 			}
 			return b, nil, 0
 		}
@@ -395,6 +401,34 @@ func completeResult(b []byte, h Handler, valid bool) ([]byte, error) {
 			return nil, err
 		}
 	}
+	if info == nil {
+		return b, nil
+	}
+	if meta == nil {
+		meta = jsontext.Value("{}")
+	}
+	m, err := wire.SetMember(meta, MetaServerInfo, info)
+	if err != nil {
+		return nil, err
+	}
+	return wire.SetMember(b, "_meta", m)
+}
+
+// withServerInfo puts the server's identity in the _meta of b, a result of
+// the stateless era, unless it names one already or h does not name its
+// server: servers SHOULD name themselves in every result (V-2), the
+// runtime's own (InputRequiredResult, the end of a listen stream)
+// included.
+func withServerInfo(b []byte, h Handler) ([]byte, error) {
+	si, ok := h.(ServerInfoHandler)
+	if !ok {
+		return b, nil
+	}
+	meta, _ := wire.Member(b, "_meta")
+	if wire.Has(meta, MetaServerInfo) {
+		return b, nil
+	}
+	info := si.ServerInfo()
 	if info == nil {
 		return b, nil
 	}
