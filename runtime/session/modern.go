@@ -404,14 +404,7 @@ func completeResult(b []byte, h Handler, valid bool) ([]byte, error) {
 	if info == nil {
 		return b, nil
 	}
-	if meta == nil {
-		meta = jsontext.Value("{}")
-	}
-	m, err := wire.SetMember(meta, MetaServerInfo, info)
-	if err != nil {
-		return nil, err
-	}
-	return wire.SetMember(b, "_meta", m)
+	return putServerInfo(b, meta, info)
 }
 
 // withServerInfo puts the server's identity in the _meta of b, a result of
@@ -432,6 +425,12 @@ func withServerInfo(b []byte, h Handler) ([]byte, error) {
 	if info == nil {
 		return b, nil
 	}
+	return putServerInfo(b, meta, info)
+}
+
+// putServerInfo sets the server's identity info in meta, the _meta of the
+// result b (nil when b has none), and returns b with that _meta.
+func putServerInfo(b []byte, meta, info jsontext.Value) ([]byte, error) {
 	if meta == nil {
 		meta = jsontext.Value("{}")
 	}
