@@ -45,7 +45,9 @@ func (s *Server) isStateless(r *http.Request, items []jsonrpc.Item, initialize b
 // first; one notification, accepted (T-N2).
 func (s *Server) postStateless(w http.ResponseWriter, r *http.Request, rf refusal, items []jsonrpc.Item, batch bool) {
 	if batch || len(items) != 1 {
-		refuse(w, rf, http.StatusBadRequest, jsonrpc.InvalidRequest, "a POST of revision %s carries one message, not a batch", r.Header.Get(headerVersion))
+		// T-N1: one message per POST; T-N3: an answer is one object, so
+		// the refusal is one error without an id, not a batch of them.
+		refuse(w, refusal{rev: rf.rev}, http.StatusBadRequest, jsonrpc.InvalidRequest, "a POST of revision %s carries one message, not a batch", r.Header.Get(headerVersion))
 		return
 	}
 	m := items[0].Msg

@@ -74,7 +74,7 @@ func TestStatelessHTTP(t *testing.T) {
 		{"version header differs", "tools/list", `{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{` + meta26 + `}}`, map[string]string{"MCP-Protocol-Version": "2025-11-25"}, 400, `"code":-32020`},
 		{"method header missing", "tools/list", `{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{` + meta26 + `}}`, map[string]string{"Mcp-Method": ""}, 400, `"code":-32020`},
 		{"unsupported version", "tools/list", `{"jsonrpc":"2.0","id":6,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"v9","io.modelcontextprotocol/clientCapabilities":{}}}}`, map[string]string{"MCP-Protocol-Version": "v9"}, 400, `"code":-32022`},
-		{"batch", "tools/list", `[{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{` + meta26 + `}}]`, nil, 400, `"code":-32600`},
+		{"batch", "tools/list", `[{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{` + meta26 + `}}]`, nil, 400, `{"jsonrpc":"2.0","error":{"code":-32600`},
 		{"notification", "notifications/cancelled", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`, nil, 202, ``},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
