@@ -558,3 +558,41 @@ func legacyResult(method string, raw jsontext.Value) (jsontext.Value, error) {
 	}
 	return raw, err
 }
+
+// ToolLister is implemented by transports that mirror tool arguments into
+// headers, as the x-mcp-header annotations of the tool's inputSchema say
+// (streamhttp.Client in the stateless era, T-N8): they learn the
+// annotations from the answers to tools/list. When NeedsToolList reports
+// that none was seen yet, a client of the stateless era lists the tools
+// before its first tools/call.
+type ToolLister interface {
+	NeedsToolList() bool
+}
+
+// maxListPages bounds the tools/list pages read before a first tools/call.
+const maxListPages = 100
+
+// listToolsFirst lists the server's tools, page by page, when the transport
+// needs to have seen them before a tools/call (ToolLister). Failures are
+// left to the tools/call: the server says what it misses.
+func (s *Session) listToolsFirst(ctx context.Context) {
+	tl, ok := s.t.(ToolLister)
+	if !ok || !tl.NeedsToolList() {
+		return
+	}
+	params := jsontext.Value(`{}`)
+	for range maxListPages {
+		res, err := s.Call(ctx, "tools/list", rawAppender(params))
+		if err != nil {
+			s.log.Debug("mcp: listing the tools before a tools/call failed", "err", err)
+			return
+		}
+		cursor, ok := wire.Member(res, "nextCursor")
+		if !ok || cursor.Kind() != '"' {
+			return
+		}
+		if params, err = wire.SetMember(jsontext.Value(`{}`), "cursor", cursor); err != nil {
+			return
+		}
+	}
+}

@@ -76,6 +76,9 @@ func (s *Session) Call(ctx context.Context, method string, params wire.Appender,
 		}
 		params = rawAppender(raw)
 	}
+	if mc != nil && method == "tools/call" {
+		s.listToolsFirst(ctx)
+	}
 	var cached cache.Entry
 	hit := false
 	if mc != nil && !o.noCache {

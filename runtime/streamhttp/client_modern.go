@@ -27,6 +27,7 @@ type modernConn struct {
 	toolLists map[wire.ID]bool               // tools/list requests awaiting their answer
 	tools     map[string]mcpheader.Params    // x-mcp-header annotations, by tool name
 	streams   map[wire.ID]context.CancelFunc // open SSE streams of stateless requests
+	listed    bool                           // a tools/list was answered
 }
 
 // ServerKey returns the endpoint URL: the server a session.Session
@@ -149,6 +150,9 @@ func (c *Client) toolsAnswer(g *clientConn, data []byte) []byte {
 	c.mu.Lock()
 	ours := g.modern.toolLists[m.id]
 	delete(g.modern.toolLists, m.id)
+	if ours {
+		g.modern.listed = true
+	}
 	c.mu.Unlock()
 	if !ours || m.kind != jsonrpc.Response {
 		return data
@@ -203,4 +207,15 @@ func (c *Client) toolsAnswer(g *clientConn, data []byte) []byte {
 		return data
 	}
 	return out
+}
+
+// NeedsToolList reports whether the Client, in the stateless era, has seen
+// no tools/list answer yet, so that it cannot know which arguments of a
+// tools/call to mirror into Mcp-Param headers (T-N8): a session of the
+// stateless era lists the tools first (session.ToolLister).
+func (c *Client) NeedsToolList() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	g := c.conn
+	return g.modern != nil && !g.modern.listed && g.sessionID == ""
 }

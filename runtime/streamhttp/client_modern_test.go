@@ -125,6 +125,25 @@ func TestClientStatelessHTTP(t *testing.T) {
 		}
 	}
 
+	// A client that calls before it lists: the tools are listed first, so
+	// that the call carries its Mcp-Param header (T-N8).
+	fresh, err := m26.Connect(ctx, streamhttp.NewClient(ts.URL, streamhttp.ClientOptions{}), m26.Implementation{Name: "c2", Version: "1"},
+		m26.ClientCapabilities{Elicitation: &m26.ClientCapabilitiesElicitation{}}, c, session.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fresh.CallTool(ctx, &m26.CallToolRequestParams{Name: "regional", Arguments: []byte(`{"region":"ap-south"}`)}); err != nil {
+		t.Fatalf("a tools/call before any tools/list: %v", err)
+	}
+	fresh.Close()
+	var regions []string
+	for _, hd := range log.find("tools/call") {
+		regions = append(regions, hd.Get("Mcp-Param-Region"))
+	}
+	if diff := cmp.Diff([]string{"eu-west", "eu-west", "ap-south", "ap-south"}, regions); diff != "" {
+		t.Errorf("Mcp-Param-Region of the tools/call POSTs (-want +got):\n%s", diff)
+	}
+
 	// A subscription: acknowledged, then told of a new tool; Close ends it.
 	sub, err := cs.Listen(ctx, &m26.SubscriptionsListenRequestParams{Notifications: m26.SubscriptionFilter{ToolsListChanged: ptr(true)}})
 	if err != nil {
