@@ -76,7 +76,7 @@ func main() {
 //	go generate ./...
 //
 // then vets, builds and runs a program using the generated package. The
-// go:generate line passes no --schema, as a user's would: outside the
+// line that init writes passes no --schema, as a user's would: outside the
 // mcpgen repository, mcpgen keeps the pinned schema in the user cache
 // directory (here a temporary one), copied from $MCPGEN_SCHEMA_MIRROR (here
 // the mirror beside the checkout) with its sha256 checked. Without a mirror
