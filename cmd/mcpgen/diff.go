@@ -52,8 +52,10 @@ object, never folded:
 	  oldClient  "breaking" or "compatible": an old client, a new server
 	  oldServer  "breaking" or "compatible": an old server, a new client
 
-With --fail-on breaking the exit status is 1 when a change breaks either
-pairing (the report is written all the same).`
+Exit status: 0 when the report is written, 1 when a schema cannot be had or
+read, and with --fail-on breaking when a change breaks either pairing (the
+report is written all the same); 2 for bad usage, including a schema file
+that does not exist.`
 
 type diffFlags struct {
 	format string
@@ -69,7 +71,7 @@ func runDiff(e *env, args []string) int {
 		return code
 	}
 	bad := func(format string, args ...any) int {
-		return usageError(e, fset, diffSynopsis, diffDescription, fmt.Errorf(format, args...))
+		return usageError(e, fset, fmt.Errorf(format, args...))
 	}
 	switch {
 	case fset.NArg() != 2:
@@ -87,6 +89,8 @@ func runDiff(e *env, args []string) int {
 			if err := checkPinned(a, ""); err != nil {
 				return bad("%s: %w", a, err)
 			}
+		} else if err := checkPath("schema file", a, false); err != nil {
+			return bad("%w", err)
 		}
 	}
 	fail := func(err error) int {

@@ -32,7 +32,8 @@ func TestDiffCommand(t *testing.T) {
 		{"bad format", []string{"--format", "yaml", "2025-06-18", "2025-11-25"}, 2, nil, `--format "yaml"`},
 		{"bad fail-on", []string{"--fail-on", "warning", "2025-06-18", "2025-11-25"}, 2, nil, `--fail-on "warning"`},
 		{"unpinned", []string{"2001-01-01", "2025-11-25"}, 2, nil, "--schema FILE"},
-		{"missing file", []string{filepath.Join(t.TempDir(), "absent.json"), "2025-11-25"}, 1, nil, "mcpgen diff: "},
+		{"missing file", []string{filepath.Join(t.TempDir(), "absent.json"), "2025-11-25"}, 2, nil, "schema file: "},
+		{"directory", []string{t.TempDir(), "2025-11-25"}, 2, nil, "is a directory"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -48,8 +49,8 @@ func TestDiffCommand(t *testing.T) {
 			if !strings.Contains(got.stderr, tt.wantStderr) {
 				t.Errorf("stderr does not contain %q:\n%s", tt.wantStderr, got.stderr)
 			}
-			if tt.wantCode == 2 && (got.stdout != "" || !strings.Contains(got.stderr, "Usage:")) {
-				t.Errorf("usage error without usage on stderr, or with output:\n%+v", got)
+			if tt.wantCode == 2 {
+				checkUsageError(t, got, "diff")
 			}
 		})
 	}

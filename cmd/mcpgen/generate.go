@@ -45,8 +45,15 @@ copied from $MCPGEN_SCHEMA_MIRROR (a directory laid out <R>/schema.json)
 when set, else downloaded from the pinned URL; its sha256 is checked either
 way.
 
+The package is named after DIR unless --package says otherwise: --out ./mcp
+gives package mcp, and --out . in a directory mcp20251125 gives mcp20251125.
+
 With --check, nothing is written: each file that would be added, changed or
-removed is reported as "stale: <file>" and the exit status is 1 if any is.`
+removed is reported as "stale: <file>" and the exit status is 1 if any is.
+
+Exit status: 0 on success; 1 when the schema cannot be had or read, the
+generator fails or --check finds stale files; 2 for bad usage, including a
+--schema FILE or --templates DIR that does not exist.`
 
 // generateFlags are the flags of mcpgen generate.
 type generateFlags struct {
@@ -65,7 +72,7 @@ func runGenerate(e *env, args []string) int {
 	fset.StringVar(&f.revision, "revision", "", "protocol revision `R` to generate, such as 2025-06-18 (required)")
 	fset.StringVar(&f.schema, "schema", "", "schema `FILE` to read (default: the pinned schema of the revision, materialized if missing; see above)")
 	fset.StringVar(&f.out, "out", "", "output directory `DIR`, created if needed (required)")
-	fset.StringVar(&f.pkg, "package", "", "Go package `NAME` of the output (default: mcp followed by the revision without dashes, such as mcp20250618)")
+	fset.StringVar(&f.pkg, "package", "", "Go package `NAME` of the output (default: the name of the --out directory, such as mcp for ./mcp)")
 	fset.StringVar(&f.templates, "templates", "", "directory `DIR` of templates replacing the built-in ones file by file (doc.go.tmpl: the package documentation)")
 	fset.BoolVar(&f.check, "check", false, "write nothing; report stale files and exit 1 if the output is not up to date")
 	fset.BoolVarP(&f.verbose, "verbose", "v", false, "report every file written, removed or unchanged on stderr")
@@ -73,7 +80,7 @@ func runGenerate(e *env, args []string) int {
 		return code
 	}
 	bad := func(format string, args ...any) int {
-		return usageError(e, fset, generateSynopsis, generateDescription, fmt.Errorf(format, args...))
+		return usageError(e, fset, fmt.Errorf(format, args...))
 	}
 	switch {
 	case fset.NArg() > 0:
@@ -88,13 +95,27 @@ func runGenerate(e *env, args []string) int {
 		return bad("--schema is empty")
 	}
 	if f.pkg == "" {
-		f.pkg = "mcp" + strings.ReplaceAll(f.revision, "-", "")
+		pkg, err := packageFromOut(f.out)
+		if err != nil {
+			return bad("%w", err)
+		}
+		f.pkg = pkg
 	}
 	if !token.IsIdentifier(f.pkg) {
 		return bad("--package %q is not a valid Go package name", f.pkg)
 	}
 	if err := checkPinned(f.revision, f.schema); err != nil {
 		return bad("%w", err)
+	}
+	if f.schema != "" {
+		if err := checkPath("--schema", f.schema, false); err != nil {
+			return bad("%w", err)
+		}
+	}
+	if f.templates != "" {
+		if err := checkPath("--templates", f.templates, true); err != nil {
+			return bad("%w", err)
+		}
 	}
 
 	fail := func(err error) int {
@@ -151,12 +172,29 @@ func ensureSchema(e *env, rev string, verbose bool) (string, error) {
 	}
 	res, err := schema.MaterializeResult(e.ctx, rev, schema.Options{Root: root, Mirror: mirror})
 	if err != nil {
-		return "", fmt.Errorf("materializing the schema: %w", err)
+		return "", fmt.Errorf("no schema of revision %s: %w; pass --schema FILE, or set %s to a directory holding %s", rev, err, mirrorEnv, filepath.Join(rev, "schema.json"))
 	}
 	if verbose {
 		fmt.Fprintf(e.stderr, "%s: %s (sha256 ok, from %s)\n", rev, relPath(root, res.Path), res.Source)
 	}
 	return res.Path, nil
+}
+
+// mirrorEnv names the environment variable of the schema mirror directory.
+const mirrorEnv = "MCPGEN_SCHEMA_MIRROR"
+
+// packageFromOut returns the package name the output directory out implies:
+// its base name, which must be a Go identifier.
+func packageFromOut(out string) (string, error) {
+	abs, err := filepath.Abs(out)
+	if err != nil {
+		return "", fmt.Errorf("--out: %w", err)
+	}
+	name := filepath.Base(abs)
+	if !token.IsIdentifier(name) {
+		return "", fmt.Errorf("--out: the directory name %q is not a Go package name; pass --package NAME", name)
+	}
+	return name, nil
 }
 
 // checkPinned fails when no --schema was given and rev is not pinned.
@@ -183,7 +221,7 @@ func schemaFor(e *env, rev, schemaFlag string, verbose bool) (string, error) {
 // run inside it, else the user cache directory; and the mirror to copy them
 // from.
 func schemaHome() (root, mirror string, err error) {
-	mirror = os.Getenv("MCPGEN_SCHEMA_MIRROR")
+	mirror = os.Getenv(mirrorEnv)
 	if root, err := findRoot(); err == nil {
 		if mirror == "" {
 			mirror = schema.DefaultMirror(root)

@@ -26,11 +26,11 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-// Exit codes.
+// Exit codes, as the README's "The CLI" states them.
 const (
 	exitOK    = 0 // success
-	exitFail  = 1 // the command failed, or --check found stale output
-	exitUsage = 2 // bad command line
+	exitFail  = 1 // the command failed, --check found stale output, validate found an invalid message
+	exitUsage = 2 // bad command line, or a file or directory it names that cannot be read
 )
 
 // env is what a command runs with.
@@ -52,6 +52,7 @@ type command struct {
 // commands lists the subcommands in the order of the usage; help is handled
 // by run itself.
 var commands = []*command{
+	initCmd,
 	generateCmd,
 	diffCmd,
 	validateCmd,
@@ -84,14 +85,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch name := args[0]; name {
 	case "help", "-h", "--help":
 		if len(args) > 2 {
-			fmt.Fprintln(stderr, "mcpgen help: too many arguments")
+			fmt.Fprintf(stderr, "mcpgen %s: too many arguments\nsee 'mcpgen help'\n", name)
 			return exitUsage
 		}
 		if len(args) == 2 && name == "help" {
 			c := lookup(args[1])
 			if c == nil {
-				fmt.Fprintf(stderr, "mcpgen help: unknown command %q\n\n", args[1])
-				usage(stderr)
+				fmt.Fprintf(stderr, "mcpgen help: unknown command %q\nsee 'mcpgen help'\n", args[1])
 				return exitUsage
 			}
 			return c.run(e, []string{"--help"})
@@ -101,8 +101,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	default:
 		c := lookup(name)
 		if c == nil {
-			fmt.Fprintf(stderr, "mcpgen: unknown command %q\n\n", name)
-			usage(stderr)
+			fmt.Fprintf(stderr, "mcpgen: unknown command %q\nsee 'mcpgen help'\n", name)
 			return exitUsage
 		}
 		return c.run(e, args[1:])
@@ -142,7 +141,7 @@ func newFlagSet(name string) *pflag.FlagSet {
 
 // parseFlags parses args into fs. It returns -1 to go on, or the exit code
 // the command returns: exitOK after printing the usage for --help, exitUsage
-// after printing the error and the usage for a bad command line.
+// after printing the error for a bad command line (see usageError).
 func parseFlags(e *env, fs *pflag.FlagSet, args []string, synopsis, description string) int {
 	err := fs.Parse(args)
 	if errors.Is(err, pflag.ErrHelp) {
@@ -150,16 +149,35 @@ func parseFlags(e *env, fs *pflag.FlagSet, args []string, synopsis, description 
 		return exitOK
 	}
 	if err != nil {
-		return usageError(e, fs, synopsis, description, err)
+		return usageError(e, fs, err)
 	}
 	return -1
 }
 
-// usageError prints err and the usage of the command, and returns exitUsage.
-func usageError(e *env, fs *pflag.FlagSet, synopsis, description string, err error) int {
-	fmt.Fprintf(e.stderr, "%s: %v\n\n", fs.Name(), err)
-	commandUsage(e.stderr, fs, synopsis, description)
+// usageError prints err on one line, then where the usage is (not the usage
+// itself, which would bury the error), and returns exitUsage:
+//
+//	mcpgen generate: --revision is required
+//	see 'mcpgen generate --help'
+func usageError(e *env, fs *pflag.FlagSet, err error) int {
+	fmt.Fprintf(e.stderr, "%s: %v\nsee '%s --help'\n", fs.Name(), err, fs.Name())
 	return exitUsage
+}
+
+// checkPath returns a usage error naming flag when path, given on the
+// command line, does not exist or is not a directory (dir) or a regular file
+// (!dir).
+func checkPath(flag, path string, dir bool) error {
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%s: %w", flag, err)
+	case dir && !fi.IsDir():
+		return fmt.Errorf("%s: %s is not a directory", flag, path)
+	case !dir && fi.IsDir():
+		return fmt.Errorf("%s: %s is a directory, not a file", flag, path)
+	}
+	return nil
 }
 
 // commandUsage writes the usage of a subcommand to w.

@@ -49,6 +49,12 @@ func TestExitCodes(t *testing.T) {
 	setGenerate(t, func(generator.Config) ([]generator.File, error) {
 		return nil, errors.New("boom")
 	})
+	schemaFile := filepath.Join(tmp, "s.json")
+	if err := os.WriteFile(schemaFile, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	absent := filepath.Join(tmp, "absent")
+	out := filepath.Join(tmp, "out")
 	tests := []struct {
 		name       string
 		args       []string
@@ -61,22 +67,48 @@ func TestExitCodes(t *testing.T) {
 		{"-h", []string{"-h"}, 0, "generate", ""},
 		{"--help", []string{"--help"}, 0, "schema", ""},
 		{"help command", []string{"help", "generate"}, 0, "--revision", ""},
+		{"help init", []string{"help", "init"}, 0, "go get -tool github.com/mcpgen/mcpgen/cmd/mcpgen", ""},
 		{"help unknown", []string{"help", "nope"}, 2, "", `unknown command "nope"`},
+		{"help too many", []string{"help", "a", "b"}, 2, "", "too many arguments"},
 		{"unknown command", []string{"frobnicate"}, 2, "", `unknown command "frobnicate"`},
 		{"version", []string{"version"}, 0, "mcpgen ", ""},
 		{"version extra", []string{"version", "x"}, 2, "", "unexpected arguments"},
+		{"version bad flag", []string{"version", "--nope"}, 2, "", "unknown flag: --nope"},
 		{"generate help", []string{"generate", "--help"}, 0, "--check", ""},
 		{"generate bad flag", []string{"generate", "--nope"}, 2, "", "unknown flag: --nope"},
-		{"generate missing revision", []string{"generate", "--out", tmp}, 2, "", "--revision is required"},
+		{"generate flag without value", []string{"generate", "--revision"}, 2, "", "flag needs an argument: --revision"},
+		{"generate missing revision", []string{"generate", "--out", out}, 2, "", "--revision is required"},
 		{"generate missing out", []string{"generate", "--revision", "2025-06-18"}, 2, "", "--out is required"},
-		{"generate bad revision", []string{"generate", "--revision", "june", "--out", tmp}, 2, "", "YYYY-MM-DD"},
-		{"generate unpinned", []string{"generate", "--revision", "2001-01-01", "--out", tmp}, 2, "", "--schema FILE"},
-		{"generate bad package", []string{"generate", "--revision", "2025-06-18", "--out", tmp, "--package", "a-b"}, 2, "", "not a valid Go package name"},
-		{"generate positional", []string{"generate", "--revision", "2025-06-18", "--out", tmp, "x"}, 2, "", "unexpected arguments"},
-		{"generate error", []string{"generate", "--revision", "2001-01-01", "--schema", "s.json", "--out", tmp}, 1, "", "mcpgen generate: boom"},
-		{"schema bad flag", []string{"schema", "--nope"}, 2, "", "Usage:"},
+		{"generate bad revision", []string{"generate", "--revision", "june", "--out", out}, 2, "", "YYYY-MM-DD"},
+		{"generate unpinned", []string{"generate", "--revision", "2001-01-01", "--out", out}, 2, "", "--schema FILE"},
+		{"generate bad package", []string{"generate", "--revision", "2025-06-18", "--out", out, "--package", "a-b"}, 2, "", "not a valid Go package name"},
+		{"generate out not a package name", []string{"generate", "--revision", "2025-06-18", "--out", filepath.Join(tmp, "a-b")}, 2, "", `directory name "a-b" is not a Go package name; pass --package NAME`},
+		{"generate positional", []string{"generate", "--revision", "2025-06-18", "--out", out, "x"}, 2, "", "unexpected arguments"},
+		{"generate empty schema", []string{"generate", "--revision", "2025-06-18", "--out", out, "--schema", ""}, 2, "", "--schema is empty"},
+		{"generate missing schema file", []string{"generate", "--revision", "2001-01-01", "--schema", absent, "--out", out}, 2, "", "--schema: "},
+		{"generate missing templates", []string{"generate", "--revision", "2001-01-01", "--schema", schemaFile, "--out", out, "--templates", absent}, 2, "", "--templates: "},
+		{"generate templates not a directory", []string{"generate", "--revision", "2001-01-01", "--schema", schemaFile, "--out", out, "--templates", schemaFile}, 2, "", "is not a directory"},
+		{"generate error", []string{"generate", "--revision", "2001-01-01", "--schema", schemaFile, "--out", out}, 1, "", "mcpgen generate: boom"},
+		{"init bad flag", []string{"init", "--nope"}, 2, "", "unknown flag: --nope"},
+		{"init bad revision", []string{"init", "--revision", "june"}, 2, "", "YYYY-MM-DD"},
+		{"init unpinned", []string{"init", "--revision", "2001-01-01"}, 2, "", "unknown revision"},
+		{"init empty out", []string{"init", "--out", ""}, 2, "", "--out is empty"},
+		{"init out not a package name", []string{"init", "--out", filepath.Join(tmp, "a-b")}, 2, "", "pass --package NAME"},
+		{"init bad package", []string{"init", "--package", "1x"}, 2, "", "not a valid Go package name"},
+		{"init missing templates", []string{"init", "--out", filepath.Join(tmp, "p"), "--templates", absent}, 2, "", "--templates: "},
+		{"init positional", []string{"init", "x"}, 2, "", "unexpected arguments"},
+		{"methods bad flag", []string{"methods", "--nope"}, 2, "", "unknown flag: --nope"},
+		{"methods missing schema file", []string{"methods", "--revision", "2025-06-18", "--schema", absent}, 2, "", "--schema: "},
+		{"diff bad flag", []string{"diff", "--nope"}, 2, "", "unknown flag: --nope"},
+		{"diff missing file", []string{"diff", absent, "2025-06-18"}, 2, "", "schema file: "},
+		{"validate bad flag", []string{"validate", "--nope"}, 2, "", "unknown flag: --nope"},
+		{"validate missing schema file", []string{"validate", "--revision", "2025-06-18", "--schema", absent}, 2, "", "--schema: "},
+		{"validate bad from", []string{"validate", "--revision", "2025-06-18", "--from", "x"}, 2, "", `--from "x"`},
+		{"schema bad flag", []string{"schema", "--nope"}, 2, "", "unknown flag: --nope"},
 		{"schema unknown revision", []string{"schema", "--revision", "2001-01-01"}, 2, "", "unknown revision"},
-		{"schema bad mirror", []string{"schema", "--mirror", filepath.Join(tmp, "absent")}, 1, "", "--mirror"},
+		{"schema positional", []string{"schema", "x"}, 2, "", "unexpected arguments"},
+		{"schema bad mirror", []string{"schema", "--mirror", absent}, 2, "", "--mirror: "},
+		{"schema mirror not a directory", []string{"schema", "--mirror", schemaFile}, 2, "", "is not a directory"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -90,10 +122,34 @@ func TestExitCodes(t *testing.T) {
 			if !strings.Contains(got.stderr, tt.wantStderr) {
 				t.Errorf("stderr does not contain %q:\n%s", tt.wantStderr, got.stderr)
 			}
-			if tt.wantCode == 2 && !strings.Contains(got.stderr, "Usage:") {
-				t.Errorf("usage error without usage on stderr:\n%s", got.stderr)
+			if tt.wantCode == 2 && len(tt.args) > 0 {
+				cmd := tt.args[0]
+				if lookup(cmd) == nil {
+					cmd = "" // help, or an unknown command
+				}
+				checkUsageError(t, got, cmd)
 			}
 		})
+	}
+}
+
+// checkUsageError checks that got is the report of a usage error of the
+// command cmd ("" for mcpgen itself): nothing on stdout, and on stderr one
+// line of error, then a line saying where the help is, not the help itself.
+func checkUsageError(t *testing.T, got result, cmd string) {
+	t.Helper()
+	if got.stdout != "" {
+		t.Errorf("usage error with output on stdout:\n%s", got.stdout)
+	}
+	see := "see 'mcpgen help'"
+	prefix := "mcpgen"
+	if cmd != "" {
+		see = "see 'mcpgen " + cmd + " --help'"
+		prefix = "mcpgen " + cmd + ": "
+	}
+	lines := strings.Split(strings.TrimSuffix(got.stderr, "\n"), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], prefix) || lines[1] != see || !strings.HasSuffix(got.stderr, "\n") {
+		t.Errorf("usage error is not one line starting %q and then %q:\n%s", prefix, see, got.stderr)
 	}
 }
 
@@ -209,7 +265,8 @@ func TestGenerateMaterializesSchema(t *testing.T) {
 	if diff := cmp.Diff(result{}, got, cmp.AllowUnexported(result{})); diff != "" {
 		t.Fatalf("mismatch (-want +got):\n%s", diff)
 	}
-	wantCfg := generator.Config{Revision: "2025-06-18", SchemaPath: schema.Path(root, "2025-06-18"), Package: "mcp20250618"}
+	// Without --package, the package is named after the --out directory.
+	wantCfg := generator.Config{Revision: "2025-06-18", SchemaPath: schema.Path(root, "2025-06-18"), Package: "out"}
 	if diff := cmp.Diff(wantCfg, gotCfg); diff != "" {
 		t.Errorf("config mismatch (-want +got):\n%s", diff)
 	}
@@ -231,7 +288,11 @@ func TestGenerateWrite(t *testing.T) {
 		return files, nil
 	})
 	out := filepath.Join(t.TempDir(), "out", "p")
-	args := []string{"generate", "--revision", "2099-01-01", "--schema", "x.json", "--package", "p", "--out", out}
+	schemaFile := filepath.Join(t.TempDir(), "x.json")
+	if err := os.WriteFile(schemaFile, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"generate", "--revision", "2099-01-01", "--schema", schemaFile, "--package", "p", "--out", out}
 	check := append(slices.Clone(args), "--check")
 
 	// Not generated yet: check reports every file.
@@ -247,7 +308,7 @@ func TestGenerateWrite(t *testing.T) {
 	if got := runMcpgen(args...); got != (result{}) {
 		t.Fatalf("generate: %+v", got)
 	}
-	if diff := cmp.Diff(generator.Config{Revision: "2099-01-01", SchemaPath: "x.json", Package: "p"}, gotCfg); diff != "" {
+	if diff := cmp.Diff(generator.Config{Revision: "2099-01-01", SchemaPath: schemaFile, Package: "p"}, gotCfg); diff != "" {
 		t.Errorf("config mismatch (-want +got):\n%s", diff)
 	}
 	assertDir(t, out, map[string]string{"a.go": string(files[0].Content), "b.go": string(files[1].Content)})
@@ -321,7 +382,11 @@ func TestGenerateRejectsBadFileNames(t *testing.T) {
 			}
 			setGenerate(t, func(generator.Config) ([]generator.File, error) { return files, nil })
 			out := t.TempDir()
-			got := runMcpgen("generate", "--revision", "2099-01-01", "--schema", "x.json", "--out", out)
+			schemaFile := filepath.Join(t.TempDir(), "x.json")
+			if err := os.WriteFile(schemaFile, []byte("{}"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got := runMcpgen("generate", "--revision", "2099-01-01", "--schema", schemaFile, "--out", out, "--package", "p")
 			if got.code != 1 || !strings.HasPrefix(got.stderr, "mcpgen generate: generator produced") {
 				t.Fatalf("got %+v, want exit 1 naming the bad file", got)
 			}

@@ -57,7 +57,10 @@ With --plan, the discrimination plan of every union (how its variants are
 told apart on the wire, as the goldens pin it) is printed instead, as text.
 
 The schema is located as by "mcpgen generate" (see "mcpgen generate --help"):
-without --schema, the pinned schema of R, materialized if missing.`
+without --schema, the pinned schema of R, materialized if missing.
+
+Exit status: 0 on success, 1 when the schema cannot be had or read, 2 for
+bad usage, including a --schema FILE that does not exist.`
 
 // methodsFlags are the flags of mcpgen methods.
 type methodsFlags struct {
@@ -78,7 +81,7 @@ func runMethods(e *env, args []string) int {
 		return code
 	}
 	bad := func(format string, args ...any) int {
-		return usageError(e, fset, methodsSynopsis, methodsDescription, fmt.Errorf(format, args...))
+		return usageError(e, fset, fmt.Errorf(format, args...))
 	}
 	switch {
 	case fset.NArg() > 0:
@@ -96,6 +99,11 @@ func runMethods(e *env, args []string) int {
 	}
 	if err := checkPinned(f.revision, f.schema); err != nil {
 		return bad("%w", err)
+	}
+	if f.schema != "" {
+		if err := checkPath("--schema", f.schema, false); err != nil {
+			return bad("%w", err)
+		}
 	}
 
 	fail := func(err error) int {

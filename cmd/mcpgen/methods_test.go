@@ -48,7 +48,7 @@ func TestMethodsCommand(t *testing.T) {
 		{"bad format", []string{"--revision", "2025-11-25", "--format", "yaml"}, 2, nil, `--format "yaml"`},
 		{"plan json", []string{"--revision", "2025-11-25", "--plan", "--format", "json"}, 2, nil, "--plan prints text only"},
 		{"positional", []string{"--revision", "2025-11-25", "x"}, 2, nil, "unexpected arguments"},
-		{"missing schema file", []string{"--revision", "2025-11-25", "--schema", filepath.Join(t.TempDir(), "absent.json")}, 1, nil, "mcpgen methods: "},
+		{"missing schema file", []string{"--revision", "2025-11-25", "--schema", filepath.Join(t.TempDir(), "absent.json")}, 2, nil, "--schema: "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -70,9 +70,7 @@ func TestMethodsCommand(t *testing.T) {
 					t.Errorf("stderr not empty:\n%s", got.stderr)
 				}
 			case 2:
-				if got.stdout != "" || !strings.Contains(got.stderr, "Usage:") {
-					t.Errorf("usage error without usage on stderr, or with output:\n%+v", got)
-				}
+				checkUsageError(t, got, "methods")
 			}
 		})
 	}

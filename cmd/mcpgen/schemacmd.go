@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 
@@ -21,7 +20,10 @@ const schemaDescription = `
 Schema writes schema/<rev>/schema.json in the repository for each pinned
 revision, verifying the sha256 recorded in schema/<rev>/pin.json. The bytes
 come from the mirror directory if it has the file, else from the file already
-there if its sha256 is right, else from the pinned official URL.`
+there if its sha256 is right, else from the pinned official URL.
+
+Exit status: 0 when every revision was materialized, 1 when one was not, 2
+for bad usage (an unknown revision, a --mirror that is not a directory).`
 
 // schemaFlags are the flags of mcpgen schema.
 type schemaFlags struct {
@@ -40,7 +42,7 @@ func runSchema(e *env, args []string) int {
 		return code
 	}
 	if fset.NArg() > 0 {
-		return usageError(e, fset, schemaSynopsis, schemaDescription, fmt.Errorf("unexpected arguments %q", fset.Args()))
+		return usageError(e, fset, fmt.Errorf("unexpected arguments %q", fset.Args()))
 	}
 	var revs []string
 	for _, rev := range f.revisions {
@@ -53,19 +55,23 @@ func runSchema(e *env, args []string) int {
 	}
 	for _, rev := range revs {
 		if _, err := schema.Lookup(rev); err != nil {
-			return usageError(e, fset, schemaSynopsis, schemaDescription, fmt.Errorf("--revision: %w", err))
+			return usageError(e, fset, fmt.Errorf("--revision: %w", err))
 		}
 	}
 
+	if f.mirror != "" {
+		if err := checkPath("--mirror", f.mirror, true); err != nil {
+			return usageError(e, fset, err)
+		}
+	}
 	root, err := findRoot()
 	if err != nil {
 		fmt.Fprintf(e.stderr, "mcpgen schema: %v\n", err)
 		return exitFail
 	}
-	mirror, err := mirrorDir(root, f.mirror)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "mcpgen schema: %v\n", err)
-		return exitFail
+	mirror := f.mirror
+	if mirror == "" {
+		mirror = schema.DefaultMirror(root)
 	}
 	code := exitOK
 	for _, rev := range revs {
@@ -78,22 +84,6 @@ func runSchema(e *env, args []string) int {
 		fmt.Fprintf(e.stdout, "%s: %s (sha256 ok, from %s)\n", rev, relPath(root, res.Path), res.Source)
 	}
 	return code
-}
-
-// mirrorDir returns the mirror to use: flagValue, which must then be a
-// directory, or the default mirror of root.
-func mirrorDir(root, flagValue string) (string, error) {
-	if flagValue == "" {
-		return schema.DefaultMirror(root), nil
-	}
-	fi, err := os.Stat(flagValue)
-	if err != nil {
-		return "", fmt.Errorf("--mirror: %w", err)
-	}
-	if !fi.IsDir() {
-		return "", fmt.Errorf("--mirror: %s is not a directory", flagValue)
-	}
-	return flagValue, nil
 }
 
 // relPath returns path relative to root if it is inside it, else path.

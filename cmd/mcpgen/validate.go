@@ -75,7 +75,8 @@ kind, method, id, definitions, valid and problems ([{pointer, reason,
 rule}]).
 
 Exit status: 0 when every message is valid, 1 when one is not, 2 for bad
-usage or unreadable input.`
+usage, an input FILE that cannot be read, or a --schema FILE that is missing
+or does not compile (so that 1 always means invalid messages).`
 
 // builtinRevisions are the revisions whose generated packages carry their
 // schema and method table.
@@ -117,7 +118,7 @@ func runValidate(e *env, args []string) int {
 		return code
 	}
 	bad := func(format string, args ...any) int {
-		return usageError(e, fset, validateSynopsis, validateDescription, fmt.Errorf(format, args...))
+		return usageError(e, fset, fmt.Errorf(format, args...))
 	}
 	from := map[string]validate.Side{"any": validate.AnySide, "client": validate.Client, "server": validate.Server}
 	side, sideOK := from[f.from]
@@ -136,6 +137,11 @@ func runValidate(e *env, args []string) int {
 	case f.format != "text" && f.format != "json":
 		return bad("--format %q is neither text nor json", f.format)
 	}
+	if f.schema != "" {
+		if err := checkPath("--schema", f.schema, false); err != nil {
+			return bad("%w", err)
+		}
+	}
 
 	unreadable := func(err error) int {
 		fmt.Fprintf(e.stderr, "mcpgen validate: %v\n", err)
@@ -146,7 +152,7 @@ func runValidate(e *env, args []string) int {
 	if f.schema != "" {
 		data, rerr := os.ReadFile(f.schema)
 		if rerr != nil {
-			return unreadable(rerr)
+			return unreadable(fmt.Errorf("--schema: %w", rerr))
 		}
 		v, err = validate.New(f.revision, data)
 	} else {

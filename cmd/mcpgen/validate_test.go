@@ -95,6 +95,7 @@ func TestValidateCommand(t *testing.T) {
 		{"bad flag", validPing, []string{"--nope"}, 2, nil, "unknown flag: --nope"},
 		{"unreadable file", "", []string{"--revision", "2025-11-25", good, filepath.Join(tmp, "absent.json")}, 2, nil, "absent.json"},
 		{"unreadable schema", validPing, []string{"--revision", "2025-11-25", "--schema", filepath.Join(tmp, "absent.json")}, 2, nil, "absent.json"},
+		{"schema is a directory", validPing, []string{"--revision", "2025-11-25", "--schema", tmp}, 2, nil, "--schema: " + tmp + " is a directory"},
 		{"schema not JSON", validPing, []string{"--revision", "2025-11-25", "--schema", bad}, 2, nil, "mcpgen validate: "},
 		{"schema with a missing $ref", validPing, []string{"--revision", "2099-01-01", "--schema", brokenRef}, 2, nil, `#/definitions/A/$ref: keyword "$ref"`},
 		{"schema with a bad regex", validPing, []string{"--revision", "2099-01-01", "--schema", brokenRegex}, 2, nil, `#/definitions/A/pattern: keyword "pattern"`},

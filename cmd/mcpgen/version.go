@@ -23,7 +23,7 @@ func runVersion(e *env, args []string) int {
 		return code
 	}
 	if fset.NArg() > 0 {
-		return usageError(e, fset, versionSynopsis, versionDescription, fmt.Errorf("unexpected arguments %q", fset.Args()))
+		return usageError(e, fset, fmt.Errorf("unexpected arguments %q", fset.Args()))
 	}
 	fmt.Fprintf(e.stdout, "mcpgen %s\n", version())
 	return exitOK
