@@ -37,8 +37,8 @@ type Request struct {
 	// what it receives.
 	Outgoing bool
 	// Revision is the revision the message is said in: the session's
-	// negotiated one, or a stateless request's own. Nil for a client's
-	// first request before any revision was chosen.
+	// negotiated one, or a stateless request's own. Nil for initialize
+	// (incoming or outgoing), which chooses it.
 	Revision *revision.Revision
 	// Era is EraLegacy for a message of an initialize session, EraModern
 	// for a stateless request and what belongs to it, EraUnknown for a

@@ -67,7 +67,7 @@ func (s *Session) Call(ctx context.Context, method string, params wire.Appender,
 	if s.mw == nil {
 		return s.callOf(ctx, method, params, o)
 	}
-	raw, err := appendParams(method, params)
+	raw, err := s.appendParams(method, params)
 	if err != nil {
 		return nil, err
 	}
@@ -79,12 +79,19 @@ func (s *Session) Call(ctx context.Context, method string, params wire.Appender,
 }
 
 // appendParams encodes the params of an outgoing message for middleware;
-// nil for none.
-func appendParams(method string, params wire.Appender) (jsontext.Value, error) {
+// nil for none. The params of a client of the stateless era are encoded
+// without the envelope its calls add (see encodeParams).
+func (s *Session) appendParams(method string, params wire.Appender) (jsontext.Value, error) {
 	if params == nil {
 		return nil, nil
 	}
-	raw, err := params.AppendJSON(nil)
+	var raw jsontext.Value
+	var err error
+	if s.clientOfModern() {
+		raw, err = encodeParams(params, nil)
+	} else {
+		raw, err = params.AppendJSON(nil)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s params: %w", method, err)
 	}
@@ -295,7 +302,7 @@ func (s *Session) Notify(ctx context.Context, method string, params wire.Appende
 	if s.mw == nil {
 		return s.notifyOf(ctx, method, params)
 	}
-	raw, err := appendParams(method, params)
+	raw, err := s.appendParams(method, params)
 	if err != nil {
 		return err
 	}
