@@ -16,7 +16,7 @@ import (
 // request handles a request from the peer: on a worker goroutine, or on the
 // calling one when inline is set. vals, when not nil, gives the values of
 // its handler's context (see ItemPusher).
-func (s *Session) request(vals context.Context, m *jsonrpc.Message, inline bool, reply replier) {
+func (s *Session) request(vals valuer, m *jsonrpc.Message, inline bool, reply replier) {
 	fail := func(code int64, format string, args ...any) {
 		s.answer(reply, errorMessage(m.ID, &jsonrpc.Error{Code: code, Message: fmt.Sprintf(format, args...)}))
 	}
@@ -186,7 +186,7 @@ func (s *Session) dispatch(m *jsonrpc.Message, hc *handlerCtx, inline bool, repl
 // statelessRequest serves a request of the stateless era read by a session
 // (stdio) before any initialize: its notifications go out on the session's
 // transport, and notifications/cancelled cancels it.
-func (s *Session) statelessRequest(vals context.Context, m *jsonrpc.Message, inline bool, reply replier) {
+func (s *Session) statelessRequest(vals valuer, m *jsonrpc.Message, inline bool, reply replier) {
 	md, mi, herr := admit(s.handler, s.opts.Revisions, m)
 	if herr != nil {
 		s.answer(reply, errorMessage(m.ID, herr.Err))
@@ -433,7 +433,7 @@ func progressToken(params jsontext.Value) wire.ID {
 }
 
 // initialize answers the client's initialize request (server side).
-func (s *Session) initialize(vals context.Context, m *jsonrpc.Message, reply replier) {
+func (s *Session) initialize(vals valuer, m *jsonrpc.Message, reply replier) {
 	fail := func(code int64, msg string) {
 		s.answer(reply, errorMessage(m.ID, &jsonrpc.Error{Code: code, Message: msg}))
 	}

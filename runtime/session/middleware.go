@@ -188,7 +188,7 @@ func (s *Session) wrapRequest(ctx context.Context, m *jsonrpc.Message, rev *revi
 //
 // A middleware that turns a successful initialize into an error leaves the
 // session initialized all the same: refuse one before calling next.
-func (s *Session) answerThrough(vals context.Context, m *jsonrpc.Message, era Era, reply replier, answer func(replier)) {
+func (s *Session) answerThrough(vals valuer, m *jsonrpc.Message, era Era, reply replier, answer func(replier)) {
 	if s.mw == nil {
 		answer(reply)
 		return

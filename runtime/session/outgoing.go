@@ -613,7 +613,7 @@ type requestExtra struct {
 	modern *modernInfo
 	// vals gives the values of the handler's context beyond the request's
 	// own (see ItemPusher, Stateless.Serve); nil for none.
-	vals context.Context
+	vals valuer
 }
 
 // value is the Value of a handler's context for key: the request's info,
@@ -657,7 +657,7 @@ func withRequest(ctx context.Context, s *Session, id, token wire.ID) context.Con
 
 // withRequestVals is withRequest for a request of id that came with the
 // values vals (nil for none).
-func withRequestVals(ctx, vals context.Context, s *Session, id wire.ID) context.Context {
+func withRequestVals(ctx context.Context, vals valuer, s *Session, id wire.ID) context.Context {
 	c := &requestCtx{Context: ctx, info: requestInfo{s: s, id: id}}
 	if vals != nil {
 		c.info.x = &requestExtra{vals: vals}

@@ -245,7 +245,9 @@ func New(role Role, t transport.Transport, h Handler, opts Options) *Session {
 		p.SetPush(s.payload)
 	}
 	if p, ok := t.(ItemPusher); ok {
-		p.SetPushItems(s.items)
+		p.SetPushItems(func(vals context.Context, items []jsonrpc.Item, batch, inline bool) {
+			s.items(vals, items, batch, inline) // a nil vals stays nil
+		})
 	}
 	go s.read()
 	return s
@@ -546,7 +548,7 @@ func (s *Session) payload(data []byte, inline bool) { s.payloadFrom(nil, data, i
 
 // payloadFrom is payload for a payload that came with the values vals
 // (see ItemPusher), nil for none.
-func (s *Session) payloadFrom(vals context.Context, data []byte, inline bool) {
+func (s *Session) payloadFrom(vals valuer, data []byte, inline bool) {
 	s.mu.Lock()
 	batching := s.rev != nil && s.rev.Batching
 	s.mu.Unlock()
@@ -586,8 +588,12 @@ type ItemPusher interface {
 	SetPushItems(push func(vals context.Context, items []jsonrpc.Item, batch, inline bool))
 }
 
+// valuer is the part of a context.Context whose values a handler's context
+// carries (see ItemPusher); nil for none.
+type valuer interface{ Value(key any) any }
+
 // items handles the messages of one payload (see payload).
-func (s *Session) items(vals context.Context, items []jsonrpc.Item, batch, inline bool) {
+func (s *Session) items(vals valuer, items []jsonrpc.Item, batch, inline bool) {
 	if !batch {
 		s.item(vals, items[0], false, inline, nil)
 		return
@@ -652,7 +658,7 @@ func (s *Session) answer(reply replier, m *jsonrpc.Message) {
 
 // item handles one message; reply is called exactly once for each request
 // and each invalid item (see replier).
-func (s *Session) item(vals context.Context, it jsonrpc.Item, inBatch, inline bool, reply replier) {
+func (s *Session) item(vals valuer, it jsonrpc.Item, inBatch, inline bool, reply replier) {
 	if it.Err != nil {
 		switch it.Kind {
 		case jsonrpc.Notification:
