@@ -472,7 +472,24 @@ func (s *Session) answerOne(ctx context.Context, key string, req jsontext.Value)
 			return nil, fmt.Errorf("/inputRequests/%s: the server asked for elicitation mode %q, which this client did not declare", key, mode)
 		}
 	}
-	res, err := s.handler.HandleRequest(withRequest(ctx, s, wire.ID{}, wire.ID{}), s, method, params)
+	hctx := withRequest(ctx, s, wire.ID{}, wire.ID{})
+	if s.mw == nil {
+		return s.answerInputRequest(hctx, key, method, params)
+	}
+	s.mu.Lock()
+	rev := s.rev
+	s.mu.Unlock()
+	r := &Request{Method: method, Params: params, Revision: rev, Era: EraModern, Session: s}
+	r.next = func(ctx context.Context, r *Request) (jsontext.Value, error) {
+		return s.answerInputRequest(ctx, key, r.Method, r.Params)
+	}
+	return through(hctx, s.mw, r, s.log)
+}
+
+// answerInputRequest has the handler answer one input request (answerOne
+// without middleware).
+func (s *Session) answerInputRequest(ctx context.Context, key, method string, params jsontext.Value) (jsontext.Value, error) {
+	res, err := s.handler.HandleRequest(ctx, s, method, params)
 	if err != nil {
 		return nil, fmt.Errorf("/inputRequests/%s (%s): %w", key, method, err)
 	}

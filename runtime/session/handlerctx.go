@@ -72,12 +72,7 @@ func (c *handlerCtx) Err() error {
 }
 
 // Value implements context.Context.
-func (c *handlerCtx) Value(key any) any {
-	if key == (requestKey{}) {
-		return &c.info
-	}
-	return nil
-}
+func (c *handlerCtx) Value(key any) any { return c.info.value(key) }
 
 // AfterFunc arranges for f to run in its own goroutine once c is cancelled
 // (at once if it is already), as context.AfterFunc does; stop unregisters it

@@ -14,8 +14,9 @@ import (
 )
 
 // request handles a request from the peer: on a worker goroutine, or on the
-// calling one when inline is set.
-func (s *Session) request(m *jsonrpc.Message, inline bool, reply replier) {
+// calling one when inline is set. vals, when not nil, gives the values of
+// its handler's context (see ItemPusher).
+func (s *Session) request(vals valuer, m *jsonrpc.Message, inline bool, reply replier) {
 	fail := func(code int64, format string, args ...any) {
 		s.answer(reply, errorMessage(m.ID, &jsonrpc.Error{Code: code, Message: fmt.Sprintf(format, args...)}))
 	}
@@ -30,17 +31,19 @@ func (s *Session) request(m *jsonrpc.Message, inline bool, reply replier) {
 		// ping that carries a stateless revision in _meta (and no
 		// initialize protocolVersion) is a stateless request: -32601.
 		if st == stateNew && (m.Method != "initialize" && m.Method != "ping" || ClaimsModern(m.Params) && !wire.Has(m.Params, "protocolVersion")) {
-			s.statelessRequest(m, inline, reply)
+			s.statelessRequest(vals, m, inline, reply)
 			return
 		}
 	}
 	// ping is answered at any time, even before initialize (U-G1).
 	if m.Method == "ping" {
-		s.answer(reply, &jsonrpc.Message{Kind: jsonrpc.Response, ID: m.ID, Result: jsontext.Value("{}")})
+		s.answerThrough(vals, m, s.incomingEra(), reply, func(reply replier) {
+			s.answer(reply, &jsonrpc.Message{Kind: jsonrpc.Response, ID: m.ID, Result: jsontext.Value("{}")})
+		})
 		return
 	}
 	if m.Method == "initialize" && s.role == Server {
-		s.initialize(m, reply)
+		s.answerThrough(vals, m, EraLegacy, reply, func(reply replier) { s.initialize(vals, m, reply) })
 		return
 	}
 	s.mu.Lock()
@@ -88,30 +91,41 @@ func (s *Session) request(m *jsonrpc.Message, inline bool, reply replier) {
 		}
 	}
 	if m.Method == "logging/setLevel" && s.role == Server {
-		s.setLevel(m, reply)
+		s.answerThrough(vals, m, EraLegacy, reply, func(reply replier) { s.setLevel(m, reply) })
 		return
 	}
-	params := m.Params
-	if s.modern {
+	modern := s.modern
+	if modern {
 		// A legacy session served by a handler of the stateless era: the
 		// engine keeps resource subscriptions itself, and the handler gets
 		// its own revision's params.
 		switch {
-		case s.subscription(m, reply):
+		case s.keepsSubscription(m.Method):
+			s.answerThrough(vals, m, EraLegacy, reply, func(reply replier) { s.subscription(m, reply) })
 			return
 		case s.handler.Revision().Find(m.Method) == nil:
 			fail(jsonrpc.MethodNotFound, "method %q is not implemented by this server", m.Method)
 			return
 		}
-		var err error
-		if params, err = s.modernParams(params); err != nil {
-			fail(jsonrpc.InternalError, "%s: %v", m.Method, err)
-			return
-		}
 	}
 	hc := newHandlerCtx(s, m.ID, progressToken(m.Params))
+	if vals != nil {
+		hc.info.x = &requestExtra{vals: vals}
+	}
+	run := func(ctx context.Context, params jsontext.Value) (wire.Appender, *jsonrpc.Error) {
+		if modern {
+			var err error
+			if params, err = s.modernParams(params); err != nil {
+				return nil, jsonrpc.Errorf(jsonrpc.InternalError, "%s: %v", m.Method, err)
+			}
+		}
+		return s.run(ctx, md, params)
+	}
 	s.dispatch(m, hc, inline, reply, func() (wire.Appender, *jsonrpc.Error) {
-		return s.run(hc, md, params)
+		if s.mw == nil {
+			return run(hc, m.Params)
+		}
+		return s.wrapRequest(hc, m, rev, EraLegacy, run)
 	})
 }
 
@@ -172,7 +186,7 @@ func (s *Session) dispatch(m *jsonrpc.Message, hc *handlerCtx, inline bool, repl
 // statelessRequest serves a request of the stateless era read by a session
 // (stdio) before any initialize: its notifications go out on the session's
 // transport, and notifications/cancelled cancels it.
-func (s *Session) statelessRequest(m *jsonrpc.Message, inline bool, reply replier) {
+func (s *Session) statelessRequest(vals valuer, m *jsonrpc.Message, inline bool, reply replier) {
 	md, mi, herr := admit(s.handler, s.opts.Revisions, m)
 	if herr != nil {
 		s.answer(reply, errorMessage(m.ID, herr.Err))
@@ -180,10 +194,11 @@ func (s *Session) statelessRequest(m *jsonrpc.Message, inline bool, reply replie
 	}
 	mi.notify = s.t.Write
 	mi.ending = s.readCtx.Done()
+	mi.mw = s.mw
 	hc := newHandlerCtx(s, m.ID, progressToken(m.Params))
-	hc.info.x = &requestExtra{modern: mi}
+	hc.info.x = &requestExtra{modern: mi, vals: vals}
 	s.dispatch(m, hc, inline, reply, func() (wire.Appender, *jsonrpc.Error) {
-		res, jerr, _ := serveModern(hc, s.handler, s, sealer(s.opts), s.log, md, m.Params)
+		res, jerr, _ := serveStateless(hc, s.mw, s.handler, s, sealer(s.opts), s.log, md, m)
 		if jerr != nil {
 			return nil, jerr
 		}
@@ -418,7 +433,7 @@ func progressToken(params jsontext.Value) wire.ID {
 }
 
 // initialize answers the client's initialize request (server side).
-func (s *Session) initialize(m *jsonrpc.Message, reply replier) {
+func (s *Session) initialize(vals valuer, m *jsonrpc.Message, reply replier) {
 	fail := func(code int64, msg string) {
 		s.answer(reply, errorMessage(m.ID, &jsonrpc.Error{Code: code, Message: msg}))
 	}
@@ -453,10 +468,11 @@ func (s *Session) initialize(m *jsonrpc.Message, reply replier) {
 	s.mu.Unlock()
 	var res wire.Appender
 	var jerr *jsonrpc.Error
+	ctx := withRequestVals(s.ctx, vals, s, m.ID)
 	if s.modern {
-		res, jerr = s.initializeModern(withRequest(s.ctx, s, m.ID, wire.ID{}), rev, md)
+		res, jerr = s.initializeModern(ctx, rev, md)
 	} else {
-		res, jerr = s.run(withRequest(s.ctx, s, m.ID, wire.ID{}), md, m.Params)
+		res, jerr = s.run(ctx, md, m.Params)
 	}
 	var raw jsontext.Value
 	if jerr == nil {
@@ -595,7 +611,18 @@ func (s *Session) handleNotification(method string, params jsontext.Value) {
 			s.log.Error("mcp: notification handler panicked", "method", method, "panic", p)
 		}
 	}()
-	s.handler.HandleNotification(s.ctx, s, method, params)
+	if s.mw == nil {
+		s.handler.HandleNotification(s.ctx, s, method, params)
+		return
+	}
+	r := &Request{Method: method, Params: params, Notification: true, Revision: s.Revision(), Era: s.incomingEra(), Session: s}
+	r.next = func(ctx context.Context, r *Request) (jsontext.Value, error) {
+		s.handler.HandleNotification(ctx, s, r.Method, r.Params)
+		return nil, nil
+	}
+	if _, err := through(s.ctx, s.mw, r, s.log); err != nil {
+		s.log.Debug("mcp: notification not handled", "method", method, "err", err)
+	}
 }
 
 // elicitationModeOK checks an elicitation's mode against the client's

@@ -97,7 +97,7 @@ func (s *Session) initializeModern(ctx context.Context, rev *revision.Revision, 
 // whether it did: the engine keeps the session's subscriptions and tells
 // it of the updates the handler's Bus carries.
 func (s *Session) subscription(m *jsonrpc.Message, reply replier) bool {
-	if m.Method != "resources/subscribe" && m.Method != "resources/unsubscribe" || s.handler.Revision().Find(m.Method) != nil {
+	if !s.keepsSubscription(m.Method) {
 		return false
 	}
 	uri, _ := wire.MemberString(m.Params, "uri")
@@ -113,6 +113,12 @@ func (s *Session) subscription(m *jsonrpc.Message, reply replier) bool {
 	s.mu.Unlock()
 	s.answer(reply, &jsonrpc.Message{Kind: jsonrpc.Response, ID: m.ID, Result: jsontext.Value("{}")})
 	return true
+}
+
+// keepsSubscription reports whether the engine answers method itself (see
+// subscription).
+func (s *Session) keepsSubscription(method string) bool {
+	return (method == "resources/subscribe" || method == "resources/unsubscribe") && s.handler.Revision().Find(method) == nil
 }
 
 // follow tells a legacy session of the events of its handler's Bus that it

@@ -71,6 +71,9 @@ type modernInfo struct {
 	// ending is closed when the server starts shutting down: a listen
 	// stream then ends with a result.
 	ending <-chan struct{}
+	// mw is the middleware the request's notifications pass through, nil
+	// for none.
+	mw HandlerFunc
 
 	input *roundInput
 }
@@ -216,19 +219,21 @@ func canConvert(rev, to *revision.Revision) bool { return rev == to }
 type Stateless struct {
 	h      Handler
 	opts   Options
+	mw     HandlerFunc
 	log    *slog.Logger
 	ending chan struct{}
 	once   sync.Once
 }
 
 // NewStateless returns a Stateless serving h, which must speak a stateless
-// revision (see Modern). Of opts, Revisions, Logger and Sealer are used.
+// revision (see Modern). Of opts, Revisions, Logger, Sealer and Middleware
+// are used.
 func NewStateless(h Handler, opts Options) *Stateless {
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Stateless{h: h, opts: opts, log: log, ending: make(chan struct{})}
+	return &Stateless{h: h, opts: opts, mw: chain(opts.Middleware), log: log, ending: make(chan struct{})}
 }
 
 // Close ends the subscriptions/listen streams in progress, each with its
@@ -248,6 +253,9 @@ func (x *Stateless) Handler() Handler { return x.h }
 // Cancelling ctx cancels the handler (closing a request's HTTP stream is
 // cancellation, T-N5); the answer is then an error the caller need not
 // send. m must be a request.
+//
+// The handler's context carries the values of ctx (not its deadline): those
+// of the HTTP request, say, with its HTTPRequest (see WithHTTPRequest).
 func (x *Stateless) Serve(ctx context.Context, m *jsonrpc.Message, notify func(context.Context, []byte) error) (*jsonrpc.Message, int) {
 	md, mi, herr := admit(x.h, x.opts.Revisions, m)
 	if herr != nil {
@@ -255,25 +263,54 @@ func (x *Stateless) Serve(ctx context.Context, m *jsonrpc.Message, notify func(c
 	}
 	mi.notify = notify
 	mi.ending = x.ending
+	mi.mw = x.mw
 	hc := newHandlerCtx(nil, m.ID, progressToken(m.Params))
-	hc.info.x = &requestExtra{modern: mi}
+	hc.info.x = &requestExtra{modern: mi, vals: ctx}
 	stop := context.AfterFunc(ctx, hc.cancel)
 	defer func() {
 		stop()
 		hc.cancel()
 	}()
-	res, jerr, status := serveModern(hc, x.h, nil, sealer(x.opts), x.log, md, m.Params)
+	res, jerr, status := serveStateless(hc, x.mw, x.h, nil, sealer(x.opts), x.log, md, m)
 	if jerr != nil {
 		return errorMessage(m.ID, jerr), httpStatus(jerr, status)
 	}
 	return &jsonrpc.Message{Kind: jsonrpc.Response, ID: m.ID, Result: res}, http.StatusOK
 }
 
+// serveStateless is serveModern through the middleware mw (nil for none),
+// for the request m.
+func serveStateless(hc *handlerCtx, mw HandlerFunc, h Handler, s *Session, sealer StateSealer, log *slog.Logger, md *wire.Method, m *jsonrpc.Message) (jsontext.Value, *jsonrpc.Error, int) {
+	if mw == nil {
+		return serveModern(hc, hc, h, s, sealer, log, md, m.Params)
+	}
+	r := &Request{Method: m.Method, Params: m.Params, ID: m.ID, Revision: hc.info.mod().rev, Era: EraModern, Session: s}
+	r.next = func(ctx context.Context, r *Request) (jsontext.Value, error) {
+		res, jerr, status := serveModern(hc, ctx, h, s, sealer, log, md, r.Params)
+		if jerr != nil {
+			if status != 0 {
+				return nil, &HTTPStatusError{Err: jerr, Status: status}
+			}
+			return nil, jerr
+		}
+		return res, nil
+	}
+	raw, err := through(hc, mw, r, log)
+	if err != nil {
+		return nil, asJSONRPC(err), statusOf(err)
+	}
+	if raw == nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.InternalError, Message: m.Method + ": the middleware returned no result"}, 0
+	}
+	return raw, nil, 0
+}
+
 // serveModern runs the handler for a stateless request and makes its answer:
 // a complete result (resultType set, the server named in _meta), an
 // InputRequiredResult when the handler asked for input it does not have
-// yet, or an error.
-func serveModern(hc *handlerCtx, h Handler, s *Session, sealer StateSealer, log *slog.Logger, md *wire.Method, params jsontext.Value) (res jsontext.Value, jerr *jsonrpc.Error, status int) {
+// yet, or an error. The handler runs with ctx, hc or a context derived
+// from it.
+func serveModern(hc *handlerCtx, ctx context.Context, h Handler, s *Session, sealer StateSealer, log *slog.Logger, md *wire.Method, params jsontext.Value) (res jsontext.Value, jerr *jsonrpc.Error, status int) {
 	mi := hc.info.mod()
 	defer func() {
 		if p := recover(); p != nil {
@@ -301,7 +338,7 @@ func serveModern(hc *handlerCtx, h Handler, s *Session, sealer StateSealer, log 
 		}
 		mi.input = in
 	}
-	out, err := h.HandleRequest(hc, s, md.Name, params)
+	out, err := h.HandleRequest(ctx, s, md.Name, params)
 	if err != nil {
 		var ir *InputRequiredError
 		if errors.As(err, &ir) {
@@ -525,9 +562,28 @@ func Log(ctx context.Context, level, logger string, data jsontext.Value) error {
 // notifyModern sends a notification of a stateless request to where its
 // answer goes.
 func (ri *requestInfo) notifyModern(ctx context.Context, method string, params jsontext.Value) error {
-	if ri.mod().notify == nil {
+	mi := ri.mod()
+	if mi.notify == nil {
 		return nil
 	}
+	if mi.mw == nil {
+		return ri.sendModern(ctx, method, params)
+	}
+	r := &Request{Method: method, Params: params, Notification: true, Outgoing: true, Revision: mi.rev, Era: EraModern, Session: ri.s}
+	r.next = func(ctx context.Context, r *Request) (jsontext.Value, error) {
+		return nil, ri.sendModern(ctx, r.Method, r.Params)
+	}
+	log := slog.New(slog.DiscardHandler)
+	if ri.s != nil {
+		log = ri.s.log
+	}
+	_, err := through(ctx, mi.mw, r, log)
+	return err
+}
+
+// sendModern sends a notification of a stateless request (notifyModern
+// without middleware).
+func (ri *requestInfo) sendModern(ctx context.Context, method string, params jsontext.Value) error {
 	b, err := (&jsonrpc.Message{Kind: jsonrpc.Notification, Method: method, Params: params}).AppendJSON(nil)
 	if err != nil {
 		return err

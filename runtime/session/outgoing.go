@@ -57,11 +57,60 @@ func WithProgress(fn func(Progress)) CallOption {
 // server, reads as complete (V-12). Such a client also looks up the results
 // the server marked cacheable in its cache first (Options.Cache, U-K2…U-K5):
 // a fresh entry answers without a request.
+//
+// The call passes through Options.Middleware, as an outgoing request.
 func (s *Session) Call(ctx context.Context, method string, params wire.Appender, opts ...CallOption) (jsontext.Value, error) {
 	var o callOptions
 	for _, opt := range opts {
 		opt(&o)
 	}
+	if s.mw == nil {
+		return s.callOf(ctx, method, params, o)
+	}
+	raw, err := s.appendParams(method, params)
+	if err != nil {
+		return nil, err
+	}
+	r := &Request{Method: method, Params: raw, Outgoing: true, Revision: s.Revision(), Era: s.incomingEra(), Session: s}
+	r.next = func(ctx context.Context, r *Request) (jsontext.Value, error) {
+		return s.callOf(ctx, r.Method, paramsOf(r.Params), o)
+	}
+	return through(ctx, s.mw, r, s.log)
+}
+
+// appendParams encodes the params of an outgoing message for middleware;
+// nil for none. The params of a client of the stateless era are encoded
+// without the envelope its calls add (see encodeParams).
+func (s *Session) appendParams(method string, params wire.Appender) (jsontext.Value, error) {
+	if params == nil {
+		return nil, nil
+	}
+	var raw jsontext.Value
+	var err error
+	if s.clientOfModern() {
+		raw, err = encodeParams(params, nil)
+	} else {
+		raw, err = params.AppendJSON(nil)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s params: %w", method, err)
+	}
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	return raw, nil
+}
+
+// paramsOf gives raw params back to Call or Notify: nil for none.
+func paramsOf(raw jsontext.Value) wire.Appender {
+	if raw == nil {
+		return nil
+	}
+	return rawAppender(raw)
+}
+
+// callOf is Call without middleware.
+func (s *Session) callOf(ctx context.Context, method string, params wire.Appender, o callOptions) (jsontext.Value, error) {
 	if !s.clientOfModern() || method == "initialize" {
 		return s.call(ctx, method, params, o)
 	}
@@ -250,8 +299,26 @@ func (s *Session) cancelRequest(id wire.ID, reason string) {
 	s.notify("notifications/cancelled", params)
 }
 
-// Notify sends the notification method with params (nil for none).
+// Notify sends the notification method with params (nil for none). It
+// passes through Options.Middleware, as an outgoing notification.
 func (s *Session) Notify(ctx context.Context, method string, params wire.Appender) error {
+	if s.mw == nil {
+		return s.notifyOf(ctx, method, params)
+	}
+	raw, err := s.appendParams(method, params)
+	if err != nil {
+		return err
+	}
+	r := &Request{Method: method, Params: raw, Notification: true, Outgoing: true, Revision: s.Revision(), Era: s.incomingEra(), Session: s}
+	r.next = func(ctx context.Context, r *Request) (jsontext.Value, error) {
+		return nil, s.notifyOf(ctx, r.Method, paramsOf(r.Params))
+	}
+	_, err = through(ctx, s.mw, r, s.log)
+	return err
+}
+
+// notifyOf is Notify without middleware.
+func (s *Session) notifyOf(ctx context.Context, method string, params wire.Appender) error {
 	md, out, err := s.outgoing(method, params, true, false)
 	if err != nil {
 		return err
@@ -547,6 +614,21 @@ type requestExtra struct {
 	reported     bool
 	// modern is set for a stateless request (2026-07-28 on).
 	modern *modernInfo
+	// vals gives the values of the handler's context beyond the request's
+	// own (see ItemPusher, Stateless.Serve); nil for none.
+	vals valuer
+}
+
+// value is the Value of a handler's context for key: the request's info,
+// or a value of vals.
+func (ri *requestInfo) value(key any) any {
+	if key == (requestKey{}) {
+		return ri
+	}
+	if ri.x != nil && ri.x.vals != nil {
+		return ri.x.vals.Value(key)
+	}
+	return nil
 }
 
 // mod returns the stateless request's info, or nil for a request of a
@@ -566,14 +648,24 @@ type requestCtx struct {
 }
 
 func (c *requestCtx) Value(key any) any {
-	if key == (requestKey{}) {
-		return &c.info
+	if v := c.info.value(key); v != nil {
+		return v
 	}
 	return c.Context.Value(key)
 }
 
 func withRequest(ctx context.Context, s *Session, id, token wire.ID) context.Context {
 	return &requestCtx{Context: ctx, info: requestInfo{s: s, id: id, token: token}}
+}
+
+// withRequestVals is withRequest for a request of id that came with the
+// values vals (nil for none).
+func withRequestVals(ctx context.Context, vals valuer, s *Session, id wire.ID) context.Context {
+	c := &requestCtx{Context: ctx, info: requestInfo{s: s, id: id}}
+	if vals != nil {
+		c.info.x = &requestExtra{vals: vals}
+	}
+	return c
 }
 
 // FromContext returns the session a handler's context belongs to.

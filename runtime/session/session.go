@@ -128,6 +128,11 @@ type Options struct {
 	// the server marked cacheable (U-K1…U-K5). Default: one cache per
 	// session; share one between sessions to the same server.
 	Cache *cache.Cache
+	// Middleware wraps the handling of the requests and notifications this
+	// side receives and sends (see Middleware for which): the first is the
+	// outermost, called first. A Stateless server uses it too. Nil costs
+	// nothing.
+	Middleware []Middleware
 }
 
 // DefaultDrainTimeout is Options.DrainTimeout's default. It is shorter than
@@ -159,6 +164,7 @@ type Session struct {
 	handler Handler
 	opts    Options
 	log     *slog.Logger
+	mw      HandlerFunc // Options.Middleware chained; nil without any
 
 	ctx      context.Context // the session's lifetime: cancelled once its handlers are done
 	cancel   context.CancelFunc
@@ -234,11 +240,14 @@ func New(role Role, t transport.Transport, h Handler, opts Options) *Session {
 	s.room.L = &s.mu
 	s.noteRoom.L = &s.mu
 	s.modern = role == Server && Modern(h)
+	s.mw = chain(opts.Middleware)
 	if p, ok := t.(transport.Pusher); ok {
 		p.SetPush(s.payload)
 	}
 	if p, ok := t.(ItemPusher); ok {
-		p.SetPushItems(s.items)
+		p.SetPushItems(func(vals context.Context, items []jsonrpc.Item, batch, inline bool) {
+			s.items(vals, items, batch, inline) // a nil vals stays nil
+		})
 	}
 	go s.read()
 	return s
@@ -440,7 +449,7 @@ func (s *Session) read() {
 			s.shutdown(err)
 			return
 		}
-		s.payload(data, false)
+		s.payloadFrom(nil, data, false)
 	}
 }
 
@@ -535,7 +544,11 @@ func errorMessage(id wire.ID, e *jsonrpc.Error) *jsonrpc.Message {
 
 // payload handles one payload: a message or a batch. When inline is set, a
 // single request is handled on the calling goroutine (transport.Pusher).
-func (s *Session) payload(data []byte, inline bool) {
+func (s *Session) payload(data []byte, inline bool) { s.payloadFrom(nil, data, inline) }
+
+// payloadFrom is payload for a payload that came with the values vals
+// (see ItemPusher), nil for none.
+func (s *Session) payloadFrom(vals valuer, data []byte, inline bool) {
 	s.mu.Lock()
 	batching := s.rev != nil && s.rev.Batching
 	s.mu.Unlock()
@@ -552,7 +565,7 @@ func (s *Session) payload(data []byte, inline bool) {
 		s.writeMessage(errorMessage(wire.ID{}, e))
 		return
 	}
-	s.items(items, batch, inline)
+	s.items(vals, items, batch, inline)
 }
 
 // ItemPusher is implemented by transports that decode each payload
@@ -564,14 +577,25 @@ func (s *Session) payload(data []byte, inline bool) {
 // jsonrpc.DecodeOwned, with batching only when the negotiated revision has
 // batches (Revision().Batching): a transport that decoded a batch for a
 // session that has none answers it with an error itself.
+//
+// vals, when not nil, is a context whose values the handlers of the
+// requests among items see in theirs (not its deadline or cancellation):
+// the Streamable HTTP server passes the POST's, with its HTTPRequest (see
+// WithHTTPRequest), so that handlers see the HTTP request that carried
+// theirs, and whatever an http.Handler around the server put in its
+// context.
 type ItemPusher interface {
-	SetPushItems(push func(items []jsonrpc.Item, batch, inline bool))
+	SetPushItems(push func(vals context.Context, items []jsonrpc.Item, batch, inline bool))
 }
 
+// valuer is the part of a context.Context whose values a handler's context
+// carries (see ItemPusher); nil for none.
+type valuer interface{ Value(key any) any }
+
 // items handles the messages of one payload (see payload).
-func (s *Session) items(items []jsonrpc.Item, batch, inline bool) {
+func (s *Session) items(vals valuer, items []jsonrpc.Item, batch, inline bool) {
 	if !batch {
-		s.item(items[0], false, inline, nil)
+		s.item(vals, items[0], false, inline, nil)
 		return
 	}
 	// A batch is answered with one array of the responses to its requests,
@@ -601,7 +625,7 @@ func (s *Session) items(items []jsonrpc.Item, batch, inline bool) {
 		if answered(it) {
 			wg.Add(1)
 		}
-		s.item(it, true, false, reply)
+		s.item(vals, it, true, false, reply)
 	}
 	go func() {
 		defer s.handlers.Done()
@@ -634,7 +658,7 @@ func (s *Session) answer(reply replier, m *jsonrpc.Message) {
 
 // item handles one message; reply is called exactly once for each request
 // and each invalid item (see replier).
-func (s *Session) item(it jsonrpc.Item, inBatch, inline bool, reply replier) {
+func (s *Session) item(vals valuer, it jsonrpc.Item, inBatch, inline bool, reply replier) {
 	if it.Err != nil {
 		switch it.Kind {
 		case jsonrpc.Notification:
@@ -657,7 +681,7 @@ func (s *Session) item(it jsonrpc.Item, inBatch, inline bool, reply replier) {
 			s.answer(reply, errorMessage(m.ID, &jsonrpc.Error{Code: jsonrpc.InvalidRequest, Message: "initialize must not be part of a batch (L-10)"}))
 			return
 		}
-		s.request(m, inline, reply)
+		s.request(vals, m, inline, reply)
 	case jsonrpc.Notification:
 		s.notification(m)
 	case jsonrpc.Response, jsonrpc.ErrorResponse:

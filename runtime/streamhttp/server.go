@@ -517,7 +517,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	p := posted{body: body, items: items, batch: batch}
+	p := posted{body: body, items: items, batch: batch, vals: session.WithHTTPRequest(r.Context(), r)}
 	if len(requests) == 0 {
 		// Only notifications and responses: accepted (T-P4).
 		if !c.deliver(r.Context(), p, false) {
@@ -687,7 +687,7 @@ type conn struct {
 	in   chan []byte // POST bodies for Read, when the session does not take them pushed
 	// Set by the session before it starts.
 	push      func(data []byte, inline bool)
-	pushItems func(items []jsonrpc.Item, batch, inline bool)
+	pushItems func(vals context.Context, items []jsonrpc.Item, batch, inline bool)
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -774,7 +774,8 @@ func (c *conn) SetPush(push func(data []byte, inline bool)) { c.push = push }
 
 // SetPushItems implements session.ItemPusher: the messages of POST bodies,
 // decoded to route them, go to the session as they are.
-func (c *conn) SetPushItems(push func(items []jsonrpc.Item, batch, inline bool)) {
+// The values of a POST's context (session.WithHTTPRequest) go with them.
+func (c *conn) SetPushItems(push func(vals context.Context, items []jsonrpc.Item, batch, inline bool)) {
 	c.pushItems = push
 }
 
@@ -783,7 +784,10 @@ type posted struct {
 	body  []byte
 	items []jsonrpc.Item
 	batch bool
+	vals  context.Context // the POST's context, with its session.HTTPRequest
 }
+
+var _ session.ItemPusher = (*conn)(nil)
 
 // deliver hands a POST body to the session: its decoded messages or its
 // bytes pushed when the session took that (inline as for
@@ -799,7 +803,7 @@ func (c *conn) deliver(ctx context.Context, p posted, inline bool) bool {
 	default:
 	}
 	if c.pushItems != nil {
-		c.pushItems(p.items, p.batch, inline)
+		c.pushItems(p.vals, p.items, p.batch, inline)
 	} else {
 		c.push(p.body, inline)
 	}

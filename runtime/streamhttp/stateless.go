@@ -66,7 +66,7 @@ func (s *Server) postStateless(w http.ResponseWriter, r *http.Request, rf refusa
 		return
 	}
 	out := &statelessWriter{w: w, r: r, srv: s}
-	resp, status := s.stateless.Serve(r.Context(), m, out.notify)
+	resp, status := s.stateless.Serve(session.WithHTTPRequest(r.Context(), r), m, out.notify)
 	out.finish(resp, status)
 }
 

@@ -1,0 +1,61 @@
+package session
+
+import (
+	"context"
+	"net/http"
+)
+
+// HTTPRequest is what a handler may know of the HTTP request that carried
+// the request it answers: the POST of a stateless request, or, on a
+// legacy Streamable HTTP session, the POST whose body held the request.
+// Its fields are shared with the HTTP server: read them, do not change
+// them.
+//
+// Authorization (the principal a token names) is not a field: an
+// http.Handler in front of the MCP server that checks credentials puts
+// what it found in the HTTP request's context, and a handler reads it
+// from its own context with the same key, since a handler's context
+// carries the values of its HTTP request's context (see WithHTTPRequest).
+type HTTPRequest struct {
+	// Header is the request's header.
+	Header http.Header
+	// RemoteAddr is the client's network address, as net/http gives it
+	// (host:port; behind a proxy, the proxy's).
+	RemoteAddr string
+	// Host is the host the request was sent to (the Host header).
+	Host string
+}
+
+// httpRequestKey is the context key of an HTTPRequest.
+type httpRequestKey struct{}
+
+// httpValues carries an HTTPRequest in a context; it is one allocation
+// where context.WithValue and the info would be two.
+type httpValues struct {
+	context.Context
+	info HTTPRequest
+}
+
+func (c *httpValues) Value(key any) any {
+	if key == (httpRequestKey{}) {
+		return &c.info
+	}
+	return c.Context.Value(key)
+}
+
+// WithHTTPRequest returns ctx carrying what HTTPRequestOf reports of r.
+// HTTP transports call it on r's context and give the result to the
+// session (ItemPusher) or to Stateless.Serve, whose handlers' contexts
+// then carry its values: the HTTPRequest, and whatever r's context held.
+func WithHTTPRequest(ctx context.Context, r *http.Request) context.Context {
+	return &httpValues{Context: ctx, info: HTTPRequest{Header: r.Header, RemoteAddr: r.RemoteAddr, Host: r.Host}}
+}
+
+// HTTPRequestOf returns the HTTP request that carried the request whose
+// handler (or incoming middleware) ctx belongs to, when it came over HTTP
+// (package streamhttp), and false otherwise: over stdio, and for
+// notifications.
+func HTTPRequestOf(ctx context.Context) (*HTTPRequest, bool) {
+	r, ok := ctx.Value(httpRequestKey{}).(*HTTPRequest)
+	return r, ok
+}
