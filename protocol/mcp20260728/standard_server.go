@@ -219,12 +219,12 @@ func (srv *StandardServer) meta() jsontext.Value {
 // has no "$ref" outside itself. The arguments reach fn as the client sent
 // them (AddTypedTool checks and decodes them).
 func (srv *StandardServer) AddTool(t Tool, fn ToolHandler) error {
-	if err := checkToolSchemas(t); err != nil {
-		return fmt.Errorf("AddTool: %w", err)
-	}
 	headers, err := mcpheader.ParseTool(t.InputSchema)
 	if err != nil {
 		return fmt.Errorf("AddTool: tool %q: %w", t.Name, err)
+	}
+	if err := checkToolSchemas(t); err != nil {
+		return fmt.Errorf("AddTool: %w", err)
 	}
 	srv.mu.Lock()
 	if i := slices.IndexFunc(srv.tools, func(x Tool) bool { return x.Name == t.Name }); i >= 0 {
