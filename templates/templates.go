@@ -17,7 +17,7 @@ import (
 var builtin embed.FS
 
 // Names are the templates there are.
-var Names = []string{"doc.go.tmpl", "modern_server.go.tmpl", "server.go.tmpl"}
+var Names = []string{"doc.go.tmpl", "modern_server.go.tmpl", "server.go.tmpl", "tools.go.tmpl"}
 
 // Load returns the templates: the built-in ones, each replaced by the file of
 // the same name in dir when dir is not "" and has it.

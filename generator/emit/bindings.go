@@ -108,7 +108,7 @@ func (g *gen) side(f *jen.File, iface, role string, receives model.Direction, pe
 		}
 	}
 	if len(taskSigs) > 0 {
-		f.Add(doc("Task"+iface, "Task"+iface+" is implemented by a "+iface+" that accepts task-augmented requests (U-T3). Without it, such requests are answered with error -32601 (U-T2).", ""))
+		f.Add(doc("Task"+iface, "Task"+iface+" is implemented by a "+iface+" that accepts task-augmented requests (a request whose params carry \"task\"). Without it, such requests are answered with error -32601 (method not found).", ""))
 		f.Type().Id("Task" + iface).Interface(taskSigs...)
 	}
 	f.Add(doc(iface, iface+" is the "+role+" side of revision "+g.p.Rev.Name+": one method per request and notification a "+peer+" sends it. ping, logging/setLevel, cancellation and progress are handled by the session itself. Embed Unimplemented"+iface+" to serve only some methods.", ""))
@@ -185,7 +185,7 @@ func (g *gen) side(f *jen.File, iface, role string, receives model.Direction, pe
 	f.Add(doc(sess, sess+" is a session seen from the "+role+" side: typed calls of the "+peer+"'s methods, and the session engine's own (Close, Wait, PeerCapabilities…).", ""))
 	f.Type().Id(sess).Struct(jen.Op("*").Qual(sessionPkg, "Session"))
 	from := sess + "From"
-	f.Add(doc(from, from+" returns the session a handler's ctx belongs to, to call the "+peer+" back (for example to sample, to elicit, or to report progress).", ""))
+	f.Add(doc(from, from+" returns the session a handler's ctx belongs to, to call the "+peer+" back (for example to sample or to elicit) or to notify it; progress is reported with session.ReportProgress(ctx, …).", ""))
 	f.Func().Id(from).Params(ctxParam()).Params(jen.Op("*").Id(sess), jen.Bool()).Block(
 		jen.List(jen.Id("s"), jen.Id("ok")).Op(":=").Qual(sessionPkg, "FromContext").Call(jen.Id("ctx")),
 		jen.If(jen.Op("!").Id("ok")).Block(jen.Return(jen.Nil(), jen.False())),
@@ -407,7 +407,7 @@ func (g *gen) connectFile(f *jen.File) error {
 // session engine probes with server/discover and falls back to initialize
 // (session.Session.Connect).
 func (g *gen) connectModern(f *jen.File) {
-	f.Add(doc("Connect", "Connect starts a client on t and finds out which era the server speaks (V-11): it probes with server/discover and, when the server answers, sends every later request statelessly, with info, caps and the revision in _meta; when it does not, it falls back to initialize with the newest revision with the handshake linked into the binary (import one, such as protocol/mcp20251125, for that). The ClientSession's Revision and Era tell which. c answers the server's requests for input, in either era: the inputRequests of a multi round-trip result, or real requests on a legacy session; nil means UnimplementedClient. See session.Session.Connect.", ""))
+	f.Add(doc("Connect", "Connect starts a client on t and finds out which era the server speaks: it probes with server/discover and, when the server answers, sends every later request statelessly, with info, caps and the revision in _meta; when it does not, it falls back to initialize with the newest revision with the handshake linked into the binary (import one, such as protocol/mcp20251125, for that). The ClientSession's Revision and Era tell which. c answers the server's requests for input, in either era: the inputRequests of a multi round-trip result, or real requests on a legacy session; nil means UnimplementedClient. See session.Session.Connect.", ""))
 	f.Func().Id("Connect").Params(ctxParam(), jen.Id("t").Qual(transportPkg, "Transport"), jen.Id("info").Id("Implementation"), jen.Id("caps").Id("ClientCapabilities"), jen.Id("c").Id("Client"), jen.Id("opts").Qual(sessionPkg, "Options")).Params(jen.Op("*").Id("ClientSession"), jen.Error()).Block(
 		jen.If(jen.Id("c").Op("==").Nil()).Block(jen.Id("c").Op("=").Id("UnimplementedClient").Values()),
 		jen.Id("s").Op(":=").Qual(sessionPkg, "New").Call(jen.Qual(sessionPkg, "Client"), jen.Id("t"), jen.Id("NewClientHandler").Call(jen.Id("c")), jen.Id("opts")),

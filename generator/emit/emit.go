@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"fmt"
 	"go/format"
+	"slices"
 	"strconv"
 	"strings"
 	"text/template"
@@ -201,7 +202,68 @@ func (g *gen) serverData() (data map[string]any, tmpl string, ok bool) {
 	data["TextContent"] = g.name(text)
 	caps := g.p.Rev.Lookup("ServerCapabilities")
 	data["Completions"] = caps != nil && caps.Field("completions") != nil
+	g.toolsData(data, res)
 	return data, tmpl, true
+}
+
+// toolsData adds to data what tools.go.tmpl needs beyond the server
+// template's names: the optional parts are left out ("" or false) for a
+// revision that lacks a definition or member they name.
+func (g *gen) toolsData(data map[string]any, res *model.Decl) {
+	tool := g.p.Rev.Lookup("Tool")
+	data["Structured"] = res.Field("structuredContent") != nil && tool != nil && tool.Resolve().Field("outputSchema") != nil
+	content := res.Field("content").Type.Elem.Decl
+	for key, tag := range map[string]string{"ImageContent": "image", "AudioContent": "audio"} {
+		data[key] = ""
+		if v := variant(content, tag, "data", "mimeType"); v != nil {
+			data[key] = g.name(v)
+		}
+	}
+	data["PromptContent"], data["PromptText"] = "", ""
+	if msg := g.p.Rev.Lookup("PromptMessage"); msg != nil && g.p.Rev.Lookup("GetPromptResult").Resolve().Field("messages") != nil && g.p.Rev.Lookup("PromptArgument") != nil {
+		if c := msg.Resolve().Field("content"); c != nil && c.Type.Kind == model.Ref && msg.Resolve().Field("role") != nil {
+			if text := textVariant(c.Type.Decl); text != nil {
+				data["PromptContent"], data["PromptText"] = g.name(c.Type.Decl.Resolve()), g.name(text)
+			}
+		}
+	}
+	data["ResourceContents"], data["TextResource"] = "", ""
+	if c := g.p.Rev.Lookup("ReadResourceResult").Resolve().Field("contents"); c != nil && c.Type.Kind == model.Array && c.Type.Elem.Kind == model.Ref {
+		if u := c.Type.Elem.Decl.Resolve(); u.Kind == model.Union {
+			for _, v := range u.Variants {
+				if v.Kind != model.Ref {
+					continue
+				}
+				d := v.Decl.Resolve()
+				if f := d.Field("text"); f != nil && f.Required && d.Field("uri") != nil && d.Field("mimeType") != nil {
+					data["ResourceContents"], data["TextResource"] = g.name(u), g.name(d)
+					break
+				}
+			}
+		}
+	}
+}
+
+// variant returns the variant of the union u whose constant "type" is tag
+// and that has the members fields, or nil.
+func variant(u *model.Decl, tag string, fields ...string) *model.Decl {
+	u = u.Resolve()
+	if u.Kind != model.Union {
+		return nil
+	}
+	for _, v := range u.Variants {
+		if v.Kind != model.Ref {
+			continue
+		}
+		d := v.Decl.Resolve()
+		if t, ok := d.ConstString("type"); !ok || t != tag || d.Kind != model.Object {
+			continue
+		}
+		if !slices.ContainsFunc(fields, func(f string) bool { return d.Field(f) == nil }) {
+			return d
+		}
+	}
+	return nil
 }
 
 // serverTemplateDecls are the definitions server.go.tmpl names, with the

@@ -7,15 +7,18 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/session"
+	"github.com/mcpgen/mcpgen/runtime/toolschema"
 )
 
 // ToolHandler runs a tool. An error that is not a *jsonrpc.Error is
@@ -37,10 +40,15 @@ type CompletionHandler func(ctx context.Context, params *CompleteRequestParams) 
 const ResourceNotFound = -32002
 
 // StandardServer is a ready-made Server: register tools, prompts and
-// resources with AddTool, AddPrompt, AddResource and AddResourceTemplate,
-// then serve it with Serve (or stdio.Serve with NewServerHandler). It lists
-// them with pagination, declares the capabilities that match what was
-// registered, and tells initialized sessions when the lists change.
+// resources with AddTypedTool, AddTool, AddPrompt, AddResource and
+// AddResourceTemplate, then serve it to a session on a transport, such as
+// session.New(session.Server, stdio.New(os.Stdin, os.Stdout),
+// NewServerHandler(srv), session.Options{}). It lists what was registered
+// with pagination, and tells initialized sessions when the lists change.
+// Whatever was registered, initialize declares the tools, prompts
+// (listChanged) and resources (listChanged, subscribe) capabilities and
+// logging, and completions once SetCompletion was called,
+// so that what is registered later can still be announced.
 // Registering is safe at any time, from any goroutine.
 type StandardServer struct {
 	UnimplementedServer
@@ -96,8 +104,17 @@ func NewServer(info Implementation, opts ...ServerOption) *StandardServer {
 	return srv
 }
 
-// AddTool registers a tool, replacing one of the same name.
-func (srv *StandardServer) AddTool(t Tool, fn ToolHandler) {
+// AddTool registers a tool, replacing one of the same name. Its
+// arguments reach fn as the client sent them (AddTypedTool checks and
+// decodes them). Its schemas are checked here: a schema that is not
+// strict JSON, names a dialect other than JSON Schema 2020-12 or draft-07,
+// is not valid in its dialect or has a "$ref" outside itself is refused:
+// AddTool returns an error naming the tool and the fault, and registers
+// nothing.
+func (srv *StandardServer) AddTool(t Tool, fn ToolHandler) error {
+	if err := checkToolSchemas(t); err != nil {
+		return fmt.Errorf("AddTool: %w", err)
+	}
 	srv.mu.Lock()
 	if i := slices.IndexFunc(srv.tools, func(x Tool) bool { return x.Name == t.Name }); i >= 0 {
 		srv.tools[i] = t
@@ -107,6 +124,7 @@ func (srv *StandardServer) AddTool(t Tool, fn ToolHandler) {
 	srv.toolFns[t.Name] = fn
 	srv.mu.Unlock()
 	srv.broadcast(MethodNotificationsToolsListChanged)
+	return nil
 }
 
 // AddPrompt registers a prompt, replacing one of the same name.
@@ -228,7 +246,8 @@ func (srv *StandardServer) track(ctx context.Context) {
 	srv.mu.Unlock()
 }
 
-// Initialize declares the capabilities of what is registered.
+// Initialize answers initialize: this revision, the server's identity and
+// instructions, and the capabilities the StandardServer doc lists.
 func (srv *StandardServer) Initialize(ctx context.Context, params *InitializeRequestParams) (*InitializeResult, error) {
 	srv.track(ctx)
 	yes := true
@@ -398,4 +417,186 @@ func (srv *StandardServer) Unsubscribe(ctx context.Context, params *UnsubscribeR
 		srv.mu.Unlock()
 	}
 	return &Result{}, nil
+}
+
+// AddTypedTool registers a tool whose handler takes its arguments as an In
+// and returns an Out. Go methods cannot have type parameters, hence a
+// function.
+//
+// The tool's inputSchema is inferred from In (see toolschema.For for the
+// struct tags: description, enum, minimum, maximum, default, format) unless
+// t sets one; either way it is compiled once, here, and must describe an
+// object. Each call's arguments are then checked before fn runs: defaults
+// filled in, every rule of the schema checked, unknown members refused.
+// Arguments that break the schema never reach fn: the call's result has
+// isError set and a text naming the JSON pointer and the rule, such as
+// "invalid arguments: /days: must be <= 7".
+//
+// The outputSchema is inferred from Out the same way unless t sets one. fn's
+// result is checked against it and sent as structuredContent, with a text
+// block holding the same JSON for clients that read only content; a result
+// that breaks the schema is reported as a tool error. An Out of type
+// *CallToolResult is sent as it is, and then there is no outputSchema.
+//
+// An error of fn is handled as the error of a ToolHandler. AddTypedTool
+// returns an error, and registers nothing, when a schema cannot be
+// inferred or is not valid (see AddTool).
+func AddTypedTool[In, Out any](srv *StandardServer, t Tool, fn func(ctx context.Context, in In) (Out, error)) error {
+	input, err := toolschema.NewInput[In](t.InputSchema)
+	if err != nil {
+		return fmt.Errorf("AddTypedTool: tool %q: %w", t.Name, err)
+	}
+	t.InputSchema = input.Schema().JSON()
+	_, raw := any(*new(Out)).(*CallToolResult)
+	var output *toolschema.Output[Out]
+	if !raw {
+		if output, err = toolschema.NewOutput[Out](t.OutputSchema); err != nil {
+			return fmt.Errorf("AddTypedTool: tool %q: %w", t.Name, err)
+		}
+		t.OutputSchema = output.Schema().JSON()
+	}
+	return srv.AddTool(t, func(ctx context.Context, params *CallToolRequestParams) (*CallToolResult, error) {
+		in, err := input.Decode(params.Arguments)
+		if err != nil {
+			return nil, fmt.Errorf("invalid arguments: %w", err)
+		}
+		out, err := fn(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		if raw {
+			return any(out).(*CallToolResult), nil
+		}
+		data, err := output.Encode(out)
+		if err != nil {
+			return nil, err
+		}
+		return &CallToolResult{Content: []ContentBlock{Text(string(data))}, StructuredContent: data}, nil
+	})
+}
+
+// checkToolSchemas checks the schemas of a tool given to AddTool: each
+// must be strict JSON, of a supported dialect and valid in it (see
+// runtime/toolschema). An empty schema is not checked.
+func checkToolSchemas(t Tool) error {
+	if len(t.InputSchema) > 0 {
+		if _, err := toolschema.Compile(t.InputSchema); err != nil {
+			return fmt.Errorf("tool %q: inputSchema: %w", t.Name, err)
+		}
+	}
+	if len(t.OutputSchema) > 0 {
+		if _, err := toolschema.Compile(t.OutputSchema); err != nil {
+			return fmt.Errorf("tool %q: outputSchema: %w", t.Name, err)
+		}
+	}
+	return nil
+}
+
+// NewTool returns a Tool with a name and, unless it is "", a description.
+// Its schemas are left for AddTypedTool to infer, or for the caller to set.
+func NewTool(name, description string) Tool {
+	t := Tool{Name: name}
+	if description != "" {
+		t.Description = &description
+	}
+	return t
+}
+
+// Text returns a text content block.
+func Text(s string) ContentBlock {
+	return ContentBlock{Value: &TextContent{Text: s}}
+}
+
+// Image returns an image content block: data, base64-encoded, of the MIME
+// type mimeType (such as "image/png").
+func Image(data []byte, mimeType string) ContentBlock {
+	return ContentBlock{Value: &ImageContent{Data: base64.StdEncoding.EncodeToString(data), MIMEType: mimeType}}
+}
+
+// Audio returns an audio content block: data, base64-encoded, of the MIME
+// type mimeType (such as "audio/wav").
+func Audio(data []byte, mimeType string) ContentBlock {
+	return ContentBlock{Value: &AudioContent{Data: base64.StdEncoding.EncodeToString(data), MIMEType: mimeType}}
+}
+
+// ToolResult returns a tool result with the given content.
+func ToolResult(content ...ContentBlock) *CallToolResult {
+	return &CallToolResult{Content: content}
+}
+
+// TextResult returns a tool result of one text block.
+func TextResult(s string) *CallToolResult { return ToolResult(Text(s)) }
+
+// ErrorResult returns a tool result of one text block, with isError set: a
+// failure the model should see, not a protocol error.
+func ErrorResult(s string) *CallToolResult {
+	yes := true
+	return &CallToolResult{Content: []ContentBlock{Text(s)}, IsError: &yes}
+}
+
+// JSONResult returns a tool result holding the JSON of v
+// (github.com/go-json-experiment/json) in a text block and as structuredContent (which, before 2026-07-28,
+// must be a JSON object). It fails only when v cannot be encoded.
+func JSONResult(v any) (*CallToolResult, error) {
+	data, err := json.Marshal(v, json.Deterministic(true))
+	if err != nil {
+		return nil, fmt.Errorf("JSONResult: %w", err)
+	}
+	res := TextResult(string(data))
+	res.StructuredContent = data
+	return res, nil
+}
+
+// NewPrompt returns a Prompt with a name, a description unless it is "",
+// and arguments (see RequiredArgument and OptionalArgument).
+func NewPrompt(name, description string, args ...PromptArgument) Prompt {
+	p := Prompt{Name: name, Arguments: args}
+	if description != "" {
+		p.Description = &description
+	}
+	return p
+}
+
+// RequiredArgument returns a prompt argument the client must give.
+func RequiredArgument(name, description string) PromptArgument {
+	return promptArgument(name, description, true)
+}
+
+// OptionalArgument returns a prompt argument the client may give.
+func OptionalArgument(name, description string) PromptArgument {
+	return promptArgument(name, description, false)
+}
+
+func promptArgument(name, description string, required bool) PromptArgument {
+	a := PromptArgument{Name: name, Required: &required}
+	if description != "" {
+		a.Description = &description
+	}
+	return a
+}
+
+// PromptText returns a prompt result of one text message from role (such
+// as RoleUser).
+func PromptText(role Role, text string) *GetPromptResult {
+	return &GetPromptResult{Messages: []PromptMessage{{Role: role, Content: ContentBlock{Value: &TextContent{Text: text}}}}}
+}
+
+// NewResource returns a Resource with a URI, a name and, unless it is "",
+// a MIME type.
+func NewResource(uri, name, mimeType string) Resource {
+	r := Resource{URI: uri, Name: name}
+	if mimeType != "" {
+		r.MIMEType = &mimeType
+	}
+	return r
+}
+
+// ResourceText returns a read result of one text resource: uri's contents
+// text, of the MIME type mimeType unless it is "".
+func ResourceText(uri, mimeType, text string) *ReadResourceResult {
+	c := &TextResourceContents{URI: uri, Text: text}
+	if mimeType != "" {
+		c.MIMEType = &mimeType
+	}
+	return &ReadResourceResult{Contents: []ReadResourceResultContentsItem{{Value: c}}}
 }

@@ -15,7 +15,8 @@ import (
 )
 
 // TaskClient is implemented by a Client that accepts task-augmented requests
-// (U-T3). Without it, such requests are answered with error -32601 (U-T2).
+// (a request whose params carry "task"). Without it, such requests are
+// answered with error -32601 (method not found).
 type TaskClient interface {
 	// CreateMessageAsTask handles a task-augmented sampling/createMessage
 	// (params.task is set): it starts the work and answers at once with the task.
@@ -368,7 +369,8 @@ type ClientSession struct {
 }
 
 // ClientSessionFrom returns the session a handler's ctx belongs to, to call
-// the server back (for example to sample, to elicit, or to report progress).
+// the server back (for example to sample or to elicit) or to notify it;
+// progress is reported with session.ReportProgress(ctx, …).
 func ClientSessionFrom(ctx context.Context) (*ClientSession, bool) {
 	s, ok := session.FromContext(ctx)
 	if !ok {

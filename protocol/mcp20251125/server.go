@@ -15,7 +15,8 @@ import (
 )
 
 // TaskServer is implemented by a Server that accepts task-augmented requests
-// (U-T3). Without it, such requests are answered with error -32601 (U-T2).
+// (a request whose params carry "task"). Without it, such requests are
+// answered with error -32601 (method not found).
 type TaskServer interface {
 	// CallToolAsTask handles a task-augmented tools/call (params.task is set): it
 	// starts the work and answers at once with the task.
@@ -527,7 +528,8 @@ type ServerSession struct {
 }
 
 // ServerSessionFrom returns the session a handler's ctx belongs to, to call
-// the client back (for example to sample, to elicit, or to report progress).
+// the client back (for example to sample or to elicit) or to notify it;
+// progress is reported with session.ReportProgress(ctx, …).
 func ServerSessionFrom(ctx context.Context) (*ServerSession, bool) {
 	s, ok := session.FromContext(ctx)
 	if !ok {

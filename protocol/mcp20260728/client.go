@@ -223,7 +223,8 @@ type ClientSession struct {
 }
 
 // ClientSessionFrom returns the session a handler's ctx belongs to, to call
-// the server back (for example to sample, to elicit, or to report progress).
+// the server back (for example to sample or to elicit) or to notify it;
+// progress is reported with session.ReportProgress(ctx, …).
 func ClientSessionFrom(ctx context.Context) (*ClientSession, bool) {
 	s, ok := session.FromContext(ctx)
 	if !ok {

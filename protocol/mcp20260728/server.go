@@ -331,7 +331,8 @@ type ServerSession struct {
 }
 
 // ServerSessionFrom returns the session a handler's ctx belongs to, to call
-// the client back (for example to sample, to elicit, or to report progress).
+// the client back (for example to sample or to elicit) or to notify it;
+// progress is reported with session.ReportProgress(ctx, …).
 func ServerSessionFrom(ctx context.Context) (*ServerSession, bool) {
 	s, ok := session.FromContext(ctx)
 	if !ok {

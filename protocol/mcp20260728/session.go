@@ -23,15 +23,15 @@ func init() {
 	revision.Register(Protocol)
 }
 
-// Connect starts a client on t and finds out which era the server speaks
-// (V-11): it probes with server/discover and, when the server answers, sends
-// every later request statelessly, with info, caps and the revision in _meta;
-// when it does not, it falls back to initialize with the newest revision with
-// the handshake linked into the binary (import one, such as
-// protocol/mcp20251125, for that). The ClientSession's Revision and Era tell
-// which. c answers the server's requests for input, in either era: the
-// inputRequests of a multi round-trip result, or real requests on a legacy
-// session; nil means UnimplementedClient. See session.Session.Connect.
+// Connect starts a client on t and finds out which era the server speaks: it
+// probes with server/discover and, when the server answers, sends every later
+// request statelessly, with info, caps and the revision in _meta; when it does
+// not, it falls back to initialize with the newest revision with the handshake
+// linked into the binary (import one, such as protocol/mcp20251125, for that).
+// The ClientSession's Revision and Era tell which. c answers the server's
+// requests for input, in either era: the inputRequests of a multi round-trip
+// result, or real requests on a legacy session; nil means UnimplementedClient.
+// See session.Session.Connect.
 func Connect(ctx context.Context, t transport.Transport, info Implementation, caps ClientCapabilities, c Client, opts session.Options) (*ClientSession, error) {
 	if c == nil {
 		c = UnimplementedClient{}

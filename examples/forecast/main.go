@@ -1,0 +1,64 @@
+// Command forecast is a small MCP server on stdio: a typed tool (forecast),
+// a prompt with a required argument (plan-trip) and a JSON resource
+// (weather://cities). It is written against the newest revision,
+// 2026-07-28, whose requests it serves statelessly, and it also serves
+// clients that begin with initialize, at 2025-11-25 (the legacy revision it
+// imports; import protocol/mcp20250618 and protocol/mcp20250326 too for
+// older clients).
+//
+//	go run ./examples/forecast
+package main
+
+import (
+	"context"
+	"io"
+	"log"
+	"os"
+
+	mcp "github.com/mcpgen/mcpgen/protocol/mcp20260728"
+	"github.com/mcpgen/mcpgen/runtime/session"
+	"github.com/mcpgen/mcpgen/runtime/stdio"
+
+	_ "github.com/mcpgen/mcpgen/protocol/mcp20251125" // for clients that begin with initialize
+)
+
+// Args are the forecast tool's arguments: its inputSchema is inferred from
+// them, and a call's arguments are checked against it.
+type Args struct {
+	City string `json:"city" description:"City name"`
+	Days int    `json:"days" description:"Days ahead" minimum:"1" maximum:"7" default:"3"`
+}
+
+// Forecast is the forecast tool's result, {city, days, summary}: its
+// outputSchema is inferred from it, and it is sent as structuredContent.
+type Forecast struct {
+	Args
+	Summary string `json:"summary"`
+}
+
+// forecast is the forecast tool: a defaulted, checked Args in, a Forecast
+// out.
+func forecast(ctx context.Context, a Args) (Forecast, error) {
+	return Forecast{Args: a, Summary: "Sunny in " + a.City + "."}, nil
+}
+
+func main() {
+	if err := serve(context.Background(), os.Stdin, os.Stdout); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// serve serves the forecast server on r and w until r ends or ctx does.
+func serve(ctx context.Context, r io.Reader, w io.Writer) error {
+	srv := mcp.NewServer(mcp.Implementation{Name: "forecast", Version: "1.0.0"})
+	if err := mcp.AddTypedTool(srv, mcp.NewTool("forecast", "Weather forecast for a city"), forecast); err != nil {
+		return err
+	}
+	srv.AddPrompt(mcp.NewPrompt("plan-trip", "Plan a trip", mcp.RequiredArgument("city", "Where to")), func(ctx context.Context, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
+		return mcp.PromptText(mcp.RoleUser, "Plan a trip to "+p.Arguments["city"]+"."), nil
+	})
+	srv.AddResource(mcp.NewResource("weather://cities", "cities", "application/json"), func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
+		return mcp.ResourceText(p.URI, "application/json", `["Oslo","Lima","Perth"]`), nil
+	})
+	return srv.Serve(ctx, stdio.New(r, w), session.Options{})
+}
