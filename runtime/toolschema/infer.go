@@ -47,12 +47,23 @@ func For[T any]() (jsontext.Value, error) {
 	return Infer(reflect.TypeFor[T]())
 }
 
+// OutputFor is For for a type whose values are encoded rather than
+// decoded, a tool's output: a field with a default is required like any
+// other, since its value is always written.
+func OutputFor[T any]() (jsontext.Value, error) {
+	return infer(reflect.TypeFor[T](), true)
+}
+
 // Infer is For with the type as a value.
 func Infer(t reflect.Type) (jsontext.Value, error) {
+	return infer(t, false)
+}
+
+func infer(t reflect.Type, output bool) (jsontext.Value, error) {
 	if t == nil {
 		return jsontext.Value(`{}`), nil
 	}
-	in := inferrer{seen: map[reflect.Type]bool{}}
+	in := inferrer{seen: map[reflect.Type]bool{}, output: output}
 	s, err := in.schema(t, "")
 	if err != nil {
 		return nil, err
@@ -74,7 +85,8 @@ var (
 )
 
 type inferrer struct {
-	seen map[reflect.Type]bool // the struct types being described, to refuse recursion
+	seen   map[reflect.Type]bool // the struct types being described, to refuse recursion
+	output bool                  // describing what is encoded (OutputFor): a default does not make a field optional
 }
 
 // schema describes t; where names the field, for errors.
@@ -216,8 +228,8 @@ func (in *inferrer) fields(t reflect.Type, props node, required *[]any) error {
 		if err := applyTags(s, f, where); err != nil {
 			return err
 		}
-		if _, ok := s["default"]; ok {
-			optional = true
+		if _, ok := s["default"]; ok && !in.output {
+			optional = true // the decoder fills it in
 		}
 		props[name] = s
 		if !optional {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/go-cmp/cmp"
 )
@@ -294,6 +295,37 @@ func TestQuoted(t *testing.T) {
 	for _, tt := range tests {
 		if diff := cmp.Diff(tt.want, quoted(tt.in)); diff != "" {
 			t.Errorf("quoted(%s) (-want +got):\n%s", tt.in, diff)
+		}
+	}
+}
+
+// A field with a default is optional in what is decoded (the default fills
+// it in) and required in what is encoded (its value is always written).
+func TestOutputForDefaults(t *testing.T) {
+	type T struct {
+		Name string `json:"name"`
+		Days int    `json:"days" default:"3"`
+	}
+	for _, tc := range []struct {
+		name string
+		get  func() (jsontext.Value, error)
+		want []string
+	}{
+		{"input", For[T], []string{"name"}},
+		{"output", OutputFor[T], []string{"name", "days"}},
+	} {
+		s, err := tc.get()
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		var got struct {
+			Required []string `json:"required"`
+		}
+		if err := json.Unmarshal(s, &got); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tc.want, got.Required); diff != "" {
+			t.Errorf("%s schema %s: required (-want +got):\n%s", tc.name, s, diff)
 		}
 	}
 }

@@ -18,7 +18,7 @@ type Input[In any] struct {
 // inferred from In (For) when schema is empty. The schema must describe
 // an object ("type": "object" at the top), as a tool's inputSchema must.
 func NewInput[In any](schema jsontext.Value) (*Input[In], error) {
-	s, err := compileOrInfer[In](schema)
+	s, err := compileOrInfer[In](schema, false)
 	if err != nil {
 		return nil, fmt.Errorf("input schema: %w", err)
 	}
@@ -28,10 +28,12 @@ func NewInput[In any](schema jsontext.Value) (*Input[In], error) {
 	return &Input[In]{schema: s}, nil
 }
 
-func compileOrInfer[T any](schema jsontext.Value) (*Schema, error) {
+// compileOrInfer compiles schema, or the schema inferred from T when it is
+// empty (for an output when output is set, see OutputFor).
+func compileOrInfer[T any](schema jsontext.Value, output bool) (*Schema, error) {
 	if len(schema) == 0 {
 		var err error
-		if schema, err = For[T](); err != nil {
+		if schema, err = infer(reflect.TypeFor[T](), output); err != nil {
 			return nil, err
 		}
 	}
@@ -130,7 +132,7 @@ type Output[Out any] struct {
 // NewOutput returns the Output of Out with schema, or with the schema
 // inferred from Out (For) when schema is empty.
 func NewOutput[Out any](schema jsontext.Value) (*Output[Out], error) {
-	s, err := compileOrInfer[Out](schema)
+	s, err := compileOrInfer[Out](schema, true)
 	if err != nil {
 		return nil, fmt.Errorf("output schema: %w", err)
 	}
