@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -149,6 +150,13 @@ func TestForecast(t *testing.T) {
 				msgs, _ := res["messages"].([]any)
 				if len(msgs) != 1 || !strings.Contains(mustJSON(t, msgs[0]), "Plan a trip to Oslo.") {
 					t.Errorf("prompts/get: %v", resp)
+				}
+			})
+			t.Run("plan-trip without city", func(t *testing.T) {
+				resp := call(`{"jsonrpc":"2.0","id":103,"method":"prompts/get","params":{"name":"plan-trip","arguments":{},` + era.meta + `}}`)
+				e, _ := resp["error"].(map[string]any)
+				if code, _ := e["code"].(float64); code != -32602 || !strings.Contains(fmt.Sprint(e["message"]), `"city"`) {
+					t.Errorf("prompts/get without its required argument: %v, want -32602 naming \"city\"", resp)
 				}
 			})
 			t.Run("weather://cities", func(t *testing.T) {

@@ -149,7 +149,7 @@ func (g *gen) side(f *jen.File, iface, role string, receives model.Direction, pe
 					jen.List(jen.Id("t"), jen.Id("ok")).Op(":=").Id("h").Dot("impl").Assert(jen.Id("Task"+iface)),
 					jen.If(jen.Op("!").Id("ok")).Block(jen.Return(jen.Nil(), jen.Op("&").Qual(jsonrpcPkg, "Error").Values(jen.Dict{
 						jen.Id("Code"):    jen.Qual(jsonrpcPkg, "MethodNotFound"),
-						jen.Id("Message"): jen.Lit(m.Name + " as a task is not supported (U-T2)"),
+						jen.Id("Message"): jen.Lit(m.Name + " as a task is not supported by this side"),
 					}))),
 					jen.List(jen.Id("r"), jen.Err()).Op(":=").Id("t").Dot(g.goMethod(m)+"AsTask").Call(jen.Id("ctx"), jen.Id("p")),
 					jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),

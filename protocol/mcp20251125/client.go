@@ -202,7 +202,7 @@ func (h clientHandler) HandleRequest(ctx context.Context, s *session.Session, me
 			if !ok {
 				return nil, &jsonrpc.Error{
 					Code:    jsonrpc.MethodNotFound,
-					Message: "sampling/createMessage as a task is not supported (U-T2)",
+					Message: "sampling/createMessage as a task is not supported by this side",
 				}
 			}
 			r, err := t.CreateMessageAsTask(ctx, p)

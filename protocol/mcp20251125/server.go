@@ -447,7 +447,7 @@ func (h serverHandler) HandleRequest(ctx context.Context, s *session.Session, me
 			if !ok {
 				return nil, &jsonrpc.Error{
 					Code:    jsonrpc.MethodNotFound,
-					Message: "tools/call as a task is not supported (U-T2)",
+					Message: "tools/call as a task is not supported by this side",
 				}
 			}
 			r, err := t.CallToolAsTask(ctx, p)

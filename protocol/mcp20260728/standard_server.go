@@ -462,9 +462,22 @@ func (srv *StandardServer) ListPrompts(ctx context.Context, params *PaginatedReq
 func (srv *StandardServer) GetPrompt(ctx context.Context, params *GetPromptRequestParams) (*GetPromptResult, error) {
 	srv.mu.RLock()
 	fn := srv.promptFns[params.Name]
+	var missing []string
+	if i := slices.IndexFunc(srv.prompts, func(x Prompt) bool { return x.Name == params.Name }); i >= 0 {
+		for _, a := range srv.prompts[i].Arguments {
+			if _, ok := params.Arguments[a.Name]; !ok && a.Required != nil && *a.Required {
+				missing = append(missing, strconv.Quote(a.Name))
+			}
+		}
+	}
 	srv.mu.RUnlock()
 	if fn == nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.InvalidParams, Message: "unknown prompt " + strconv.Quote(params.Name)}
+	}
+	if len(missing) > 0 {
+		// The prompt declared them required: the handler never sees a
+		// call without them.
+		return nil, &jsonrpc.Error{Code: jsonrpc.InvalidParams, Message: "prompts/get " + strconv.Quote(params.Name) + ": missing required argument " + strings.Join(missing, ", ")}
 	}
 	res, err := fn(ctx, params)
 	if res != nil && res.ResultType == "" {
