@@ -59,3 +59,47 @@ func ExampleConnect() {
 	// modern 2026-07-28
 	// Hello, Ada
 }
+
+// A typed tool: its schemas come from the Go types, its arguments are
+// checked (and defaulted) before the function runs, and its result is sent
+// as structuredContent plus the same JSON as text.
+func ExampleAddTypedTool() {
+	type Args struct {
+		City string `json:"city"`
+		Days int    `json:"days" minimum:"1" maximum:"7" default:"3"`
+	}
+	type Forecast struct {
+		Args
+		Summary string `json:"summary"`
+	}
+	srv := mcp.NewServer(mcp.Implementation{Name: "weather", Version: "1.0.0"})
+	err := mcp.AddTypedTool(srv, mcp.NewTool("forecast", "Weather forecast for a city"),
+		func(ctx context.Context, a Args) (Forecast, error) {
+			return Forecast{Args: a, Summary: "Sunny in " + a.City + "."}, nil
+		})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	serverEnd, clientEnd := transport.Pipe()
+	server := session.New(session.Server, serverEnd, srv.Handler(), session.Options{})
+	defer server.Close()
+	ctx := context.Background()
+	cs, err := mcp.Connect(ctx, clientEnd, mcp.Implementation{Name: "app", Version: "1.0.0"}, mcp.ClientCapabilities{}, nil, session.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer cs.Close()
+	for _, args := range []string{`{"city":"Oslo"}`, `{"city":"Oslo","days":99}`} {
+		res, err := cs.CallTool(ctx, &mcp.CallToolRequestParams{Name: "forecast", Arguments: []byte(args)})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(res.IsError != nil && *res.IsError, res.Content[0].Value.(*mcp.TextContent).Text)
+	}
+	// Output:
+	// false {"city":"Oslo","days":3,"summary":"Sunny in Oslo."}
+	// true invalid arguments: /days: must be <= 7
+}
