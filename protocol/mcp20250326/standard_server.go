@@ -110,8 +110,12 @@ func NewServer(info Implementation, opts ...ServerOption) *StandardServer {
 // strict JSON, names a dialect other than JSON Schema 2020-12 or draft-07,
 // is not valid in its dialect or has a "$ref" outside itself is refused:
 // AddTool returns an error naming the tool and the fault, and registers
-// nothing.
+// nothing. An empty InputSchema is a tool without arguments,
+// {"type":"object"}.
 func (srv *StandardServer) AddTool(t Tool, fn ToolHandler) error {
+	if len(t.InputSchema) == 0 {
+		t.InputSchema = append([]byte(nil), noArguments...)
+	}
 	if err := checkToolSchemas(t); err != nil {
 		return fmt.Errorf("AddTool: %w", err)
 	}
@@ -478,6 +482,10 @@ func AddTypedTool[In, Out any](srv *StandardServer, t Tool, fn func(ctx context.
 		return TextResult(string(data)), nil
 	})
 }
+
+// noArguments is the inputSchema of a tool without arguments, which
+// AddTool gives a tool registered without one (the schema requires it).
+var noArguments = []byte(`{"type":"object"}`)
 
 // checkToolSchemas checks the schemas of a tool given to AddTool: each
 // must be strict JSON, of a supported dialect and valid in it (see

@@ -103,3 +103,34 @@ func ExampleAddTypedTool() {
 	// false {"city":"Oslo","days":3,"summary":"Sunny in Oslo."}
 	// true invalid arguments: /days: must be <= 7
 }
+
+// A tool registered without an inputSchema takes no arguments: it is
+// listed with {"type":"object"}.
+func ExampleStandardServer_AddTool() {
+	srv := mcp.NewServer(mcp.Implementation{Name: "clock", Version: "1.0.0"})
+	err := srv.AddTool(mcp.NewTool("now", "The time"), func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		return mcp.TextResult("noon"), nil
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	serverEnd, clientEnd := transport.Pipe()
+	server := session.New(session.Server, serverEnd, srv.Handler(), session.Options{})
+	defer server.Close()
+	ctx := context.Background()
+	cs, err := mcp.Connect(ctx, clientEnd, mcp.Implementation{Name: "app", Version: "1.0.0"}, mcp.ClientCapabilities{}, nil, session.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer cs.Close()
+	list, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(list.Tools[0].Name, string(list.Tools[0].InputSchema))
+	// Output:
+	// now {"type":"object"}
+}

@@ -217,8 +217,12 @@ func (srv *StandardServer) meta() jsontext.Value {
 // schema is valid when it is strict JSON, names no dialect other than JSON
 // Schema 2020-12 (the default) or draft-07, is valid in its dialect and
 // has no "$ref" outside itself. The arguments reach fn as the client sent
-// them (AddTypedTool checks and decodes them).
+// them (AddTypedTool checks and decodes them). An empty InputSchema is a
+// tool without arguments, {"type":"object"}.
 func (srv *StandardServer) AddTool(t Tool, fn ToolHandler) error {
+	if len(t.InputSchema) == 0 {
+		t.InputSchema = append([]byte(nil), noArguments...)
+	}
 	headers, err := mcpheader.ParseTool(t.InputSchema)
 	if err != nil {
 		return fmt.Errorf("AddTool: tool %q: %w", t.Name, err)
@@ -713,6 +717,10 @@ func AddTypedTool[In, Out any](srv *StandardServer, t Tool, fn func(ctx context.
 		return &CallToolResult{Content: []ContentBlock{Text(string(data))}, StructuredContent: data}, nil
 	})
 }
+
+// noArguments is the inputSchema of a tool without arguments, which
+// AddTool gives a tool registered without one (the schema requires it).
+var noArguments = []byte(`{"type":"object"}`)
 
 // checkToolSchemas checks the schemas of a tool given to AddTool: each
 // must be strict JSON, of a supported dialect and valid in it (see

@@ -224,9 +224,9 @@ func (s *Session) probe(ctx context.Context, rev *revision.Revision, info, caps 
 func (s *Session) fallback(ctx context.Context, key string, info, caps jsontext.Value, why error) error {
 	if revision.Negotiate("", s.supported()) == nil {
 		if why != nil {
-			return fmt.Errorf("connect: the server does not speak the stateless era (server/discover: %w), and this binary links no revision with initialize to fall back to: import one, such as protocol/mcp20251125", why)
+			return fmt.Errorf("connect: the server does not speak the stateless era (server/discover: %w), and this binary links no revision with initialize to fall back to: import one, such as protocol/mcp20251125, or all of them with protocol/revisions", why)
 		}
-		return errors.New("connect: the server speaks only the initialize era, and this binary links no revision with initialize: import one, such as protocol/mcp20251125")
+		return errors.New("connect: the server speaks only the initialize era, and this binary links no revision with initialize: import one, such as protocol/mcp20251125, or all of them with protocol/revisions")
 	}
 	if err := s.initializeWith(ctx, info, caps); err != nil {
 		if why != nil {
