@@ -331,7 +331,9 @@ func appendValue(v wire.Appender, what string) (jsontext.Value, error) {
 }
 
 // withModernMeta adds the client's _meta members to a request's params
-// (raw, nil for none), keeping the members of _meta the caller set.
+// (raw, nil for none), keeping the members of _meta the caller set. Params
+// that carry the whole envelope already (encoded by AppendJSONWithMeta, see
+// encodeParams) are returned as they are.
 func (mc *modernClient) withModernMeta(raw jsontext.Value) (jsontext.Value, error) {
 	if len(raw) == 0 {
 		raw = jsontext.Value(`{}`)
@@ -340,18 +342,12 @@ func (mc *modernClient) withModernMeta(raw jsontext.Value) (jsontext.Value, erro
 	if !ok || meta.Kind() != '{' {
 		return wire.SetMember(raw, "_meta", mc.meta)
 	}
-	var m map[string]jsontext.Value
-	if err := wire.DecodeValue(mc.meta, &m); err != nil {
-		return nil, err
+	if !slices.ContainsFunc(envelopeKeys, func(k string) bool { return !wire.Has(meta, k) }) {
+		return raw, nil
 	}
-	var err error
-	for k, v := range m {
-		if wire.Has(meta, k) {
-			continue // the caller's own value wins
-		}
-		if meta, err = wire.SetMember(meta, k, v); err != nil {
-			return nil, err
-		}
+	meta, err := wire.MergeMembers(meta, mc.meta) // the caller's own values win
+	if err != nil {
+		return nil, err
 	}
 	return wire.SetMember(raw, "_meta", meta)
 }

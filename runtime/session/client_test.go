@@ -359,3 +359,21 @@ func TestClientFallbackAnswersServerRequests(t *testing.T) {
 		t.Errorf("CallTool = %q after %d elicitations, want \"hi Ada\" after 1", got, c.elicited)
 	}
 }
+
+// The caller's own _meta members are kept, and the envelope fills in only
+// what they lack.
+func TestClientKeepsCallersMeta(t *testing.T) {
+	srv, _ := modernServer(t)
+	cs, rec := connect26(t, srv.Handler(), &inputClient{}, session.Options{})
+	params := session.Raw(`{"_meta":{"x":1,"io.modelcontextprotocol/clientInfo":{"name":"mine","version":"2"}}}`)
+	if _, err := cs.Call(context.Background(), "tools/list", params, session.WithoutCache()); err != nil {
+		t.Fatal(err)
+	}
+	rec.mu.Lock()
+	last := string(rec.sent[len(rec.sent)-1])
+	rec.mu.Unlock()
+	want := `"_meta":{"x":1,"io.modelcontextprotocol/clientInfo":{"name":"mine","version":"2"},"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}`
+	if !strings.Contains(last, want) {
+		t.Errorf("sent %s\nwant its params to contain %s", last, want)
+	}
+}
