@@ -247,6 +247,14 @@ func (g *gen) toolsData(data map[string]any, res *model.Decl) {
 // variant returns the variant of the union u whose constant "type" is tag
 // and that has the members fields, or nil.
 func variant(u *model.Decl, tag string, fields ...string) *model.Decl {
+	return variantWhere(u, tag, func(d *model.Decl) bool {
+		return !slices.ContainsFunc(fields, func(f string) bool { return d.Field(f) == nil })
+	})
+}
+
+// variantWhere returns the first variant of the union u that is an object
+// whose constant "type" is tag and for which ok holds, or nil.
+func variantWhere(u *model.Decl, tag string, ok func(*model.Decl) bool) *model.Decl {
 	u = u.Resolve()
 	if u.Kind != model.Union {
 		return nil
@@ -256,10 +264,10 @@ func variant(u *model.Decl, tag string, fields ...string) *model.Decl {
 			continue
 		}
 		d := v.Decl.Resolve()
-		if t, ok := d.ConstString("type"); !ok || t != tag || d.Kind != model.Object {
+		if t, has := d.ConstString("type"); !has || t != tag || d.Kind != model.Object {
 			continue
 		}
-		if !slices.ContainsFunc(fields, func(f string) bool { return d.Field(f) == nil }) {
+		if ok(d) {
 			return d
 		}
 	}
@@ -329,26 +337,10 @@ var modernServerDecls = []struct {
 // "text". It is found by shape, not by name, so that a revision that renames
 // TextContent keeps its ready-made server; nil when there is none.
 func textVariant(u *model.Decl) *model.Decl {
-	u = u.Resolve()
-	if u.Kind != model.Union {
-		return nil
-	}
-	for _, v := range u.Variants {
-		if v.Kind != model.Ref {
-			continue
-		}
-		d := v.Decl.Resolve()
-		if d.Kind != model.Object {
-			continue
-		}
-		if tag, ok := d.ConstString("type"); !ok || tag != "text" {
-			continue
-		}
-		if f := d.Field("text"); f != nil && f.Required && f.Type.Kind == model.String {
-			return d
-		}
-	}
-	return nil
+	return variantWhere(u, "text", func(d *model.Decl) bool {
+		f := d.Field("text")
+		return f != nil && f.Required && f.Type.Kind == model.String
+	})
 }
 
 // templateFile renders a Go file from a template, under the generated-code
