@@ -140,10 +140,10 @@ func floorStdio(b *testing.B) (caller, func()) {
 	}
 }
 
-// floorHTTP is a bare net/http loopback POST: the handler reads the body
-// and answers the fixed result with the request's id.
-func floorHTTP(b *testing.B) (caller, func()) {
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+// floorHandler is a bare net/http handler: it reads the body, finds the id
+// by scanning bytes, and writes answer(body, id) as JSON.
+func floorHandler(answer func(body, id []byte) []byte) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
@@ -155,8 +155,14 @@ func floorHTTP(b *testing.B) (caller, func()) {
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(floorResponse(make([]byte, 0, 128), id))
+		_, _ = w.Write(answer(body, id))
 	})
+}
+
+// floorHTTP is a bare net/http loopback POST: the handler reads the body
+// and answers the fixed result with the request's id.
+func floorHTTP(b *testing.B) (caller, func()) {
+	h := floorHandler(func(body, id []byte) []byte { return floorResponse(make([]byte, 0, 128), id) })
 	url, stop := listen(b, h)
 	hc := httpClient()
 	var nextID atomic.Int64

@@ -661,19 +661,8 @@ func floorAnswer(buf, id []byte, rest string) []byte {
 // floorModernHandler is the bare net/http floor: it reads the body, finds
 // the id by scanning bytes and answers the fixed complete result.
 func floorModernHandler(b *testing.B) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, err := io.ReadAll(r.Body)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		id, err := floorID(body)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(floorAnswer(make([]byte, 0, 160), id, floorModernResponse))
+	return floorHandler(func(body, id []byte) []byte {
+		return floorAnswer(make([]byte, 0, 160), id, floorModernResponse)
 	})
 }
 
@@ -681,23 +670,12 @@ func floorModernHandler(b *testing.B) http.Handler {
 // requestState gets the fixed input-required answer, one with it the
 // complete result.
 func floorMRTRHandler(b *testing.B) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, err := io.ReadAll(r.Body)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		id, err := floorID(body)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
+	return floorHandler(func(body, id []byte) []byte {
 		rest := floorMRTRAsk
 		if bytes.Contains(body, stateTag) {
 			rest = floorModernResponse
 		}
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(floorAnswer(make([]byte, 0, 320), id, rest))
+		return floorAnswer(make([]byte, 0, 320), id, rest)
 	})
 }
 
