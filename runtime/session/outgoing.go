@@ -128,9 +128,10 @@ func (s *Session) callOf(ctx context.Context, method string, params wire.Appende
 	if mc != nil && method == "tools/call" {
 		s.listToolsFirst(ctx)
 	}
+	cacheable := mc != nil && cache.Cacheable(method)
 	var cached cache.Entry
 	hit := false
-	if mc != nil && !o.noCache {
+	if cacheable && !o.noCache {
 		if cached, hit = mc.cache.Get("", method, raw); hit && cached.Fresh {
 			return cached.Result, nil
 		}
@@ -146,7 +147,7 @@ func (s *Session) callOf(ctx context.Context, method string, params wire.Appende
 	if res, err = s.completeRounds(ctx, method, raw, o, res); err != nil {
 		return nil, err
 	}
-	if mc != nil {
+	if cacheable {
 		if err := mc.cache.Put("", method, raw, res); err != nil {
 			s.log.Debug("mcp: result not cached", "method", method, "err", err)
 		}
