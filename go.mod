@@ -10,3 +10,5 @@ require (
 )
 
 require github.com/dave/jennifer v1.7.1
+
+require github.com/yosida95/uritemplate/v3 v3.0.2 // indirect

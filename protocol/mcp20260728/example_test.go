@@ -134,3 +134,43 @@ func ExampleStandardServer_AddTool() {
 	// Output:
 	// now {"type":"object"}
 }
+
+// A resource template: reads of the URIs it matches (RFC 6570) go to its
+// handler, which finds the values of the template's variables with
+// TemplateVars.
+func ExampleStandardServer_AddResourceTemplate() {
+	srv := mcp.NewServer(mcp.Implementation{Name: "files", Version: "1.0.0"})
+	err := srv.AddResourceTemplate(mcp.ResourceTemplate{Name: "repo", URITemplate: "repo://{owner}/{name}{?rev}"},
+		func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
+			vars := mcp.TemplateVars(ctx)
+			return mcp.ResourceText(p.URI, "text/plain", vars.Get("owner")+"/"+vars.Get("name")+" at rev "+vars.Get("rev")), nil
+		})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(srv.AddResourceTemplate(mcp.ResourceTemplate{Name: "bad", URITemplate: "repo://{owner"}, nil))
+
+	serverEnd, clientEnd := transport.Pipe()
+	server := session.New(session.Server, serverEnd, srv.Handler(), session.Options{})
+	defer server.Close()
+	ctx := context.Background()
+	cs, err := mcp.Connect(ctx, clientEnd, mcp.Implementation{Name: "app", Version: "1.0.0"}, mcp.ClientCapabilities{}, nil, session.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer cs.Close()
+	for _, uri := range []string{"repo://mcpgen/mcpgen?rev=7", "other://x"} {
+		res, err := cs.ReadResource(ctx, &mcp.ReadResourceRequestParams{URI: uri})
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		fmt.Println(res.Contents[0].Value.(*mcp.TextResourceContents).Text)
+	}
+	// Output:
+	// AddResourceTemplate: URI template "repo://{owner": incomplete expression: repo://{owner_
+	// mcpgen/mcpgen at rev 7
+	// jsonrpc error -32602: resource not found: other://x
+}

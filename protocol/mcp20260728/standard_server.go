@@ -8,7 +8,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,6 +22,7 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/toolschema"
 	"github.com/mcpgen/mcpgen/runtime/transport"
+	"github.com/mcpgen/mcpgen/runtime/urimatch"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
@@ -88,17 +88,12 @@ type StandardServer struct {
 	resources []Resource
 	readFns   map[string]ResourceHandler
 	templates []ResourceTemplate
-	tmplFns   []templateRoute
+	tmplFns   urimatch.Router[ResourceHandler]
 	complete  CompletionHandler
 
 	// toolHeaders holds the x-mcp-header annotations of the tools that
 	// have any, parsed once by AddTool.
 	toolHeaders map[string]mcpheader.Params
-}
-
-type templateRoute struct {
-	re *regexp.Regexp
-	fn ResourceHandler
 }
 
 // ServerOption configures a StandardServer.
@@ -292,30 +287,23 @@ func (srv *StandardServer) AddResource(r Resource, fn ResourceHandler) {
 	srv.bus.Publish(session.Event{Method: session.ResourcesListChanged})
 }
 
-// AddResourceTemplate registers a resource template (RFC 6570 level 1:
-// {name} matches one path segment); reads of URIs it matches that are not
-// registered resources go to fn.
-func (srv *StandardServer) AddResourceTemplate(t ResourceTemplate, fn ResourceHandler) {
-	var pat strings.Builder
-	pat.WriteString("^")
-	rest := t.URITemplate
-	for {
-		i := strings.IndexByte(rest, '{')
-		j := strings.IndexByte(rest, '}')
-		if i < 0 || j < i {
-			pat.WriteString(regexp.QuoteMeta(rest))
-			break
-		}
-		pat.WriteString(regexp.QuoteMeta(rest[:i]))
-		pat.WriteString("([^/]+)")
-		rest = rest[j+1:]
-	}
-	pat.WriteString("$")
+// AddResourceTemplate registers a resource template. Its uriTemplate is
+// an RFC 6570 URI template, matched with runtime/urimatch at every level of
+// the RFC ({id}, {+path}, {?q,lang}, {/segments*}, ...). A read of a URI
+// that is not a registered resource goes to the fn of the first template,
+// in registration order, that the URI matches; fn finds the values the
+// template's variables took with TemplateVars(ctx). A template that is not
+// RFC 6570 is an error naming it, and nothing is registered.
+func (srv *StandardServer) AddResourceTemplate(t ResourceTemplate, fn ResourceHandler) error {
 	srv.mu.Lock()
+	if err := srv.tmplFns.Add(t.URITemplate, fn); err != nil {
+		srv.mu.Unlock()
+		return fmt.Errorf("AddResourceTemplate: %w", err)
+	}
 	srv.templates = append(srv.templates, t)
-	srv.tmplFns = append(srv.tmplFns, templateRoute{re: regexp.MustCompile(pat.String()), fn: fn})
 	srv.mu.Unlock()
 	srv.bus.Publish(session.Event{Method: session.ResourcesListChanged})
+	return nil
 }
 
 // NotifyResourceUpdated announces that the resource uri changed, to the
@@ -520,15 +508,13 @@ func (srv *StandardServer) ListResourceTemplates(ctx context.Context, params *Pa
 func (srv *StandardServer) ReadResource(ctx context.Context, params *ReadResourceRequestParams) (*ReadResourceResult, error) {
 	srv.mu.RLock()
 	fn := srv.readFns[params.URI]
+	srv.mu.RUnlock()
 	if fn == nil {
-		for _, t := range srv.tmplFns {
-			if t.re.MatchString(params.URI) {
-				fn = t.fn
-				break
-			}
+		var vars urimatch.Vars
+		if fn, vars, _ = srv.tmplFns.Match(params.URI); fn != nil {
+			ctx = urimatch.NewContext(ctx, vars)
 		}
 	}
-	srv.mu.RUnlock()
 	if fn == nil {
 		u, _ := jsontext.AppendQuote(nil, params.URI)
 		data, _ := wire.SetMember(jsontext.Value(`{}`), "uri", u)
@@ -724,19 +710,35 @@ var noArguments = []byte(`{"type":"object"}`)
 
 // checkToolSchemas checks the schemas of a tool given to AddTool: each
 // must be strict JSON, of a supported dialect and valid in it (see
-// runtime/toolschema). An empty schema is not checked.
+// runtime/toolschema), and describe an object. An empty schema is not
+// checked.
 func checkToolSchemas(t Tool) error {
-	if len(t.InputSchema) > 0 {
-		if _, err := toolschema.Compile(t.InputSchema); err != nil {
-			return fmt.Errorf("tool %q: inputSchema: %w", t.Name, err)
-		}
+	if err := checkObjectSchema(t.InputSchema); err != nil {
+		return fmt.Errorf("tool %q: inputSchema: %w", t.Name, err)
 	}
-	if len(t.OutputSchema) > 0 {
-		if _, err := toolschema.Compile(t.OutputSchema); err != nil {
-			return fmt.Errorf("tool %q: outputSchema: %w", t.Name, err)
-		}
+	if err := checkObjectSchema(t.OutputSchema); err != nil {
+		return fmt.Errorf("tool %q: outputSchema: %w", t.Name, err)
 	}
 	return nil
+}
+
+func checkObjectSchema(schema []byte) error {
+	if len(schema) == 0 {
+		return nil
+	}
+	s, err := toolschema.Compile(schema)
+	if err != nil {
+		return err
+	}
+	return s.CheckObject()
+}
+
+// TemplateVars returns, in the handler of a read that a resource template
+// matched (see AddResourceTemplate), the values the template's variables
+// took in the URI read: vars.Get("id") for {id}, vars["segments"] for the
+// elements of {/segments*}. It returns nil in any other handler.
+func TemplateVars(ctx context.Context) urimatch.Vars {
+	return urimatch.FromContext(ctx)
 }
 
 // NewTool returns a Tool with a name and, unless it is "", a description.
@@ -792,6 +794,39 @@ func JSONResult(v any) (*CallToolResult, error) {
 	res := TextResult(string(data))
 	res.StructuredContent = data
 	return res, nil
+}
+
+// AddTypedPrompt registers a prompt whose handler takes its arguments as
+// an In: a struct whose fields are strings or pointers to strings, with
+// the struct tags AddTypedTool reads (description, enum, format, pattern,
+// minLength, maxLength, default). Unless p lists arguments, they are
+// inferred from In's fields, in order: a field is required unless it is a
+// pointer, has omitempty or omitzero, or has a default.
+//
+// Before fn runs, a prompts/get call's arguments are checked: a missing
+// required argument, an unknown one or one that breaks a tag's rule is
+// error -32602 naming it (such as "invalid arguments: /city: required"),
+// and defaults are filled in. AddTypedPrompt returns an error, and
+// registers nothing, when In is not such a struct.
+func AddTypedPrompt[In any](srv *StandardServer, p Prompt, fn func(ctx context.Context, in In) (*GetPromptResult, error)) error {
+	args, err := toolschema.NewPromptArgs[In]()
+	if err != nil {
+		return fmt.Errorf("AddTypedPrompt: prompt %q: %w", p.Name, err)
+	}
+	if p.Arguments == nil {
+		for _, a := range args.Arguments() {
+			p.Arguments = append(p.Arguments, promptArgument(a.Name, a.Description, a.Required))
+		}
+	}
+	name := p.Name
+	srv.AddPrompt(p, func(ctx context.Context, params *GetPromptRequestParams) (*GetPromptResult, error) {
+		in, err := args.Decode(params.Arguments)
+		if err != nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.InvalidParams, Message: "prompts/get " + strconv.Quote(name) + ": invalid arguments: " + err.Error()}
+		}
+		return fn(ctx, in)
+	})
+	return nil
 }
 
 // NewPrompt returns a Prompt with a name, a description unless it is "",

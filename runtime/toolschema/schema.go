@@ -182,6 +182,18 @@ func (s *Schema) Type() string {
 	return t
 }
 
+// CheckObject reports an error unless the schema's top-level type is
+// "object", as MCP requires of a tool's inputSchema and outputSchema.
+func (s *Schema) CheckObject() error {
+	if t := s.Type(); t != "object" {
+		if t == "" {
+			return errors.New(`the schema has no top-level "type"; an MCP tool schema must have "type": "object"`)
+		}
+		return fmt.Errorf("the top-level type is %q; an MCP tool schema must have \"type\": \"object\" (for a Go type, use a struct)", t)
+	}
+	return nil
+}
+
 // Problem is one rule a document breaks.
 type Problem struct {
 	// Pointer is the JSON pointer (RFC 6901) of the offending value in the

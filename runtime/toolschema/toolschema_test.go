@@ -255,8 +255,32 @@ func TestInputHandWritten(t *testing.T) {
 	if _, err := in.Decode([]byte(`{"q":"x","extra":1}`)); err == nil || !strings.Contains(err.Error(), "extra") {
 		t.Errorf("extra member: err = %v", err)
 	}
-	if _, err := NewInput[args]([]byte(`{"type":"array"}`)); err == nil || !strings.Contains(err.Error(), `not "object"`) {
+	if _, err := NewInput[args]([]byte(`{"type":"array"}`)); err == nil || !strings.Contains(err.Error(), `input schema: the top-level type is "array"; an MCP tool schema must have "type": "object"`) {
 		t.Errorf("array input schema: err = %v", err)
+	}
+}
+
+// MCP's schema requires "type": "object" of outputSchema too: an Out that
+// is not a struct (or a map) is refused with advice.
+func TestOutputMustBeObject(t *testing.T) {
+	tests := []struct {
+		name string
+		new  func() error
+		want string
+	}{
+		{"slice", func() error { _, err := NewOutput[[]string](nil); return err }, `output schema: the top-level type is "array"`},
+		{"int", func() error { _, err := NewOutput[int](nil); return err }, `output schema: the top-level type is "integer"`},
+		{"no type", func() error { _, err := NewOutput[struct{}]([]byte(`{"properties":{}}`)); return err }, `no top-level "type"`},
+		{"input int", func() error { _, err := NewInput[int](nil); return err }, `input schema: the top-level type is "integer"`},
+	}
+	for _, tt := range tests {
+		err := tt.new()
+		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "use a struct") && tt.name != "no type" {
+			t.Errorf("%s: err = %v, want one containing %q", tt.name, err, tt.want)
+		}
+	}
+	if _, err := NewOutput[map[string]int](nil); err != nil {
+		t.Errorf("map output: %v", err)
 	}
 }
 

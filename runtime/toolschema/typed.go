@@ -22,8 +22,8 @@ func NewInput[In any](schema jsontext.Value) (*Input[In], error) {
 	if err != nil {
 		return nil, fmt.Errorf("input schema: %w", err)
 	}
-	if s.Type() != "object" {
-		return nil, fmt.Errorf("input schema: the top-level type is %q, not \"object\"", s.Type())
+	if err := s.CheckObject(); err != nil {
+		return nil, fmt.Errorf("input schema: %w", err)
 	}
 	return &Input[In]{schema: s}, nil
 }
@@ -134,6 +134,9 @@ type Output[Out any] struct {
 func NewOutput[Out any](schema jsontext.Value) (*Output[Out], error) {
 	s, err := compileOrInfer[Out](schema, true)
 	if err != nil {
+		return nil, fmt.Errorf("output schema: %w", err)
+	}
+	if err := s.CheckObject(); err != nil {
 		return nil, fmt.Errorf("output schema: %w", err)
 	}
 	return &Output[Out]{schema: s}, nil

@@ -486,13 +486,13 @@ func addResources(srv *mcp.StandardServer) {
 			}}}}, nil
 		})
 
-	srv.AddResourceTemplate(mcp.ResourceTemplate{
+	err := srv.AddResourceTemplate(mcp.ResourceTemplate{
 		URITemplate: "test://template/{id}/data",
 		Name:        "template-data",
 		Description: ptr("Data for an ID, substituted into the URI"),
 		MIMEType:    ptr("application/json"),
 	}, func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
-		id := strings.TrimSuffix(strings.TrimPrefix(p.URI, "test://template/"), "/data")
+		id := mcp.TemplateVars(ctx).Get("id")
 		body, err := wire.EncodeValue(map[string]any{"id": id, "templateTest": true, "data": "Data for ID: " + id})
 		if err != nil {
 			return nil, err
@@ -501,6 +501,9 @@ func addResources(srv *mcp.StandardServer) {
 			URI: p.URI, MIMEType: ptr("application/json"), Text: string(body),
 		}}}}, nil
 	})
+	if err != nil {
+		log.Fatal(err)
+	}
 }
 
 // completions are the suggestions for each prompt argument.

@@ -1,0 +1,116 @@
+package urimatch_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpgen/mcpgen/runtime/urimatch"
+)
+
+func TestMatch(t *testing.T) {
+	tests := []struct {
+		template, uri string
+		want          urimatch.Vars // nil: no match
+	}{
+		{"test://template/{id}/data", "test://template/42/data", urimatch.Vars{"id": {"42"}}},
+		{"test://template/{id}/data", "test://template/4/2/data", nil},
+		{"test://template/{id}/data", "test://template/42/data/x", nil},
+		{"test://static", "test://static", urimatch.Vars{}},
+		{"test://static", "test://static2", nil},
+		// Level 2: reserved expansion keeps slashes.
+		{"file:///{+path}", "file:///a/b/c.txt", urimatch.Vars{"path": {"a/b/c.txt"}}},
+		// Level 3: query and several variables.
+		{"search://q{?q,lang}", "search://q?q=go&lang=en", urimatch.Vars{"q": {"go"}, "lang": {"en"}}},
+		{"weather://{city}/{days}", "weather://Oslo/3", urimatch.Vars{"city": {"Oslo"}, "days": {"3"}}},
+		// Level 4: an exploded path list.
+		{"x://{/segments*}", "x:///a/b/c", urimatch.Vars{"segments": {"a", "b", "c"}}},
+		// Percent-encoded values are decoded.
+		{"x://{id}", "x://a%20b", urimatch.Vars{"id": {"a b"}}},
+		{"x://{id}", "x://" + strings.Repeat("a", urimatch.MaxURI), nil},
+	}
+	for _, tt := range tests {
+		tmpl, err := urimatch.Parse(tt.template)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", tt.template, err)
+		}
+		got, ok := tmpl.Match(tt.uri)
+		if ok != (tt.want != nil) {
+			t.Errorf("%q.Match(%.40q) ok = %v, want %v", tt.template, tt.uri, ok, tt.want != nil)
+			continue
+		}
+		if d := cmp.Diff(tt.want, got); ok && d != "" {
+			t.Errorf("%q.Match(%q) (-want +got):\n%s", tt.template, tt.uri, d)
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, bad := range []string{"x://{id", "x://{}", "x://{a b}", "x://}", "x://{id:0}"} {
+		_, err := urimatch.Parse(bad)
+		if err == nil || !strings.Contains(err.Error(), `URI template "`+bad+`"`) {
+			t.Errorf("Parse(%q) = %v, want an error naming the template", bad, err)
+		}
+	}
+}
+
+func TestRouter(t *testing.T) {
+	var r urimatch.Router[string]
+	for _, add := range []struct{ tmpl, h string }{
+		{"res://items/{id}", "item"},
+		{"res://{kind}/{id}", "any"},
+	} {
+		if err := r.Add(add.tmpl, add.h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Add("res://{bad", "bad"); err == nil {
+		t.Error("Add of a bad template: no error")
+	}
+	for uri, want := range map[string]string{
+		"res://items/7": "item", // the first added wins
+		"res://users/7": "any",
+		"res://x":       "",
+	} {
+		h, vars, ok := r.Match(uri)
+		if h != want || ok != (want != "") {
+			t.Errorf("Match(%q) = %q, %v; want %q", uri, h, ok, want)
+		}
+		if ok && vars.Get("id") != "7" {
+			t.Errorf("Match(%q) id = %q", uri, vars.Get("id"))
+		}
+	}
+}
+
+func TestContext(t *testing.T) {
+	ctx := context.Background()
+	if v := urimatch.FromContext(ctx); v != nil {
+		t.Errorf("FromContext(empty) = %v", v)
+	}
+	ctx = urimatch.NewContext(ctx, urimatch.Vars{"id": {"1"}})
+	if got := urimatch.FromContext(ctx).Get("id"); got != "1" {
+		t.Errorf("id = %q, want 1", got)
+	}
+	if got := (urimatch.Vars{}).Get("none"); got != "" {
+		t.Errorf("Get of a missing name = %q", got)
+	}
+}
+
+func FuzzMatch(f *testing.F) {
+	f.Add("test://template/{id}/data", "test://template/42/data")
+	f.Add("search://q{?q,lang}", "search://q?q=go&lang=en")
+	f.Add("x://{/segments*}{?k*}", "x:///a/b?x=1&y=2")
+	f.Add("file:///{+path}{#frag}", "file:///a/b#c")
+	f.Fuzz(func(t *testing.T, template, uri string) {
+		tmpl, err := urimatch.Parse(template)
+		if err != nil {
+			return
+		}
+		vars, ok := tmpl.Match(uri)
+		if ok && vars == nil {
+			t.Fatal("a match without variables map")
+		}
+	})
+}
