@@ -16,26 +16,40 @@ import (
 //go:embed *.tmpl
 var builtin embed.FS
 
-// Names are the templates there are.
+// Names are the templates of a generated package.
 var Names = []string{"doc.go.tmpl", "modern_server.go.tmpl", "server.go.tmpl", "tools.go.tmpl"}
+
+// Init is the template of the go:generate stub that mcpgen init writes;
+// see Read.
+const Init = "init.go.tmpl"
+
+// Read returns the text of the template name: the file of that name in dir
+// when dir is not "" and has it, else the built-in one.
+func Read(dir, name string) ([]byte, error) {
+	if dir != "" {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		switch {
+		case err == nil:
+			return b, nil
+		case !os.IsNotExist(err):
+			return nil, fmt.Errorf("templates: %w", err)
+		}
+	}
+	b, err := builtin.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("templates: %w", err)
+	}
+	return b, nil
+}
 
 // Load returns the templates: the built-in ones, each replaced by the file of
 // the same name in dir when dir is not "" and has it.
 func Load(dir string) (*template.Template, error) {
 	root := template.New("templates").Option("missingkey=error")
 	for _, name := range Names {
-		text, err := builtin.ReadFile(name)
+		text, err := Read(dir, name)
 		if err != nil {
-			return nil, fmt.Errorf("templates: %w", err)
-		}
-		if dir != "" {
-			b, err := os.ReadFile(filepath.Join(dir, name))
-			switch {
-			case err == nil:
-				text = b
-			case !os.IsNotExist(err):
-				return nil, fmt.Errorf("templates: %w", err)
-			}
+			return nil, err
 		}
 		if _, err := root.New(name).Parse(string(text)); err != nil {
 			return nil, fmt.Errorf("templates: %s: %w", name, err)

@@ -2,18 +2,16 @@ package main
 
 import (
 	"bytes"
-	_ "embed"
-	"errors"
 	"fmt"
 	"go/format"
 	"go/token"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"text/template"
 
 	"github.com/mcpgen/mcpgen/schema"
+	"github.com/mcpgen/mcpgen/templates"
 )
 
 var initCmd = &command{
@@ -21,13 +19,6 @@ var initCmd = &command{
 	summary: "write the go:generate stub of a package to generate",
 	run:     runInit,
 }
-
-// initTemplateName is the file name of the stub's template, built in and in
-// a --templates directory.
-const initTemplateName = "init.go.tmpl"
-
-//go:embed init.go.tmpl
-var initTemplate string
 
 const initSynopsis = "mcpgen init [--revision R] [--out DIR] [--package NAME] [--templates DIR] [--force]"
 
@@ -37,7 +28,10 @@ DIR/generate.go, a file of package NAME with the line
 
 	//go:generate go tool mcpgen generate --revision R --out .
 
-so that "go generate ./..." writes the rest of the package into DIR. The
+so that "go generate ./..." writes the rest of the package into DIR.
+Without --revision, R is the newest revision that has the initialize
+handshake, which clients of every revision can reach; a package of
+2026-07-28 alone answers only clients of the stateless revision. The
 line runs mcpgen as a tool of your module; add it once with
 
 	go get -tool github.com/mcpgen/mcpgen/cmd/mcpgen
@@ -57,6 +51,27 @@ type initFlags struct {
 	force     bool
 }
 
+// statelessSince is the first revision without the initialize handshake
+// (the stateless redesign): a package generated from it alone answers only
+// clients of that revision or later.
+const statelessSince = "2026-07-28"
+
+// defaultInitRevision is the revision init uses without --revision: the
+// newest of revs (sorted, oldest first) that still has initialize, which
+// clients of every revision can reach (those of 2026-07-28 fall back to
+// initialize), or the newest of all when none has.
+func defaultInitRevision(revs []string) string {
+	for i := len(revs) - 1; i >= 0; i-- {
+		if revs[i] < statelessSince {
+			return revs[i]
+		}
+	}
+	if len(revs) > 0 {
+		return revs[len(revs)-1]
+	}
+	return ""
+}
+
 // initData is what the stub's template is executed with.
 type initData struct {
 	Package      string
@@ -67,12 +82,9 @@ type initData struct {
 func runInit(e *env, args []string) int {
 	var f initFlags
 	revs := schema.Revisions()
-	newest := ""
-	if len(revs) > 0 {
-		newest = revs[len(revs)-1]
-	}
+	def := defaultInitRevision(revs)
 	fset := newFlagSet("init")
-	fset.StringVar(&f.revision, "revision", newest, "protocol revision `R` the package is generated from (one of "+strings.Join(revs, ", ")+")")
+	fset.StringVar(&f.revision, "revision", def, "protocol revision `R` the package is generated from (one of "+strings.Join(revs, ", ")+"; the default is the newest with initialize, which every client can reach)")
 	fset.StringVar(&f.out, "out", "mcp", "package directory `DIR`, created if needed")
 	fset.StringVar(&f.pkg, "package", "", "Go package `NAME` (default: the name of the --out directory)")
 	fset.StringVar(&f.templates, "templates", "", "directory `DIR` whose init.go.tmpl replaces the built-in stub template")
@@ -104,18 +116,14 @@ func runInit(e *env, args []string) int {
 	if !token.IsIdentifier(f.pkg) {
 		return bad("--package %q is not a valid Go package name", f.pkg)
 	}
-	text := initTemplate
 	if f.templates != "" {
 		if err := checkPath("--templates", f.templates, true); err != nil {
 			return bad("%w", err)
 		}
-		data, err := os.ReadFile(filepath.Join(f.templates, initTemplateName))
-		switch {
-		case err == nil:
-			text = string(data)
-		case !errors.Is(err, fs.ErrNotExist):
-			return bad("--templates: %w", err)
-		}
+	}
+	text, err := templates.Read(f.templates, templates.Init)
+	if err != nil {
+		return bad("--templates: %w", err)
 	}
 
 	fail := func(err error) int {
@@ -126,7 +134,7 @@ func runInit(e *env, args []string) int {
 	if f.pkg != implied {
 		genArgs += " --package " + f.pkg
 	}
-	src, err := renderInit(text, initData{Package: f.pkg, Revision: f.revision, GenerateArgs: genArgs})
+	src, err := renderInit(string(text), initData{Package: f.pkg, Revision: f.revision, GenerateArgs: genArgs})
 	if err != nil {
 		return fail(err)
 	}
@@ -149,20 +157,20 @@ func runInit(e *env, args []string) int {
 // renderInit executes the stub template text with data and checks that the
 // result is gofmt-formatted Go.
 func renderInit(text string, data initData) ([]byte, error) {
-	t, err := template.New(initTemplateName).Option("missingkey=error").Parse(text)
+	t, err := template.New(templates.Init).Option("missingkey=error").Parse(text)
 	if err != nil {
-		return nil, fmt.Errorf("template %s: %w", initTemplateName, err)
+		return nil, fmt.Errorf("template %s: %w", templates.Init, err)
 	}
 	var b bytes.Buffer
 	if err := t.Execute(&b, data); err != nil {
-		return nil, fmt.Errorf("template %s: %w", initTemplateName, err)
+		return nil, fmt.Errorf("template %s: %w", templates.Init, err)
 	}
 	formatted, err := format.Source(b.Bytes())
 	if err != nil {
-		return nil, fmt.Errorf("template %s does not give Go source: %w", initTemplateName, err)
+		return nil, fmt.Errorf("template %s does not give Go source: %w", templates.Init, err)
 	}
 	if !bytes.Equal(formatted, b.Bytes()) {
-		return nil, fmt.Errorf("template %s does not give gofmt-formatted Go source", initTemplateName)
+		return nil, fmt.Errorf("template %s does not give gofmt-formatted Go source", templates.Init)
 	}
 	return b.Bytes(), nil
 }

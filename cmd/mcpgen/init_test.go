@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	tmpl "github.com/mcpgen/mcpgen/templates"
 )
 
 func TestInit(t *testing.T) {
@@ -19,14 +21,14 @@ func TestInit(t *testing.T) {
 			"//go:generate go tool mcpgen generate " + args + "\n"
 	}
 	templates := t.TempDir()
-	if err := os.WriteFile(filepath.Join(templates, initTemplateName), []byte("package {{.Package}}\n\n//go:generate mcpgen generate {{.GenerateArgs}}\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(templates, tmpl.Init), []byte("package {{.Package}}\n\n//go:generate mcpgen generate {{.GenerateArgs}}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	unformatted := t.TempDir()
-	if err := os.WriteFile(filepath.Join(unformatted, initTemplateName), []byte("package {{.Package}}\nvar  x = 1\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(unformatted, tmpl.Init), []byte("package {{.Package}}\nvar  x = 1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	newest := "2026-07-28"
+	newest := "2025-11-25" // the newest with initialize
 	tests := []struct {
 		name       string
 		args       []string // after init --out DIR/<out>
@@ -37,7 +39,7 @@ func TestInit(t *testing.T) {
 		wantStderr string // substring
 	}{
 		{"defaults", nil, "mcp", "", 0, stub("mcp", newest, "--revision "+newest+" --out ."), ""},
-		{"revision", []string{"--revision", "2025-11-25"}, "mcp", "", 0, stub("mcp", "2025-11-25", "--revision 2025-11-25 --out ."), ""},
+		{"revision", []string{"--revision", "2026-07-28"}, "mcp", "", 0, stub("mcp", "2026-07-28", "--revision 2026-07-28 --out ."), ""},
 		{"package other than the directory", []string{"--revision", "2025-06-18", "--package", "proto"}, "mcp-types", "", 0, stub("proto", "2025-06-18", "--revision 2025-06-18 --out . --package proto"), ""},
 		{"templates", []string{"--templates", templates}, "x", "", 0, "package x\n\n//go:generate mcpgen generate --revision " + newest + " --out .\n", ""},
 		{"exists", nil, "mcp", "package mcp\n", 1, "package mcp\n", "exists already; --force replaces it"},
@@ -71,5 +73,22 @@ func TestInit(t *testing.T) {
 				t.Errorf("generate.go mismatch (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestDefaultInitRevision(t *testing.T) {
+	tests := []struct {
+		revs []string
+		want string
+	}{
+		{[]string{"2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}, "2025-11-25"},
+		{[]string{"2025-06-18", "2025-11-25"}, "2025-11-25"},
+		{[]string{"2026-07-28", "2027-01-01"}, "2027-01-01"},
+		{nil, ""},
+	}
+	for _, tt := range tests {
+		if got := defaultInitRevision(tt.revs); got != tt.want {
+			t.Errorf("defaultInitRevision(%v) = %q, want %q", tt.revs, got, tt.want)
+		}
 	}
 }
