@@ -212,6 +212,17 @@ func (g *gen) serverData() (data map[string]any, tmpl string, ok bool) {
 func (g *gen) toolsData(data map[string]any, res *model.Decl) {
 	tool := g.p.Rev.Lookup("Tool")
 	data["Structured"] = res.Field("structuredContent") != nil && tool != nil && tool.Resolve().Field("outputSchema") != nil
+	// OutputObject: the revision's schema holds outputSchema to "type":
+	// "object" at its root (2025-06-18, 2025-11-25; from 2026-07-28 an
+	// output may be any JSON value).
+	data["OutputObject"] = false
+	if data["Structured"] == true {
+		for _, c := range tool.Resolve().Field("outputSchema").Type.ObjectConsts {
+			if c.Name == "type" && string(c.Value) == `"object"` {
+				data["OutputObject"] = true
+			}
+		}
+	}
 	content := res.Field("content").Type.Elem.Decl
 	for key, tag := range map[string]string{"ImageContent": "image", "AudioContent": "audio"} {
 		data[key] = ""

@@ -475,8 +475,8 @@ var noArguments = []byte(`{"type":"object"}`)
 
 // checkToolSchemas checks the schemas of a tool given to AddTool: each
 // must be strict JSON, of a supported dialect and valid in it (see
-// runtime/toolschema), and describe an object. An empty schema is not
-// checked.
+// runtime/toolschema); the inputSchema must describe an
+// object. An empty schema is not checked.
 func checkToolSchemas(t Tool) error {
 	if err := checkObjectSchema(t.InputSchema); err != nil {
 		return fmt.Errorf("tool %q: inputSchema: %w", t.Name, err)
@@ -484,6 +484,8 @@ func checkToolSchemas(t Tool) error {
 	return nil
 }
 
+// checkObjectSchema checks a schema as checkSchema does, and that it
+// describes an object.
 func checkObjectSchema(schema []byte) error {
 	if len(schema) == 0 {
 		return nil

@@ -439,7 +439,9 @@ func (srv *StandardServer) Unsubscribe(ctx context.Context, params *UnsubscribeR
 // result is checked against it and sent as structuredContent, with a text
 // block holding the same JSON for clients that read only content; a result
 // that breaks the schema is reported as a tool error. An Out of type
-// *CallToolResult is sent as it is, and then there is no outputSchema.
+// *CallToolResult is sent as it is, and then there is no outputSchema. This
+// revision requires an outputSchema to describe an object: Out must be a
+// struct or a map.
 //
 // An error of fn is handled as the error of a ToolHandler. AddTypedTool
 // returns an error, and registers nothing, when a schema cannot be
@@ -455,6 +457,9 @@ func AddTypedTool[In, Out any](srv *StandardServer, t Tool, fn func(ctx context.
 	if !raw {
 		if output, err = toolschema.NewOutput[Out](t.OutputSchema); err != nil {
 			return fmt.Errorf("AddTypedTool: tool %q: %w", t.Name, err)
+		}
+		if err := output.Schema().CheckObject(); err != nil {
+			return fmt.Errorf("AddTypedTool: tool %q: output schema: %w", t.Name, err)
 		}
 		t.OutputSchema = output.Schema().JSON()
 	}
@@ -484,8 +489,8 @@ var noArguments = []byte(`{"type":"object"}`)
 
 // checkToolSchemas checks the schemas of a tool given to AddTool: each
 // must be strict JSON, of a supported dialect and valid in it (see
-// runtime/toolschema), and describe an object. An empty schema is not
-// checked.
+// runtime/toolschema); the inputSchema and the outputSchema must describe an
+// object. An empty schema is not checked.
 func checkToolSchemas(t Tool) error {
 	if err := checkObjectSchema(t.InputSchema); err != nil {
 		return fmt.Errorf("tool %q: inputSchema: %w", t.Name, err)
@@ -496,6 +501,8 @@ func checkToolSchemas(t Tool) error {
 	return nil
 }
 
+// checkObjectSchema checks a schema as checkSchema does, and that it
+// describes an object.
 func checkObjectSchema(schema []byte) error {
 	if len(schema) == 0 {
 		return nil

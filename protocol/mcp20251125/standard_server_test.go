@@ -26,7 +26,7 @@ func TestToolSchemasMustBeObjects(t *testing.T) {
 		}, `tool "b": inputSchema: the schema has no top-level "type"`},
 		{"typed slice output", func() error {
 			return mcp.AddTypedTool(srv, mcp.NewTool("c", ""), func(ctx context.Context, in struct{}) ([]string, error) { return nil, nil })
-		}, `tool "c": output schema: the top-level type is "array"; an MCP tool schema must have "type": "object" (for a Go type, use a struct)`},
+		}, `AddTypedTool: tool "c": output schema: the top-level type is "array"; an MCP tool schema must have "type": "object" (for a Go type, use a struct)`},
 		{"typed int input", func() error {
 			return mcp.AddTypedTool(srv, mcp.NewTool("d", ""), func(ctx context.Context, in int) (struct{}, error) { return struct{}{}, nil })
 		}, `tool "d": input schema: the top-level type is "integer"`},

@@ -399,7 +399,9 @@ func (srv *StandardServer) page(cursor *string, n int) (start, end int, next *st
 }
 
 // ListTools lists the registered tools, a page at a time, in the order
-// they were registered.
+// they were registered. For a legacy session, a tool whose outputSchema is
+// not an object (allowed from this revision on, not before) is listed
+// without it.
 func (srv *StandardServer) ListTools(ctx context.Context, params *PaginatedRequestParams) (*ListToolsResult, error) {
 	srv.mu.RLock()
 	defer srv.mu.RUnlock()
@@ -408,10 +410,42 @@ func (srv *StandardServer) ListTools(ctx context.Context, params *PaginatedReque
 		return nil, err
 	}
 	ttl, scope := srv.hint(MethodToolsList)
-	return &ListToolsResult{Meta: srv.meta(), Tools: append([]Tool{}, srv.tools[start:end]...), NextCursor: next, ResultType: "complete", TTLMs: ttl, CacheScope: ListToolsResultCacheScope(scope)}, nil
+	tools := append([]Tool{}, srv.tools[start:end]...)
+	if olderRevision(ctx) {
+		// Before this revision an outputSchema describes an object: a
+		// tool whose output is another JSON value is listed without one.
+		for i := range tools {
+			if len(tools[i].OutputSchema) > 0 && !isObject(tools[i].OutputSchema, "type", `"object"`) {
+				tools[i].OutputSchema = nil
+			}
+		}
+	}
+	return &ListToolsResult{Meta: srv.meta(), Tools: tools, NextCursor: next, ResultType: "complete", TTLMs: ttl, CacheScope: ListToolsResultCacheScope(scope)}, nil
 }
 
-// CallTool runs the named tool.
+// olderRevision reports whether the request of ctx is in a revision older
+// than this one: one of a legacy session.
+func olderRevision(ctx context.Context) bool {
+	r := session.RevisionOf(ctx)
+	return r != nil && r != Protocol
+}
+
+// isObject reports whether v is a JSON object, with member name equal to
+// want when name is not "".
+func isObject(v jsontext.Value, name, want string) bool {
+	if v.Kind() != '{' {
+		return false
+	}
+	if name == "" {
+		return true
+	}
+	got, ok := wire.Member(v, name)
+	return ok && string(got) == want
+}
+
+// CallTool runs the named tool. For a legacy session, whose revision
+// holds structuredContent to an object, a result that is another JSON
+// value is sent without structuredContent: its content blocks carry it.
 func (srv *StandardServer) CallTool(ctx context.Context, params *CallToolRequestParams) (*CallToolResult, error) {
 	srv.mu.RLock()
 	fn := srv.toolFns[params.Name]
@@ -426,6 +460,12 @@ func (srv *StandardServer) CallTool(ctx context.Context, params *CallToolRequest
 	}
 	if res != nil && res.ResultType == "" {
 		res.ResultType = "complete"
+	}
+	if res != nil && len(res.StructuredContent) > 0 && !isObject(res.StructuredContent, "", "") && olderRevision(ctx) {
+		// Before this revision structuredContent is an object; the
+		// content blocks carry the result (AddTypedTool puts the same
+		// JSON there as text).
+		res.StructuredContent = nil
 	}
 	return res, err
 }
@@ -665,7 +705,9 @@ func AskInput(ctx context.Context, requests InputRequests) (InputResponses, erro
 // result is checked against it and sent as structuredContent, with a text
 // block holding the same JSON for clients that read only content; a result
 // that breaks the schema is reported as a tool error. An Out of type
-// *CallToolResult is sent as it is, and then there is no outputSchema.
+// *CallToolResult is sent as it is, and then there is no outputSchema. In
+// this revision an output may be any JSON value: Out may be a slice or a
+// scalar too.
 //
 // An error of fn is handled as the error of a ToolHandler. AddTypedTool
 // returns an error, and registers nothing, when a schema cannot be
@@ -710,18 +752,20 @@ var noArguments = []byte(`{"type":"object"}`)
 
 // checkToolSchemas checks the schemas of a tool given to AddTool: each
 // must be strict JSON, of a supported dialect and valid in it (see
-// runtime/toolschema), and describe an object. An empty schema is not
-// checked.
+// runtime/toolschema); the inputSchema must describe an
+// object. An empty schema is not checked.
 func checkToolSchemas(t Tool) error {
 	if err := checkObjectSchema(t.InputSchema); err != nil {
 		return fmt.Errorf("tool %q: inputSchema: %w", t.Name, err)
 	}
-	if err := checkObjectSchema(t.OutputSchema); err != nil {
+	if err := checkSchema(t.OutputSchema); err != nil {
 		return fmt.Errorf("tool %q: outputSchema: %w", t.Name, err)
 	}
 	return nil
 }
 
+// checkObjectSchema checks a schema as checkSchema does, and that it
+// describes an object.
 func checkObjectSchema(schema []byte) error {
 	if len(schema) == 0 {
 		return nil
@@ -731,6 +775,16 @@ func checkObjectSchema(schema []byte) error {
 		return err
 	}
 	return s.CheckObject()
+}
+
+// checkSchema checks that a schema is strict JSON, of a supported dialect
+// and valid in it; "" is not checked.
+func checkSchema(schema []byte) error {
+	if len(schema) == 0 {
+		return nil
+	}
+	_, err := toolschema.Compile(schema)
+	return err
 }
 
 // TemplateVars returns, in the handler of a read that a resource template

@@ -260,28 +260,47 @@ func TestInputHandWritten(t *testing.T) {
 	}
 }
 
-// MCP's schema requires "type": "object" of outputSchema too: an Out that
-// is not a struct (or a map) is refused with advice.
-func TestOutputMustBeObject(t *testing.T) {
+// An output schema may be of any type (2026-07-28 allows it); CheckObject
+// says when it is not an object, for the revisions that require one. An
+// input schema must always be an object.
+func TestCheckObject(t *testing.T) {
 	tests := []struct {
-		name string
-		new  func() error
-		want string
+		name   string
+		schema func() (*Schema, error)
+		want   string // "" for an object
 	}{
-		{"slice", func() error { _, err := NewOutput[[]string](nil); return err }, `output schema: the top-level type is "array"`},
-		{"int", func() error { _, err := NewOutput[int](nil); return err }, `output schema: the top-level type is "integer"`},
-		{"no type", func() error { _, err := NewOutput[struct{}]([]byte(`{"properties":{}}`)); return err }, `no top-level "type"`},
-		{"input int", func() error { _, err := NewInput[int](nil); return err }, `input schema: the top-level type is "integer"`},
+		{"slice", func() (*Schema, error) { o, err := NewOutput[[]string](nil); return schemaOf(o, err) }, `the top-level type is "array"`},
+		{"int", func() (*Schema, error) { o, err := NewOutput[int](nil); return schemaOf(o, err) }, `the top-level type is "integer"`},
+		{"no type", func() (*Schema, error) { return Compile([]byte(`{"properties":{}}`)) }, `no top-level "type"`},
+		{"map", func() (*Schema, error) { o, err := NewOutput[map[string]int](nil); return schemaOf(o, err) }, ""},
+		{"struct", func() (*Schema, error) { o, err := NewOutput[struct{ A int }](nil); return schemaOf(o, err) }, ""},
 	}
 	for _, tt := range tests {
-		err := tt.new()
-		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "use a struct") && tt.name != "no type" {
-			t.Errorf("%s: err = %v, want one containing %q", tt.name, err, tt.want)
+		s, err := tt.schema()
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		err = s.CheckObject()
+		if tt.want == "" {
+			if err != nil {
+				t.Errorf("%s: CheckObject() = %v", tt.name, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: CheckObject() = %v, want an error containing %q", tt.name, err, tt.want)
 		}
 	}
-	if _, err := NewOutput[map[string]int](nil); err != nil {
-		t.Errorf("map output: %v", err)
+	if _, err := NewInput[int](nil); err == nil || !strings.Contains(err.Error(), `input schema: the top-level type is "integer"`) || !strings.Contains(err.Error(), "use a struct") {
+		t.Errorf("NewInput[int]: err = %v", err)
 	}
+}
+
+func schemaOf[T any](o *Output[T], err error) (*Schema, error) {
+	if err != nil {
+		return nil, err
+	}
+	return o.Schema(), nil
 }
 
 func TestOutputEncode(t *testing.T) {

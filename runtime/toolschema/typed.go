@@ -136,9 +136,6 @@ func NewOutput[Out any](schema jsontext.Value) (*Output[Out], error) {
 	if err != nil {
 		return nil, fmt.Errorf("output schema: %w", err)
 	}
-	if err := s.CheckObject(); err != nil {
-		return nil, fmt.Errorf("output schema: %w", err)
-	}
 	return &Output[Out]{schema: s}, nil
 }
 
