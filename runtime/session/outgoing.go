@@ -111,6 +111,15 @@ func paramsOf(raw jsontext.Value) wire.Appender {
 
 // callOf is Call without middleware.
 func (s *Session) callOf(ctx context.Context, method string, params wire.Appender, o callOptions) (jsontext.Value, error) {
+	if s.role == Client && (method == "tools/list" || method == "tools/call") {
+		return s.callTools(ctx, method, params, o, s.callEra)
+	}
+	return s.callEra(ctx, method, params, o)
+}
+
+// callEra is callOf past the client's tool checks: a call of the client's
+// era.
+func (s *Session) callEra(ctx context.Context, method string, params wire.Appender, o callOptions) (jsontext.Value, error) {
 	if !s.clientOfModern() || method == "initialize" {
 		return s.call(ctx, method, params, o)
 	}

@@ -188,6 +188,7 @@ type Session struct {
 	subs     map[string]bool           // resources/subscribe kept by the engine (modern handler, legacy session)
 	ended    bool                      // the transport is closed, or about to be
 	after    []func()                  // called once the session has ended (AfterFunc)
+	tools    toolCheck                 // a client's knowledge of the server's tools (UnusableTools)
 
 	room     sync.Cond      // on mu: signalled when a handler ends, a call starts or the session ends (see waitRoom)
 	handlers sync.WaitGroup // request handlers and batch answers; Add only while not stateClosed
