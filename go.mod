@@ -9,6 +9,8 @@ require (
 	github.com/spf13/pflag v1.0.10
 )
 
-require github.com/dave/jennifer v1.7.1
-
-require github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
+require (
+	github.com/dave/jennifer v1.7.1
+	github.com/go-jose/go-jose/v4 v4.1.9
+	github.com/yosida95/uritemplate/v3 v3.0.2
+)

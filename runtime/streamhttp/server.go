@@ -159,6 +159,13 @@ type ServerOptions struct {
 	// no limit. It is set with http.ResponseController.SetWriteDeadline,
 	// and has no effect where the ResponseWriter does not support that.
 	WriteTimeout time.Duration
+	// Principal, when set, names who a request speaks for, such as the
+	// subject of its access token (bearer.PrincipalOf). A session belongs
+	// to the principal of its initialize: a request naming the session
+	// whose principal differs is refused with 404, as if the session did
+	// not exist, so a session id that leaks cannot be used with another
+	// user's token.
+	Principal func(*http.Request) string
 	// Logger receives diagnostics. Default: discard.
 	Logger *slog.Logger
 }
@@ -417,6 +424,10 @@ func (s *Server) lookup(w http.ResponseWriter, r *http.Request, rf *refusal) *co
 	s.mu.Lock()
 	c := s.sessions[sid]
 	s.mu.Unlock()
+	if c != nil && s.opts.Principal != nil && s.opts.Principal(r) != c.principal {
+		s.log.Warn("mcp http: a request names a session of another principal", "session", sid)
+		c = nil
+	}
 	if c == nil {
 		refuse(w, *rf, http.StatusNotFound, jsonrpc.InvalidRequest, "session %q not found", sid)
 		return nil
@@ -495,7 +506,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		var e *jsonrpc.Error
-		if c, e = s.newConn(); e != nil {
+		if c, e = s.newConn(r); e != nil {
 			refuse(w, rf, http.StatusServiceUnavailable, e.Code, "%s", e.Message)
 			return
 		}
@@ -646,8 +657,9 @@ func (s *Server) forget(c *conn) {
 // errClosing refuses an initialize (503) once Close was called.
 var errClosing = &jsonrpc.Error{Code: jsonrpc.InternalError, Message: "the server is closing"}
 
-// newConn starts a session, or returns the error that refuses it (503).
-func (s *Server) newConn() (*conn, *jsonrpc.Error) {
+// newConn starts a session for the initialize r, or returns the error that
+// refuses it (503).
+func (s *Server) newConn(r *http.Request) (*conn, *jsonrpc.Error) {
 	b := make([]byte, 16)
 	rand.Read(b)
 	c := &conn{
@@ -657,6 +669,9 @@ func (s *Server) newConn() (*conn, *jsonrpc.Error) {
 		closed:  make(chan struct{}),
 		streams: map[string]*stream{},
 		byReq:   map[wire.ID]*stream{},
+	}
+	if s.opts.Principal != nil {
+		c.principal = s.opts.Principal(r)
 	}
 	c.lastSeen = time.Now()
 	c.standalone = c.newStreamLocked()
@@ -681,10 +696,11 @@ func (s *Server) newConn() (*conn, *jsonrpc.Error) {
 
 // conn is one session over HTTP, and the session's transport.
 type conn struct {
-	srv  *Server
-	id   string
-	sess *session.Session
-	in   chan []byte // POST bodies for Read, when the session does not take them pushed
+	srv       *Server
+	id        string
+	principal string // ServerOptions.Principal of the initialize
+	sess      *session.Session
+	in        chan []byte // POST bodies for Read, when the session does not take them pushed
 	// Set by the session before it starts.
 	push      func(data []byte, inline bool)
 	pushItems func(vals context.Context, items []jsonrpc.Item, batch, inline bool)

@@ -1,0 +1,124 @@
+// Package oauthtest is a test authorization server for the OAuth tests of
+// mcpgen: it signs JWT access tokens with keys generated at start (ES256),
+// serves their JSON Web Key Set and its RFC 8414 metadata on 127.0.0.1, and
+// rotates keys on demand. It is for tests only.
+package oauthtest
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
+)
+
+// Server is a test authorization server.
+type Server struct {
+	// URL is the server's base URL, also its issuer identifier.
+	URL string
+	// JWKSFetches counts the requests for the key set.
+	JWKSFetches atomic.Int32
+
+	srv  *httptest.Server
+	mu   sync.Mutex
+	keys []jose.JSONWebKey // private; the last one signs
+	n    int
+}
+
+// New starts a Server, closed when t ends.
+func New(t testing.TB) *Server {
+	t.Helper()
+	s := &Server{}
+	s.Rotate(t)
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /jwks", func(w http.ResponseWriter, r *http.Request) {
+		s.JWKSFetches.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(s.JWKS())
+	})
+	mux.HandleFunc("GET /.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{
+			"issuer":                           s.URL,
+			"jwks_uri":                         s.URL + "/jwks",
+			"authorization_endpoint":           s.URL + "/authorize",
+			"token_endpoint":                   s.URL + "/token",
+			"response_types_supported":         []string{"code"},
+			"code_challenge_methods_supported": []string{"S256"},
+		})
+	})
+	s.srv = httptest.NewServer(mux)
+	s.URL = s.srv.URL
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+// Rotate makes a new signing key and drops the old ones from the key set.
+func (s *Server) Rotate(t testing.TB) {
+	t.Helper()
+	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.n++
+	s.keys = []jose.JSONWebKey{{Key: priv, KeyID: "key-" + strconv.Itoa(s.n), Algorithm: string(jose.ES256), Use: "sig"}}
+}
+
+// JWKS returns the public key set.
+func (s *Server) JWKS() jose.JSONWebKeySet {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var set jose.JSONWebKeySet
+	for _, k := range s.keys {
+		set.Keys = append(set.Keys, k.Public())
+	}
+	return set
+}
+
+// PublicKey returns the current signing key's public key.
+func (s *Server) PublicKey() *ecdsa.PublicKey {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return &s.keys[len(s.keys)-1].Key.(*ecdsa.PrivateKey).PublicKey
+}
+
+// Claims are the claims of a token; Token fills iss, iat and exp (one
+// hour) when they are missing.
+type Claims map[string]any
+
+// Token returns a JWT access token with claims, signed with the current
+// key.
+func (s *Server) Token(t testing.TB, claims Claims) string {
+	t.Helper()
+	s.mu.Lock()
+	key := s.keys[len(s.keys)-1]
+	s.mu.Unlock()
+	sig, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: key}, (&jose.SignerOptions{}).WithType("at+jwt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Claims{"iss": s.URL, "iat": time.Now().Unix(), "exp": time.Now().Add(time.Hour).Unix()}
+	for k, v := range claims {
+		if v == nil {
+			delete(c, k)
+			continue
+		}
+		c[k] = v
+	}
+	tok, err := jwt.Signed(sig).Claims(map[string]any(c)).Serialize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}

@@ -1,0 +1,108 @@
+// Package bearer makes an MCP server an OAuth 2.1 resource server, as MCP
+// authorization asks of HTTP servers from 2025-06-18 on: it serves the
+// RFC 9728 Protected Resource Metadata that tells clients where to get
+// tokens, takes a bearer token from the Authorization header of every
+// request (never from the query string or the body), has a TokenVerifier
+// check it, and refuses what it cannot accept with the challenge a client
+// acts on:
+//
+//   - 401 with WWW-Authenticate: Bearer resource_metadata="…" (and the
+//     scopes needed) when there is no token or it is not valid;
+//   - 403 with error="insufficient_scope", the scopes needed and the
+//     metadata URL, when the token lacks a scope the request needs, so that
+//     the client can step up.
+//
+// The scopes a request needs are set for every request, per MCP method and
+// per tool (Options). What the verifier learned of the token, a TokenInfo,
+// travels in the request's context to the MCP handlers (TokenInfoFrom).
+// The token itself is never passed on.
+//
+//	p, err := bearer.New(bearer.Options{
+//		Resource:             "https://mcp.example.com/mcp",
+//		AuthorizationServers: []string{"https://auth.example.com"},
+//		Verifier:             verifier, // bearer.NewJWTVerifier(...), or your own
+//	})
+//	mux.Handle("/mcp", p.Protect(streamhttp.NewServer(...)))
+//	p.HandleMetadata(mux) // the two well-known URIs of the metadata
+package bearer
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"time"
+)
+
+// TokenInfo is what a TokenVerifier learned of a valid token.
+type TokenInfo struct {
+	// Subject is the token's subject (the "sub" claim): the user, or the
+	// client for a client's own token.
+	Subject string
+	// Issuer is the authorization server that issued the token.
+	Issuer string
+	// ClientID is the OAuth client the token was issued to, when known.
+	ClientID string
+	// Audience are the resources the token is for.
+	Audience []string
+	// Scopes are the scopes the token grants.
+	Scopes []string
+	// Expiry is when the token expires; zero when it does not say.
+	Expiry time.Time
+	// Claims are the token's claims as decoded JSON (a JWT's payload, an
+	// introspection response), for what the fields above leave out.
+	Claims map[string]any
+}
+
+// HasScope reports whether the token grants scope.
+func (t *TokenInfo) HasScope(scope string) bool {
+	return slices.Contains(t.Scopes, scope)
+}
+
+// Principal identifies who the token speaks for: its issuer and subject.
+// A session opened with one principal's token is refused to another's.
+func (t *TokenInfo) Principal() string {
+	return t.Issuer + "\x00" + t.Subject
+}
+
+// TokenVerifier checks a bearer token. It returns ErrInvalidToken (or an
+// error wrapping it) for a token that is not valid for this resource: a bad
+// signature, another issuer or audience, expired, not yet valid, revoked;
+// the client then gets 401. Any other error means the token could not be
+// checked (the authorization server cannot be reached, say): the client
+// gets 503 and may try again.
+type TokenVerifier interface {
+	Verify(ctx context.Context, token string) (*TokenInfo, error)
+}
+
+// ErrInvalidToken is the error of a token that is not valid.
+var ErrInvalidToken = errors.New("invalid token")
+
+type tokenKey struct{}
+
+// NewContext returns ctx carrying info.
+func NewContext(ctx context.Context, info *TokenInfo) context.Context {
+	return context.WithValue(ctx, tokenKey{}, info)
+}
+
+// TokenInfoFrom returns the TokenInfo of the request being handled, and
+// whether there is one. It works on the context of an http.Handler behind
+// Protect, and on the context of an MCP handler (a tool's, a prompt's...)
+// of a request that came through Protect, since the HTTP transports give
+// handlers the values of their HTTP request's context (see
+// session.WithHTTPRequest): on a legacy session, the token of the POST
+// that carried the request.
+func TokenInfoFrom(ctx context.Context) (*TokenInfo, bool) {
+	info, ok := ctx.Value(tokenKey{}).(*TokenInfo)
+	return info, ok
+}
+
+// PrincipalOf returns the Principal of the token that Protect found for
+// r, or "" without one: the streamhttp.ServerOptions.Principal that binds
+// each legacy session to the user who opened it.
+func PrincipalOf(r *http.Request) string {
+	if info, ok := TokenInfoFrom(r.Context()); ok {
+		return info.Principal()
+	}
+	return ""
+}

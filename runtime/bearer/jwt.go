@@ -1,0 +1,288 @@
+package bearer
+
+import (
+	"context"
+	stdjson "encoding/json" // go-jose's keys decode with it
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
+	"github.com/mcpgen/mcpgen/runtime/oauthmeta"
+)
+
+// JWTOptions configure a JWTVerifier.
+type JWTOptions struct {
+	// Issuer is the "iss" every token must carry. Required.
+	Issuer string
+	// Audience is the resource every token must name in "aud": the
+	// canonical URI of the MCP server (RFC 8707). Required.
+	Audience string
+	// JWKSURL is where the issuer's JSON Web Key Set is fetched. Required.
+	JWKSURL string
+	// Algorithms are the signature algorithms accepted; default RS256,
+	// PS256, ES256 and EdDSA. "none" and the HMAC algorithms are refused:
+	// a resource server has no shared secret with the issuer.
+	Algorithms []jose.SignatureAlgorithm
+	// Leeway is the clock skew allowed on exp, nbf and iat (default one
+	// minute).
+	Leeway time.Duration
+	// HTTPClient fetches the key set; default one with a 10 s timeout.
+	HTTPClient *http.Client
+	// RefreshInterval is the shortest time between two fetches of the key
+	// set (default one minute): a token signed with an unknown key makes
+	// the verifier fetch the set again, at most that often.
+	RefreshInterval time.Duration
+	// MaxAge is how long a fetched key set is used before it is fetched
+	// again (default one hour); a Cache-Control max-age of the JWKS
+	// response shortens it, down to RefreshInterval.
+	MaxAge time.Duration
+}
+
+// JWTVerifier verifies JWT access tokens (RFC 9068) against the key set of
+// their issuer, with github.com/go-jose/go-jose/v4: the signature with a
+// key of the set and an allowed algorithm, then iss, aud, exp, nbf and
+// iat. Keys rotate: a token whose key ("kid") is not in the cached set
+// makes it fetch the set again (rate-limited), so a new key is picked up
+// without a restart. It is safe for concurrent use.
+type JWTVerifier struct {
+	opts JWTOptions
+
+	mu      sync.Mutex
+	keys    *jose.JSONWebKeySet
+	fetched time.Time // when keys were fetched
+	expires time.Time // when keys must be fetched again
+	tried   time.Time // the last fetch attempt
+	now     func() time.Time
+}
+
+// MaxJWKSBytes bounds the size of a fetched key set.
+const MaxJWKSBytes = 1 << 20
+
+// NewJWTVerifier returns a JWTVerifier, or an error naming the option
+// that is wrong. It fetches nothing until the first token.
+func NewJWTVerifier(opts JWTOptions) (*JWTVerifier, error) {
+	if opts.Issuer == "" {
+		return nil, errors.New("bearer: JWTOptions.Issuer is empty")
+	}
+	aud, err := oauthmeta.CanonicalResource(opts.Audience)
+	if err != nil {
+		return nil, fmt.Errorf("bearer: JWTOptions.Audience: %w", err)
+	}
+	opts.Audience = aud
+	if opts.JWKSURL == "" {
+		return nil, errors.New("bearer: JWTOptions.JWKSURL is empty")
+	}
+	if opts.Algorithms == nil {
+		opts.Algorithms = []jose.SignatureAlgorithm{jose.RS256, jose.PS256, jose.ES256, jose.EdDSA}
+	}
+	for _, a := range opts.Algorithms {
+		switch a {
+		case jose.HS256, jose.HS384, jose.HS512, "none", "":
+			return nil, fmt.Errorf("bearer: JWTOptions.Algorithms: %q is not allowed for access tokens", a)
+		}
+	}
+	if opts.Leeway == 0 {
+		opts.Leeway = time.Minute
+	}
+	if opts.HTTPClient == nil {
+		opts.HTTPClient = &http.Client{Timeout: 10 * time.Second}
+	}
+	if opts.RefreshInterval <= 0 {
+		opts.RefreshInterval = time.Minute
+	}
+	if opts.MaxAge <= 0 {
+		opts.MaxAge = time.Hour
+	}
+	return &JWTVerifier{opts: opts, now: time.Now}, nil
+}
+
+// accessClaims are the claims of an access token beyond the registered
+// ones.
+type accessClaims struct {
+	Scope    string `json:"scope"`
+	ClientID string `json:"client_id"`
+	AZP      string `json:"azp"`
+}
+
+// Verify checks token and returns what it says. Errors of the token wrap
+// ErrInvalidToken; failing to fetch the key set does not.
+func (v *JWTVerifier) Verify(ctx context.Context, token string) (*TokenInfo, error) {
+	tok, err := jwt.ParseSigned(token, v.opts.Algorithms)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidToken, err)
+	}
+	if len(tok.Headers) != 1 {
+		return nil, fmt.Errorf("%w: %d signatures", ErrInvalidToken, len(tok.Headers))
+	}
+	kid := tok.Headers[0].KeyID
+	keys, err := v.keysFor(ctx, kid)
+	if err != nil {
+		return nil, err
+	}
+	var reg jwt.Claims
+	var extra accessClaims
+	var all map[string]any
+	verified := false
+	for _, k := range keys {
+		if err := tok.Claims(k.Key, &reg, &extra, &all); err == nil {
+			verified = true
+			break
+		}
+	}
+	if !verified {
+		return nil, fmt.Errorf("%w: no key of the issuer's key set verifies the signature (kid %q)", ErrInvalidToken, kid)
+	}
+	now := v.now()
+	if err := reg.ValidateWithLeeway(jwt.Expected{Issuer: v.opts.Issuer, Time: now}, v.opts.Leeway); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidToken, err)
+	}
+	if reg.Expiry == nil {
+		return nil, fmt.Errorf("%w: the token has no expiry (exp)", ErrInvalidToken)
+	}
+	if !audienceHas(reg.Audience, v.opts.Audience) {
+		return nil, fmt.Errorf("%w: the token's audience %q does not name this resource %q", ErrInvalidToken, []string(reg.Audience), v.opts.Audience)
+	}
+	info := &TokenInfo{
+		Subject:  reg.Subject,
+		Issuer:   reg.Issuer,
+		ClientID: extra.ClientID,
+		Audience: reg.Audience,
+		Scopes:   strings.Fields(extra.Scope),
+		Expiry:   reg.Expiry.Time(),
+		Claims:   all,
+	}
+	if info.ClientID == "" {
+		info.ClientID = extra.AZP
+	}
+	return info, nil
+}
+
+// audienceHas reports whether aud names resource, compared canonically.
+func audienceHas(aud jwt.Audience, resource string) bool {
+	return slices.ContainsFunc(aud, func(a string) bool {
+		c, err := oauthmeta.CanonicalResource(a)
+		return err == nil && c == resource
+	})
+}
+
+// keysFor returns the keys that may have signed a token with key id kid:
+// the ones with that id ("" matches every key), fetching the set when it
+// is missing, stale, or lacks kid and was not fetched within
+// RefreshInterval.
+func (v *JWTVerifier) keysFor(ctx context.Context, kid string) ([]jose.JSONWebKey, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	now := v.now()
+	match := func() []jose.JSONWebKey {
+		if v.keys == nil {
+			return nil
+		}
+		if kid == "" {
+			return v.keys.Keys
+		}
+		return v.keys.Key(kid)
+	}
+	keys := match()
+	stale := v.keys == nil || now.After(v.expires)
+	if (stale || len(keys) == 0) && (v.tried.IsZero() || now.Sub(v.tried) >= v.opts.RefreshInterval || v.keys == nil) {
+		v.tried = now
+		if err := v.fetchLocked(ctx, now); err != nil {
+			if v.keys == nil {
+				return nil, err
+			}
+			// Keep using the keys we have; a missing kid stays invalid.
+		}
+		keys = match()
+	}
+	if len(keys) == 0 {
+		return nil, fmt.Errorf("%w: no key %q in the issuer's key set", ErrInvalidToken, kid)
+	}
+	return keys, nil
+}
+
+// fetchLocked fetches the key set; v.mu is held.
+func (v *JWTVerifier) fetchLocked(ctx context.Context, now time.Time) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, v.opts.JWKSURL, nil)
+	if err != nil {
+		return fmt.Errorf("bearer: key set: %w", err)
+	}
+	req.Header.Set("Accept", "application/json")
+	res, err := v.opts.HTTPClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("bearer: fetching the key set: %w", err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return fmt.Errorf("bearer: fetching the key set %s: %s", v.opts.JWKSURL, res.Status)
+	}
+	body, err := io.ReadAll(io.LimitReader(res.Body, MaxJWKSBytes+1))
+	if err != nil {
+		return fmt.Errorf("bearer: reading the key set: %w", err)
+	}
+	if len(body) > MaxJWKSBytes {
+		return fmt.Errorf("bearer: the key set at %s is larger than %d bytes", v.opts.JWKSURL, MaxJWKSBytes)
+	}
+	set, err := ParseKeySet(body)
+	if err != nil {
+		return fmt.Errorf("bearer: the key set at %s: %w", v.opts.JWKSURL, err)
+	}
+	v.keys, v.fetched = set, now
+	v.expires = now.Add(cacheAge(res.Header.Get("Cache-Control"), v.opts.RefreshInterval, v.opts.MaxAge))
+	return nil
+}
+
+// ParseKeySet decodes a JSON Web Key Set, keeping only public signing keys:
+// a private or symmetric key in a published set is refused.
+func ParseKeySet(data []byte) (*jose.JSONWebKeySet, error) {
+	var set jose.JSONWebKeySet
+	if err := stdjson.Unmarshal(data, &set); err != nil {
+		return nil, err
+	}
+	out := &jose.JSONWebKeySet{}
+	for _, k := range set.Keys {
+		if !k.IsPublic() {
+			return nil, fmt.Errorf("key %q is not a public key", k.KeyID)
+		}
+		if k.Use != "" && k.Use != "sig" {
+			continue
+		}
+		out.Keys = append(out.Keys, k)
+	}
+	return out, nil
+}
+
+// cacheAge is how long a key set fetched with the Cache-Control value cc
+// is used: its max-age, within [min, max]; max when it has none.
+func cacheAge(cc string, min, max time.Duration) time.Duration {
+	for d := range strings.SplitSeq(cc, ",") {
+		name, val, ok := strings.Cut(strings.TrimSpace(d), "=")
+		if !ok || !strings.EqualFold(name, "max-age") {
+			continue
+		}
+		n, err := strconv.ParseInt(strings.Trim(val, `"`), 10, 64)
+		if err != nil || n < 0 {
+			break
+		}
+		age := time.Duration(n) * time.Second
+		return time.Duration(clamp(int64(age), int64(min), int64(max)))
+	}
+	return max
+}
+
+func clamp(v, lo, hi int64) int64 {
+	if v < lo {
+		return lo
+	}
+	if v > hi {
+		return hi
+	}
+	return v
+}

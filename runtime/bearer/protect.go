@@ -1,0 +1,349 @@
+package bearer
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/mcpgen/mcpgen/runtime/oauthmeta"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+)
+
+// DefaultMaxPeek is the default of Options.MaxPeek.
+const DefaultMaxPeek = 4 << 20
+
+// Options configure a Protector.
+type Options struct {
+	// Resource is the canonical URI of the MCP server (RFC 8707), such as
+	// "https://mcp.example.com/mcp": the metadata's resource, and what the
+	// Verifier must accept as the tokens' audience. Required.
+	Resource string
+	// AuthorizationServers are the issuer identifiers of the authorization
+	// servers whose tokens are accepted. At least one is required.
+	AuthorizationServers []string
+	// ScopesSupported are the scopes the metadata lists; default: every
+	// scope named in Scopes, MethodScopes and ToolScopes.
+	ScopesSupported []string
+	// ResourceName is the metadata's human-readable resource_name.
+	ResourceName string
+	// Verifier checks tokens. Required.
+	Verifier TokenVerifier
+	// Scopes are needed by every request.
+	Scopes []string
+	// MethodScopes are the scopes needed by requests of a method (such as
+	// "tools/call"), beyond Scopes.
+	MethodScopes map[string][]string
+	// ToolScopes are the scopes needed to call a tool, by name, beyond
+	// Scopes and MethodScopes["tools/call"].
+	ToolScopes map[string][]string
+	// MaxPeek bounds the bytes of a POST body read to find the methods and
+	// tools it holds (default DefaultMaxPeek). A longer body is passed on
+	// with only Scopes checked, to be refused by the MCP server's own body
+	// limit; keep that limit no higher than MaxPeek.
+	MaxPeek int64
+	// Logger receives the reasons of refused tokens, at debug level; the
+	// client is told less. Default: none.
+	Logger *slog.Logger
+}
+
+// Protector checks the bearer tokens of the requests to an MCP endpoint
+// and serves its Protected Resource Metadata.
+type Protector struct {
+	opts        Options
+	metadata    []byte // the PRM document
+	metadataURL string // its path-specific URL, named in challenges
+	paths       []string
+	log         *slog.Logger
+}
+
+// New returns the Protector of opts, or an error naming the option that
+// is wrong.
+func New(opts Options) (*Protector, error) {
+	if opts.Verifier == nil {
+		return nil, errors.New("bearer: Options.Verifier is nil")
+	}
+	resource, err := oauthmeta.CanonicalResource(opts.Resource)
+	if err != nil {
+		return nil, fmt.Errorf("bearer: Options.Resource: %w", err)
+	}
+	if len(opts.AuthorizationServers) == 0 {
+		return nil, errors.New("bearer: Options.AuthorizationServers is empty; MCP clients need at least one")
+	}
+	for _, as := range opts.AuthorizationServers {
+		if _, err := oauthmeta.AuthorizationServerURLs(as); err != nil {
+			return nil, fmt.Errorf("bearer: Options.AuthorizationServers: %w", err)
+		}
+	}
+	if opts.MaxPeek <= 0 {
+		opts.MaxPeek = DefaultMaxPeek
+	}
+	scopes := opts.ScopesSupported
+	if scopes == nil {
+		scopes = append(scopes, opts.Scopes...)
+		for _, m := range []map[string][]string{opts.MethodScopes, opts.ToolScopes} {
+			for _, s := range m {
+				scopes = append(scopes, s...)
+			}
+		}
+		slices.Sort(scopes)
+		scopes = slices.Compact(scopes)
+	}
+	for _, s := range scopes {
+		if !validScope(s) {
+			return nil, fmt.Errorf("bearer: scope %q is not an RFC 6749 scope token", s)
+		}
+	}
+	doc, err := json.Marshal(oauthmeta.ProtectedResource{
+		Resource:               resource,
+		AuthorizationServers:   opts.AuthorizationServers,
+		ScopesSupported:        scopes,
+		BearerMethodsSupported: []string{"header"},
+		ResourceName:           opts.ResourceName,
+	}, json.Deterministic(true))
+	if err != nil {
+		return nil, fmt.Errorf("bearer: metadata: %w", err)
+	}
+	urls, err := oauthmeta.ProtectedResourceURLs(resource)
+	if err != nil {
+		return nil, fmt.Errorf("bearer: Options.Resource: %w", err)
+	}
+	u, _ := url.Parse(resource)
+	paths := []string{oauthmeta.ProtectedResourcePath(u.EscapedPath())}
+	if paths[0] != oauthmeta.WellKnownProtectedResource {
+		paths = append(paths, oauthmeta.WellKnownProtectedResource)
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	opts.Resource = resource
+	return &Protector{opts: opts, metadata: doc, metadataURL: urls[0], paths: paths, log: log}, nil
+}
+
+// validScope reports whether s is a scope-token of RFC 6749 section 3.3.
+func validScope(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x21 || c == '"' || c == '\\' || c > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// MetadataURL is the URL of the Protected Resource Metadata that
+// challenges name: the path-specific well-known URI of the resource.
+func (p *Protector) MetadataURL() string { return p.metadataURL }
+
+// MetadataPaths are the paths at which the metadata is served: the
+// path-specific well-known URI and, for a resource with a path, the root
+// one (clients try both, in that order).
+func (p *Protector) MetadataPaths() []string { return slices.Clone(p.paths) }
+
+// HandleMetadata registers the metadata handler on mux at MetadataPaths.
+func (p *Protector) HandleMetadata(mux *http.ServeMux) {
+	for _, path := range p.paths {
+		mux.Handle(path, p.Metadata())
+	}
+}
+
+// Metadata returns the handler that serves the Protected Resource Metadata
+// (GET and HEAD; OPTIONS for CORS preflight). It may be fetched by a
+// browser-based client of another origin, so it allows any origin.
+func (p *Protector) Metadata() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		switch r.Method {
+		case http.MethodGet, http.MethodHead:
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Cache-Control", "max-age=3600")
+			w.WriteHeader(http.StatusOK)
+			if r.Method == http.MethodGet {
+				w.Write(p.metadata)
+			}
+		case http.MethodOptions:
+			w.Header().Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
+			w.WriteHeader(http.StatusNoContent)
+		default:
+			w.Header().Set("Allow", "GET, HEAD, OPTIONS")
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		}
+	})
+}
+
+// Protect returns a handler that lets a request through to next only with
+// a valid bearer token that has the scopes the request needs, and puts
+// what the verifier found in the request's context (TokenInfoFrom). The
+// token is taken from the Authorization header alone; the header is
+// removed before next sees the request, so the token never goes further.
+func (p *Protector) Protect(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodOptions {
+			next.ServeHTTP(w, r) // CORS preflight carries no credentials
+			return
+		}
+		token, ok := bearerToken(r.Header)
+		if !ok {
+			p.challenge(w, http.StatusUnauthorized, "", "", p.opts.Scopes)
+			return
+		}
+		info, err := p.opts.Verifier.Verify(r.Context(), token)
+		switch {
+		case errors.Is(err, ErrInvalidToken):
+			p.log.Debug("bearer: token refused", "err", err)
+			p.challenge(w, http.StatusUnauthorized, "invalid_token", "the access token is not valid for this resource", p.opts.Scopes)
+			return
+		case err != nil:
+			p.log.Warn("bearer: token could not be checked", "err", err)
+			w.Header().Set("Retry-After", "5")
+			http.Error(w, "the access token could not be checked; try again later", http.StatusServiceUnavailable)
+			return
+		case info == nil:
+			p.log.Warn("bearer: the verifier returned no TokenInfo and no error")
+			p.challenge(w, http.StatusUnauthorized, "invalid_token", "the access token is not valid for this resource", p.opts.Scopes)
+			return
+		}
+		need, err := p.needed(r)
+		if err != nil {
+			http.Error(w, "the request body could not be read", http.StatusBadRequest)
+			return
+		}
+		if missing := missingScopes(info, need); len(missing) > 0 {
+			p.challenge(w, http.StatusForbidden, "insufficient_scope", "the access token lacks a scope this request needs", need)
+			return
+		}
+		r = r.WithContext(NewContext(r.Context(), info))
+		r.Header = r.Header.Clone()
+		r.Header.Del("Authorization")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// bearerToken returns the token of the Authorization header, which must be
+// the only one and use the Bearer scheme (case-insensitively).
+func bearerToken(h http.Header) (string, bool) {
+	vals := h.Values("Authorization")
+	if len(vals) != 1 {
+		return "", false
+	}
+	scheme, token, ok := strings.Cut(vals[0], " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	token = strings.TrimSpace(token)
+	return token, token != ""
+}
+
+// challenge refuses the request with a Bearer challenge. Nothing of the
+// request goes into it: the metadata URL comes from Options.Resource, the
+// scopes from Options.
+func (p *Protector) challenge(w http.ResponseWriter, status int, code, description string, scopes []string) {
+	c := oauthmeta.Bearer(
+		oauthmeta.Param{Name: "error", Value: code},
+		oauthmeta.Param{Name: "error_description", Value: description},
+		oauthmeta.Param{Name: "scope", Value: strings.Join(scopes, " ")},
+		oauthmeta.Param{Name: "resource_metadata", Value: p.metadataURL},
+	)
+	w.Header().Set("WWW-Authenticate", c.String())
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	msg := "authorization required"
+	if description != "" {
+		msg = description
+	}
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": -32001, "message": msg}}, json.Deterministic(true))
+	w.Write(body)
+}
+
+// missingScopes returns the scopes of need that info lacks.
+func missingScopes(info *TokenInfo, need []string) []string {
+	var missing []string
+	for _, s := range need {
+		if !info.HasScope(s) {
+			missing = append(missing, s)
+		}
+	}
+	return missing
+}
+
+// needed returns the scopes r needs: Options.Scopes, and for a POST those
+// of the methods and tools its body holds. The body is read up to MaxPeek
+// and given back to r whole.
+func (p *Protector) needed(r *http.Request) ([]string, error) {
+	need := slices.Clone(p.opts.Scopes)
+	if r.Method != http.MethodPost || r.Body == nil || len(p.opts.MethodScopes) == 0 && len(p.opts.ToolScopes) == 0 {
+		return need, nil
+	}
+	head, err := io.ReadAll(io.LimitReader(r.Body, p.opts.MaxPeek+1))
+	if err != nil {
+		return nil, err
+	}
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(head), r.Body), r.Body}
+	if int64(len(head)) > p.opts.MaxPeek {
+		return need, nil
+	}
+	for _, m := range Messages(head) {
+		need = append(need, p.opts.MethodScopes[m.Method]...)
+		if m.Method == "tools/call" && m.Tool != "" {
+			need = append(need, p.opts.ToolScopes[m.Tool]...)
+		}
+	}
+	slices.Sort(need)
+	return slices.Compact(need), nil
+}
+
+// Message is what Protect reads of a JSON-RPC message to choose the scopes
+// it needs.
+type Message struct {
+	// Method is the message's method; "" for a response.
+	Method string
+	// Tool is params.name of a tools/call.
+	Tool string
+}
+
+// Messages returns the messages of a POST body: one, or the elements of a
+// batch. What does not parse yields nothing (the MCP server answers it
+// with a parse error).
+func Messages(body []byte) []Message {
+	v := jsontext.Value(bytes.TrimSpace(body))
+	switch v.Kind() {
+	case '{':
+		return []Message{message(v)}
+	case '[':
+		var elems []jsontext.Value
+		if json.Unmarshal(v, &elems) != nil {
+			return nil
+		}
+		out := make([]Message, 0, len(elems))
+		for _, e := range elems {
+			out = append(out, message(e))
+		}
+		return out
+	}
+	return nil
+}
+
+func message(v jsontext.Value) Message {
+	var m Message
+	m.Method, _ = wire.MemberString(v, "method")
+	if m.Method == "tools/call" {
+		if params, ok := wire.Member(v, "params"); ok {
+			m.Tool, _ = wire.MemberString(params, "name")
+		}
+	}
+	return m
+}
