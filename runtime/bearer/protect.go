@@ -14,6 +14,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/mcpgen/mcpgen/runtime/oauthmeta"
+	"github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
@@ -187,6 +188,8 @@ func (p *Protector) Metadata() http.Handler {
 // what the verifier found in the request's context (TokenInfoFrom). The
 // token is taken from the Authorization header alone; the header is
 // removed before next sees the request, so the token never goes further.
+// The token's Principal is also put in the context for the runtime
+// (session.WithPrincipal), which binds sealed requestState to it.
 func (p *Protector) Protect(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodOptions {
@@ -223,7 +226,7 @@ func (p *Protector) Protect(next http.Handler) http.Handler {
 			p.challenge(w, http.StatusForbidden, "insufficient_scope", "the access token lacks a scope this request needs", need)
 			return
 		}
-		r = r.WithContext(NewContext(r.Context(), info))
+		r = r.WithContext(session.WithPrincipal(NewContext(r.Context(), info), info.Principal()))
 		r.Header = r.Header.Clone()
 		r.Header.Del("Authorization")
 		next.ServeHTTP(w, r)

@@ -401,22 +401,23 @@ func (s *Session) bridgeInput(ctx context.Context, run func(context.Context) (wi
 
 // SealWith returns a StateSealer that seals with s (runtime/reqstate): each
 // state is bound to its request's method and params (inputResponses,
-// requestState and _meta aside), and opens only for a retry of that
-// request, before s's expiry, with a key of s's ring.
+// requestState and _meta aside) and to the principal of its context
+// (PrincipalOf), and opens only for a retry of that request by that
+// principal, before s's expiry, with a key of s's ring.
 func SealWith(s *reqstate.Sealer) StateSealer { return reqSealer{s} }
 
 type reqSealer struct{ s *reqstate.Sealer }
 
-func (r reqSealer) binding(method string, params jsontext.Value) (reqstate.Binding, error) {
+func (r reqSealer) binding(ctx context.Context, method string, params jsontext.Value) (reqstate.Binding, error) {
 	d, err := reqstate.ParamsDigest(params)
 	if err != nil {
 		return reqstate.Binding{}, err
 	}
-	return reqstate.Binding{Method: method, Params: d}, nil
+	return reqstate.Binding{Method: method, Params: d, Principal: PrincipalOf(ctx)}, nil
 }
 
 func (r reqSealer) Seal(ctx context.Context, method string, params jsontext.Value, payload []byte) (string, error) {
-	b, err := r.binding(method, params)
+	b, err := r.binding(ctx, method, params)
 	if err != nil {
 		return "", err
 	}
@@ -424,7 +425,7 @@ func (r reqSealer) Seal(ctx context.Context, method string, params jsontext.Valu
 }
 
 func (r reqSealer) Open(ctx context.Context, state, method string, params jsontext.Value) ([]byte, error) {
-	b, err := r.binding(method, params)
+	b, err := r.binding(ctx, method, params)
 	if err != nil {
 		return nil, err
 	}
