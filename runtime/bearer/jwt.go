@@ -166,7 +166,7 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string) (*TokenInfo, err
 }
 
 // audienceHas reports whether aud names resource, compared canonically.
-func audienceHas(aud jwt.Audience, resource string) bool {
+func audienceHas(aud []string, resource string) bool {
 	return slices.ContainsFunc(aud, func(a string) bool {
 		c, err := oauthmeta.CanonicalResource(a)
 		return err == nil && c == resource
