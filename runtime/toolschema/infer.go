@@ -188,38 +188,8 @@ func (in *inferrer) object(t reflect.Type) (node, error) {
 
 // fields adds the members of struct t to props and required.
 func (in *inferrer) fields(t reflect.Type, props node, required *[]any) error {
-	for i := range t.NumField() {
-		f := t.Field(i)
-		tag := f.Tag.Get("json")
-		if tag == "-" {
-			continue
-		}
-		name, opts, _ := strings.Cut(tag, ",")
-		if f.Anonymous && name == "" {
-			et := f.Type
-			if et.Kind() == reflect.Pointer {
-				et = et.Elem()
-			}
-			if et.Kind() == reflect.Struct {
-				if in.seen[et] {
-					return fmt.Errorf("toolschema: %s: recursive types are not supported", et)
-				}
-				in.seen[et] = true
-				err := in.fields(et, props, required)
-				delete(in.seen, et)
-				if err != nil {
-					return err
-				}
-				continue
-			}
-		}
-		if !f.IsExported() {
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		where := t.String() + "." + f.Name
+	return structFields(t, in.seen, func(owner reflect.Type, f reflect.StructField, name, opts string) error {
+		where := owner.String() + "." + f.Name
 		s, err := in.schema(f.Type, where)
 		if err != nil {
 			return err
@@ -234,6 +204,51 @@ func (in *inferrer) fields(t reflect.Type, props node, required *[]any) error {
 		props[name] = s
 		if !optional {
 			*required = append(*required, name)
+		}
+		return nil
+	})
+}
+
+// structFields calls fn for each field of struct t that encoding/json
+// encodes, in order, with the struct that has it (t or an embedded one),
+// its JSON name and the options of its json tag:
+// exported fields not tagged "-", and the fields of embedded structs
+// without a name, flattened. seen holds the structs being walked, to
+// refuse recursion.
+func structFields(t reflect.Type, seen map[reflect.Type]bool, fn func(owner reflect.Type, f reflect.StructField, name, opts string) error) error {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		if f.Anonymous && name == "" {
+			et := f.Type
+			if et.Kind() == reflect.Pointer {
+				et = et.Elem()
+			}
+			if et.Kind() == reflect.Struct {
+				if seen[et] {
+					return fmt.Errorf("toolschema: %s: recursive types are not supported", et)
+				}
+				seen[et] = true
+				err := structFields(et, seen, fn)
+				delete(seen, et)
+				if err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if err := fn(t, f, name, opts); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -3,7 +3,6 @@ package toolschema
 import (
 	"fmt"
 	"reflect"
-	"strings"
 
 	"github.com/go-json-experiment/json"
 )
@@ -57,46 +56,21 @@ func NewPromptArgs[In any]() (*PromptArgs[In], error) {
 // promptFields appends the arguments of struct t's fields, in order,
 // flattening embedded structs as encoding/json does.
 func promptFields(t reflect.Type, args *[]PromptArgument, seen map[reflect.Type]bool) error {
-	for i := range t.NumField() {
-		f := t.Field(i)
-		tag := f.Tag.Get("json")
-		if tag == "-" {
-			continue
-		}
-		name, opts, _ := strings.Cut(tag, ",")
-		if f.Anonymous && name == "" {
-			et := f.Type
-			if et.Kind() == reflect.Pointer {
-				et = et.Elem()
-			}
-			if et.Kind() == reflect.Struct && !seen[et] {
-				seen[et] = true
-				if err := promptFields(et, args, seen); err != nil {
-					return err
-				}
-				continue
-			}
-		}
-		if !f.IsExported() {
-			continue
-		}
+	return structFields(t, seen, func(owner reflect.Type, f reflect.StructField, name, opts string) error {
 		ft, pointer := f.Type, f.Type.Kind() == reflect.Pointer
 		if pointer {
 			ft = ft.Elem()
 		}
 		if ft.Kind() != reflect.String {
-			return fmt.Errorf("prompt arguments: %s.%s has type %s; prompt arguments are strings", t, f.Name, f.Type)
-		}
-		if name == "" {
-			name = f.Name
+			return fmt.Errorf("prompt arguments: %s.%s has type %s; prompt arguments are strings", owner, f.Name, f.Type)
 		}
 		*args = append(*args, PromptArgument{
 			Name:        name,
 			Description: f.Tag.Get("description"),
 			Required:    !pointer && !hasOption(opts, "omitempty") && !hasOption(opts, "omitzero"),
 		})
-	}
-	return nil
+		return nil
+	})
 }
 
 // Arguments returns the prompt's arguments in the order of In's fields.
