@@ -1,6 +1,6 @@
 module github.com/mcpgen/mcpgen
 
-go 1.25
+go 1.25.0
 
 require (
 	github.com/go-json-experiment/json v0.0.0-20251027170946-4849db3c2f7e
@@ -14,3 +14,5 @@ require (
 	github.com/go-jose/go-jose/v4 v4.1.9
 	github.com/yosida95/uritemplate/v3 v3.0.2
 )
+
+require golang.org/x/oauth2 v0.36.0

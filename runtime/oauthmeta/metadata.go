@@ -151,6 +151,33 @@ func (m *ProtectedResource) CheckResource(want string) error {
 	return nil
 }
 
+// CheckCovers reports an error unless the metadata's resource is the MCP
+// server at serverURL or contains it: the same URI after normalization by
+// CanonicalResource, or a URI of the same origin whose path is a whole-
+// segment prefix of the server's (metadata served at the root well-known
+// URI names the origin). A resource of another origin, or a sibling path,
+// is refused: a client must not use metadata that names another resource.
+func (m *ProtectedResource) CheckCovers(serverURL string) error {
+	got, err := CanonicalResource(m.Resource)
+	if err != nil {
+		return fmt.Errorf("protected resource metadata: resource: %w", err)
+	}
+	want, err := CanonicalResource(serverURL)
+	if err != nil {
+		return err
+	}
+	if got == want {
+		return nil
+	}
+	g, _ := url.Parse(got)
+	w, _ := url.Parse(want)
+	if g.RawQuery == "" && g.Scheme == w.Scheme && g.Host == w.Host &&
+		(g.EscapedPath() == "" || g.EscapedPath() == "/" || strings.HasPrefix(w.EscapedPath(), g.EscapedPath()+"/")) {
+		return nil
+	}
+	return fmt.Errorf("protected resource metadata names resource %q, which is not the server %q", m.Resource, serverURL)
+}
+
 // CheckIssuer reports an error unless the metadata's issuer is exactly
 // want, character for character (RFC 8414 section 3.3: no normalization).
 func (m *AuthorizationServer) CheckIssuer(want string) error {

@@ -14,8 +14,11 @@
 // the client of the stateless era (modern.go) runs tools_call,
 // request-metadata, sep-2322-client-request-state, http-standard-headers,
 // http-custom-headers, http-invalid-tool-headers, json-schema-ref-no-deref
-// and json-schema-2020-12-preservation. The auth/* scenarios (OAuth) are
-// not implemented.
+// and json-schema-2020-12-preservation. The auth/* scenarios (auth.go) log
+// in through runtime/oauth, list the tools and call test-tool, at either
+// revision; those of OAuth extensions (client credentials, DPoP,
+// enterprise-managed authorization, workload identity) are not
+// implemented.
 //
 // With EVERYTHING_CLIENT_DEBUG=1 in the environment, the transport and the
 // session log their diagnostics to stderr (which the suite prints when the
@@ -75,16 +78,19 @@ func main() {
 	}
 	url := os.Args[len(os.Args)-1]
 	name := os.Getenv("MCP_CONFORMANCE_SCENARIO")
-	if strings.HasPrefix(name, "auth/") {
-		fmt.Fprintf(os.Stderr, "everything-client: scenario %s: authorization (OAuth) is not implemented by this client\n", name)
-		os.Exit(1)
-	}
 	if os.Getenv("EVERYTHING_CLIENT_DEBUG") != "" {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	run := scenarios[name]
-	if os.Getenv("MCP_CONFORMANCE_PROTOCOL_VERSION") == m26.Revision {
+	modern := os.Getenv("MCP_CONFORMANCE_PROTOCOL_VERSION") == m26.Revision
+	if modern {
 		run = scenarios26[name]
+	}
+	if strings.HasPrefix(name, "auth/") && !extensionAuth[name] {
+		run = runAuth
+		if modern {
+			run = runAuth26
+		}
 	}
 	if run == nil {
 		fmt.Fprintf(os.Stderr, "everything-client: unknown scenario %q (MCP_CONFORMANCE_SCENARIO)\n", name)

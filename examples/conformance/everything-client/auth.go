@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	mcp "github.com/mcpgen/mcpgen/protocol/mcp20251125"
+	m26 "github.com/mcpgen/mcpgen/protocol/mcp20260728"
+	"github.com/mcpgen/mcpgen/runtime/oauth"
+	"github.com/mcpgen/mcpgen/runtime/session"
+	"github.com/mcpgen/mcpgen/runtime/streamhttp"
+)
+
+// cimdURL is the Client ID Metadata Document URL the auth scenarios
+// expect as client_id when the authorization server accepts one.
+const cimdURL = "https://conformance-test.local/client-metadata.json"
+
+// authContext is what MCP_CONFORMANCE_CONTEXT carries for the auth
+// scenarios: pre-registered credentials (auth/pre-registration).
+type authContext struct {
+	ClientID     string `json:"client_id"`
+	ClientSecret string `json:"client_secret"`
+}
+
+// authTransport returns a Streamable HTTP transport for url whose requests
+// runtime/oauth authorizes, as the auth/* scenarios expect: a headless
+// authorizer (the suite's authorization server redirects at once), the
+// suite's CIMD URL, and the pre-registered client of the context if any.
+func authTransport(url string) (*streamhttp.Client, error) {
+	cfg := oauth.Config{
+		Authorizer:        &oauth.Headless{},
+		ClientName:        "mcpgen-conformance-everything-client",
+		ClientMetadataURL: cimdURL,
+		Logger:            logger,
+	}
+	if raw := os.Getenv("MCP_CONFORMANCE_CONTEXT"); raw != "" {
+		var ac authContext
+		if err := json.Unmarshal([]byte(raw), &ac); err != nil {
+			return nil, fmt.Errorf("MCP_CONFORMANCE_CONTEXT: %w", err)
+		}
+		if ac.ClientID != "" {
+			cfg.Clients = []oauth.ClientCredentials{{ClientID: ac.ClientID, ClientSecret: ac.ClientSecret}}
+		}
+	}
+	oc, err := oauth.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	hc, err := oc.HTTPClient(url)
+	if err != nil {
+		return nil, err
+	}
+	return streamhttp.NewClient(url, streamhttp.ClientOptions{Logger: logger, HTTPClient: hc}), nil
+}
+
+// runAuth: connect through OAuth, list the tools and call test-tool, at
+// 2025-11-25 and older.
+func runAuth(ctx context.Context, url string) error {
+	t, err := authTransport(url)
+	if err != nil {
+		return err
+	}
+	cs, err := mcp.Connect(ctx, t, info, mcp.ClientCapabilities{}, nil, session.Options{Logger: logger})
+	if err != nil {
+		return fmt.Errorf("initialize: %w", err)
+	}
+	defer cs.Close()
+	if err := requireTool(ctx, cs, "test-tool"); err != nil {
+		return err
+	}
+	_, err = callTool(ctx, cs, "test-tool", `{}`)
+	return err
+}
+
+// runAuth26: the same with the client of both eras, at 2026-07-28.
+func runAuth26(ctx context.Context, url string) error {
+	t, err := authTransport(url)
+	if err != nil {
+		return err
+	}
+	cs, err := m26.Connect(ctx, t, info26, m26.ClientCapabilities{}, nil, session.Options{Logger: logger})
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	defer cs.Close()
+	return listAndCall(ctx, cs, [2]string{"test-tool", `{}`})
+}
+
+// extensionAuth are the auth scenarios of OAuth extensions this client
+// does not implement (client credentials, enterprise-managed
+// authorization, DPoP, workload identity): it reports them unknown.
+var extensionAuth = map[string]bool{
+	"auth/client-credentials-jwt":           true,
+	"auth/client-credentials-basic":         true,
+	"auth/cross-app-access-complete-flow":   true,
+	"auth/enterprise-managed-authorization": true,
+	"auth/dpop":                             true,
+	"auth/dpop-nonce":                       true,
+	"auth/wif-jwt-bearer":                   true,
+}

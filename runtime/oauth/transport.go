@@ -1,0 +1,96 @@
+package oauth
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/mcpgen/mcpgen/runtime/oauthmeta"
+)
+
+// roundTripper puts the server's token on the requests to its origin and
+// reacts to 401 and 403 insufficient_scope.
+type roundTripper struct {
+	s    *server
+	base http.RoundTripper
+}
+
+// maxReplayBody bounds a request body read to be sent again; a transport
+// that sets GetBody (as net/http does for bytes and strings readers) is
+// not read.
+const maxReplayBody = 64 << 20
+
+// RoundTrip implements http.RoundTripper.
+func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	s := rt.s
+	if origin(req.URL) != s.origin {
+		return rt.base.RoundTrip(req)
+	}
+	ctx := req.Context()
+	getBody := req.GetBody
+	if req.Body != nil && req.Body != http.NoBody {
+		if getBody == nil {
+			data, err := io.ReadAll(io.LimitReader(req.Body, maxReplayBody+1))
+			req.Body.Close()
+			if err != nil {
+				return nil, err
+			}
+			if len(data) > maxReplayBody {
+				return nil, fmt.Errorf("oauth: request body larger than %d bytes", maxReplayBody)
+			}
+			getBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
+		} else {
+			req.Body.Close()
+		}
+	}
+	authorizations := 0
+	mayRefresh := true
+	for {
+		tok, gen := s.current(ctx)
+		s.ensureFresh(ctx, tok, gen)
+		tok, gen = s.current(ctx)
+		r := req.Clone(ctx)
+		if getBody != nil {
+			body, err := getBody()
+			if err != nil {
+				return nil, err
+			}
+			r.Body = body
+		}
+		r.Header.Del("Authorization")
+		if tok != nil {
+			r.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+		}
+		resp, err := rt.base.RoundTrip(r)
+		if err != nil {
+			return nil, err
+		}
+		ch, _ := oauthmeta.BearerChallenge(resp.Header)
+		switch {
+		case resp.StatusCode == http.StatusUnauthorized:
+		case resp.StatusCode == http.StatusForbidden && param(ch, "error") == "insufficient_scope":
+		default:
+			if resp.StatusCode != http.StatusForbidden {
+				s.succeeded()
+			}
+			return resp, nil
+		}
+		if authorizations >= s.c.cfg.MaxAuthorizations {
+			resp.Body.Close()
+			return nil, s.errorf("authorization", "the server still answers %s after %d authorizations for this request; giving up", resp.Status, authorizations)
+		}
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		resp.Body.Close()
+		out, err := s.reauthorize(ctx, resp.StatusCode, ch, gen, mayRefresh)
+		if err != nil {
+			return nil, err
+		}
+		switch out {
+		case refreshed:
+			mayRefresh = false
+		case authorized:
+			authorizations++
+		}
+	}
+}
