@@ -1,7 +1,12 @@
 // Package oauthtest is a test authorization server for the OAuth tests of
 // mcpgen: it signs JWT access tokens with keys generated at start (ES256),
-// serves their JSON Web Key Set and its RFC 8414 metadata on 127.0.0.1, and
-// rotates keys on demand. It is for tests only.
+// serves their JSON Web Key Set and its RFC 8414 metadata on 127.0.0.1,
+// rotates keys on demand, and runs the authorization code flow: an
+// authorization endpoint that approves every valid request at once (PKCE
+// S256 required), a token endpoint (authorization_code and refresh_token
+// grants; client_secret_basic, client_secret_post and none) and dynamic
+// client registration. It records what clients sent, for tests to check.
+// It is for tests only.
 package oauthtest
 
 import (
@@ -28,18 +33,32 @@ type Server struct {
 	// JWKSFetches counts the requests for the key set.
 	JWKSFetches atomic.Int32
 
+	opts Options
 	srv  *httptest.Server
 	mu   sync.Mutex
 	keys []jose.JSONWebKey // private; the last one signs
 	n    int
+	flow flow
 }
 
-// New starts a Server, closed when t ends.
+// New starts a Server with the default Options, closed when t ends.
 func New(t testing.TB) *Server {
+	return NewWith(t, Options{})
+}
+
+// NewWith starts a Server with opts, closed when t ends.
+func NewWith(t testing.TB, opts Options) *Server {
 	t.Helper()
-	s := &Server{}
+	s := &Server{opts: opts}
+	s.flow.codes = map[string]*grant{}
+	s.flow.refresh = map[string]*grant{}
+	s.flow.clients = map[string]*client{}
+	for id, secret := range opts.Clients {
+		s.flow.clients[id] = &client{id: id, secret: secret, method: "client_secret_basic"}
+	}
 	s.Rotate(t)
 	mux := http.NewServeMux()
+	s.handleFlow(t, mux)
 	mux.HandleFunc("GET /jwks", func(w http.ResponseWriter, r *http.Request) {
 		s.JWKSFetches.Add(1)
 		w.Header().Set("Content-Type", "application/json")
@@ -47,14 +66,7 @@ func New(t testing.TB) *Server {
 	})
 	mux.HandleFunc("GET /.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{
-			"issuer":                           s.URL,
-			"jwks_uri":                         s.URL + "/jwks",
-			"authorization_endpoint":           s.URL + "/authorize",
-			"token_endpoint":                   s.URL + "/token",
-			"response_types_supported":         []string{"code"},
-			"code_challenge_methods_supported": []string{"S256"},
-		})
+		json.NewEncoder(w).Encode(s.metadata())
 	})
 	s.srv = httptest.NewServer(mux)
 	s.URL = s.srv.URL

@@ -459,17 +459,29 @@ func (s *server) register(ctx context.Context, d *discovered) (*ClientCredential
 	if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusOK {
 		return nil, s.errorf(step, "%s answered %s: %s", excerpt(d.as.RegistrationEndpoint), resp.Status, excerpt(string(data)))
 	}
+	cc, err := decodeRegistered(data, method)
+	if err != nil {
+		return nil, s.errorf(step, "the response: %w", err)
+	}
+	cc.Issuer = d.issuer
+	s.c.logger.Debug("oauth: registered", "issuer", d.issuer, "client_id", cc.ClientID, "method", cc.AuthMethod)
+	return cc, nil
+}
+
+// decodeRegistered reads a registration response (RFC 7591 section 3.2.1)
+// to a request that asked for the token endpoint auth method.
+func decodeRegistered(data []byte, method string) (*ClientCredentials, error) {
 	if len(data) > maxRegistration {
-		return nil, s.errorf(step, "the response is larger than %d bytes", maxRegistration)
+		return nil, fmt.Errorf("larger than %d bytes", maxRegistration)
 	}
 	var r registered
 	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, s.errorf(step, "the response: %w", err)
+		return nil, err
 	}
 	if r.ClientID == "" {
-		return nil, s.errorf(step, "the response has no client_id")
+		return nil, errors.New("no client_id")
 	}
-	cc := &ClientCredentials{Issuer: d.issuer, ClientID: r.ClientID, ClientSecret: r.ClientSecret, AuthMethod: r.TokenEndpointAuthMethod}
+	cc := &ClientCredentials{ClientID: r.ClientID, ClientSecret: r.ClientSecret, AuthMethod: r.TokenEndpointAuthMethod}
 	if cc.AuthMethod == "" {
 		cc.AuthMethod = method
 		if method == "none" && cc.ClientSecret != "" {
@@ -477,9 +489,8 @@ func (s *server) register(ctx context.Context, d *discovered) (*ClientCredential
 		}
 	}
 	if err := checkAuthMethod(cc.AuthMethod, cc.ClientSecret); err != nil {
-		return nil, s.errorf(step, "the response: %w", err)
+		return nil, err
 	}
-	s.c.logger.Debug("oauth: registered", "issuer", d.issuer, "client_id", cc.ClientID, "method", cc.AuthMethod)
 	return cc, nil
 }
 
@@ -629,6 +640,10 @@ func (s *server) refresh(ctx context.Context, d *discovered, tok *Token) error {
 	return nil
 }
 
+// expiryDelta is how long before its expiry a token is refreshed (as
+// x/oauth2 does).
+const expiryDelta = 10 * time.Second
+
 // addForm adds a form parameter to the POSTs to one URL that lack it.
 type addForm struct {
 	base             http.RoundTripper
@@ -660,10 +675,11 @@ func (a *addForm) RoundTrip(req *http.Request) (*http.Response, error) {
 	return a.base.RoundTrip(r)
 }
 
-// ensureFresh refreshes an expired token before it is sent, when it has a
-// refresh token and the server's authorization server is known.
+// ensureFresh refreshes a token that expired, or expires within
+// expiryDelta, before it is sent, when it has a refresh token from the
+// server's authorization server.
 func (s *server) ensureFresh(ctx context.Context, tok *Token, gen uint64) {
-	if tok == nil || tok.RefreshToken == "" || tok.Expiry.IsZero() || time.Until(tok.Expiry) > 10*time.Second {
+	if tok == nil || tok.RefreshToken == "" || tok.Expiry.IsZero() || time.Until(tok.Expiry) > expiryDelta {
 		return
 	}
 	s.authMu.Lock()
@@ -671,7 +687,18 @@ func (s *server) ensureFresh(ctx context.Context, tok *Token, gen uint64) {
 	s.mu.Lock()
 	d, now := s.disc, s.gen
 	s.mu.Unlock()
-	if now != gen || d == nil || d.issuer != tok.Issuer {
+	if now != gen {
+		return
+	}
+	if d == nil {
+		// A token from the Store, before any discovery.
+		var err error
+		if d, err = s.discover(ctx, oauthmeta.Challenge{}); err != nil {
+			s.c.logger.Info("oauth: refreshing an expired token", "server", s.url, "err", err)
+			return
+		}
+	}
+	if d.issuer != tok.Issuer {
 		return
 	}
 	if err := s.refresh(ctx, d, tok); err != nil {

@@ -124,7 +124,7 @@ func (s *storeState) deleteToken(resource string) {
 
 func (s *storeState) client(issuer string) (*ClientCredentials, error) {
 	c, ok := s.Clients[issuer]
-	if !ok {
+	if !ok || c == nil {
 		return nil, fmt.Errorf("client of %s: %w", issuer, ErrNotFound)
 	}
 	cc := *c
@@ -215,10 +215,17 @@ func (f *FileStore) read() (storeState, error) {
 	if err != nil {
 		return st, fmt.Errorf("oauth store: %w", err)
 	}
-	if err := json.Unmarshal(data, &st); err != nil {
+	if st, err = decodeStore(data); err != nil {
 		return st, fmt.Errorf("oauth store %s: %w", f.path, err)
 	}
 	return st, nil
+}
+
+// decodeStore reads FileStore's file format.
+func decodeStore(data []byte) (storeState, error) {
+	var st storeState
+	err := json.Unmarshal(data, &st)
+	return st, err
 }
 
 func (f *FileStore) write(st storeState) error {
