@@ -2,6 +2,8 @@ package oauth
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"net/http"
@@ -93,4 +95,18 @@ func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 			authorizations++
 		}
 	}
+}
+
+// AuthContext names the token the requests carry now (a digest of it, ""
+// without one): see session.AuthContexter. A client of the stateless era
+// caches "private" results per token.
+func (rt *roundTripper) AuthContext() string {
+	rt.s.mu.Lock()
+	tok := rt.s.tok
+	rt.s.mu.Unlock()
+	if tok == nil {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(tok.AccessToken))
+	return base64.RawURLEncoding.EncodeToString(sum[:])
 }

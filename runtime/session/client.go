@@ -51,6 +51,24 @@ func (e Era) String() string {
 	return "unknown"
 }
 
+// AuthContexter is implemented by transports whose requests carry an
+// authorization (such as an OAuth access token): AuthContext names it, as
+// an opaque string that changes when the authorization does ("" for none).
+// A client of the stateless era keeps the "private" results it caches
+// apart per authorization context, so that an answer given to one token
+// never serves another (digest U-K4).
+type AuthContexter interface {
+	AuthContext() string
+}
+
+// authContext is the authorization context of s's transport.
+func (s *Session) authContext() string {
+	if a, ok := s.t.(AuthContexter); ok {
+		return a.AuthContext()
+	}
+	return ""
+}
+
 // ServerKeyer is implemented by transports that reach a server by an
 // address that outlives the connection, such as a Streamable HTTP endpoint
 // URL. Connect remembers the era it found per key for the life of the

@@ -377,3 +377,60 @@ func TestClientKeepsCallersMeta(t *testing.T) {
 		t.Errorf("sent %s\nwant its params to contain %s", last, want)
 	}
 }
+
+// authedRecorder is a recorder whose requests carry an authorization that
+// the test changes.
+type authedRecorder struct {
+	*recorder
+	mu   sync.Mutex
+	auth string
+}
+
+func (a *authedRecorder) AuthContext() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.auth
+}
+
+func (a *authedRecorder) set(auth string) {
+	a.mu.Lock()
+	a.auth = auth
+	a.mu.Unlock()
+}
+
+// TestClientCachePrivatePerAuthorization: a "private" result cached for one
+// authorization never answers a request made with another (U-K4); a
+// "public" one does.
+func TestClientCachePrivatePerAuthorization(t *testing.T) {
+	for _, tc := range []struct {
+		scope string
+		sends int // tools/list requests for the three calls
+	}{
+		{"private", 2},
+		{"public", 1},
+	} {
+		t.Run(tc.scope, func(t *testing.T) {
+			srv := m26.NewServer(m26.Implementation{Name: "p", Version: "1"}, m26.WithCacheHint(m26.MethodToolsList, m26.CacheHint{TTL: 60e9, Scope: tc.scope}))
+			a, b := transport.Pipe()
+			s := session.New(session.Server, a, srv.Handler(), session.Options{})
+			t.Cleanup(func() { s.Close() })
+			rec := &authedRecorder{recorder: &recorder{Transport: b}, auth: "token-of-alice"}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			cs, err := m26.Connect(ctx, rec, m26.Implementation{Name: "client", Version: "1"}, clientCaps, nil, session.Options{})
+			if err != nil {
+				t.Fatalf("Connect: %v", err)
+			}
+			t.Cleanup(func() { cs.Close() })
+			for _, auth := range []string{"token-of-alice", "token-of-alice", "token-of-bob"} {
+				rec.set(auth)
+				if _, err := cs.ListTools(ctx, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if n := strings.Count(strings.Join(rec.methods(), " "), "tools/list"); n != tc.sends {
+				t.Errorf("tools/list sent %d times, want %d", n, tc.sends)
+			}
+		})
+	}
+}

@@ -141,7 +141,7 @@ func (s *Session) callEra(ctx context.Context, method string, params wire.Append
 	var cached cache.Entry
 	hit := false
 	if cacheable && !o.noCache {
-		if cached, hit = mc.cache.Get("", method, raw); hit && cached.Fresh {
+		if cached, hit = mc.cache.Get(s.authContext(), method, raw); hit && cached.Fresh {
 			return cached.Result, nil
 		}
 	}
@@ -157,7 +157,7 @@ func (s *Session) callEra(ctx context.Context, method string, params wire.Append
 		return nil, err
 	}
 	if cacheable {
-		if err := mc.cache.Put("", method, raw, res); err != nil {
+		if err := mc.cache.Put(s.authContext(), method, raw, res); err != nil {
 			s.log.Debug("mcp: result not cached", "method", method, "err", err)
 		}
 	}

@@ -3,6 +3,8 @@ package streamhttp
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -1093,4 +1095,27 @@ func (c *Client) deleteSession(sid, version string) error {
 		msg += ": " + excerpt
 	}
 	return errors.New(msg)
+}
+
+// AuthContext names the authorization the Client's requests carry, for
+// session.AuthContexter (a client of the stateless era keeps its cached
+// "private" results apart per authorization): what the HTTP client's
+// transport says when it implements AuthContext() string (as
+// runtime/oauth's does), else a digest of ClientOptions.Header's
+// Authorization, else "".
+func (c *Client) AuthContext() string {
+	if a, ok := c.hc.Transport.(interface{ AuthContext() string }); ok {
+		return a.AuthContext()
+	}
+	if v := c.header.Values("Authorization"); len(v) > 0 {
+		return AuthDigest(strings.Join(v, "\n"))
+	}
+	return ""
+}
+
+// AuthDigest returns an opaque name of a credential, such as an access
+// token, that does not reveal it: a base64url SHA-256 digest.
+func AuthDigest(credential string) string {
+	sum := sha256.Sum256([]byte(credential))
+	return base64.RawURLEncoding.EncodeToString(sum[:])
 }
