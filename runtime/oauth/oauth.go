@@ -200,6 +200,10 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// AuthorizationFailed reports true: see session.AuthorizationError (a
+// client of both eras does not fall back to initialize after it).
+func (e *Error) AuthorizationFailed() bool { return true }
+
 // HTTPClient returns an http.Client that authorizes its requests to the
 // MCP server at serverURL (the URL the transport connects to), built on
 // Config.HTTPClient's transport. Requests to other origins go out as they

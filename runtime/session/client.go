@@ -51,6 +51,16 @@ func (e Era) String() string {
 	return "unknown"
 }
 
+// AuthorizationError is implemented by errors of a transport that could
+// not get its requests authorized (such as runtime/oauth's *Error). When
+// the probe of Connect fails with one whose AuthorizationFailed is true,
+// Connect returns it rather than falling back to initialize, which would
+// only fail the same way (asking the user twice).
+type AuthorizationError interface {
+	error
+	AuthorizationFailed() bool
+}
+
 // AuthContexter is implemented by transports whose requests carry an
 // authorization (such as an OAuth access token): AuthContext names it, as
 // an opaque string that changes when the authorization does ("" for none).
@@ -165,6 +175,12 @@ func (s *Session) Connect(ctx context.Context, info, caps wire.Appender) error {
 		s.rev, s.mc, s.ownCaps = nil, nil, nil
 		s.mu.Unlock()
 		if ctx.Err() != nil {
+			return fmt.Errorf("connect: %w", err)
+		}
+		var ae AuthorizationError
+		if errors.As(err, &ae) && ae.AuthorizationFailed() {
+			// Not a sign of the server's era: initialize would need the
+			// same authorization.
 			return fmt.Errorf("connect: %w", err)
 		}
 		var je *jsonrpc.Error

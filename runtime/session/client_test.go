@@ -434,3 +434,38 @@ func TestClientCachePrivatePerAuthorization(t *testing.T) {
 		})
 	}
 }
+
+// authFailure is an error of a transport that could not authorize.
+type authFailure struct{}
+
+func (authFailure) Error() string             { return "no token for you" }
+func (authFailure) AuthorizationFailed() bool { return true }
+
+// refusing is a transport whose writes fail with authFailure.
+type refusing struct {
+	*recorder
+}
+
+func (r refusing) Write(ctx context.Context, b []byte) error {
+	r.recorder.Write(ctx, b)
+	return authFailure{}
+}
+
+// TestConnectAuthorizationFailure: a probe that could not be authorized
+// ends Connect with that error; initialize is not tried.
+func TestConnectAuthorizationFailure(t *testing.T) {
+	srv, _ := modernServer(t)
+	a, b := transport.Pipe()
+	s := session.New(session.Server, a, srv.Handler(), session.Options{})
+	t.Cleanup(func() { s.Close() })
+	rec := &recorder{Transport: b}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := m26.Connect(ctx, refusing{rec}, m26.Implementation{Name: "client", Version: "1"}, clientCaps, nil, session.Options{})
+	if !errors.As(err, new(authFailure)) {
+		t.Fatalf("Connect: err = %v, want the authorization failure", err)
+	}
+	if diff := cmp.Diff([]string{"server/discover"}, rec.methods()); diff != "" {
+		t.Errorf("methods sent (-want +got):\n%s", diff)
+	}
+}
