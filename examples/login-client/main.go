@@ -1,0 +1,136 @@
+// Command login-client connects to an MCP server over Streamable HTTP,
+// logging in with OAuth when the server asks (runtime/oauth), lists the
+// server's tools and calls one.
+//
+//	go run ./examples/login-client --tool whoami http://127.0.0.1:8080/mcp
+//
+// When the server answers 401, the client discovers its authorization
+// server, registers, and prints a URL to open in a browser; the browser's
+// redirect comes back to a loopback port the client listens on. Tokens and
+// the registered client are kept in a file (--store, mode 0600), so the
+// next run does not ask again. With --headless the client reads the
+// authorization server's redirect itself, for test authorization servers
+// that approve at once.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"time"
+
+	mcp "github.com/mcpgen/mcpgen/protocol/mcp20260728"
+	_ "github.com/mcpgen/mcpgen/protocol/revisions"
+	"github.com/mcpgen/mcpgen/runtime/oauth"
+	"github.com/mcpgen/mcpgen/runtime/session"
+	"github.com/mcpgen/mcpgen/runtime/streamhttp"
+	"github.com/spf13/pflag"
+)
+
+func main() {
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is the command: it returns the exit status (0 done, 1 failed, 2 a
+// usage error).
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("login-client", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	tool := fs.String("tool", "", "call the tool `NAME` (with no arguments) after listing the tools")
+	store := fs.String("store", defaultStore(), "keep tokens and registered clients in `FILE`")
+	headless := fs.Bool("headless", false, "read the authorization server's redirect instead of asking a user (test servers)")
+	cimd := fs.String("client-metadata-url", "", "the https `URL` of this client's Client ID Metadata Document, if it has one")
+	help := fs.BoolP("help", "h", false, "show this help")
+	if err := fs.Parse(args); err != nil {
+		fmt.Fprintf(stderr, "login-client: %v; see --help\n", err)
+		return 2
+	}
+	if *help {
+		fmt.Fprintf(stdout, "usage: login-client [flags] URL\n\nConnects to the MCP server at URL, logging in with OAuth if it asks.\n\n%s", fs.FlagUsages())
+		return 0
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "login-client: want one MCP server URL; see --help")
+		return 2
+	}
+	url := fs.Arg(0)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	if err := connect(ctx, url, *tool, *store, *cimd, *headless, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "login-client: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// defaultStore is where tokens are kept by default.
+func defaultStore() string {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return "mcpgen-login-client.json"
+	}
+	return filepath.Join(dir, "mcpgen", "login-client.json")
+}
+
+// connect logs in as needed, lists the tools and calls tool.
+func connect(ctx context.Context, url, tool, store, cimd string, headless bool, stdout, stderr io.Writer) error {
+	var authorizer oauth.Authorizer = &oauth.Headless{}
+	if !headless {
+		l, err := oauth.NewLoopback("127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		l.Open = func(u string) error {
+			_, err := fmt.Fprintf(stderr, "Open this URL in a browser to log in:\n\n  %s\n\n", u)
+			return err
+		}
+		authorizer = l
+	}
+	oc, err := oauth.New(oauth.Config{
+		Authorizer:        authorizer,
+		Store:             oauth.NewFileStore(store),
+		ClientName:        "mcpgen login-client",
+		ClientMetadataURL: cimd,
+	})
+	if err != nil {
+		return err
+	}
+	hc, err := oc.HTTPClient(url)
+	if err != nil {
+		return err
+	}
+	t := streamhttp.NewClient(url, streamhttp.ClientOptions{HTTPClient: hc})
+	cs, err := mcp.Connect(ctx, t, mcp.Implementation{Name: "login-client", Version: "1.0.0"}, mcp.ClientCapabilities{}, nil, session.Options{})
+	if err != nil {
+		return err
+	}
+	defer cs.Close()
+	for tl, err := range cs.AllTools(ctx) {
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "tool %s\n", tl.Name)
+	}
+	if tool == "" {
+		return nil
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolRequestParams{Name: tool})
+	if err != nil {
+		return err
+	}
+	for _, c := range res.Content {
+		if text, ok := c.Value.(*mcp.TextContent); ok {
+			fmt.Fprintf(stdout, "%s: %s\n", tool, text.Text)
+		}
+	}
+	if res.IsError != nil && *res.IsError {
+		return fmt.Errorf("tool %s failed", tool)
+	}
+	return nil
+}
