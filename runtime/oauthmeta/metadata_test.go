@@ -184,3 +184,30 @@ func FuzzDecodeMetadata(f *testing.F) {
 		}
 	})
 }
+
+// TestCheckCovers: metadata covers its own resource and the servers under
+// its path on a segment boundary, at the same origin; nothing else.
+func TestCheckCovers(t *testing.T) {
+	for _, tc := range []struct {
+		resource, server string
+		ok               bool
+	}{
+		{"https://mcp.example.com/mcp", "https://mcp.example.com/mcp", true},
+		{"https://mcp.example.com/mcp", "https://MCP.example.com:443/mcp/", true},
+		{"https://mcp.example.com", "https://mcp.example.com/mcp", true},
+		{"https://mcp.example.com/", "https://mcp.example.com/a/b", true},
+		{"https://mcp.example.com/api", "https://mcp.example.com/api/mcp", true},
+		{"https://mcp.example.com/api", "https://mcp.example.com/apiv2/mcp", false},
+		{"https://mcp.example.com/mcp/x", "https://mcp.example.com/mcp", false},
+		{"https://evil.example.com/mcp", "https://mcp.example.com/mcp", false},
+		{"http://mcp.example.com/mcp", "https://mcp.example.com/mcp", false},
+		{"https://mcp.example.com:8443", "https://mcp.example.com/mcp", false},
+		{"https://mcp.example.com/?tenant=a", "https://mcp.example.com/mcp", false},
+		{"not a url", "https://mcp.example.com/mcp", false},
+	} {
+		m := &oauthmeta.ProtectedResource{Resource: tc.resource}
+		if err := m.CheckCovers(tc.server); (err == nil) != tc.ok {
+			t.Errorf("resource %q, server %q: err = %v, want ok %v", tc.resource, tc.server, err, tc.ok)
+		}
+	}
+}
