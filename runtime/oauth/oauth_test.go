@@ -234,6 +234,31 @@ func TestRefusals(t *testing.T) {
 	}
 }
 
+// TestTokenRefused: a server that refuses the token it just caused to be
+// issued costs one authorization, and the error says so.
+func TestTokenRefused(t *testing.T) {
+	as := oauthtest.New(t)
+	srv := httptest.NewUnstartedServer(nil)
+	url := "http://" + srv.Listener.Addr().String() + "/mcp"
+	// The server wants tokens for another audience than its own resource.
+	srv.Config.Handler = protector(t, as, url, func(o *bearer.Options) {
+		v, err := bearer.NewJWTVerifier(bearer.JWTOptions{Issuer: as.URL, Audience: "https://elsewhere.example/mcp", JWKSURL: as.URL + "/jwks"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Verifier = v
+	})
+	srv.Start()
+	defer srv.Close()
+	_, err := call(httpClient(t, client(t, oauth.Config{}), url), url, "tools/list")
+	if err == nil || !strings.Contains(err.Error(), "refuses the token just obtained") {
+		t.Fatalf("err = %v", err)
+	}
+	if n := len(as.AuthRequests()); n != 1 {
+		t.Errorf("%d authorizations, want 1", n)
+	}
+}
+
 // TestIssNotAdvertised: a redirect without iss from a server that does not
 // say it sends one is accepted.
 func TestIssNotAdvertised(t *testing.T) {

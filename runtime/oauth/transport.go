@@ -78,6 +78,12 @@ func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 			return resp, nil
 		}
+		if resp.StatusCode == http.StatusUnauthorized && authorizations > 0 {
+			// The token this request just got is refused: another
+			// authorization would end the same way.
+			resp.Body.Close()
+			return nil, s.errorf("authorization", "the server refuses the token just obtained (%s); it does not accept the tokens of its authorization server, or the token's audience", resp.Status)
+		}
 		if authorizations >= s.c.cfg.MaxAuthorizations {
 			resp.Body.Close()
 			return nil, s.errorf("authorization", "the server still answers %s after %d authorizations for this request; giving up", resp.Status, authorizations)
