@@ -3,14 +3,13 @@ package bearer_test
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/mcpgen/mcpgen/internal/oauthtest"
+	"github.com/mcpgen/mcpgen/internal/oauthtest/protected"
 	legacy "github.com/mcpgen/mcpgen/protocol/mcp20251125"
 	mcp "github.com/mcpgen/mcpgen/protocol/mcp20260728"
-	"github.com/mcpgen/mcpgen/runtime/bearer"
 	"github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 )
@@ -19,35 +18,7 @@ import (
 // era, and a legacy session is refused to another user's token.
 func TestProtectedMCPServer(t *testing.T) {
 	as := oauthtest.New(t)
-	ts := httptest.NewUnstartedServer(nil)
-	ts.Start()
-	defer ts.Close()
-	res := ts.URL + "/mcp"
-	v, err := bearer.NewJWTVerifier(bearer.JWTOptions{Issuer: as.URL, Audience: res, JWKSURL: as.URL + "/jwks"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := bearer.New(bearer.Options{Resource: res, AuthorizationServers: []string{as.URL}, Verifier: v, Scopes: []string{"mcp"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"})
-	err = srv.AddTool(mcp.NewTool("whoami", ""), func(ctx context.Context, _ *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-		info, ok := bearer.TokenInfoFrom(ctx)
-		if !ok {
-			return mcp.ErrorResult("no token"), nil
-		}
-		return mcp.TextResult(info.Subject), nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := streamhttp.NewServer(srv.Handler, streamhttp.ServerOptions{Principal: bearer.PrincipalOf})
-	defer h.Close()
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", p.Protect(h))
-	p.HandleMetadata(mux)
-	ts.Config.Handler = mux
+	res := protected.Start(t, as, "mcp")
 
 	token := func(sub string) http.Header {
 		return http.Header{"Authorization": {"Bearer " + as.Token(t, oauthtest.Claims{"sub": sub, "aud": res, "scope": "mcp"})}}
@@ -61,8 +32,8 @@ func TestProtectedMCPServer(t *testing.T) {
 	}
 	defer cs.Close()
 	r0, err := cs.CallTool(ctx, &mcp.CallToolRequestParams{Name: "whoami"})
-	if got := callText(t, r0, err); got != "alice" {
-		t.Errorf("modern whoami = %q, want alice", got)
+	if got := callText(t, r0, err); got != "alice [mcp]" {
+		t.Errorf("modern whoami = %q, want alice [mcp]", got)
 	}
 
 	// A legacy session, bound to bob.
@@ -76,8 +47,8 @@ func TestProtectedMCPServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := r.Content[0].Value.(*legacy.TextContent).Text; got != "bob" {
-		t.Errorf("legacy whoami = %q, want bob", got)
+	if got := r.Content[0].Value.(*legacy.TextContent).Text; got != "bob [mcp]" {
+		t.Errorf("legacy whoami = %q, want bob [mcp]", got)
 	}
 	if tr.sid == "" {
 		t.Fatal("no Mcp-Session-Id seen")
