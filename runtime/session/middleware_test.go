@@ -44,17 +44,29 @@ func (tr *trace) mw(next session.HandlerFunc) session.HandlerFunc {
 	}
 }
 
-// has reports whether every line of want was seen.
-func (tr *trace) missing(want []string) []string {
-	tr.mu.Lock()
-	defer tr.mu.Unlock()
-	var out []string
-	for _, w := range want {
-		if !slices.Contains(tr.seen, w) {
-			out = append(out, w)
+// missing returns the lines of want not seen yet, and what was seen. A
+// notification is handled on a worker of its own, which may still be
+// running when the session has ended: missing waits, for ctx at most,
+// until every line has been seen.
+func (tr *trace) missing(ctx context.Context, want []string) (missing, seen []string) {
+	for {
+		tr.mu.Lock()
+		missing = nil
+		for _, w := range want {
+			if !slices.Contains(tr.seen, w) {
+				missing = append(missing, w)
+			}
+		}
+		seen = slices.Clone(tr.seen)
+		tr.mu.Unlock()
+		if len(missing) == 0 || ctx.Err() != nil {
+			return missing, seen
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(5 * time.Millisecond):
 		}
 	}
-	return out
 }
 
 type noteClient struct {
@@ -115,8 +127,8 @@ func TestMiddlewareBothDirections(t *testing.T) {
 				"client in note notifications/message legacy " + r,
 			}},
 		} {
-			if m := tc.tr.missing(tc.want); len(m) > 0 {
-				t.Errorf("%s middleware did not see %q; it saw %q", tc.tr.side, m, tc.tr.seen)
+			if m, seen := tc.tr.missing(ctx, tc.want); len(m) > 0 {
+				t.Errorf("%s middleware did not see %q; it saw %q", tc.tr.side, m, seen)
 			}
 		}
 	})
@@ -152,8 +164,8 @@ func TestMiddlewareBothDirections(t *testing.T) {
 				"client in request elicitation/create modern " + r,
 			}},
 		} {
-			if m := tc.tr.missing(tc.want); len(m) > 0 {
-				t.Errorf("%s middleware did not see %q; it saw %q", tc.tr.side, m, tc.tr.seen)
+			if m, seen := tc.tr.missing(ctx, tc.want); len(m) > 0 {
+				t.Errorf("%s middleware did not see %q; it saw %q", tc.tr.side, m, seen)
 			}
 		}
 		count := func(tr *trace, line string) int {
