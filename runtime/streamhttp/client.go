@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/mcpgen/mcpgen/runtime/internal/sse"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/transport"
 	"github.com/mcpgen/mcpgen/runtime/wire"
@@ -704,26 +705,29 @@ type clientStream struct {
 // payloads, until it ends. It reports whether at least one event arrived
 // and calls answered with the response ids of each payload.
 func (c *Client) readStream(g *clientConn, body io.Reader, st *clientStream, answered func([]wire.ID)) (progress bool, err error) {
-	r := newClientSSE(body, st.lastID)
+	r := sse.NewReader(body, st.lastID, clientMaxPayload)
 	for {
-		ev, err := r.next()
-		if r.retrySet {
-			st.retry = r.retry
+		ev, err := r.Next()
+		if retry, ok := r.Retry(); ok {
+			st.retry = retry
 		}
 		if err != nil {
+			if errors.Is(err, sse.ErrTooLarge) {
+				err = fmt.Errorf("streamhttp: %w", err)
+			}
 			return progress, err
 		}
 		progress = true
-		st.lastID = r.lastID
-		if ev.typ != "" && ev.typ != "message" {
-			c.log.Debug("streamhttp: SSE event of an unknown type skipped", "event", ev.typ)
+		st.lastID = r.LastID()
+		if ev.Type != "" && ev.Type != "message" {
+			c.log.Debug("streamhttp: SSE event of an unknown type skipped", "event", ev.Type)
 			continue
 		}
-		if len(bytes.TrimSpace(ev.data)) == 0 {
+		if len(bytes.TrimSpace(ev.Data)) == 0 {
 			continue // a priming event (T-P6b)
 		}
-		ids := c.deliver(g, ev.data, false)
-		if answered != nil && len(ids) > 0 && !jsontext.Value(ev.data).IsValid() {
+		ids := c.deliver(g, ev.Data, false)
+		if answered != nil && len(ids) > 0 && !jsontext.Value(ev.Data).IsValid() {
 			// No JSON: the session cannot read whose answer it is, so the
 			// requests are still waiting for theirs (the scan that found
 			// the ids does not check the whole payload).
