@@ -487,7 +487,7 @@ func (c *Client) statusError(g *clientConn, method string, resp *http.Response, 
 	if excerpt := clientExcerpt(body); excerpt != "" {
 		msg += ": " + excerpt
 	}
-	e := &clientStatusError{msg: msg}
+	e := &clientStatusError{msg: msg, status: resp.StatusCode}
 	if resp.StatusCode == http.StatusNotFound && sid != "" {
 		c.expire(g, sid)
 		e.msg = fmt.Sprintf("%v (%s)", ErrSessionExpired, msg)
@@ -508,12 +508,25 @@ const clientErrorBodyLength = 64 << 10
 // its message names the request, the status and the start of the body; it
 // wraps ErrSessionExpired and the server's JSON-RPC error, when there are.
 type clientStatusError struct {
-	msg  string
-	errs []error
+	msg    string
+	status int
+	errs   []error
 }
 
 func (e *clientStatusError) Error() string   { return e.msg }
 func (e *clientStatusError) Unwrap() []error { return e.errs }
+
+// StatusCode returns the HTTP status of the answer that made a Client's
+// Write fail (404, say), or 0 when err is not such an error (the request
+// could not be sent, the answer could not be read). A client that falls
+// back to another transport on a 4xx looks at it (see package ssehttp).
+func StatusCode(err error) int {
+	var e *clientStatusError
+	if errors.As(err, &e) {
+		return e.status
+	}
+	return 0
+}
 
 // clientErrorAnswer returns the error of the first error response in body
 // (a message or a batch) whose id is one of requests or absent, or nil.
