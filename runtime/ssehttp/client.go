@@ -75,11 +75,11 @@ type Client struct {
 
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
-	wg     sync.WaitGroup  // the stream reader
-	notify chan struct{}   // capacity 1: a message was queued
-	ended  chan struct{}   // closed when the stream has ended
-	done   chan struct{}   // closed by Close
-	open   sync.Mutex      // held by Open while it connects
+	wg     sync.WaitGroup // the stream reader
+	notify chan struct{}  // capacity 1: a message was queued
+	ended  chan struct{}  // closed when the stream has ended
+	done   chan struct{}  // closed by Close
+	open   sync.Mutex     // held by Open while it connects
 
 	mu         sync.Mutex
 	endpoint   *url.URL // from the endpoint event; nil before

@@ -36,4 +36,3 @@ func Sessions(s *Server) int {
 	defer s.mu.Unlock()
 	return len(s.sessions)
 }
-
