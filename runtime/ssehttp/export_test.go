@@ -36,3 +36,10 @@ func Sessions(s *Server) int {
 	defer s.mu.Unlock()
 	return len(s.sessions)
 }
+
+// QueuedBy reports how many messages c holds for Read.
+func QueuedBy(c *Client) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.queue)
+}
