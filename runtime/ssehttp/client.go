@@ -147,6 +147,7 @@ type NotSSEError struct {
 	Reason string
 }
 
+// Error implements error.
 func (e *NotSSEError) Error() string {
 	return "ssehttp: not an HTTP+SSE server: " + e.Reason
 }

@@ -74,6 +74,7 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/internal/httpguard"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/session"
+	"github.com/mcpgen/mcpgen/runtime/transport"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
@@ -519,9 +520,7 @@ type conn struct {
 
 var (
 	_ session.ItemPusher = (*conn)(nil)
-	_ interface {
-		SetPush(func([]byte, bool))
-	} = (*conn)(nil)
+	_ transport.Pusher   = (*conn)(nil)
 )
 
 // SetPush implements transport.Pusher: POST bodies go to the session on
