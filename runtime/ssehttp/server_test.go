@@ -652,3 +652,55 @@ func streamableAndSSE(t *testing.T, srv *testServer) *httptest.Server {
 	})
 	return hs
 }
+
+// An idle stream carries keep-alive comments, so that a client that went
+// away without closing the connection is noticed by a failing write.
+func TestKeepAlive(t *testing.T) {
+	_, hs := serve(t, newTestServer(t), ssehttp.ServerOptions{KeepAlive: 20 * time.Millisecond})
+	s := openStream(t, hs.URL+"/sse")
+	timer := time.NewTimer(waitLimit)
+	defer timer.Stop()
+	for {
+		select {
+		case line, ok := <-s.lines:
+			if !ok {
+				t.Fatal("the stream ended")
+			}
+			if strings.HasPrefix(line, ":") {
+				return // a comment
+			}
+		case <-timer.C:
+			t.Fatalf("no keep-alive comment within %v", waitLimit)
+		}
+	}
+}
+
+// A session belongs to the principal of its GET: a POST of another one
+// is answered as if the session did not exist.
+func TestPrincipal(t *testing.T) {
+	_, hs := serve(t, newTestServer(t), ssehttp.ServerOptions{Principal: func(r *http.Request) string { return r.Header.Get("X-User") }})
+	req, _ := http.NewRequest(http.MethodGet, hs.URL+"/sse", nil)
+	req.Header.Set("X-User", "ada")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	br := bufio.NewReader(resp.Body)
+	endpoint := ""
+	for endpoint == "" {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d, ok := strings.CutPrefix(strings.TrimSpace(line), "data: "); ok {
+			endpoint = hs.URL + d
+		}
+	}
+	if code, b := post(t, endpoint, initBody, "X-User", "grace"); code != http.StatusNotFound {
+		t.Fatalf("POST of another principal: %d %s, want 404", code, b)
+	}
+	if code, b := post(t, endpoint, initBody, "X-User", "ada"); code != http.StatusAccepted {
+		t.Fatalf("POST of the session's principal: %d %s, want 202", code, b)
+	}
+}
