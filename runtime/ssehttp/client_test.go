@@ -274,3 +274,54 @@ func TestResolveEndpoint(t *testing.T) {
 		t.Errorf("the default port: %v %v", u, err)
 	}
 }
+
+// A 4xx whose body is an error only a server of the stateless era sends
+// is not followed by the fallback (spec C.2, 2026-07-28); a plain 4xx of
+// the listed ones is, and other statuses are not.
+func TestAutoClientFallbackRule(t *testing.T) {
+	tests := []struct {
+		name     string
+		status   int
+		body     string
+		fallback bool
+	}{
+		{"404", 404, "not found", true},
+		{"405", 405, "", true},
+		{"400 with a legacy JSON-RPC error", 400, `{"jsonrpc":"2.0","error":{"code":-32600,"message":"no"}}`, true},
+		{"400 with a modern error", 400, `{"jsonrpc":"2.0","id":1,"error":{"code":-32020,"message":"header mismatch"}}`, false},
+		{"401", 401, "", false},
+		{"500", 500, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			gets := make(chan struct{}, 10)
+			hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodGet {
+					gets <- struct{}{}
+					http.NotFound(w, r)
+					return
+				}
+				if strings.HasPrefix(tt.body, "{") {
+					w.Header().Set("Content-Type", "application/json")
+				}
+				w.WriteHeader(tt.status)
+				io.WriteString(w, tt.body)
+			}))
+			defer hs.Close()
+			a := ssehttp.NewAutoClient(hs.URL, ssehttp.AutoOptions{})
+			defer a.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+			defer cancel()
+			err := a.Write(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`))
+			if err == nil {
+				t.Fatal("Write succeeded")
+			}
+			if got := len(gets) > 0; got != tt.fallback {
+				t.Fatalf("GET sent %v, want %v (error: %v)", got, tt.fallback, err)
+			}
+			if streamhttp.StatusCode(err) != tt.status {
+				t.Fatalf("StatusCode(%v) = %d, want %d", err, streamhttp.StatusCode(err), tt.status)
+			}
+		})
+	}
+}
