@@ -44,10 +44,13 @@
 // broadcast, say) is refused with an error wrapping ErrStreamFull. A
 // client that keeps the connection open but stops reading does not hold
 // the server either: a write that does not complete within WriteTimeout
-// ends the stream, and with it the session. A stream whose client went
-// away without closing the connection is noticed at the latest by the
-// next keep-alive comment (KeepAlive), whose write then fails or times
-// out: such sessions are reaped.
+// ends the stream, and with it the session. A client that closes its
+// connection ends the session at once. One that vanished without closing
+// it (its machine or network went down) is noticed through the keep-alive
+// comments written every KeepAlive: once the operating system gives up on
+// the connection (TCP's retransmission timeout, about 15 minutes on Linux
+// by default) or its send buffer is full and a write times out, the write
+// fails and the session is reaped.
 //
 // A request the Server refuses gets an HTTP error status and, as the body,
 // a JSON-RPC error response: one per request of the POST body when its ids
