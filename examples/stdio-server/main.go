@@ -6,8 +6,11 @@
 // initialize at 2025-11-25, 2025-06-18 or 2025-03-26, the revisions linked
 // into it. hello asks through mcp.Elicit: a stateless request gets an
 // InputRequiredResult and its retry the answer; a legacy session gets a
-// real elicitation/create request. It serves stdio, or Streamable HTTP
-// with --http (bound to loopback unless told otherwise).
+// real elicitation/create request. It serves stdio, or HTTP with --http
+// (bound to loopback unless told otherwise): Streamable HTTP at /mcp, and
+// the HTTP+SSE transport of 2024-11-05 at /sse for older clients (GET
+// /sse opens a session's stream, whose endpoint event names the URL to
+// POST its messages to).
 //
 // SIGINT and SIGTERM shut it down gracefully: requests already received are
 // answered (within the session's drain limit, session.DefaultDrainTimeout)
@@ -32,6 +35,7 @@ import (
 
 	mcp "github.com/mcpgen/mcpgen/protocol/mcp20260728"
 	"github.com/mcpgen/mcpgen/runtime/session"
+	"github.com/mcpgen/mcpgen/runtime/ssehttp"
 	"github.com/mcpgen/mcpgen/runtime/stdio"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 	"github.com/mcpgen/mcpgen/runtime/wire"
@@ -43,7 +47,7 @@ import (
 )
 
 func main() {
-	httpAddr := flag.String("http", "", "serve Streamable HTTP on `ADDR` (such as 127.0.0.1:8080) at /mcp instead of stdio")
+	httpAddr := flag.String("http", "", "serve HTTP on `ADDR` (such as 127.0.0.1:8080) instead of stdio: Streamable HTTP at /mcp, HTTP+SSE (2024-11-05) at /sse")
 	flag.Parse()
 	log.SetFlags(0)
 	log.SetOutput(os.Stderr) // stdout carries protocol messages only (T-IO3)
@@ -132,25 +136,31 @@ func newServer() (*mcp.StandardServer, error) {
 // connections to finish their requests before it closes them.
 const shutdownTimeout = 10 * time.Second
 
-// serveHTTP serves srv over Streamable HTTP until ctx ends, then shuts down
-// gracefully: it stops accepting connections, ends every session (each
-// answers the requests it already received, within its drain limit, which
-// also ends its streams), and waits for the connections to finish, for up
-// to shutdownTimeout. The handler refuses foreign Host and Origin headers
-// (DNS rebinding); the server bounds reading headers and bodies, but not
-// writing, since SSE streams are long.
+// serveHTTP serves srv over Streamable HTTP at /mcp and over HTTP+SSE at
+// /sse until ctx ends, then shuts down gracefully: it stops accepting
+// connections, ends every session (each answers the requests it already
+// received, within its drain limit, which also ends its streams), and
+// waits for the connections to finish, for up to shutdownTimeout. The
+// handlers refuse foreign Host and Origin headers (DNS rebinding); the
+// server bounds reading headers and bodies (an HTTP+SSE stream is spared
+// the ReadTimeout), but not writing, since SSE streams are long (the
+// handlers bound each write themselves).
 func serveHTTP(ctx context.Context, addr string, srv *mcp.StandardServer) error {
 	h := streamhttp.NewServer(srv.Handler, streamhttp.ServerOptions{})
 	defer h.Close()
+	old := ssehttp.NewServer(srv.Handler, ssehttp.ServerOptions{})
+	defer old.Close()
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
+	mux.Handle("/sse", old) // GET opens a stream; its POSTs come back here
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
-	log.Printf("serving MCP on http://%s/mcp", ln.Addr())
+	log.Printf("serving MCP on http://%s/mcp (Streamable HTTP) and http://%s/sse (HTTP+SSE)", ln.Addr(), ln.Addr())
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute}
-	hs.RegisterOnShutdown(h.Close) // SSE streams end with their sessions
+	hs.RegisterOnShutdown(h.Close)   // SSE streams end with their sessions
+	hs.RegisterOnShutdown(old.Close) // as do HTTP+SSE sessions with their streams
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	select {

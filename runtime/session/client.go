@@ -298,8 +298,16 @@ func (s *Session) Era() Era {
 	return EraUnknown
 }
 
+// ModernError reports whether e is an error only a server of the
+// stateless era sends (V-11: a recognised modern error means a modern
+// server): UnsupportedProtocolVersion naming the supported revisions,
+// MissingRequiredClientCapability or HeaderMismatch. A client that falls
+// back to an older transport on an HTTP 4xx does not when its body is one
+// (spec C.2, 2026-07-28).
+func ModernError(e *jsonrpc.Error) bool { return e != nil && modernError(e) }
+
 // modernError reports whether e is an error only a server of the stateless
-// era sends (V-11: a recognised modern error means a modern server).
+// era sends (see ModernError).
 func modernError(e *jsonrpc.Error) bool {
 	switch e.Code {
 	case UnsupportedProtocolVersion:

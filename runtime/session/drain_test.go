@@ -535,3 +535,35 @@ func liveHeap() uint64 {
 	runtime.ReadMemStats(&ms)
 	return ms.HeapAlloc
 }
+
+// Abort cancels the handlers in flight at once, whatever DrainTimeout says,
+// also when Close already began a drain: the peer is gone.
+func TestAbortCancelsAtOnce(t *testing.T) {
+	for _, closeFirst := range []bool{false, true} {
+		t.Run(fmt.Sprintf("close first %v", closeFirst), func(t *testing.T) {
+			a, b := transport.Pipe()
+			s := session.New(session.Server, a, mcp.NewServerHandler(slowServer()), session.Options{DrainTimeout: time.Hour})
+			p := &peer{t: t, tr: b}
+			p.initialize("2025-11-25")
+			p.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"block","arguments":{}}}`)
+			if closeFirst {
+				go s.Close()
+			}
+			done := make(chan error, 1)
+			go func() { done <- s.Abort() }()
+			m := p.recvMsg()
+			r, _ := m["result"].(map[string]any)
+			if m["id"] != 7.0 || !strings.Contains(fmt.Sprint(m), "context canceled") {
+				t.Errorf("answer %v (result %v), want one to ID 7 saying its context was cancelled", m, r)
+			}
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("Abort: %v", err)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("Abort did not return")
+			}
+		})
+	}
+}

@@ -187,6 +187,8 @@ type Session struct {
 	listens  map[wire.ID]*Subscription // open subscriptions/listen calls, by request id
 	subs     map[string]bool           // resources/subscribe kept by the engine (modern handler, legacy session)
 	ended    bool                      // the transport is closed, or about to be
+	abort    bool                      // Abort was called: no drain
+	draining chan struct{}             // closed by Abort to cut a drain short; nil without a drain
 	after    []func()                  // called once the session has ended (AfterFunc)
 	tools    toolCheck                 // a client's knowledge of the server's tools (UnusableTools)
 
@@ -347,6 +349,28 @@ func (s *Session) Close() error {
 	return s.err
 }
 
+// Abort ends the session as Close does, except that the handlers of the
+// requests in flight have their contexts cancelled at once instead of
+// running for up to Options.DrainTimeout: for a transport whose peer is
+// gone, which nothing they answer could reach (the SSE stream of an
+// HTTP+SSE session closed, say). What they still answer is written if the
+// transport takes it. Abort waits for them to return, as Close does; after
+// Close began, it cuts the drain short.
+func (s *Session) Abort() error {
+	s.mu.Lock()
+	s.abort = true
+	s.mu.Unlock()
+	s.shutdown(nil)
+	s.mu.Lock()
+	if s.draining != nil {
+		close(s.draining)
+		s.draining = nil
+	}
+	s.mu.Unlock()
+	<-s.done
+	return s.err
+}
+
 // shutdown starts ending the session (see Close); reason is what Wait will
 // return, nil for a normal end. Only the first call counts.
 func (s *Session) shutdown(reason error) {
@@ -354,6 +378,9 @@ func (s *Session) shutdown(reason error) {
 	if s.state == stateClosed {
 		s.mu.Unlock()
 		return
+	}
+	if !s.abort {
+		s.draining = make(chan struct{}) // closed by Abort
 	}
 	s.state = stateClosed
 	s.readErr = reason
@@ -376,11 +403,15 @@ func (s *Session) drain(reason error) {
 		s.handlers.Wait()
 		close(drained)
 	}()
-	if d := s.opts.DrainTimeout; d > 0 {
+	s.mu.Lock()
+	abort := s.draining // nil after Abort
+	s.mu.Unlock()
+	if d := s.opts.DrainTimeout; d > 0 && abort != nil {
 		t := time.NewTimer(d)
 		select {
 		case <-drained:
 		case <-t.C:
+		case <-abort:
 		}
 		t.Stop()
 	}

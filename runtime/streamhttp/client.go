@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/mcpgen/mcpgen/runtime/internal/sse"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/transport"
 	"github.com/mcpgen/mcpgen/runtime/wire"
@@ -488,7 +489,7 @@ func (c *Client) statusError(g *clientConn, method string, resp *http.Response, 
 	if excerpt := clientExcerpt(body); excerpt != "" {
 		msg += ": " + excerpt
 	}
-	e := &clientStatusError{msg: msg}
+	e := &clientStatusError{msg: msg, status: resp.StatusCode}
 	if resp.StatusCode == http.StatusNotFound && sid != "" {
 		c.expire(g, sid)
 		e.msg = fmt.Sprintf("%v (%s)", ErrSessionExpired, msg)
@@ -509,12 +510,25 @@ const clientErrorBodyLength = 64 << 10
 // its message names the request, the status and the start of the body; it
 // wraps ErrSessionExpired and the server's JSON-RPC error, when there are.
 type clientStatusError struct {
-	msg  string
-	errs []error
+	msg    string
+	status int
+	errs   []error
 }
 
 func (e *clientStatusError) Error() string   { return e.msg }
 func (e *clientStatusError) Unwrap() []error { return e.errs }
+
+// StatusCode returns the HTTP status of the answer that made a Client's
+// Write fail (404, say), or 0 when err is not such an error (the request
+// could not be sent, the answer could not be read). A client that falls
+// back to another transport on a 4xx looks at it (see package ssehttp).
+func StatusCode(err error) int {
+	var e *clientStatusError
+	if errors.As(err, &e) {
+		return e.status
+	}
+	return 0
+}
 
 // clientErrorAnswer returns the error of the first error response in body
 // (a message or a batch) whose id is one of requests or absent, or nil.
@@ -706,26 +720,29 @@ type clientStream struct {
 // payloads, until it ends. It reports whether at least one event arrived
 // and calls answered with the response ids of each payload.
 func (c *Client) readStream(g *clientConn, body io.Reader, st *clientStream, answered func([]wire.ID)) (progress bool, err error) {
-	r := newClientSSE(body, st.lastID)
+	r := sse.NewReader(body, st.lastID, clientMaxPayload)
 	for {
-		ev, err := r.next()
-		if r.retrySet {
-			st.retry = r.retry
+		ev, err := r.Next()
+		if retry, ok := r.Retry(); ok {
+			st.retry = retry
 		}
 		if err != nil {
+			if errors.Is(err, sse.ErrTooLarge) {
+				err = fmt.Errorf("streamhttp: %w", err)
+			}
 			return progress, err
 		}
 		progress = true
-		st.lastID = r.lastID
-		if ev.typ != "" && ev.typ != "message" {
-			c.log.Debug("streamhttp: SSE event of an unknown type skipped", "event", ev.typ)
+		st.lastID = r.LastID()
+		if ev.Type != "" && ev.Type != "message" {
+			c.log.Debug("streamhttp: SSE event of an unknown type skipped", "event", ev.Type)
 			continue
 		}
-		if len(bytes.TrimSpace(ev.data)) == 0 {
+		if len(bytes.TrimSpace(ev.Data)) == 0 {
 			continue // a priming event (T-P6b)
 		}
-		ids := c.deliver(g, ev.data, false)
-		if answered != nil && len(ids) > 0 && !jsontext.Value(ev.data).IsValid() {
+		ids := c.deliver(g, ev.Data, false)
+		if answered != nil && len(ids) > 0 && !jsontext.Value(ev.Data).IsValid() {
 			// No JSON: the session cannot read whose answer it is, so the
 			// requests are still waiting for theirs (the scan that found
 			// the ids does not check the whole payload).

@@ -70,7 +70,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -78,6 +77,7 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/mcpgen/mcpgen/runtime/internal/httpguard"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/revision"
 	"github.com/mcpgen/mcpgen/runtime/session"
@@ -181,6 +181,7 @@ type Server struct {
 	newHandler func() session.Handler
 	stateless  *session.Stateless // when the handler speaks the stateless era
 	opts       ServerOptions
+	guard      httpguard.Guard // AllowedHosts, AllowedOrigins
 	store      EventStore
 	log        *slog.Logger
 
@@ -201,7 +202,7 @@ func NewServer(newHandler func() session.Handler, opts ServerOptions) *Server {
 		opts.IdleTimeout = 10 * time.Minute
 	}
 	if opts.AllowedHosts == nil {
-		opts.AllowedHosts = []string{"localhost", "127.0.0.1", "::1"}
+		opts.AllowedHosts = httpguard.DefaultHosts()
 	}
 	if opts.StreamRetention == 0 {
 		opts.StreamRetention = 30 * time.Second
@@ -218,7 +219,7 @@ func NewServer(newHandler func() session.Handler, opts ServerOptions) *Server {
 	if opts.WriteTimeout == 0 {
 		opts.WriteTimeout = DefaultWriteTimeout
 	}
-	s := &Server{newHandler: newHandler, opts: opts, store: opts.EventStore, log: opts.Logger, sessions: map[string]*conn{}, stop: make(chan struct{})}
+	s := &Server{newHandler: newHandler, opts: opts, guard: httpguard.Guard{Hosts: opts.AllowedHosts, Origins: opts.AllowedOrigins}, store: opts.EventStore, log: opts.Logger, sessions: map[string]*conn{}, stop: make(chan struct{})}
 	if s.store == nil {
 		s.store = NewMemoryStore()
 	}
@@ -318,12 +319,8 @@ func httpError(w http.ResponseWriter, status int, code int64, format string, arg
 // error without an id). MCP-Protocol-Version is checked before
 // Mcp-Session-Id (T-H8, then T-S3, T-S4).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !s.hostAllowed(r.Host) {
-		httpError(w, http.StatusForbidden, jsonrpc.InvalidRequest, "host %q is not allowed", r.Host)
-		return
-	}
-	if o := r.Header.Get("Origin"); o != "" && !s.originAllowed(o) {
-		httpError(w, http.StatusForbidden, jsonrpc.InvalidRequest, "origin %q is not allowed", o)
+	if err := s.guard.Check(r); err != nil {
+		httpError(w, http.StatusForbidden, jsonrpc.InvalidRequest, "%v", err)
 		return
 	}
 	switch r.Method {
@@ -337,38 +334,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", "GET, POST, DELETE")
 		httpError(w, http.StatusMethodNotAllowed, jsonrpc.InvalidRequest, "method %s is not allowed", r.Method)
 	}
-}
-
-func hostname(hostport string) string {
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		return strings.Trim(h, "[]")
-	}
-	return strings.Trim(hostport, "[]")
-}
-
-func (s *Server) hostAllowed(host string) bool {
-	for _, a := range s.opts.AllowedHosts {
-		if a == "*" || strings.EqualFold(a, host) || strings.EqualFold(a, hostname(host)) {
-			return true
-		}
-	}
-	return false
-}
-
-func (s *Server) originAllowed(origin string) bool {
-	if s.opts.AllowedOrigins != nil {
-		for _, a := range s.opts.AllowedOrigins {
-			if a == "*" || strings.EqualFold(a, origin) {
-				return true
-			}
-		}
-		return false
-	}
-	u, err := url.Parse(origin)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
-		return false
-	}
-	return s.hostAllowed(u.Host)
 }
 
 func accepts(r *http.Request, types ...string) bool {

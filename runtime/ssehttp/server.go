@@ -1,0 +1,808 @@
+// Package ssehttp is MCP's HTTP+SSE transport of revision 2024-11-05 (spec
+// C.2), which Streamable HTTP replaced in 2025-03-26 but which clients and
+// servers still speak: Server, a net/http handler, and Client, the client
+// transport, with NewAutoClient, which finds out which of the two HTTP
+// transports a server at a URL speaks.
+//
+// # The transport
+//
+// A client opens a session with a GET that the server answers with a
+// text/event-stream (T-L1). The stream's first event is "endpoint", whose
+// data is the URL the client POSTs its messages to (T-L2): here the path
+// of the GET itself (or ServerOptions.Endpoint) with the query
+// ?sessionId=<32 hex digits> naming the session. Each client message (or
+// batch, where the negotiated revision has them) is one POST to that URL,
+// answered 202 Accepted with no body; the server's responses, requests
+// and notifications all arrive as "message" events on the stream (T-L3).
+// The session lives as long as the stream: when the stream ends (the
+// client closed it, a write to it failed or timed out, the server closed
+// it), the session ends, its handlers' contexts are cancelled at once
+// (session.Session.Abort: nothing they answer could reach the client), and
+// a POST naming it gets 404. There is no resumption.
+//
+// One Server serves both methods, GET on the path it is mounted on and
+// POST with ?sessionId, so that one line offers the old transport, beside
+// the new one:
+//
+//	mux.Handle("/mcp", streamhttp.NewServer(newHandler, streamhttp.ServerOptions{}))
+//	mux.Handle("/sse", ssehttp.NewServer(newHandler, ssehttp.ServerOptions{}))
+//
+// A client of either kind is then given one URL (the /mcp one: see
+// NewAutoClient for how it falls back to /sse when it is given that one).
+//
+// # Bounds
+//
+// Requests whose Host or Origin header is not allowed are refused with 403
+// (DNS rebinding, T-L4; the same check and defaults as streamhttp's), a
+// POST body is at most MaxBodyBytes (413 beyond), and at most MaxSessions
+// streams are open at once (503 beyond). Memory per session is bounded:
+// the messages waiting to be written to the stream are at most QueueEvents
+// and QueueBytes (plus the batch being written). A response that does not
+// fit waits for room, and is never dropped while the stream lives; a
+// message a handler sends while answering a request waits for room until
+// the request's context ends; any other message (a list_changed
+// broadcast, say) is refused with an error wrapping ErrStreamFull. A
+// client that keeps the connection open but stops reading does not hold
+// the server either: a write that does not complete within WriteTimeout
+// ends the stream, and with it the session. A client that closes its
+// connection ends the session at once. One that vanished without closing
+// it (its machine or network went down) is noticed through the keep-alive
+// comments written every KeepAlive: once the operating system gives up on
+// the connection (TCP's retransmission timeout, about 15 minutes on Linux
+// by default) or its send buffer is full and a write times out, the write
+// fails and the session is reaped.
+//
+// A request the Server refuses gets an HTTP error status and, as the body,
+// a JSON-RPC error response: one per request of the POST body when its ids
+// could be read, else one without an id.
+package ssehttp
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/mcpgen/mcpgen/runtime/internal/httpguard"
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/session"
+	"github.com/mcpgen/mcpgen/runtime/transport"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+)
+
+// The defaults of ServerOptions.
+const (
+	DefaultMaxBodyBytes = 4 << 20
+	DefaultMaxSessions  = 10_000
+	DefaultQueueEvents  = 1024
+	DefaultQueueBytes   = 4 << 20
+	DefaultWriteTimeout = 30 * time.Second
+	DefaultKeepAlive    = 30 * time.Second
+)
+
+// ServerOptions configure a Server. The zero value serves loopback clients.
+type ServerOptions struct {
+	// Session configures each session.
+	Session session.Options
+	// Endpoint is the URL the endpoint event names for POSTs, before the
+	// sessionId query is added: an absolute path such as "/messages" (the
+	// Server must then be mounted there too), or any URL reference, which
+	// the client resolves against the URL of its GET. Default: the path of
+	// the GET as the client sent it, so that one mount serves both.
+	Endpoint string
+	// AllowedHosts are the Host header values accepted, as host names (any
+	// port) or host:port. Default: localhost, 127.0.0.1 and ::1, against DNS
+	// rebinding (T-L4). "*" allows any host.
+	AllowedHosts []string
+	// AllowedOrigins are the Origin header values accepted ("*" for any).
+	// Default: http and https origins on the allowed hosts. Requests without
+	// Origin are not browsers and are accepted.
+	AllowedOrigins []string
+	// MaxBodyBytes limits a POST body (413 beyond). Default
+	// DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+	// MaxSessions is the most sessions (open SSE streams) at once; a GET
+	// beyond it is refused with 503. Default DefaultMaxSessions; negative
+	// means no limit.
+	MaxSessions int
+	// QueueEvents and QueueBytes limit the messages of a session waiting to
+	// be written to its stream (see the package doc for what happens to a
+	// message that does not fit). A message always fits an empty queue.
+	// Defaults DefaultQueueEvents and DefaultQueueBytes; negative means no
+	// limit.
+	QueueEvents int
+	QueueBytes  int64
+	// WriteTimeout bounds each write to a stream: a write that does not
+	// complete within it (the client stopped reading) ends the stream and
+	// its session. Default DefaultWriteTimeout; negative means no limit. It
+	// is set with http.ResponseController.SetWriteDeadline.
+	WriteTimeout time.Duration
+	// KeepAlive is how often an SSE comment is written to an idle stream,
+	// so that a client that went away is noticed (and proxies keep the
+	// connection). Default DefaultKeepAlive; negative means never.
+	KeepAlive time.Duration
+	// Principal, when set, names who a request speaks for, such as the
+	// subject of its access token (bearer.PrincipalOf). A session belongs
+	// to the principal of its GET: a POST naming it whose principal differs
+	// is refused with 404, as if the session did not exist.
+	Principal func(*http.Request) string
+	// Logger receives diagnostics. Default: discard.
+	Logger *slog.Logger
+}
+
+// ErrStreamFull is wrapped by the error a session's write gets when its
+// stream's queue is full (ServerOptions.QueueEvents, QueueBytes): the
+// client is not reading.
+var ErrStreamFull = errors.New("SSE stream full: the client is not reading it")
+
+// Server serves MCP sessions over the HTTP+SSE transport: GET opens a
+// session's stream, POST with ?sessionId carries its client's messages.
+type Server struct {
+	newHandler func() session.Handler
+	opts       ServerOptions
+	guard      httpguard.Guard
+	log        *slog.Logger
+
+	mu       sync.Mutex
+	sessions map[string]*conn
+	closed   bool
+	streams  sync.WaitGroup // GET handlers
+}
+
+// NewServer returns a Server that gives each new session the handler
+// newHandler returns (for a generated package: func() session.Handler {
+// return mcp.NewServerHandler(srv) }, or a StandardServer's Handler
+// method).
+func NewServer(newHandler func() session.Handler, opts ServerOptions) *Server {
+	orDefault(&opts.MaxBodyBytes, DefaultMaxBodyBytes)
+	orDefault(&opts.MaxSessions, DefaultMaxSessions)
+	orDefault(&opts.QueueEvents, DefaultQueueEvents)
+	orDefault(&opts.QueueBytes, DefaultQueueBytes)
+	orDefault(&opts.WriteTimeout, DefaultWriteTimeout)
+	orDefault(&opts.KeepAlive, DefaultKeepAlive)
+	if opts.AllowedHosts == nil {
+		opts.AllowedHosts = httpguard.DefaultHosts()
+	}
+	s := &Server{
+		newHandler: newHandler,
+		opts:       opts,
+		guard:      httpguard.Guard{Hosts: opts.AllowedHosts, Origins: opts.AllowedOrigins},
+		log:        opts.Logger,
+		sessions:   map[string]*conn{},
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	return s
+}
+
+// orDefault sets a zero option to def.
+func orDefault[T int | int64 | time.Duration](v *T, def T) {
+	if *v == 0 {
+		*v = def
+	}
+}
+
+// over reports whether v is above limit; a negative limit is none.
+func over(v, limit int64) bool { return limit >= 0 && v > limit }
+
+// Close ends every session, each answering the requests it received as
+// session.Session.Close does (within its Options.DrainTimeout; the answers
+// go out on its stream, which then ends), and returns once their streams
+// have ended. Later GETs are refused with 503.
+func (s *Server) Close() {
+	s.mu.Lock()
+	s.closed = true
+	list := make([]*conn, 0, len(s.sessions))
+	for _, c := range s.sessions {
+		list = append(list, c)
+	}
+	s.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, c := range list {
+		wg.Go(func() { c.sess.Close() })
+	}
+	wg.Wait()
+	s.streams.Wait()
+}
+
+// ServeHTTP implements http.Handler: GET opens a session's SSE stream, and
+// POST delivers a message to the session its sessionId query names. Other
+// methods get 405.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if err := s.guard.Check(r); err != nil {
+		refuse(w, http.StatusForbidden, nil, jsonrpc.Errorf(jsonrpc.InvalidRequest, "%v", err))
+		return
+	}
+	switch r.Method {
+	case http.MethodGet:
+		s.get(w, r)
+	case http.MethodPost:
+		s.post(w, r)
+	default:
+		w.Header().Set("Allow", "GET, POST")
+		refuse(w, http.StatusMethodNotAllowed, nil, jsonrpc.Errorf(jsonrpc.InvalidRequest, "method %s is not allowed: GET opens an SSE stream, POST sends a message", r.Method))
+	}
+}
+
+// refusal is the body of a refused request: JSON-RPC errors for the
+// requests of a POST body (ids), or one without an id; nullID writes that
+// one's id as null (for a session of a revision before 2025-11-25, whose
+// schema has no error without an id).
+type refusal struct {
+	ids    []wire.ID
+	batch  bool
+	nullID bool
+}
+
+// refuse answers status with a JSON-RPC error of e for each request of rf.
+func refuse(w http.ResponseWriter, status int, rf *refusal, e *jsonrpc.Error) {
+	if rf == nil {
+		rf = &refusal{}
+	}
+	var b []byte
+	var err error
+	if len(rf.ids) == 0 {
+		b, err = (&jsonrpc.Message{Kind: jsonrpc.ErrorResponse, Error: e}).AppendJSON(nil)
+		const withNull, without = `{"jsonrpc":"2.0","id":null,`, `{"jsonrpc":"2.0",`
+		if err == nil && !rf.nullID && bytes.HasPrefix(b, []byte(withNull)) {
+			b = append([]byte(without), b[len(withNull):]...)
+		}
+	} else {
+		if rf.batch {
+			b = append(b, '[')
+		}
+		for i, id := range rf.ids {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, err = (&jsonrpc.Message{Kind: jsonrpc.ErrorResponse, ID: id, Error: e}).AppendJSON(b); err != nil {
+				break
+			}
+		}
+		if rf.batch {
+			b = append(b, ']')
+		}
+	}
+	if err != nil {
+		http.Error(w, e.Message, status)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	w.Write(b)
+}
+
+// acceptsSSE reports whether r's Accept header, if it has one, lists
+// text/event-stream, text/*, or */*.
+func acceptsSSE(r *http.Request) bool {
+	values := r.Header.Values("Accept")
+	if len(values) == 0 {
+		return true
+	}
+	for _, v := range values {
+		for part := range strings.SplitSeq(v, ",") {
+			mt, _, _ := strings.Cut(part, ";")
+			switch strings.ToLower(strings.TrimSpace(mt)) {
+			case "text/event-stream", "text/*", "*/*":
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// errClosing refuses a GET once Close was called.
+var errClosing = errors.New("the server is closing")
+
+// get opens a session and serves its stream until it ends.
+func (s *Server) get(w http.ResponseWriter, r *http.Request) {
+	if !acceptsSSE(r) {
+		refuse(w, http.StatusNotAcceptable, nil, jsonrpc.Errorf(jsonrpc.InvalidRequest, "Accept must list text/event-stream: GET opens the SSE stream of a session"))
+		return
+	}
+	if _, ok := w.(http.Flusher); !ok {
+		refuse(w, http.StatusInternalServerError, nil, jsonrpc.Errorf(jsonrpc.InternalError, "streaming is not supported by this ResponseWriter"))
+		return
+	}
+	c, err := s.newConn(r)
+	if err != nil {
+		refuse(w, http.StatusServiceUnavailable, nil, jsonrpc.Errorf(session.Busy, "%v", err))
+		return
+	}
+	defer s.streams.Done()
+	endpoint, err := s.endpoint(r, c.id)
+	if err != nil {
+		s.forget(c)
+		c.sess.Abort()
+		refuse(w, http.StatusInternalServerError, nil, jsonrpc.Errorf(jsonrpc.InternalError, "%v", err))
+		return
+	}
+	s.log.Debug("mcp sse: session opened", "session", c.id, "remote", r.RemoteAddr)
+	why := c.serve(w, r, endpoint)
+	// The stream is over, and so is the session: nothing more reaches its
+	// client. Its handlers are cancelled; Abort waits for them.
+	c.end(why)
+	s.forget(c)
+	c.sess.Abort()
+	s.log.Debug("mcp sse: session ended", "session", c.id, "why", why)
+}
+
+// endpoint returns the URL of the endpoint event for session id: the
+// Endpoint option or the path r was sent to, with ?sessionId=id.
+func (s *Server) endpoint(r *http.Request, id string) (string, error) {
+	ref := s.opts.Endpoint
+	if ref == "" {
+		// The path the client sent (RequestURI), not r.URL.Path, which a
+		// http.StripPrefix in front of this handler has cut.
+		ref = r.URL.EscapedPath()
+		if u, err := url.ParseRequestURI(r.RequestURI); err == nil && u.Path != "" {
+			ref = u.EscapedPath()
+		}
+	}
+	u, err := url.Parse(ref)
+	if err != nil {
+		return "", fmt.Errorf("ssehttp: ServerOptions.Endpoint %q: %w", ref, err)
+	}
+	q := u.Query()
+	q.Set("sessionId", id)
+	u.RawQuery = q.Encode()
+	return u.String(), nil
+}
+
+// newConn starts a session for the GET r, or returns why it cannot.
+func (s *Server) newConn(r *http.Request) (*conn, error) {
+	b := make([]byte, 16)
+	rand.Read(b)
+	c := &conn{
+		srv:    s,
+		id:     hex.EncodeToString(b),
+		wake:   make(chan struct{}, 1),
+		gone:   make(chan struct{}),
+		closed: make(chan struct{}),
+	}
+	if s.opts.Principal != nil {
+		c.principal = s.opts.Principal(r)
+	}
+	h := s.newHandler()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, errClosing
+	}
+	if max := s.opts.MaxSessions; max > 0 && len(s.sessions) >= max {
+		s.log.Warn("mcp sse: stream refused: too many sessions", "max", max)
+		return nil, fmt.Errorf("the server has reached its limit of %d sessions; try again later", max)
+	}
+	// Started before it is published: the session sets c's push function.
+	c.sess = session.New(session.Server, c, h, s.opts.Session)
+	s.sessions[c.id] = c
+	s.streams.Add(1)
+	return c, nil
+}
+
+// forget removes c from the sessions: later POSTs naming it get 404.
+func (s *Server) forget(c *conn) {
+	s.mu.Lock()
+	if s.sessions[c.id] == c {
+		delete(s.sessions, c.id)
+	}
+	s.mu.Unlock()
+}
+
+// validSessionID reports whether id has the form of the ids this Server
+// makes: 32 lower-case hex digits.
+func validSessionID(id string) bool {
+	if len(id) != 32 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// post delivers the message of a POST to its session.
+func (s *Server) post(w http.ResponseWriter, r *http.Request) {
+	ids := r.URL.Query()["sessionId"]
+	switch {
+	case len(ids) == 0:
+		refuse(w, http.StatusBadRequest, nil, jsonrpc.Errorf(jsonrpc.InvalidRequest,
+			"missing sessionId query parameter: POST to the URL of the endpoint event of the session's SSE stream (open one with GET)"))
+		return
+	case len(ids) > 1 || !validSessionID(ids[0]):
+		refuse(w, http.StatusBadRequest, nil, jsonrpc.Errorf(jsonrpc.InvalidRequest,
+			"malformed sessionId %q: want the one query parameter of the endpoint event, 32 hex digits", strings.Join(ids, ",")))
+		return
+	}
+	sid := ids[0]
+	s.mu.Lock()
+	c := s.sessions[sid]
+	s.mu.Unlock()
+	if c != nil && s.opts.Principal != nil && s.opts.Principal(r) != c.principal {
+		s.log.Warn("mcp sse: a POST names a session of another principal", "session", sid)
+		c = nil
+	}
+	if c == nil {
+		refuse(w, http.StatusNotFound, nil, jsonrpc.Errorf(jsonrpc.InvalidRequest,
+			"session %q not found: its SSE stream has ended, or it never existed; open a new one with GET", sid))
+		return
+	}
+	rf := &refusal{nullID: c.nullID()}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			refuse(w, http.StatusRequestEntityTooLarge, rf, jsonrpc.Errorf(jsonrpc.InvalidRequest, "body larger than %d bytes", s.opts.MaxBodyBytes))
+			return
+		}
+		refuse(w, http.StatusBadRequest, rf, jsonrpc.Errorf(jsonrpc.ParseError, "reading the body: %v", err))
+		return
+	}
+	items, batch, decodeErr := jsonrpc.DecodeOwned(body, true) // body is not changed: the session may get it as is
+	var invalid *jsonrpc.Error
+	for _, it := range items {
+		switch {
+		case it.Err == nil && it.Msg.Kind == jsonrpc.Request:
+			rf.ids = append(rf.ids, it.Msg.ID)
+		case it.Err != nil && it.ID.IsValid() && (it.Kind == jsonrpc.Request || it.Kind == 0):
+			rf.ids = append(rf.ids, it.ID)
+		}
+		if it.Err != nil && invalid == nil {
+			invalid = it.Err
+		}
+	}
+	rf.batch = batch
+	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(strings.ToLower(strings.TrimSpace(ct)), "application/json") {
+		refuse(w, http.StatusUnsupportedMediaType, rf, jsonrpc.Errorf(jsonrpc.InvalidRequest, "Content-Type must be application/json, not %q", ct))
+		return
+	}
+	if decodeErr != nil {
+		code := int64(jsonrpc.ParseError)
+		var de *jsonrpc.DecodeError
+		if errors.As(decodeErr, &de) {
+			code = de.Code
+		}
+		refuse(w, http.StatusBadRequest, rf, jsonrpc.Errorf(code, "%v", decodeErr))
+		return
+	}
+	if invalid != nil {
+		refuse(w, http.StatusBadRequest, rf, invalid)
+		return
+	}
+	if batch {
+		if rev := c.sess.Revision(); rev != nil && !rev.Batching {
+			refuse(w, http.StatusBadRequest, rf, jsonrpc.Errorf(jsonrpc.InvalidRequest, "batches are not part of revision %s", rev.Name))
+			return
+		}
+	}
+	if !c.deliver(session.WithHTTPRequest(r.Context(), r), body, items, batch) {
+		refuse(w, http.StatusNotFound, rf, jsonrpc.Errorf(jsonrpc.InvalidRequest, "session %q ended", sid))
+		return
+	}
+	w.WriteHeader(http.StatusAccepted)
+}
+
+// conn is one session over HTTP+SSE, and the session's transport.
+type conn struct {
+	srv       *Server
+	id        string
+	principal string
+	sess      *session.Session
+	// Set by the session before it starts.
+	push      func(data []byte, inline bool)
+	pushItems func(vals context.Context, items []jsonrpc.Item, batch, inline bool)
+
+	wake      chan struct{} // capacity 1: the queue has messages
+	gone      chan struct{} // closed when the stream has ended
+	closed    chan struct{} // closed by Close
+	closeOnce sync.Once
+
+	mu         sync.Mutex
+	ended      bool          // gone is closed
+	why        error         // why the stream ended
+	queue      [][]byte      // messages not written yet
+	queueBytes int64         // their bytes
+	room       chan struct{} // closed when the queue shrinks; nil without waiters
+	waiting    int           // writers waiting for room
+}
+
+var (
+	_ session.ItemPusher = (*conn)(nil)
+	_ transport.Pusher   = (*conn)(nil)
+)
+
+// SetPush implements transport.Pusher: POST bodies go to the session on
+// the goroutine of their HTTP request.
+func (c *conn) SetPush(push func(data []byte, inline bool)) { c.push = push }
+
+// SetPushItems implements session.ItemPusher: the messages of POST bodies,
+// decoded to check them, go to the session as they are, with the values
+// of their request's context (session.WithHTTPRequest).
+func (c *conn) SetPushItems(push func(vals context.Context, items []jsonrpc.Item, batch, inline bool)) {
+	c.pushItems = push
+}
+
+// deliver hands a POST's messages to the session, which starts their
+// requests before it returns (the 202 does not wait for answers). It
+// reports false when the session has ended.
+func (c *conn) deliver(vals context.Context, body []byte, items []jsonrpc.Item, batch bool) bool {
+	select {
+	case <-c.gone:
+		return false
+	case <-c.closed:
+		return false
+	default:
+	}
+	switch {
+	case c.pushItems != nil:
+		c.pushItems(vals, items, batch, false)
+	case c.push != nil:
+		c.push(body, false)
+	default:
+		return false // sessions always take pushes
+	}
+	return true
+}
+
+// nullID reports whether an error without a request id is written with
+// "id": null for this session: its revision is before 2025-11-25.
+func (c *conn) nullID() bool {
+	rev := c.sess.Revision()
+	return rev != nil && rev.Name < "2025-11-25"
+}
+
+// Read implements transport.Transport: messages are pushed (see
+// SetPushItems), so Read only reports the end of the session: io.EOF once
+// the stream has ended or the transport is closed.
+func (c *conn) Read(ctx context.Context) ([]byte, error) {
+	select {
+	case <-c.gone:
+		return nil, io.EOF
+	case <-c.closed:
+		return nil, io.EOF
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// isAnswer reports whether data, a payload the session writes, is a
+// response or a batch of them.
+func isAnswer(data []byte) bool {
+	v := jsontext.Value(data)
+	if v.Kind() == '[' {
+		d := jsontext.NewDecoder(bytes.NewReader(data))
+		if _, err := d.ReadToken(); err != nil {
+			return false
+		}
+		first, err := d.ReadValue()
+		if err != nil {
+			return false
+		}
+		v = first
+	}
+	_, isMethod := wire.Member(v, "method")
+	return !isMethod
+}
+
+// Write implements transport.Transport: it queues data for the stream.
+// When the queue is full, a response waits for room until the stream
+// ends, a message a handler sends waits until its request's context ends,
+// and any other message is refused with an error wrapping ErrStreamFull.
+// The transport keeps data until it is written.
+func (c *conn) Write(ctx context.Context, data []byte) error {
+	answer := -1 // not looked at yet
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for {
+		if c.ended {
+			return fmt.Errorf("ssehttp: session %s: the SSE stream has ended (%v): %w", c.id, c.why, net.ErrClosed)
+		}
+		if c.roomLocked(len(data)) {
+			c.queue = append(c.queue, data)
+			c.queueBytes += int64(len(data))
+			select {
+			case c.wake <- struct{}{}:
+			default:
+			}
+			return nil
+		}
+		if answer < 0 {
+			answer = 0
+			if isAnswer(data) {
+				answer = 1
+			}
+		}
+		_, handler := session.RequestID(ctx)
+		full := fmt.Errorf("%w: session %s holds %d unwritten messages (%d bytes); the limits are %d and %d bytes",
+			ErrStreamFull, c.id, len(c.queue), c.queueBytes, c.srv.opts.QueueEvents, c.srv.opts.QueueBytes)
+		if answer == 0 && !handler {
+			return full
+		}
+		var done <-chan struct{}
+		if answer == 0 {
+			done = ctx.Done() // a handler's message: backpressure while its request lasts
+		}
+		if c.room == nil {
+			c.room = make(chan struct{})
+		}
+		room := c.room
+		c.waiting++
+		c.mu.Unlock()
+		var err error
+		select {
+		case <-room:
+		case <-c.gone:
+		case <-done:
+			err = fmt.Errorf("%w; waiting for room ended: %w", full, ctx.Err())
+		}
+		c.mu.Lock()
+		c.waiting--
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// roomLocked reports whether a message of n bytes fits the queue.
+func (c *conn) roomLocked(n int) bool {
+	o := &c.srv.opts
+	return len(c.queue) == 0 ||
+		!over(int64(len(c.queue))+1, int64(o.QueueEvents)) && !over(c.queueBytes+int64(n), o.QueueBytes)
+}
+
+// take returns the queued messages, emptying the queue, and wakes the
+// writers waiting for room.
+func (c *conn) take() [][]byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	q := c.queue
+	c.queue, c.queueBytes = nil, 0
+	if len(q) > 0 && c.room != nil {
+		close(c.room)
+		c.room = nil
+	}
+	return q
+}
+
+// end marks the stream ended: writes fail from now on, and the writers
+// waiting for room return.
+func (c *conn) end(why error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ended {
+		return
+	}
+	c.ended, c.why = true, why
+	c.queue, c.queueBytes = nil, 0
+	close(c.gone)
+}
+
+// Close implements transport.Transport: the session has ended. The stream
+// writes what is queued, then ends.
+func (c *conn) Close() error {
+	c.closeOnce.Do(func() { close(c.closed) })
+	return nil
+}
+
+// errSessionEnded, errClientGone: why a stream ended.
+var (
+	errSessionEnded = errors.New("the session ended")
+	errClientGone   = errors.New("the client closed the stream")
+)
+
+// serve writes the stream of c to w: the endpoint event, then the queued
+// messages as they come, and keep-alive comments while idle. It returns
+// why the stream ended: the client went away, a write failed or timed out
+// (WriteTimeout), or the session ended (its last messages written).
+func (c *conn) serve(w http.ResponseWriter, r *http.Request, endpoint string) error {
+	o := &c.srv.opts
+	rc := http.NewResponseController(w)
+	// The stream lasts as long as the session: an http.Server's
+	// ReadTimeout must not end it.
+	_ = rc.SetReadDeadline(time.Time{})
+	timed := o.WriteTimeout > 0 && rc.SetWriteDeadline(time.Now().Add(o.WriteTimeout)) == nil
+	arm := func() {
+		if timed {
+			_ = rc.SetWriteDeadline(time.Now().Add(o.WriteTimeout))
+		}
+	}
+	if timed {
+		// The end of the response, written after this returns, gets a
+		// fresh limit too.
+		defer arm()
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	buf := make([]byte, 0, 512)
+	buf = append(buf, "event: endpoint\ndata: "...)
+	buf = append(buf, endpoint...)
+	buf = append(buf, "\n\n"...)
+	if _, err := w.Write(buf); err != nil {
+		return err
+	}
+	if err := rc.Flush(); err != nil {
+		return err
+	}
+	var tick <-chan time.Time
+	if o.KeepAlive > 0 {
+		t := time.NewTicker(o.KeepAlive)
+		defer t.Stop()
+		tick = t.C
+	}
+	closing := false
+	for {
+		if msgs := c.take(); len(msgs) > 0 {
+			arm()
+			for _, m := range msgs {
+				buf = append(buf[:0], "event: message\ndata: "...)
+				buf = appendData(buf, m)
+				buf = append(buf, "\n\n"...)
+				if _, err := w.Write(buf); err != nil {
+					return err
+				}
+			}
+			if cap(buf) > 64<<10 {
+				buf = make([]byte, 0, 512) // keep no big buffer for a long stream
+			}
+			if err := rc.Flush(); err != nil {
+				return err
+			}
+			continue // more may have come meanwhile
+		}
+		if closing {
+			return errSessionEnded
+		}
+		select {
+		case <-c.wake:
+		case <-tick:
+			arm()
+			if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil {
+				return err
+			}
+			if err := rc.Flush(); err != nil {
+				return err
+			}
+		case <-r.Context().Done():
+			return errClientGone
+		case <-c.closed:
+			closing = true // write what the session answered last, then end
+		}
+	}
+}
+
+// appendData appends m as the value of an SSE data field: a JSON text
+// the session encoded has no line breaks, but a line break in JSON white
+// space would end the field, so each starts a new data line (which the
+// client joins back with "\n").
+func appendData(buf, m []byte) []byte {
+	for {
+		i := bytes.IndexAny(m, "\r\n")
+		if i < 0 {
+			return append(buf, m...)
+		}
+		buf = append(buf, m[:i]...)
+		buf = append(buf, "\ndata: "...)
+		if m[i] == '\r' && i+1 < len(m) && m[i+1] == '\n' {
+			i++
+		}
+		m = m[i+1:]
+	}
+}
