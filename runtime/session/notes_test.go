@@ -115,3 +115,55 @@ func TestAfterFunc(t *testing.T) {
 		t.Fatal("AfterFunc registered after the end never ran")
 	}
 }
+
+// blockingNotes is a server handler whose roots/list_changed handler runs
+// until released.
+type blockingNotes struct {
+	session.Handler
+	started chan struct{}
+	release chan struct{}
+	handled atomic.Bool
+}
+
+func (h *blockingNotes) HandleNotification(ctx context.Context, s *session.Session, method string, params jsontext.Value) {
+	if method != "notifications/roots/list_changed" {
+		return
+	}
+	close(h.started)
+	select {
+	case <-h.release:
+		h.handled.Store(true)
+	case <-ctx.Done():
+	}
+}
+
+// A notification handler running when the session ends gets the drain
+// time, as request handlers do: Close returns after it is done.
+func TestNotificationDrained(t *testing.T) {
+	h := &blockingNotes{Handler: mcp.NewServerHandler(testServer(t)), started: make(chan struct{}), release: make(chan struct{})}
+	a, b := transport.Pipe()
+	s := session.New(session.Server, a, h, session.Options{DrainTimeout: 10 * time.Second})
+	p := &peer{t: t, tr: b}
+	p.call(0, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{"roots":{"listChanged":true}},"clientInfo":{"name":"peer","version":"1"}}`)
+	p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	p.send(`{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
+	select {
+	case <-h.started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the notification handler did not start")
+	}
+	closed := make(chan bool)
+	go func() {
+		s.Close()
+		closed <- h.handled.Load()
+	}()
+	time.AfterFunc(50*time.Millisecond, func() { close(h.release) })
+	select {
+	case handled := <-closed:
+		if !handled {
+			t.Error("Close returned while a notification handler was still running")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close did not return")
+	}
+}

@@ -28,7 +28,8 @@
 // Close is called, the session stops reading and fails its pending calls
 // with ErrClosed; the requests it already received are still answered
 // (their handlers get Options.DrainTimeout before their contexts are
-// cancelled), and only then is the transport closed and Wait returns.
+// cancelled), the notifications it already queued get the same time to be
+// handled, and only then is the transport closed and Wait returns.
 package session
 
 import (
@@ -98,6 +99,9 @@ type Options struct {
 	// handlers of requests already received run before it cancels their
 	// contexts. Either way each of those requests is answered, if the
 	// transport still takes the answer, before the transport is closed.
+	// Notifications already queued get the same time to be handled; past
+	// it, the session ends without waiting for their handlers, whose
+	// context it cancels.
 	// Default DefaultDrainTimeout; negative cancels the handlers at once.
 	DrainTimeout time.Duration
 	// Logger receives diagnostics (malformed messages, late responses). Default:
@@ -194,6 +198,7 @@ type Session struct {
 
 	room     sync.Cond      // on mu: signalled when a handler ends, a call starts or the session ends (see waitRoom)
 	handlers sync.WaitGroup // request handlers and batch answers; Add only while not stateClosed
+	notes    sync.WaitGroup // runNotes workers started while not stateClosed
 	work     chan func()    // hands a request to an idle worker goroutine
 	noteQ    []note         // notifications waiting for their handler, in order; at most maxQueuedNotes
 	noteBusy bool           // a worker is running noteQ (runNotes)
@@ -403,13 +408,22 @@ func (s *Session) drain(reason error) {
 		s.handlers.Wait()
 		close(drained)
 	}()
+	// Notification handlers queued before the end get the same time, but
+	// the session does not wait for them past it: they have no answer to
+	// send, and their context ends with the session's.
+	quiet := make(chan struct{})
+	go func() {
+		<-drained
+		s.notes.Wait()
+		close(quiet)
+	}()
 	s.mu.Lock()
 	abort := s.draining // nil after Abort
 	s.mu.Unlock()
 	if d := s.opts.DrainTimeout; d > 0 && abort != nil {
 		t := time.NewTimer(d)
 		select {
-		case <-drained:
+		case <-quiet:
 		case <-t.C:
 		case <-abort:
 		}
@@ -521,10 +535,25 @@ func (s *Session) queueNote(n note) {
 	s.noteQ = append(s.noteQ, n)
 	start := !s.noteBusy
 	s.noteBusy = true
+	// A worker started before the session began to end is waited for, as
+	// request handlers are, for up to DrainTimeout (drain).
+	tracked := start && s.state != stateClosed
+	if tracked {
+		s.notes.Add(1)
+	}
 	s.mu.Unlock()
-	if start {
+	switch {
+	case tracked:
+		s.spawn(s.runTrackedNotes)
+	case start:
 		s.spawn(s.runNotes)
 	}
+}
+
+// runTrackedNotes is runNotes for a worker drain waits for.
+func (s *Session) runTrackedNotes() {
+	defer s.notes.Done()
+	s.runNotes()
 }
 
 // runNotes handles the queued notifications until none is left.
