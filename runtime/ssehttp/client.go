@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -15,6 +14,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/mcpgen/mcpgen/runtime/internal/httpmsg"
 	"github.com/mcpgen/mcpgen/runtime/internal/sse"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
@@ -29,9 +29,6 @@ const (
 	// Client reads: a longer one ends the stream.
 	MaxMessageBytes = 64 << 20
 )
-
-// clientExcerptLength is how much of an error body an error quotes.
-const clientExcerptLength = 200
 
 // ClientOptions configure a Client. The zero value is usable.
 type ClientOptions struct {
@@ -202,7 +199,7 @@ func (c *Client) Open(ctx context.Context) error {
 		return fail(fmt.Errorf("ssehttp: GET %s: %w", c.raw, err))
 	}
 	if resp.StatusCode != http.StatusOK {
-		quoted := bodyExcerpt(resp.Body)
+		quoted := httpmsg.BodyExcerpt(resp.Body)
 		resp.Body.Close()
 		reason := fmt.Sprintf("GET %s: %s", c.raw, resp.Status)
 		if quoted != "" {
@@ -210,7 +207,7 @@ func (c *Client) Open(ctx context.Context) error {
 		}
 		return fail(&NotSSEError{Status: resp.StatusCode, Reason: reason})
 	}
-	if mt := mediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
+	if mt := httpmsg.MediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
 		resp.Body.Close()
 		return fail(&NotSSEError{Status: resp.StatusCode, Reason: fmt.Sprintf("GET %s: Content-Type %q, want text/event-stream", c.raw, mt)})
 	}
@@ -285,7 +282,7 @@ func ResolveEndpoint(base *url.URL, data []byte) (*url.URL, error) {
 		return nil, errors.New("the endpoint event has no URL")
 	}
 	if !utf8.ValidString(s) || strings.ContainsAny(s, "\r\n\x00") {
-		return nil, fmt.Errorf("the endpoint event's data %q is not one URL", excerpt(data))
+		return nil, fmt.Errorf("the endpoint event's data %q is not one URL", httpmsg.Excerpt(data))
 	}
 	ref, err := url.Parse(s)
 	if err != nil {
@@ -473,11 +470,11 @@ func (c *Client) Write(ctx context.Context, data []byte) error {
 	}
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	msg := fmt.Sprintf("ssehttp: POST %s: %s", endpoint, resp.Status)
-	if e := excerpt(body); e != "" {
+	if e := httpmsg.Excerpt(body); e != "" {
 		msg += ": " + e
 	}
 	se := &statusError{msg: msg, status: resp.StatusCode}
-	if mediaType(resp.Header.Get("Content-Type")) == "application/json" {
+	if httpmsg.MediaType(resp.Header.Get("Content-Type")) == "application/json" {
 		se.rpc = errorAnswer(body)
 	}
 	return se
@@ -548,37 +545,6 @@ func (c *Client) Close() error {
 		c.hc.CloseIdleConnections()
 	}
 	return nil
-}
-
-// bodyExcerpt returns the start of a body on one line, for an error.
-func bodyExcerpt(r io.Reader) string {
-	b, _ := io.ReadAll(io.LimitReader(r, clientExcerptLength+1))
-	return excerpt(b)
-}
-
-// excerpt returns the start of b on one line, for an error.
-func excerpt(b []byte) string {
-	cut := len(b) > clientExcerptLength
-	if cut {
-		b = b[:clientExcerptLength]
-		for len(b) > 0 && !utf8.Valid(b) {
-			b = b[:len(b)-1]
-		}
-	}
-	s := strings.Join(strings.Fields(strings.ToValidUTF8(string(b), "\uFFFD")), " ")
-	if cut {
-		s += "…"
-	}
-	return s
-}
-
-// mediaType returns the lower-case media type of a Content-Type value.
-func mediaType(ct string) string {
-	t, _, err := mime.ParseMediaType(ct)
-	if err != nil {
-		t, _, _ = strings.Cut(ct, ";")
-	}
-	return strings.ToLower(strings.TrimSpace(t))
 }
 
 // AuthContext names the authorization the Client's requests carry (see

@@ -9,16 +9,15 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"mime"
 	"net"
 	"net/http"
 	"slices"
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/mcpgen/mcpgen/runtime/internal/httpmsg"
 	"github.com/mcpgen/mcpgen/runtime/internal/sse"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/transport"
@@ -35,11 +34,10 @@ var ErrSessionExpired = errors.New("streamhttp: session expired")
 
 // The defaults of ClientOptions.
 const (
-	DefaultMaxRetries   = 5
-	DefaultClientRetry  = time.Second
-	clientCloseTimeout  = 5 * time.Second // bound of the DELETE that Close sends
-	clientMaxPayload    = 64 << 20        // longest JSON body, SSE line or SSE event
-	clientExcerptLength = 200             // bytes of an error body quoted in an error
+	DefaultMaxRetries  = 5
+	DefaultClientRetry = time.Second
+	clientCloseTimeout = 5 * time.Second // bound of the DELETE that Close sends
+	clientMaxPayload   = 64 << 20        // longest JSON body, SSE line or SSE event
 )
 
 // DefaultMaxQueued and DefaultMaxQueuedBytes are the defaults of
@@ -381,7 +379,7 @@ func (c *Client) Write(ctx context.Context, data []byte) error {
 		return fmt.Errorf("streamhttp: POST %s: unexpected status %s", c.endpoint, resp.Status)
 	}
 
-	switch clientMediaType(resp.Header.Get("Content-Type")) {
+	switch httpmsg.MediaType(resp.Header.Get("Content-Type")) {
 	case "text/event-stream":
 		if !stop() {
 			// ctx ended as the answer arrived: the stream is already cut.
@@ -486,7 +484,7 @@ func (c *Client) statusError(g *clientConn, method string, resp *http.Response, 
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, clientErrorBodyLength))
 	resp.Body.Close()
 	msg := fmt.Sprintf("streamhttp: %s %s: %s", method, c.endpoint, resp.Status)
-	if excerpt := clientExcerpt(body); excerpt != "" {
+	if excerpt := httpmsg.Excerpt(body); excerpt != "" {
 		msg += ": " + excerpt
 	}
 	e := &clientStatusError{msg: msg, status: resp.StatusCode}
@@ -495,7 +493,7 @@ func (c *Client) statusError(g *clientConn, method string, resp *http.Response, 
 		e.msg = fmt.Sprintf("%v (%s)", ErrSessionExpired, msg)
 		e.errs = append(e.errs, ErrSessionExpired)
 	}
-	if len(requests) > 0 && clientMediaType(resp.Header.Get("Content-Type")) == "application/json" {
+	if len(requests) > 0 && httpmsg.MediaType(resp.Header.Get("Content-Type")) == "application/json" {
 		if rpcErr := clientErrorAnswer(body, requests); rpcErr != nil {
 			e.errs = append(e.errs, rpcErr)
 		}
@@ -558,37 +556,6 @@ func (c *Client) expire(g *clientConn, sid string) {
 		g.expired = true
 		c.log.Info("streamhttp: the server ended the session (404)", "session", sid)
 	}
-}
-
-// clientBodyExcerpt returns the start of a body on one line, for an error.
-func clientBodyExcerpt(r io.Reader) string {
-	b, _ := io.ReadAll(io.LimitReader(r, clientExcerptLength+1))
-	return clientExcerpt(b)
-}
-
-// clientExcerpt returns the start of b on one line, for an error.
-func clientExcerpt(b []byte) string {
-	cut := len(b) > clientExcerptLength
-	if cut {
-		b = b[:clientExcerptLength]
-		for len(b) > 0 && !utf8.Valid(b) {
-			b = b[:len(b)-1]
-		}
-	}
-	s := strings.Join(strings.Fields(strings.ToValidUTF8(string(b), "\uFFFD")), " ")
-	if cut {
-		s += "…"
-	}
-	return s
-}
-
-// clientMediaType returns the lower-case media type of a Content-Type value.
-func clientMediaType(ct string) string {
-	t, _, err := mime.ParseMediaType(ct)
-	if err != nil {
-		t, _, _ = strings.Cut(ct, ";")
-	}
-	return strings.ToLower(strings.TrimSpace(t))
 }
 
 // clientValidSessionID reports whether s is a valid session id (T-S1: visible
@@ -847,7 +814,7 @@ func (c *Client) resume(g *clientConn, st *clientStream, answered func([]wire.ID
 		err := c.statusError(g, "GET", resp, sid, nil)
 		return false, resp.StatusCode >= 500, err
 	}
-	if mt := clientMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
+	if mt := httpmsg.MediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
 		resp.Body.Close()
 		return false, false, fmt.Errorf("GET %s: Content-Type %q, want text/event-stream", c.endpoint, mt)
 	}
@@ -1003,7 +970,7 @@ func (c *Client) getStream(g *clientConn, sid string, ready chan struct{}) {
 				c.log.Warn("streamhttp: the GET stream was refused", "err", err)
 				return
 			}
-		case clientMediaType(resp.Header.Get("Content-Type")) != "text/event-stream":
+		case httpmsg.MediaType(resp.Header.Get("Content-Type")) != "text/event-stream":
 			resp.Body.Close()
 			cancel()
 			c.log.Warn("streamhttp: the GET stream is not an SSE stream", "contentType", resp.Header.Get("Content-Type"))
@@ -1105,7 +1072,7 @@ func (c *Client) deleteSession(sid, version string) error {
 		resp.Body.Close()
 		return nil
 	}
-	excerpt := clientBodyExcerpt(resp.Body)
+	excerpt := httpmsg.BodyExcerpt(resp.Body)
 	resp.Body.Close()
 	msg := fmt.Sprintf("streamhttp: DELETE %s: %s", c.endpoint, resp.Status)
 	if excerpt != "" {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpgen/mcpgen/runtime/internal/httpmsg"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
@@ -110,7 +111,7 @@ func FuzzClientAnswer(f *testing.F) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		err := c.Write(ctx, request)
-		mt := clientMediaType(ct)
+		mt := httpmsg.MediaType(ct)
 		switch {
 		case status >= 400:
 			if err == nil || !strings.Contains(err.Error(), fmt.Sprint(status)) {

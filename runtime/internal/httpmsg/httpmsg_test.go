@@ -1,0 +1,36 @@
+package httpmsg
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestExcerpt(t *testing.T) {
+	long := strings.Repeat("é", ExcerptLength) // 2 bytes each: the cut falls inside one
+	for _, tc := range []struct{ in, want string }{
+		{"", ""},
+		{"  a\n\tb  ", "a b"},
+		{"\xff ok", "\uFFFD ok"},
+		{long, strings.Repeat("é", ExcerptLength/2) + "…"},
+	} {
+		if got := Excerpt([]byte(tc.in)); got != tc.want {
+			t.Errorf("Excerpt(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	if got := BodyExcerpt(strings.NewReader(strings.Repeat("x", 10*ExcerptLength))); got != strings.Repeat("x", ExcerptLength)+"…" {
+		t.Errorf("BodyExcerpt of a long body = %q", got)
+	}
+}
+
+func TestMediaType(t *testing.T) {
+	for in, want := range map[string]string{
+		"Application/JSON; charset=utf-8": "application/json",
+		"text/event-stream":               "text/event-stream",
+		"text/event-stream;;bad=":         "text/event-stream",
+		"":                                "",
+	} {
+		if got := MediaType(in); got != want {
+			t.Errorf("MediaType(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
