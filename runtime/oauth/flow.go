@@ -338,7 +338,7 @@ func (s *server) fetch(ctx context.Context, step, raw string) ([]byte, bool, err
 		return nil, false, s.wrap(step, err)
 	}
 	req.Header.Set("Accept", "application/json")
-	resp, err := s.c.oauth.Do(req)
+	resp, err := s.c.do(req)
 	if err != nil {
 		return nil, false, s.wrap(step, err)
 	}
@@ -447,7 +447,7 @@ func (s *server) register(ctx context.Context, d *discovered) (*ClientCredential
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
-	resp, err := s.c.oauth.Do(req)
+	resp, err := s.c.do(req)
 	if err != nil {
 		return nil, s.wrap(step, err)
 	}

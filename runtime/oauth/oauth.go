@@ -301,6 +301,27 @@ func (c *Client) checkURL(what, raw string) (*url.URL, error) {
 	return u, nil
 }
 
+// do sends an OAuth request (metadata, registration) with Config's HTTP
+// client, following at most 10 redirects and none to a URL checkURL
+// refuses (an https document must not lead to plain http elsewhere).
+func (c *Client) do(req *http.Request) (*http.Response, error) {
+	hc := *c.oauth
+	prev := hc.CheckRedirect
+	hc.CheckRedirect = func(r *http.Request, via []*http.Request) error {
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		if _, err := c.checkURL("redirect", r.URL.String()); err != nil {
+			return err
+		}
+		if prev != nil {
+			return prev(r, via)
+		}
+		return nil
+	}
+	return hc.Do(req)
+}
+
 // excerpt returns s, cut to 200 bytes, for error messages about input
 // that came from a server.
 func excerpt(s string) string {

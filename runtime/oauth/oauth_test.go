@@ -592,3 +592,22 @@ func TestHeadlessLoginPage(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestRedirectToInsecure: a metadata document that redirects to plain http
+// on a host that is not loopback is not followed.
+func TestRedirectToInsecure(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case strings.HasPrefix(r.URL.Path, "/.well-known/oauth-protected-resource"):
+			http.Redirect(w, r, "http://metadata.example.com/prm.json", http.StatusFound)
+		default:
+			w.WriteHeader(http.StatusUnauthorized)
+		}
+	}))
+	defer srv.Close()
+	url := srv.URL + "/mcp"
+	_, err := call(httpClient(t, client(t, oauth.Config{}), url), url, "tools/list")
+	if err == nil || !strings.Contains(err.Error(), "redirect") || !strings.Contains(err.Error(), "https") {
+		t.Fatalf("err = %v, want the redirect refused for want of https", err)
+	}
+}
