@@ -170,7 +170,7 @@ func ExampleStandardServer_AddResourceTemplate() {
 		fmt.Println(res.Contents[0].Value.(*mcp.TextResourceContents).Text)
 	}
 	// Output:
-	// AddResourceTemplate: URI template "repo://{owner": incomplete expression: repo://{owner_
+	// AddResourceTemplate: URI template "repo://{owner": incomplete expression at byte 13
 	// mcpgen/mcpgen at rev 7
 	// jsonrpc error -32602: resource not found: other://x
 }

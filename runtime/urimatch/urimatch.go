@@ -14,6 +14,7 @@ package urimatch
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/yosida95/uritemplate/v3"
@@ -47,7 +48,29 @@ func parse(s string) (t *uritemplate.Template, err error) {
 			t, err = nil, fmt.Errorf("%v", r)
 		}
 	}()
-	return uritemplate.New(s)
+	t, err = uritemplate.New(s)
+	if err != nil {
+		err = plain(s, err)
+	}
+	return t, err
+}
+
+// plain rewrites the library's error text "MESSAGE: PREFIX" followed by
+// a marker ('_' or '|'), where PREFIX is the part of the template read
+// before the error, as "MESSAGE at byte N", N being the length of PREFIX:
+// the offset (from 0) of the byte where reading stopped. Other errors are
+// returned as they are.
+func plain(template string, err error) error {
+	msg := err.Error()
+	if msg == "" || (msg[len(msg)-1] != '_' && msg[len(msg)-1] != '|') {
+		return err
+	}
+	for i := len(msg) - 2; i >= 0; i-- {
+		if i+2 <= len(msg)-1 && msg[i:i+2] == ": " && strings.HasPrefix(template, msg[i+2:len(msg)-1]) {
+			return fmt.Errorf("%s at byte %d", msg[:i], len(msg)-1-(i+2))
+		}
+	}
+	return err
 }
 
 // String returns the template as it was given.

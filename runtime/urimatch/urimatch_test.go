@@ -48,10 +48,16 @@ func TestMatch(t *testing.T) {
 }
 
 func TestParseErrors(t *testing.T) {
-	for _, bad := range []string{"x://{id", "x://{}", "x://{a b}", "x://}", "x://{id:0}"} {
-		_, err := urimatch.Parse(bad)
-		if err == nil || !strings.Contains(err.Error(), `URI template "`+bad+`"`) {
-			t.Errorf("Parse(%q) = %v, want an error naming the template", bad, err)
+	for _, tc := range []struct{ bad, want string }{
+		{"x://{id", "incomplete expression at byte 7"},
+		{"x://{}", "unacceptable variable name at byte 5"},
+		{"x://{a b}", "unacceptable variable name at byte 6"},
+		{"x://}", "at byte"},
+		{"x://{id:0}", "max-length must be (0, 9999] at byte"},
+	} {
+		_, err := urimatch.Parse(tc.bad)
+		if err == nil || !strings.Contains(err.Error(), `URI template "`+tc.bad+`": `) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Parse(%q) = %v, want an error naming the template and %q", tc.bad, err, tc.want)
 		}
 	}
 }
