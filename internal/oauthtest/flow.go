@@ -165,7 +165,7 @@ func (s *Server) handleFlow(t testing.TB, mux *http.ServeMux) {
 		case q.Get("response_type") != "code":
 			http.Error(w, "response_type must be code", http.StatusBadRequest)
 			return
-		case a.RedirectURI == "" || c.redirect != "" && c.redirect != a.RedirectURI:
+		case a.RedirectURI == "" || c.redirect != "" && !sameRedirect(c.redirect, a.RedirectURI):
 			http.Error(w, "redirect_uri is not the registered one", http.StatusBadRequest)
 			return
 		}
@@ -315,4 +315,19 @@ func (s *Server) handleFlow(t testing.TB, mux *http.ServeMux) {
 		w.WriteHeader(http.StatusCreated)
 		json.NewEncoder(w).Encode(out)
 	})
+}
+
+// sameRedirect compares a redirect URI with the registered one, ignoring
+// the port of a loopback one (OAuth 2.1, RFC 8252 section 7.3).
+func sameRedirect(registered, got string) bool {
+	if registered == got {
+		return true
+	}
+	r, err1 := url.Parse(registered)
+	g, err2 := url.Parse(got)
+	if err1 != nil || err2 != nil || r.Scheme != "http" || g.Scheme != "http" {
+		return false
+	}
+	loopback := func(h string) bool { return h == "127.0.0.1" || h == "[::1]" || h == "::1" || h == "localhost" }
+	return loopback(r.Hostname()) && r.Hostname() == g.Hostname() && r.Path == g.Path && r.RawQuery == g.RawQuery
 }

@@ -114,6 +114,12 @@ const LoopbackPath = "/callback"
 // NewLoopback listens on addr, a loopback address ("127.0.0.1:0" picks a
 // free port; "" means that), and returns a Loopback whose redirect URI is
 // http://ADDR/callback.
+//
+// OAuth 2.1 (after RFC 8252 section 7.3) has authorization servers accept
+// any port in a loopback redirect URI, so that a client registered once
+// (and kept in a Store) can listen on another free port the next time.
+// With an authorization server that compares the port too, listen on a
+// fixed one.
 func NewLoopback(addr string) (*Loopback, error) {
 	if addr == "" {
 		addr = "127.0.0.1:0"

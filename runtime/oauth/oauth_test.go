@@ -611,3 +611,42 @@ func TestRedirectToInsecure(t *testing.T) {
 		t.Fatalf("err = %v, want the redirect refused for want of https", err)
 	}
 }
+
+// browse returns a Loopback whose "browser" follows the authorization
+// server's redirect to it.
+func browse(t *testing.T) *oauth.Loopback {
+	t.Helper()
+	l, err := oauth.NewLoopback("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	l.Open = func(u string) error {
+		go func() {
+			if resp, err := http.Get(u); err == nil {
+				resp.Body.Close()
+			}
+		}()
+		return nil
+	}
+	return l
+}
+
+// TestLoopbackRegisteredOnce: a client registered from one loopback port
+// is used again, from another, for another server of the same
+// authorization server.
+func TestLoopbackRegisteredOnce(t *testing.T) {
+	as := oauthtest.New(t)
+	url1, url2 := protected(t, as, nil), protected(t, as, nil)
+	store := &oauth.MemoryStore{}
+	l1, l2 := browse(t), browse(t)
+	mustCall(t, httpClient(t, client(t, oauth.Config{Authorizer: l1, Store: store}), url1), url1, "tools/list")
+	mustCall(t, httpClient(t, client(t, oauth.Config{Authorizer: l2, Store: store}), url2), url2, "tools/list")
+	if n := len(as.Registrations()); n != 1 {
+		t.Errorf("%d registrations, want 1", n)
+	}
+	auths := as.AuthRequests()
+	if len(auths) != 2 || auths[0].ClientID != auths[1].ClientID || auths[0].RedirectURI == auths[1].RedirectURI {
+		t.Errorf("authorization requests = %+v, want two of one client from two ports", auths)
+	}
+}
