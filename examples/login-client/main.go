@@ -10,7 +10,8 @@
 // the registered client are kept in a file (--store, mode 0600), so the
 // next run does not ask again. With --headless the client reads the
 // authorization server's redirect itself, for test authorization servers
-// that approve at once.
+// that approve at once. --logout forgets the stored token (revoking it at
+// the authorization server when that one can).
 package main
 
 import (
@@ -43,6 +44,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	store := fs.String("store", defaultStore(), "keep tokens and registered clients in `FILE`")
 	headless := fs.Bool("headless", false, "read the authorization server's redirect instead of asking a user (test servers)")
 	cimd := fs.String("client-metadata-url", "", "the https `URL` of this client's Client ID Metadata Document, if it has one")
+	logout := fs.Bool("logout", false, "forget the stored token for URL (revoking it at the authorization server when it can), then exit")
 	help := fs.BoolP("help", "h", false, "show this help")
 	if err := fs.Parse(args); err != nil {
 		fmt.Fprintf(stderr, "login-client: %v; see --help\n", err)
@@ -61,6 +63,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
+	if *logout {
+		oc, err := oauth.New(oauth.Config{Authorizer: &oauth.Headless{}, Store: oauth.NewFileStore(*store)})
+		if err == nil {
+			err = oc.Logout(ctx, url)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "login-client: logout: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "logged out of %s\n", url)
+		return 0
+	}
 	if err := connect(ctx, url, *tool, *store, *cimd, *headless, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "login-client: %v\n", err)
 		return 1

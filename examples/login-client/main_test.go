@@ -29,6 +29,19 @@ func TestLogin(t *testing.T) {
 	if n := len(as.AuthRequests()); n != 1 {
 		t.Errorf("%d authorizations for two runs, want 1 (the second uses the stored token)", n)
 	}
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"--logout", "--store", store, url}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "logged out") {
+		t.Fatalf("--logout: exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
+	}
+	if n := len(as.Revocations()); n != 1 {
+		t.Errorf("%d revocations after --logout, want 1", n)
+	}
+	if code := run(context.Background(), []string{"--headless", "--store", store, url}, &stdout, &stderr); code != 0 {
+		t.Fatalf("run after logout: exit %d\n%s", code, stderr.String())
+	}
+	if n := len(as.AuthRequests()); n != 2 {
+		t.Errorf("%d authorizations, want 2: the run after --logout logs in again", n)
+	}
 }
 
 // TestUsage: usage errors are one line and exit 2.

@@ -55,6 +55,11 @@ type TokenRequest struct {
 	GrantType, ClientID, AuthMethod, Resource, Scope string
 }
 
+// Revocation is an RFC 7009 revocation request the Server received.
+type Revocation struct {
+	ClientID, Token, Hint string
+}
+
 // Registration is a dynamic registration the Server received: the client
 // metadata as sent.
 type Registration map[string]any
@@ -67,6 +72,7 @@ type flow struct {
 	auths   []AuthRequest
 	tokens  []TokenRequest
 	regs    []Registration
+	revoked []Revocation
 }
 
 type client struct{ id, secret, method, redirect string }
@@ -96,6 +102,27 @@ func (s *Server) Registrations() []Registration {
 	return slices.Clone(s.flow.regs)
 }
 
+// Revocations returns the revocation requests received so far.
+func (s *Server) Revocations() []Revocation {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.flow.revoked)
+}
+
+// clientAuth returns the client a token or revocation request
+// authenticates as, its secret, and how (RFC 6749 section 2.3).
+func clientAuth(r *http.Request) (id, secret, method string) {
+	if id, secret, ok := r.BasicAuth(); ok {
+		id, _ = url.QueryUnescape(id)
+		secret, _ = url.QueryUnescape(secret)
+		return id, secret, "client_secret_basic"
+	}
+	if r.PostForm.Has("client_secret") {
+		return r.PostForm.Get("client_id"), r.PostForm.Get("client_secret"), "client_secret_post"
+	}
+	return r.PostForm.Get("client_id"), "", "none"
+}
+
 // metadata is the server's RFC 8414 document.
 func (s *Server) metadata() map[string]any {
 	m := map[string]any{
@@ -103,6 +130,7 @@ func (s *Server) metadata() map[string]any {
 		"jwks_uri":                              s.URL + "/jwks",
 		"authorization_endpoint":                s.URL + "/authorize",
 		"token_endpoint":                        s.URL + "/token",
+		"revocation_endpoint":                   s.URL + "/revoke",
 		"response_types_supported":              []string{"code"},
 		"grant_types_supported":                 []string{"authorization_code", "refresh_token"},
 		"token_endpoint_auth_methods_supported": s.authMethods(),
@@ -201,20 +229,8 @@ func (s *Server) handleFlow(t testing.TB, mux *http.ServeMux) {
 			return
 		}
 		tr := TokenRequest{GrantType: r.PostForm.Get("grant_type"), Resource: r.PostForm.Get("resource"), Scope: r.PostForm.Get("scope")}
-		id, secret, basic := r.BasicAuth()
-		switch {
-		case basic:
-			tr.AuthMethod = "client_secret_basic"
-			id, _ = url.QueryUnescape(id)
-			secret, _ = url.QueryUnescape(secret)
-		case r.PostForm.Has("client_secret"):
-			tr.AuthMethod = "client_secret_post"
-			id, secret = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
-		default:
-			tr.AuthMethod = "none"
-			id = r.PostForm.Get("client_id")
-		}
-		tr.ClientID = id
+		id, secret, method := clientAuth(r)
+		tr.ClientID, tr.AuthMethod = id, method
 		s.mu.Lock()
 		s.flow.tokens = append(s.flow.tokens, tr)
 		c := s.flow.clients[id]
@@ -278,6 +294,28 @@ func (s *Server) handleFlow(t testing.TB, mux *http.ServeMux) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "no-store")
 		json.NewEncoder(w).Encode(resp)
+	})
+	mux.HandleFunc("POST /revoke", func(w http.ResponseWriter, r *http.Request) {
+		if err := r.ParseForm(); err != nil {
+			oauthError(w, http.StatusBadRequest, "invalid_request", err.Error())
+			return
+		}
+		id, secret, method := clientAuth(r)
+		s.mu.Lock()
+		c := s.flow.clients[id]
+		s.mu.Unlock()
+		if c == nil || c.method != method || c.secret != secret {
+			oauthError(w, http.StatusUnauthorized, "invalid_client", "client authentication failed")
+			return
+		}
+		tok := r.PostForm.Get("token")
+		s.mu.Lock()
+		s.flow.revoked = append(s.flow.revoked, Revocation{ClientID: id, Token: tok, Hint: r.PostForm.Get("token_type_hint")})
+		if g := s.flow.refresh[tok]; g != nil && g.clientID == id {
+			delete(s.flow.refresh, tok)
+		}
+		s.mu.Unlock()
+		w.WriteHeader(http.StatusOK) // RFC 7009 section 2.2: also for unknown tokens
 	})
 	mux.HandleFunc("POST /register", func(w http.ResponseWriter, r *http.Request) {
 		if s.opts.NoRegistration {

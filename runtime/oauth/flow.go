@@ -705,3 +705,78 @@ func (s *server) ensureFresh(ctx context.Context, tok *Token, gen uint64) {
 		s.c.logger.Info("oauth: refreshing an expired token", "server", s.url, "err", err)
 	}
 }
+
+// logout forgets the server's token, revoking it first (RFC 7009) when
+// its authorization server has a revocation endpoint.
+func (s *server) logout(ctx context.Context) error {
+	s.authMu.Lock()
+	defer s.authMu.Unlock()
+	tok, _ := s.current(ctx)
+	s.mu.Lock()
+	d, cc := s.disc, s.creds
+	s.tok = nil
+	s.gen++
+	s.loaded = true
+	s.mu.Unlock()
+	if err := s.c.store.DeleteToken(ctx, s.resource); err != nil {
+		return s.wrap("logout", err)
+	}
+	if tok == nil {
+		return nil
+	}
+	if d == nil || d.issuer != tok.Issuer {
+		var err error
+		if d, err = s.discover(ctx, oauthmeta.Challenge{}); err != nil || d.issuer != tok.Issuer {
+			return nil // the authorization server is unknown or another: nothing to revoke there
+		}
+	}
+	if d.as.RevocationEndpoint == "" {
+		return nil
+	}
+	if cc == nil {
+		var err error
+		if cc, err = s.credentials(ctx, d); err != nil {
+			return err
+		}
+	}
+	token, hint := tok.RefreshToken, "refresh_token"
+	if token == "" {
+		token, hint = tok.AccessToken, "access_token"
+	}
+	return s.revoke(ctx, d, cc, token, hint)
+}
+
+// revoke sends an RFC 7009 revocation request, authenticating as the
+// client does at the token endpoint.
+func (s *server) revoke(ctx context.Context, d *discovered, cc *ClientCredentials, token, hint string) error {
+	const step = "revocation"
+	if _, err := s.c.checkURL("revocation_endpoint", d.as.RevocationEndpoint); err != nil {
+		return s.wrap(step, err)
+	}
+	conf := s.config(d, cc, nil)
+	form := url.Values{"token": {token}, "token_type_hint": {hint}}
+	if conf.Endpoint.AuthStyle != oauth2.AuthStyleInHeader {
+		form.Set("client_id", conf.ClientID)
+		if conf.ClientSecret != "" {
+			form.Set("client_secret", conf.ClientSecret)
+		}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.as.RevocationEndpoint, strings.NewReader(form.Encode()))
+	if err != nil {
+		return s.wrap(step, err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if conf.Endpoint.AuthStyle == oauth2.AuthStyleInHeader {
+		req.SetBasicAuth(url.QueryEscape(conf.ClientID), url.QueryEscape(conf.ClientSecret))
+	}
+	resp, err := s.c.do(req)
+	if err != nil {
+		return s.wrap(step, err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+	if resp.StatusCode != http.StatusOK {
+		return s.errorf(step, "%s answered %s: %s", excerpt(d.as.RevocationEndpoint), resp.Status, excerpt(string(body)))
+	}
+	return nil
+}

@@ -53,6 +53,7 @@
 package oauth
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -235,6 +236,20 @@ func (c *Client) Transport(serverURL string, base http.RoundTripper) (http.Round
 		base = http.DefaultTransport
 	}
 	return &roundTripper{s: s, base: base}, nil
+}
+
+// Logout forgets the token for the MCP server at serverURL, in memory and
+// in the Store, so that the next request authorizes again. When the token's
+// authorization server has a revocation endpoint, Logout first revokes the
+// token there (RFC 7009: the refresh token, which ends its access tokens
+// too, or else the access token); an error of the revocation is returned,
+// but the token is forgotten either way.
+func (c *Client) Logout(ctx context.Context, serverURL string) error {
+	s, err := c.server(serverURL)
+	if err != nil {
+		return err
+	}
+	return s.logout(ctx)
 }
 
 // server returns the state kept for the MCP server at serverURL.

@@ -650,3 +650,48 @@ func TestLoopbackRegisteredOnce(t *testing.T) {
 		t.Errorf("authorization requests = %+v, want two of one client from two ports", auths)
 	}
 }
+
+// TestLogout: Logout revokes the refresh token at the authorization
+// server, forgets the token, and the next request authorizes again.
+func TestLogout(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		opts     oauthtest.Options
+		wantHint string
+	}{
+		{"refresh token", oauthtest.Options{RefreshTokens: true, AuthMethods: []string{"client_secret_basic"}}, "refresh_token"},
+		{"access token", oauthtest.Options{AuthMethods: []string{"client_secret_post"}}, "access_token"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			as := oauthtest.NewWith(t, tc.opts)
+			url := protected(t, as, nil)
+			store := &oauth.MemoryStore{}
+			c := client(t, oauth.Config{Store: store})
+			hc := httpClient(t, c, url)
+			mustCall(t, hc, url, "tools/list")
+			ctx := context.Background()
+			tok, err := store.LoadToken(ctx, url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Logout(ctx, url); err != nil {
+				t.Fatalf("Logout: %v", err)
+			}
+			revs := as.Revocations()
+			want := tok.RefreshToken
+			if tc.wantHint == "access_token" {
+				want = tok.AccessToken
+			}
+			if len(revs) != 1 || revs[0].Token != want || revs[0].Hint != tc.wantHint {
+				t.Errorf("revocations = %+v, want one of the %s", revs, tc.wantHint)
+			}
+			if _, err := store.LoadToken(ctx, url); !errors.Is(err, oauth.ErrNotFound) {
+				t.Errorf("the store still holds a token: %v", err)
+			}
+			mustCall(t, hc, url, "tools/list")
+			if n := len(as.AuthRequests()); n != 2 {
+				t.Errorf("%d authorizations, want 2 (one after the logout)", n)
+			}
+		})
+	}
+}
