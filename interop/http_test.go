@@ -41,7 +41,7 @@ var listeningLine = regexp.MustCompile(`mcpgen-interop: listening on (\S+):(\d+)
 
 // startHTTPEverything starts server-everything in Streamable HTTP mode on
 // 127.0.0.1 and returns its MCP endpoint URL. The process is stopped when
-// the test ends (SIGINT, then SIGKILL after 5 seconds).
+// the test ends (SIGINT, then SIGKILL after 15 seconds).
 func startHTTPEverything(t *testing.T) string {
 	t.Helper()
 	node := nodeBin(t)
@@ -52,52 +52,12 @@ func startHTTPEverything(t *testing.T) string {
 	}
 	preload := (&url.URL{Scheme: "file", Path: filepath.Join(interop, "listen-localhost.mjs")}).String()
 
-	var out lockedBuffer // stdout and stderr
 	cmd := exec.Command(node, "--import", preload, entry, "streamableHttp")
 	cmd.Dir = interop
 	cmd.Env = append(os.Environ(), "PORT=0")
-	cmd.Stdout = &out
-	cmd.Stderr = &out
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting server-everything: %v", err)
-	}
-	exited := make(chan struct{})
-	var waitErr error
-	go func() {
-		waitErr = cmd.Wait()
-		close(exited)
-	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGINT)
-		select {
-		case <-exited:
-		case <-time.After(5 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-		if t.Failed() || traceAlways {
-			t.Logf("server-everything output:\n%s", out.String())
-		}
-	})
-
-	// Wait, in a bounded loop, for the address line, then for the port to
-	// accept connections.
+	m := startListening(t, "server-everything", cmd, syscall.SIGINT, listeningLine)
+	host, port := m[1], m[2]
 	deadline := time.Now().Add(httpStartTimeout)
-	var host, port string
-	for {
-		if m := listeningLine.FindStringSubmatch(out.String()); m != nil {
-			host, port = m[1], m[2]
-			break
-		}
-		select {
-		case <-exited:
-			t.Fatalf("server-everything exited before listening: %v\n%s", waitErr, out.String())
-		case <-time.After(25 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("server-everything did not listen within %v:\n%s", httpStartTimeout, out.String())
-		}
-	}
 	if host != "127.0.0.1" {
 		t.Fatalf("server-everything listens on %s, want 127.0.0.1 only", host)
 	}

@@ -22,7 +22,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"log/slog"
 	"os/exec"
 	"path/filepath"
@@ -44,47 +43,15 @@ const tsSSEEchoText = "hello over HTTP+SSE from the TypeScript SDK"
 
 var exampleSSELine = regexp.MustCompile(`and (http://127\.0\.0\.1:\d+/sse) \(HTTP\+SSE\)`)
 
+// tsSSEServerLine is the line ts-sse-server.mjs prints when it listens.
+var tsSSEServerLine = regexp.MustCompile(`\{"url":"(http://127\.0\.0\.1:\d+/[^"]*)"\}`)
+
 // startExampleHTTP runs examples/stdio-server --http on 127.0.0.1 and
 // returns its HTTP+SSE URL. It is stopped with SIGTERM when the test ends.
 func startExampleHTTP(t *testing.T) string {
 	t.Helper()
 	cmd := exec.Command(exampleServer(t), "--http", "127.0.0.1:0")
-	var out lockedBuffer
-	cmd.Stderr = &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() {
-		cmd.Wait()
-		close(exited)
-	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(15 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-		if t.Failed() || traceAlways {
-			t.Logf("example server stderr:\n%s", out.String())
-		}
-	})
-	deadline := time.Now().Add(httpStartTimeout)
-	for {
-		if m := exampleSSELine.FindStringSubmatch(out.String()); m != nil {
-			return m[1]
-		}
-		select {
-		case <-exited:
-			t.Fatalf("the example server exited before listening:\n%s", out.String())
-		case <-time.After(25 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the example server did not listen within %v:\n%s", httpStartTimeout, out.String())
-		}
-	}
+	return startListening(t, "the example server", cmd, syscall.SIGTERM, exampleSSELine)[1]
 }
 
 // startTSSSEServer runs ts-sse-server.mjs and returns its SSE URL. It is
@@ -95,53 +62,7 @@ func startTSSSEServer(t *testing.T) string {
 	interop, _ := dirs(t)
 	cmd := exec.Command(node, filepath.Join(interop, "ts-sse-server.mjs"))
 	cmd.Dir = interop
-	var stderr lockedBuffer
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	lines := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		if sc.Scan() {
-			lines <- sc.Text()
-		}
-		io.Copy(io.Discard, stdout)
-		cmd.Wait()
-		close(exited)
-	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(5 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-		if t.Failed() || traceAlways {
-			t.Logf("ts-sse-server stderr:\n%s", stderr.String())
-		}
-	})
-	select {
-	case line := <-lines:
-		var v struct {
-			URL string `json:"url"`
-		}
-		if err := json.Unmarshal([]byte(line), &v); err != nil || v.URL == "" {
-			t.Fatalf("ts-sse-server printed %q, want {\"url\":...}: %v", line, err)
-		}
-		return v.URL
-	case <-exited:
-		t.Fatalf("ts-sse-server exited before listening:\n%s", stderr.String())
-	case <-time.After(httpStartTimeout):
-		t.Fatalf("ts-sse-server did not listen within %v:\n%s", httpStartTimeout, stderr.String())
-	}
-	return ""
+	return startListening(t, "ts-sse-server", cmd, syscall.SIGTERM, tsSSEServerLine)[1]
 }
 
 func TestTypeScriptSSEClient(t *testing.T) {
