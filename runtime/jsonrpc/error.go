@@ -1,6 +1,7 @@
 package jsonrpc
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"unicode/utf8"
@@ -118,4 +119,59 @@ func rpcError(code int64, err error) *Error {
 // at returns a *wire.Error at pointer.
 func at(pointer, msg string) error {
 	return &wire.Error{Pointer: pointer, Msg: msg}
+}
+
+// RequestIDs returns the ids of the requests among items that an error
+// answering all of them goes to: those of the valid requests, and of the
+// invalid ones whose id could be read. The ids of responses and
+// notifications are not among them: those are never answered.
+func RequestIDs(items []Item) []wire.ID {
+	var ids []wire.ID
+	for _, it := range items {
+		switch {
+		case it.Err == nil && it.Msg.Kind == Request:
+			ids = append(ids, it.Msg.ID)
+		case it.Err != nil && it.ID.IsValid() && (it.Kind == Request || it.Kind == 0):
+			ids = append(ids, it.ID) // an invalid request, answered with its id
+		}
+	}
+	return ids
+}
+
+// AppendErrorResponses appends error responses with e for the requests
+// whose ids are given: one object, or an array when batch. Without ids it
+// appends one error response without an id: with "id": null when nullID
+// (JSON-RPC 2.0, and the MCP revisions before 2025-11-25, whose schemas
+// require an id), else with the id member left out, as 2025-11-25 allows
+// for an error whose request id could not be read.
+func AppendErrorResponses(b []byte, ids []wire.ID, batch, nullID bool, e *Error) ([]byte, error) {
+	if len(ids) == 0 {
+		start := len(b)
+		b, err := (&Message{Kind: ErrorResponse, Error: e}).AppendJSON(b)
+		if err != nil || nullID {
+			return b, err
+		}
+		// The encoder writes an invalid id as null; this form leaves it out.
+		const withNull, without = `{"jsonrpc":"2.0","id":null,`, `{"jsonrpc":"2.0",`
+		if !bytes.HasPrefix(b[start:], []byte(withNull)) {
+			return b, nil
+		}
+		return append(b[:start+len(without)], b[start+len(withNull):]...), nil
+	}
+	if batch {
+		b = append(b, '[')
+	}
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = (&Message{Kind: ErrorResponse, ID: id, Error: e}).AppendJSON(b); err != nil {
+			return b, err
+		}
+	}
+	if batch {
+		b = append(b, ']')
+	}
+	return b, nil
 }

@@ -251,30 +251,7 @@ func refuse(w http.ResponseWriter, status int, rf *refusal, e *jsonrpc.Error) {
 	if rf == nil {
 		rf = &refusal{}
 	}
-	var b []byte
-	var err error
-	if len(rf.ids) == 0 {
-		b, err = (&jsonrpc.Message{Kind: jsonrpc.ErrorResponse, Error: e}).AppendJSON(nil)
-		const withNull, without = `{"jsonrpc":"2.0","id":null,`, `{"jsonrpc":"2.0",`
-		if err == nil && !rf.nullID && bytes.HasPrefix(b, []byte(withNull)) {
-			b = append([]byte(without), b[len(withNull):]...)
-		}
-	} else {
-		if rf.batch {
-			b = append(b, '[')
-		}
-		for i, id := range rf.ids {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			if b, err = (&jsonrpc.Message{Kind: jsonrpc.ErrorResponse, ID: id, Error: e}).AppendJSON(b); err != nil {
-				break
-			}
-		}
-		if rf.batch {
-			b = append(b, ']')
-		}
-	}
+	b, err := jsonrpc.AppendErrorResponses(nil, rf.ids, rf.batch, rf.nullID, e)
 	if err != nil {
 		http.Error(w, e.Message, status)
 		return
@@ -454,16 +431,12 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	items, batch, decodeErr := jsonrpc.DecodeOwned(body, true) // body is not changed: the session may get it as is
+	rf.ids = jsonrpc.RequestIDs(items)
 	var invalid *jsonrpc.Error
 	for _, it := range items {
-		switch {
-		case it.Err == nil && it.Msg.Kind == jsonrpc.Request:
-			rf.ids = append(rf.ids, it.Msg.ID)
-		case it.Err != nil && it.ID.IsValid() && (it.Kind == jsonrpc.Request || it.Kind == 0):
-			rf.ids = append(rf.ids, it.ID)
-		}
-		if it.Err != nil && invalid == nil {
+		if it.Err != nil {
 			invalid = it.Err
+			break
 		}
 	}
 	rf.batch = batch

@@ -59,45 +59,9 @@ func (rf refusal) appendBody(b []byte, e *jsonrpc.Error) ([]byte, error) {
 	if rf.items != nil {
 		// Read here, not where the body was decoded: what refuse is given
 		// escapes, and the POST path would pay for a slice of ids.
-		ids = nil
-		for _, it := range rf.items {
-			switch {
-			case it.Err == nil && it.Msg.Kind == jsonrpc.Request:
-				ids = append(ids, it.Msg.ID)
-			case it.Err != nil && it.ID.IsValid() && (it.Kind == jsonrpc.Request || it.Kind == 0):
-				ids = append(ids, it.ID) // an invalid request, answered with its id
-			}
-		}
+		ids = jsonrpc.RequestIDs(rf.items)
 	}
-	if len(ids) == 0 {
-		start := len(b)
-		b, err := (&jsonrpc.Message{Kind: jsonrpc.ErrorResponse, Error: e}).AppendJSON(b)
-		if err != nil || rf.nullID() {
-			return b, err
-		}
-		// The encoder writes an invalid id as null; this form leaves it out.
-		const withNull, without = `{"jsonrpc":"2.0","id":null,`, `{"jsonrpc":"2.0",`
-		if !bytes.HasPrefix(b[start:], []byte(withNull)) {
-			return b, nil
-		}
-		return append(b[:start+len(without)], b[start+len(withNull):]...), nil
-	}
-	if rf.batch {
-		b = append(b, '[')
-	}
-	for i, id := range ids {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		var err error
-		if b, err = (&jsonrpc.Message{Kind: jsonrpc.ErrorResponse, ID: id, Error: e}).AppendJSON(b); err != nil {
-			return b, err
-		}
-	}
-	if rf.batch {
-		b = append(b, ']')
-	}
-	return b, nil
+	return jsonrpc.AppendErrorResponses(b, ids, rf.batch, rf.nullID(), e)
 }
 
 // nullID reports whether an error without a request id is written with
