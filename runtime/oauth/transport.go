@@ -2,12 +2,11 @@ package oauth
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/base64"
 	"fmt"
 	"io"
 	"net/http"
 
+	"github.com/mcpgen/mcpgen/runtime/internal/httpmsg"
 	"github.com/mcpgen/mcpgen/runtime/oauthmeta"
 )
 
@@ -113,6 +112,5 @@ func (rt *roundTripper) AuthContext() string {
 	if tok == nil {
 		return ""
 	}
-	sum := sha256.Sum256([]byte(tok.AccessToken))
-	return base64.RawURLEncoding.EncodeToString(sum[:])
+	return httpmsg.AuthDigest(tok.AccessToken)
 }

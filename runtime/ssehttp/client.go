@@ -17,7 +17,6 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/internal/httpmsg"
 	"github.com/mcpgen/mcpgen/runtime/internal/sse"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
-	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 	"github.com/mcpgen/mcpgen/runtime/transport"
 )
 
@@ -552,11 +551,5 @@ func (c *Client) Close() error {
 // implements AuthContext() string (as runtime/oauth's does), else a digest
 // of ClientOptions.Header's Authorization, else "".
 func (c *Client) AuthContext() string {
-	if a, ok := c.hc.Transport.(interface{ AuthContext() string }); ok {
-		return a.AuthContext()
-	}
-	if v := c.header.Values("Authorization"); len(v) > 0 {
-		return streamhttp.AuthDigest(strings.Join(v, "\n"))
-	}
-	return ""
+	return httpmsg.AuthContext(c.hc.Transport, c.header)
 }

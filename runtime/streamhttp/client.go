@@ -3,8 +3,6 @@ package streamhttp
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -12,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -1088,18 +1085,5 @@ func (c *Client) deleteSession(sid, version string) error {
 // runtime/oauth's does), else a digest of ClientOptions.Header's
 // Authorization, else "".
 func (c *Client) AuthContext() string {
-	if a, ok := c.hc.Transport.(interface{ AuthContext() string }); ok {
-		return a.AuthContext()
-	}
-	if v := c.header.Values("Authorization"); len(v) > 0 {
-		return AuthDigest(strings.Join(v, "\n"))
-	}
-	return ""
-}
-
-// AuthDigest returns an opaque name of a credential, such as an access
-// token, that does not reveal it: a base64url SHA-256 digest.
-func AuthDigest(credential string) string {
-	sum := sha256.Sum256([]byte(credential))
-	return base64.RawURLEncoding.EncodeToString(sum[:])
+	return httpmsg.AuthContext(c.hc.Transport, c.header)
 }

@@ -1,11 +1,15 @@
 // Package httpmsg holds what the HTTP client transports (streamhttp and
-// ssehttp) say about the HTTP messages they receive: the excerpt of a body
-// quoted in an error, and a Content-Type's media type.
+// ssehttp) say about the HTTP messages they exchange: the excerpt of a
+// body quoted in an error, a Content-Type's media type, and the
+// authorization context their requests carry.
 package httpmsg
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
 	"io"
 	"mime"
+	"net/http"
 	"strings"
 	"unicode/utf8"
 )
@@ -46,4 +50,25 @@ func MediaType(ct string) string {
 		t, _, _ = strings.Cut(ct, ";")
 	}
 	return strings.ToLower(strings.TrimSpace(t))
+}
+
+// AuthContext names the authorization that requests sent through rt with
+// header carry, for session.AuthContexter: what rt says when it
+// implements AuthContext() string (as runtime/oauth's transport does),
+// else the digest of header's Authorization values, else "".
+func AuthContext(rt http.RoundTripper, header http.Header) string {
+	if a, ok := rt.(interface{ AuthContext() string }); ok {
+		return a.AuthContext()
+	}
+	if v := header.Values("Authorization"); len(v) > 0 {
+		return AuthDigest(strings.Join(v, "\n"))
+	}
+	return ""
+}
+
+// AuthDigest returns an opaque name of a credential, such as an access
+// token, that does not reveal it: a base64url SHA-256 digest.
+func AuthDigest(credential string) string {
+	sum := sha256.Sum256([]byte(credential))
+	return base64.RawURLEncoding.EncodeToString(sum[:])
 }
