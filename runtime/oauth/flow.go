@@ -677,10 +677,11 @@ func (a *addForm) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // ensureFresh refreshes a token that expired, or expires within
 // expiryDelta, before it is sent, when it has a refresh token from the
-// server's authorization server.
-func (s *server) ensureFresh(ctx context.Context, tok *Token, gen uint64) {
+// server's authorization server. It reports whether the token may have
+// changed meanwhile (false: tok is still the one to send).
+func (s *server) ensureFresh(ctx context.Context, tok *Token, gen uint64) bool {
 	if tok == nil || tok.RefreshToken == "" || tok.Expiry.IsZero() || time.Until(tok.Expiry) > expiryDelta {
-		return
+		return false
 	}
 	s.authMu.Lock()
 	defer s.authMu.Unlock()
@@ -688,22 +689,24 @@ func (s *server) ensureFresh(ctx context.Context, tok *Token, gen uint64) {
 	d, now := s.disc, s.gen
 	s.mu.Unlock()
 	if now != gen {
-		return
+		return true
 	}
 	if d == nil {
 		// A token from the Store, before any discovery.
 		var err error
 		if d, err = s.discover(ctx, oauthmeta.Challenge{}); err != nil {
 			s.c.logger.Info("oauth: refreshing an expired token", "server", s.url, "err", err)
-			return
+			return false
 		}
 	}
 	if d.issuer != tok.Issuer {
-		return
+		return false
 	}
 	if err := s.refresh(ctx, d, tok); err != nil {
 		s.c.logger.Info("oauth: refreshing an expired token", "server", s.url, "err", err)
+		return false
 	}
+	return true
 }
 
 // logout forgets the server's token, revoking it first (RFC 7009) when

@@ -49,8 +49,9 @@ func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	mayRefresh := true
 	for {
 		tok, gen := s.current(ctx)
-		s.ensureFresh(ctx, tok, gen)
-		tok, gen = s.current(ctx)
+		if s.ensureFresh(ctx, tok, gen) {
+			tok, gen = s.current(ctx)
+		}
 		r := req.Clone(ctx)
 		if getBody != nil {
 			body, err := getBody()
