@@ -140,8 +140,12 @@ func (s *Session) callEra(ctx context.Context, method string, params wire.Append
 	cacheable := mc != nil && cache.Cacheable(method)
 	var cached cache.Entry
 	hit := false
+	auth := "" // the authorization the request goes with (U-K4)
+	if cacheable {
+		auth = s.authContext()
+	}
 	if cacheable && !o.noCache {
-		if cached, hit = mc.cache.Get(s.authContext(), method, raw); hit && cached.Fresh {
+		if cached, hit = mc.cache.Get(auth, method, raw); hit && cached.Fresh {
 			return cached.Result, nil
 		}
 	}
@@ -157,7 +161,7 @@ func (s *Session) callEra(ctx context.Context, method string, params wire.Append
 		return nil, err
 	}
 	if cacheable {
-		if err := mc.cache.Put(s.authContext(), method, raw, res); err != nil {
+		if err := mc.cache.Put(auth, method, raw, res); err != nil {
 			s.log.Debug("mcp: result not cached", "method", method, "err", err)
 		}
 	}
