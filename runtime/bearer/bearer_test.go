@@ -316,7 +316,7 @@ func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
 // unsigned returns a JWT with "alg": "none".
 func unsigned(t *testing.T, claims map[string]any) string {
 	t.Helper()
-	return segment(t, map[string]any{"alg": "none", "typ": "JWT"}) + "." + segment(t, claims) + "."
+	return segment(t, map[string]any{"alg": "none", "typ": "at+jwt"}) + "." + segment(t, claims) + "."
 }
 
 // hmacWithPublicKey returns an HS256 JWT whose secret is the issuer's
@@ -327,7 +327,7 @@ func hmacWithPublicKey(t *testing.T, as *oauthtest.Server, claims map[string]any
 	if err != nil {
 		t.Fatal(err)
 	}
-	signing := segment(t, map[string]any{"alg": "HS256", "typ": "JWT", "kid": as.JWKS().Keys[0].KeyID}) + "." + segment(t, claims)
+	signing := segment(t, map[string]any{"alg": "HS256", "typ": "at+jwt", "kid": as.JWKS().Keys[0].KeyID}) + "." + segment(t, claims)
 	mac := hmac.New(sha256.New, der)
 	mac.Write([]byte(signing))
 	return signing + "." + base64.RawURLEncoding.EncodeToString(mac.Sum(nil))

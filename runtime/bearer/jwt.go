@@ -57,17 +57,27 @@ type JWTOptions struct {
 	// again (default one hour); a Cache-Control max-age of the JWKS
 	// response shortens it, down to RefreshInterval.
 	MaxAge time.Duration
+	// AcceptedTypes are the values of the JWT "typ" header accepted, as
+	// media types (RFC 7515 section 4.1.9): compared case-insensitively,
+	// with or without "application/". Default: "at+jwt", the type RFC 9068
+	// (section 2.1) gives JWT access tokens, so that other JWTs of the
+	// issuer whose audience names this resource (an OpenID Connect ID
+	// token, say) are not taken for access tokens. For an issuer that does
+	// not type its access tokens, list "" (no typ header) or the type it
+	// uses, such as "JWT": its other JWTs then pass as access tokens too.
+	AcceptedTypes []string
 }
 
 // JWTVerifier verifies JWT access tokens (RFC 9068) against the key set of
-// their issuer, with github.com/go-jose/go-jose/v4: the signature with a
-// key of the set and an allowed algorithm, then iss, aud, exp, nbf and
-// iat. Keys rotate: a token whose key ("kid") is not in the cached set
-// makes it fetch the set again (rate-limited, see
-// JWTOptions.RefreshInterval), so a new key is picked up without a
-// restart. It is safe for concurrent use.
+// their issuer, with github.com/go-jose/go-jose/v4: the "typ" header
+// (at+jwt), the signature with a key of the set and an allowed algorithm,
+// then iss, aud, exp, nbf and iat. Keys rotate: a token whose key
+// ("kid") is not in the cached set makes it fetch the set again
+// (rate-limited, see JWTOptions.RefreshInterval), so a new key is picked
+// up without a restart. It is safe for concurrent use.
 type JWTVerifier struct {
 	opts         JWTOptions
+	types        []string // AcceptedTypes, normalised by mediaType
 	fetchTimeout time.Duration
 	now          func() time.Time
 
@@ -134,7 +144,22 @@ func NewJWTVerifier(opts JWTOptions) (*JWTVerifier, error) {
 	if opts.MaxAge <= 0 {
 		opts.MaxAge = time.Hour
 	}
-	return &JWTVerifier{opts: opts, fetchTimeout: jwksFetchTimeout, now: time.Now}, nil
+	if len(opts.AcceptedTypes) == 0 {
+		opts.AcceptedTypes = []string{"at+jwt"}
+	}
+	opts.AcceptedTypes = slices.Clone(opts.AcceptedTypes)
+	types := make([]string, len(opts.AcceptedTypes))
+	for i, t := range opts.AcceptedTypes {
+		types[i] = mediaType(t)
+	}
+	return &JWTVerifier{opts: opts, types: types, fetchTimeout: jwksFetchTimeout, now: time.Now}, nil
+}
+
+// mediaType normalises a "typ" value: lower case, without "application/"
+// (RFC 7515 section 4.1.9).
+func mediaType(t string) string {
+	t = strings.ToLower(t)
+	return strings.TrimPrefix(t, "application/")
 }
 
 // accessClaims are the claims of an access token beyond the registered
@@ -155,6 +180,9 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string) (*TokenInfo, err
 	}
 	if len(tok.Headers) != 1 {
 		return nil, fmt.Errorf("%w: %d signatures", ErrInvalidToken, len(tok.Headers))
+	}
+	if err := v.checkType(tok.Headers[0]); err != nil {
+		return nil, err
 	}
 	kid := tok.Headers[0].KeyID
 	keys, err := v.keysFor(ctx, kid)
@@ -197,6 +225,25 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string) (*TokenInfo, err
 		info.ClientID = extra.AZP
 	}
 	return info, nil
+}
+
+// checkType checks the "typ" header of h against AcceptedTypes.
+func (v *JWTVerifier) checkType(h jose.Header) error {
+	typ := ""
+	if raw, ok := h.ExtraHeaders[jose.HeaderType]; ok {
+		s, ok := raw.(string)
+		if !ok {
+			return fmt.Errorf("%w: the token's type (typ header) is not a string", ErrInvalidToken)
+		}
+		typ = s
+	}
+	if slices.Contains(v.types, mediaType(typ)) {
+		return nil
+	}
+	if typ == "" {
+		return fmt.Errorf("%w: the token has no type (typ header); accepted: %q (JWT access tokens are at+jwt, RFC 9068 section 2.1)", ErrInvalidToken, v.opts.AcceptedTypes)
+	}
+	return fmt.Errorf("%w: the token's type (typ header) is %q; accepted: %q (JWT access tokens are at+jwt, RFC 9068 section 2.1)", ErrInvalidToken, typ, v.opts.AcceptedTypes)
 }
 
 // audienceHas reports whether aud names resource, compared canonically.
