@@ -37,7 +37,9 @@ import (
 // TokenInfo is what a TokenVerifier learned of a valid token.
 type TokenInfo struct {
 	// Subject is the token's subject (the "sub" claim): the user, or the
-	// client for a client's own token.
+	// client for a client's own token. It is empty only for a token
+	// accepted under the AllowMissingSubject opt-out of JWTOptions or
+	// IntrospectionOptions; ClientID then names the client.
 	Subject string
 	// Issuer is the authorization server that issued the token.
 	Issuer string
@@ -59,9 +61,15 @@ func (t *TokenInfo) HasScope(scope string) bool {
 	return slices.Contains(t.Scopes, scope)
 }
 
-// Principal identifies who the token speaks for: its issuer and subject.
-// A session opened with one principal's token is refused to another's.
+// Principal identifies who the token speaks for: its issuer and subject,
+// or for a token without a subject its issuer and client, kept apart from
+// every subject. A session opened with one principal's token is refused to
+// another's. Protect refuses a TokenInfo that names neither a subject nor
+// a client, which would make all such tokens one principal.
 func (t *TokenInfo) Principal() string {
+	if t.Subject == "" && t.ClientID != "" {
+		return t.Issuer + "\x01" + t.ClientID
+	}
 	return t.Issuer + "\x00" + t.Subject
 }
 
@@ -70,7 +78,8 @@ func (t *TokenInfo) Principal() string {
 // signature, another issuer or audience, expired, not yet valid, revoked;
 // the client then gets 401. Any other error means the token could not be
 // checked (the authorization server cannot be reached, say): the client
-// gets 503 and may try again.
+// gets 503 and may try again. A TokenInfo must name a Subject or, for a
+// client's own token, a ClientID: Protect refuses one that names neither.
 type TokenVerifier interface {
 	Verify(ctx context.Context, token string) (*TokenInfo, error)
 }

@@ -130,6 +130,7 @@ func TestChallenges(t *testing.T) {
 		{"expired", f.as.Token(t, oauthtest.Claims{"sub": "u", "aud": resource, "exp": now.Add(-2 * time.Minute).Unix(), "scope": "mcp"}), "invalid_token"},
 		{"not yet valid", f.as.Token(t, oauthtest.Claims{"sub": "u", "aud": resource, "nbf": now.Add(5 * time.Minute).Unix(), "scope": "mcp"}), "invalid_token"},
 		{"no expiry", f.as.Token(t, oauthtest.Claims{"sub": "u", "aud": resource, "exp": nil, "scope": "mcp"}), "invalid_token"},
+		{"no subject", f.as.Token(t, oauthtest.Claims{"aud": resource, "scope": "mcp", "client_id": "app"}), "invalid_token"},
 		{"alg none", unsigned(t, map[string]any{"iss": f.as.URL, "sub": "u", "aud": resource, "exp": now.Add(time.Hour).Unix(), "scope": "mcp"}), "invalid_token"},
 		{"HMAC with the public key", hmacWithPublicKey(t, f.as, map[string]any{"iss": f.as.URL, "sub": "u", "aud": resource, "exp": now.Add(time.Hour).Unix(), "scope": "mcp"}), "invalid_token"},
 		{"missing scope", f.as.Token(t, oauthtest.Claims{"sub": "u", "aud": resource, "scope": "other"}), "insufficient_scope"},
@@ -254,6 +255,27 @@ func TestVerifierUnavailable(t *testing.T) {
 	res := f.post(t, "opaque", `{}`)
 	if res.StatusCode != http.StatusServiceUnavailable {
 		t.Errorf("status %d, want 503", res.StatusCode)
+	}
+}
+
+// anonymousVerifier accepts every token without saying whose it is.
+type anonymousVerifier struct{}
+
+func (anonymousVerifier) Verify(ctx context.Context, token string) (*bearer.TokenInfo, error) {
+	return &bearer.TokenInfo{Issuer: "https://as.example", Scopes: []string{"mcp"}}, nil
+}
+
+// A verifier's TokenInfo that names neither a subject nor a client is
+// refused: all such tokens would share one principal, and so each
+// other's sessions.
+func TestVerifierWithoutPrincipal(t *testing.T) {
+	f := newFixture(t, bearer.Options{Verifier: anonymousVerifier{}})
+	res := f.post(t, "anything", `{}`)
+	if res.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("status %d, want 401", res.StatusCode)
+	}
+	if got, _ := challengeOf(t, res).Get("error"); got != "invalid_token" {
+		t.Errorf("error = %q, want invalid_token", got)
 	}
 }
 

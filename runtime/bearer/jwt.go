@@ -66,12 +66,19 @@ type JWTOptions struct {
 	// not type its access tokens, list "" (no typ header) or the type it
 	// uses, such as "JWT": its other JWTs then pass as access tokens too.
 	AcceptedTypes []string
+	// AllowMissingSubject accepts tokens without a subject ("sub"), which
+	// RFC 9068 requires and which are refused by default; set it for an
+	// issuer whose client-credentials tokens have none. Such a token must
+	// name its client ("client_id", else "azp"), or it is refused: its
+	// TokenInfo has an empty Subject, and its Principal is the client's,
+	// never that of a user or of another client.
+	AllowMissingSubject bool
 }
 
 // JWTVerifier verifies JWT access tokens (RFC 9068) against the key set of
 // their issuer, with github.com/go-jose/go-jose/v4: the "typ" header
 // (at+jwt), the signature with a key of the set and an allowed algorithm,
-// then iss, aud, exp, nbf and iat. Keys rotate: a token whose key
+// then iss, aud, exp, nbf, iat and sub. Keys rotate: a token whose key
 // ("kid") is not in the cached set makes it fetch the set again
 // (rate-limited, see JWTOptions.RefreshInterval), so a new key is picked
 // up without a restart. It is safe for concurrent use.
@@ -224,6 +231,9 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string) (*TokenInfo, err
 	if info.ClientID == "" {
 		info.ClientID = extra.AZP
 	}
+	if err := checkSubject(info, v.opts.AllowMissingSubject, "client_id or azp"); err != nil {
+		return nil, err
+	}
 	return info, nil
 }
 
@@ -244,6 +254,21 @@ func (v *JWTVerifier) checkType(h jose.Header) error {
 		return fmt.Errorf("%w: the token has no type (typ header); accepted: %q (JWT access tokens are at+jwt, RFC 9068 section 2.1)", ErrInvalidToken, v.opts.AcceptedTypes)
 	}
 	return fmt.Errorf("%w: the token's type (typ header) is %q; accepted: %q (JWT access tokens are at+jwt, RFC 9068 section 2.1)", ErrInvalidToken, typ, v.opts.AcceptedTypes)
+}
+
+// checkSubject refuses a token that names no subject, unless allowed and
+// it names its client (claim is where). Principal keeps each client's
+// tokens apart from every other principal.
+func checkSubject(info *TokenInfo, allowMissing bool, claim string) error {
+	switch {
+	case info.Subject != "":
+		return nil
+	case !allowMissing:
+		return fmt.Errorf("%w: the token has no subject (sub)", ErrInvalidToken)
+	case info.ClientID == "":
+		return fmt.Errorf("%w: the token has neither a subject (sub) nor a client (%s)", ErrInvalidToken, claim)
+	}
+	return nil
 }
 
 // audienceHas reports whether aud names resource, compared canonically.

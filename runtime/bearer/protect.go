@@ -190,6 +190,8 @@ func (p *Protector) Metadata() http.Handler {
 // removed before next sees the request, so the token never goes further.
 // The token's Principal is also put in the context for the runtime
 // (session.WithPrincipal), which binds sealed requestState to it.
+// A TokenInfo naming neither a subject nor a client is refused, since all
+// such tokens would share one Principal.
 func (p *Protector) Protect(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodOptions {
@@ -214,6 +216,10 @@ func (p *Protector) Protect(next http.Handler) http.Handler {
 			return
 		case info == nil:
 			p.log.Warn("bearer: the verifier returned no TokenInfo and no error")
+			p.challenge(w, http.StatusUnauthorized, "invalid_token", "the access token is not valid for this resource", p.opts.Scopes)
+			return
+		case info.Subject == "" && info.ClientID == "":
+			p.log.Warn("bearer: the verifier accepted a token that names neither a subject nor a client; refused")
 			p.challenge(w, http.StatusUnauthorized, "invalid_token", "the access token is not valid for this resource", p.opts.Scopes)
 			return
 		}
