@@ -15,7 +15,7 @@
 // The scopes a request needs are set for every request, per MCP method and
 // per tool (Options). What the verifier learned of the token, a TokenInfo,
 // travels in the request's context to the MCP handlers (TokenInfoFrom).
-// The token itself is never passed on.
+// The token itself is never passed on, nor logged.
 //
 //	p, err := bearer.New(bearer.Options{
 //		Resource:             "https://mcp.example.com/mcp",
@@ -24,6 +24,27 @@
 //	})
 //	mux.Handle("/mcp", p.Protect(streamhttp.NewServer(...)))
 //	p.HandleMetadata(mux) // the two well-known URIs of the metadata
+//
+// The defaults are strict:
+//
+//   - Every request needs a token, OPTIONS included. Only a CORS preflight
+//     (OPTIONS with Origin and Access-Control-Request-Method) passes
+//     without one, since browsers send preflights without credentials; a
+//     handler that must answer other OPTIONS requests without a token is
+//     to be routed around Protect.
+//   - A token must have a subject ("sub", RFC 9068 section 2.2), so that
+//     each token speaks for someone and sessions are bound to that
+//     someone. JWTOptions.AllowMissingSubject and
+//     IntrospectionOptions.AllowMissingSubject accept client tokens
+//     without one, each client then being its own principal.
+//   - A JWT access token must be typed at+jwt (RFC 9068 section 2.1), so
+//     that the issuer's other JWTs (ID tokens) are not taken for access
+//     tokens. JWTOptions.AcceptedTypes widens that.
+//   - The JWKS is fetched again for an unknown key at most once per
+//     JWTOptions.RefreshInterval, a failed fetch is retried after a
+//     backoff, concurrent tokens share one fetch, and a fetch does not
+//     depend on the request that started it: a client that hangs up
+//     cannot cancel it.
 package bearer
 
 import (
