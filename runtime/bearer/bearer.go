@@ -15,7 +15,7 @@
 // The scopes a request needs are set for every request, per MCP method and
 // per tool (Options). What the verifier learned of the token, a TokenInfo,
 // travels in the request's context to the MCP handlers (TokenInfoFrom).
-// The token itself is never passed on.
+// The token itself is never passed on, nor logged.
 //
 //	p, err := bearer.New(bearer.Options{
 //		Resource:             "https://mcp.example.com/mcp",
@@ -24,6 +24,27 @@
 //	})
 //	mux.Handle("/mcp", p.Protect(streamhttp.NewServer(...)))
 //	p.HandleMetadata(mux) // the two well-known URIs of the metadata
+//
+// The defaults are strict:
+//
+//   - Every request needs a token, OPTIONS included. Only a CORS preflight
+//     (OPTIONS with Origin and Access-Control-Request-Method) passes
+//     without one, since browsers send preflights without credentials; a
+//     handler that must answer other OPTIONS requests without a token is
+//     to be routed around Protect.
+//   - A token must have a subject ("sub", RFC 9068 section 2.2), so that
+//     each token speaks for someone and sessions are bound to that
+//     someone. JWTOptions.AllowMissingSubject and
+//     IntrospectionOptions.AllowMissingSubject accept client tokens
+//     without one, each client then being its own principal.
+//   - A JWT access token must be typed at+jwt (RFC 9068 section 2.1), so
+//     that the issuer's other JWTs (ID tokens) are not taken for access
+//     tokens. JWTOptions.AcceptedTypes widens that.
+//   - The JWKS is fetched again for an unknown key at most once per
+//     JWTOptions.RefreshInterval, a failed fetch is retried after a
+//     backoff, concurrent tokens share one fetch, and a fetch does not
+//     depend on the request that started it: a client that hangs up
+//     cannot cancel it.
 package bearer
 
 import (
@@ -37,7 +58,9 @@ import (
 // TokenInfo is what a TokenVerifier learned of a valid token.
 type TokenInfo struct {
 	// Subject is the token's subject (the "sub" claim): the user, or the
-	// client for a client's own token.
+	// client for a client's own token. It is empty only for a token
+	// accepted under the AllowMissingSubject opt-out of JWTOptions or
+	// IntrospectionOptions; ClientID then names the client.
 	Subject string
 	// Issuer is the authorization server that issued the token.
 	Issuer string
@@ -59,9 +82,15 @@ func (t *TokenInfo) HasScope(scope string) bool {
 	return slices.Contains(t.Scopes, scope)
 }
 
-// Principal identifies who the token speaks for: its issuer and subject.
-// A session opened with one principal's token is refused to another's.
+// Principal identifies who the token speaks for: its issuer and subject,
+// or for a token without a subject its issuer and client, kept apart from
+// every subject. A session opened with one principal's token is refused to
+// another's. Protect refuses a TokenInfo that names neither a subject nor
+// a client, which would make all such tokens one principal.
 func (t *TokenInfo) Principal() string {
+	if t.Subject == "" && t.ClientID != "" {
+		return t.Issuer + "\x01" + t.ClientID
+	}
 	return t.Issuer + "\x00" + t.Subject
 }
 
@@ -70,7 +99,8 @@ func (t *TokenInfo) Principal() string {
 // signature, another issuer or audience, expired, not yet valid, revoked;
 // the client then gets 401. Any other error means the token could not be
 // checked (the authorization server cannot be reached, say): the client
-// gets 503 and may try again.
+// gets 503 and may try again. A TokenInfo must name a Subject or, for a
+// client's own token, a ClientID: Protect refuses one that names neither.
 type TokenVerifier interface {
 	Verify(ctx context.Context, token string) (*TokenInfo, error)
 }

@@ -130,6 +130,7 @@ func TestChallenges(t *testing.T) {
 		{"expired", f.as.Token(t, oauthtest.Claims{"sub": "u", "aud": resource, "exp": now.Add(-2 * time.Minute).Unix(), "scope": "mcp"}), "invalid_token"},
 		{"not yet valid", f.as.Token(t, oauthtest.Claims{"sub": "u", "aud": resource, "nbf": now.Add(5 * time.Minute).Unix(), "scope": "mcp"}), "invalid_token"},
 		{"no expiry", f.as.Token(t, oauthtest.Claims{"sub": "u", "aud": resource, "exp": nil, "scope": "mcp"}), "invalid_token"},
+		{"no subject", f.as.Token(t, oauthtest.Claims{"aud": resource, "scope": "mcp", "client_id": "app"}), "invalid_token"},
 		{"alg none", unsigned(t, map[string]any{"iss": f.as.URL, "sub": "u", "aud": resource, "exp": now.Add(time.Hour).Unix(), "scope": "mcp"}), "invalid_token"},
 		{"HMAC with the public key", hmacWithPublicKey(t, f.as, map[string]any{"iss": f.as.URL, "sub": "u", "aud": resource, "exp": now.Add(time.Hour).Unix(), "scope": "mcp"}), "invalid_token"},
 		{"missing scope", f.as.Token(t, oauthtest.Claims{"sub": "u", "aud": resource, "scope": "other"}), "insufficient_scope"},
@@ -257,6 +258,27 @@ func TestVerifierUnavailable(t *testing.T) {
 	}
 }
 
+// anonymousVerifier accepts every token without saying whose it is.
+type anonymousVerifier struct{}
+
+func (anonymousVerifier) Verify(ctx context.Context, token string) (*bearer.TokenInfo, error) {
+	return &bearer.TokenInfo{Issuer: "https://as.example", Scopes: []string{"mcp"}}, nil
+}
+
+// A verifier's TokenInfo that names neither a subject nor a client is
+// refused: all such tokens would share one principal, and so each
+// other's sessions.
+func TestVerifierWithoutPrincipal(t *testing.T) {
+	f := newFixture(t, bearer.Options{Verifier: anonymousVerifier{}})
+	res := f.post(t, "anything", `{}`)
+	if res.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("status %d, want 401", res.StatusCode)
+	}
+	if got, _ := challengeOf(t, res).Get("error"); got != "invalid_token" {
+		t.Errorf("error = %q, want invalid_token", got)
+	}
+}
+
 func TestNewErrors(t *testing.T) {
 	v := failingVerifier{}
 	tests := []struct {
@@ -316,7 +338,7 @@ func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
 // unsigned returns a JWT with "alg": "none".
 func unsigned(t *testing.T, claims map[string]any) string {
 	t.Helper()
-	return segment(t, map[string]any{"alg": "none", "typ": "JWT"}) + "." + segment(t, claims) + "."
+	return segment(t, map[string]any{"alg": "none", "typ": "at+jwt"}) + "." + segment(t, claims) + "."
 }
 
 // hmacWithPublicKey returns an HS256 JWT whose secret is the issuer's
@@ -327,7 +349,7 @@ func hmacWithPublicKey(t *testing.T, as *oauthtest.Server, claims map[string]any
 	if err != nil {
 		t.Fatal(err)
 	}
-	signing := segment(t, map[string]any{"alg": "HS256", "typ": "JWT", "kid": as.JWKS().Keys[0].KeyID}) + "." + segment(t, claims)
+	signing := segment(t, map[string]any{"alg": "HS256", "typ": "at+jwt", "kid": as.JWKS().Keys[0].KeyID}) + "." + segment(t, claims)
 	mac := hmac.New(sha256.New, der)
 	mac.Write([]byte(signing))
 	return signing + "." + base64.RawURLEncoding.EncodeToString(mac.Sum(nil))

@@ -1,8 +1,13 @@
 package bearer_test
 
 import (
+	"context"
 	"errors"
+	"strings"
 	"testing"
+
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
 
 	"github.com/mcpgen/mcpgen/runtime/bearer"
 )
@@ -39,6 +44,43 @@ func FuzzParseKeySet(f *testing.F) {
 			if !k.IsPublic() {
 				t.Fatalf("a non-public key passed: %q", k.KeyID)
 			}
+		}
+	})
+}
+
+// FuzzJWTVerify feeds Verify any token, header included, against a
+// loaded key set: nothing is accepted that lacks a subject or the at+jwt
+// type, and every refusal says the token is invalid.
+func FuzzJWTVerify(f *testing.F) {
+	is := newIssuer(f)
+	v := is.verifier(f, newClock(), bearer.JWTOptions{})
+	good := is.token(f, map[string]any{"sub": "alice"})
+	if _, err := v.Verify(context.Background(), good); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	f.Add(is.tokenWith(f, is.signingKey(), "JWT", map[string]any{"sub": "alice"}))
+	f.Add(is.tokenWith(f, is.signingKey(), nil, map[string]any{"sub": "alice"}))
+	f.Add(is.token(f, map[string]any{"client_id": "app"}))
+	f.Add("eyJhbGciOiJub25lIiwidHlwIjoiYXQrand0In0.e30.")
+	f.Fuzz(func(t *testing.T, token string) {
+		info, err := v.Verify(context.Background(), token)
+		if err != nil {
+			if !errors.Is(err, bearer.ErrInvalidToken) {
+				t.Fatalf("err = %v, want ErrInvalidToken", err)
+			}
+			return
+		}
+		if info.Subject == "" {
+			t.Fatalf("accepted without a subject: %+v", info)
+		}
+		tok, err := jwt.ParseSigned(token, []jose.SignatureAlgorithm{jose.ES256})
+		if err != nil {
+			t.Fatalf("accepted a token go-jose does not parse: %v", err)
+		}
+		typ, _ := tok.Headers[0].ExtraHeaders[jose.HeaderType].(string)
+		if !strings.EqualFold(typ, "at+jwt") && !strings.EqualFold(typ, "application/at+jwt") {
+			t.Fatalf("accepted a token typed %q", typ)
 		}
 	})
 }

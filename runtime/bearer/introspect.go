@@ -39,12 +39,20 @@ type IntrospectionOptions struct {
 	CacheSize int
 	// HTTPClient calls the endpoint; default one with a 10 s timeout.
 	HTTPClient *http.Client
+	// AllowMissingSubject accepts active tokens whose introspection answer
+	// has no subject ("sub"), which are refused by default so that every
+	// token speaks for someone; set it for an authorization server that
+	// leaves sub out of its client-credentials tokens. Such an answer must
+	// name the client ("client_id"), or the token is refused: its TokenInfo
+	// has an empty Subject, and its Principal is the client's, never that
+	// of a user or of another client.
+	AllowMissingSubject bool
 }
 
 // Introspector verifies opaque access tokens by asking the authorization
 // server (RFC 7662 token introspection): "active" must be true, and the
-// token must name this resource in "aud", be within exp and nbf, and come
-// from Issuer when set. Answers are cached briefly, keyed by the token's
+// token must name this resource in "aud", be within exp and nbf, have a
+// subject ("sub"; see AllowMissingSubject), and come from Issuer when set. Answers are cached briefly, keyed by the token's
 // SHA-256, never the token itself. It is safe for concurrent use.
 type Introspector struct {
 	opts IntrospectionOptions
@@ -215,6 +223,9 @@ func (in *Introspector) decide(body []byte, now time.Time) (*TokenInfo, error) {
 		return nil, fmt.Errorf("%w: not valid yet", ErrInvalidToken)
 	}
 	info := &TokenInfo{Subject: r.Subject, Issuer: r.Issuer, ClientID: r.ClientID, Audience: r.Audience, Scopes: strings.Fields(r.Scope), Claims: all}
+	if err := checkSubject(info, in.opts.AllowMissingSubject, "client_id"); err != nil {
+		return nil, err
+	}
 	if r.Expiry != 0 {
 		info.Expiry = time.Unix(r.Expiry, 0)
 	}

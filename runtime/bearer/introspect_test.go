@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -76,3 +77,48 @@ func TestIntrospector(t *testing.T) {
 }
 
 func itoa64(n int64) string { return strconv.FormatInt(n, 10) }
+
+// An active answer without a subject is refused by default; with
+// AllowMissingSubject it must name the client, which is then its own
+// principal.
+func TestIntrospectorSubject(t *testing.T) {
+	answers := map[string]string{
+		"client":  `{"active":true,"iss":"https://as","aud":"` + resource + `","client_id":"app"}`,
+		"empty":   `{"active":true,"iss":"https://as","aud":"` + resource + `","sub":"","client_id":"app"}`,
+		"nothing": `{"active":true,"iss":"https://as","aud":"` + resource + `"}`,
+		"user":    `{"active":true,"iss":"https://as","aud":"` + resource + `","sub":"app","client_id":"app"}`,
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(answers[r.FormValue("token")]))
+	}))
+	defer srv.Close()
+	newIn := func(allow bool) *bearer.Introspector {
+		in, err := bearer.NewIntrospector(bearer.IntrospectionOptions{Endpoint: srv.URL, ClientID: "rs", Audience: resource, CacheTTL: -1, AllowMissingSubject: allow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return in
+	}
+	ctx := context.Background()
+	strict, lax := newIn(false), newIn(true)
+	for _, tok := range []string{"client", "empty", "nothing"} {
+		if _, err := strict.Verify(ctx, tok); !errors.Is(err, bearer.ErrInvalidToken) || !strings.Contains(err.Error(), "sub") {
+			t.Errorf("default, %s: err = %v, want ErrInvalidToken naming sub", tok, err)
+		}
+	}
+	if _, err := lax.Verify(ctx, "nothing"); !errors.Is(err, bearer.ErrInvalidToken) {
+		t.Errorf("AllowMissingSubject, neither sub nor client_id: err = %v, want ErrInvalidToken", err)
+	}
+	client, err := lax.Verify(ctx, "client")
+	if err != nil {
+		t.Fatal(err)
+	}
+	user, err := lax.Verify(ctx, "user")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if client.Subject != "" || client.ClientID != "app" || client.Principal() == user.Principal() {
+		t.Errorf("client %+v (principal %q), user principal %q: want a client principal apart from the user's", client, client.Principal(), user.Principal())
+	}
+}

@@ -37,34 +37,84 @@ type JWTOptions struct {
 	// HTTPClient fetches the key set; default one with a 10 s timeout.
 	HTTPClient *http.Client
 	// RefreshInterval is the shortest time between two fetches of the key
-	// set (default one minute): a token signed with an unknown key makes
-	// the verifier fetch the set again, at most that often.
+	// set that succeeded (default one minute): a token signed with an
+	// unknown key makes the verifier fetch the set again, at most that
+	// often. A failed fetch (an error, a status other than 200, a set that
+	// does not parse, no answer within 10 s) is retried no sooner than
+	// one second after it ended, then two, four, and so on, doubling up to
+	// RefreshInterval. Meanwhile the keys already fetched stay in use.
+	// While the last fetch failed, a token whose key is not among them is
+	// refused as not checkable rather than invalid, as is every token
+	// while no set was ever fetched: Verify's error does not wrap
+	// ErrInvalidToken, and Protect answers 503, not 401, so that clients
+	// retry rather than ask for new tokens. Only one fetch runs at a time:
+	// concurrent tokens wait for it together. The fetch does not run on
+	// the context of the token's request: a request that ends (a client
+	// that hangs up) stops waiting, but the fetch goes on and its keys are
+	// kept.
 	RefreshInterval time.Duration
 	// MaxAge is how long a fetched key set is used before it is fetched
 	// again (default one hour); a Cache-Control max-age of the JWKS
 	// response shortens it, down to RefreshInterval.
 	MaxAge time.Duration
+	// AcceptedTypes are the values of the JWT "typ" header accepted, as
+	// media types (RFC 7515 section 4.1.9): compared case-insensitively,
+	// with or without "application/". Default: "at+jwt", the type RFC 9068
+	// (section 2.1) gives JWT access tokens, so that other JWTs of the
+	// issuer whose audience names this resource (an OpenID Connect ID
+	// token, say) are not taken for access tokens. For an issuer that does
+	// not type its access tokens, list "" (no typ header) or the type it
+	// uses, such as "JWT": its other JWTs then pass as access tokens too.
+	AcceptedTypes []string
+	// AllowMissingSubject accepts tokens without a subject ("sub"), which
+	// RFC 9068 requires and which are refused by default; set it for an
+	// issuer whose client-credentials tokens have none. Such a token must
+	// name its client ("client_id", else "azp"), or it is refused: its
+	// TokenInfo has an empty Subject, and its Principal is the client's,
+	// never that of a user or of another client.
+	AllowMissingSubject bool
 }
 
 // JWTVerifier verifies JWT access tokens (RFC 9068) against the key set of
-// their issuer, with github.com/go-jose/go-jose/v4: the signature with a
-// key of the set and an allowed algorithm, then iss, aud, exp, nbf and
-// iat. Keys rotate: a token whose key ("kid") is not in the cached set
-// makes it fetch the set again (rate-limited), so a new key is picked up
-// without a restart. It is safe for concurrent use.
+// their issuer, with github.com/go-jose/go-jose/v4: the "typ" header
+// (at+jwt), the signature with a key of the set and an allowed algorithm,
+// then iss, aud, exp, nbf, iat and sub. Keys rotate: a token whose key
+// ("kid") is not in the cached set makes it fetch the set again
+// (rate-limited, see JWTOptions.RefreshInterval), so a new key is picked
+// up without a restart. It is safe for concurrent use.
 type JWTVerifier struct {
-	opts JWTOptions
+	opts         JWTOptions
+	types        []string // AcceptedTypes, normalised by mediaType
+	fetchTimeout time.Duration
+	now          func() time.Time
 
-	mu      sync.Mutex
-	keys    *jose.JSONWebKeySet
-	fetched time.Time // when keys were fetched
-	expires time.Time // when keys must be fetched again
-	tried   time.Time // the last fetch attempt
-	now     func() time.Time
+	mu       sync.Mutex
+	keys     *jose.JSONWebKeySet // nil until a fetch succeeded
+	expires  time.Time           // when keys must be fetched again
+	next     time.Time           // no fetch starts before then
+	failures int                 // failed fetches since the last success
+	lastErr  error               // the error of the last fetch, nil after a success
+	fetching *keyFetch           // the fetch under way, or nil
+}
+
+// keyFetch is one fetch of the key set, which the tokens that need it wait
+// for together.
+type keyFetch struct {
+	done chan struct{} // closed when the fetch ended
+	err  error         // its error; set before done is closed
 }
 
 // MaxJWKSBytes bounds the size of a fetched key set.
 const MaxJWKSBytes = 1 << 20
+
+const (
+	// jwksFetchTimeout bounds one fetch of the key set, whatever the
+	// HTTPClient's own timeout.
+	jwksFetchTimeout = 10 * time.Second
+	// jwksFirstBackoff is the wait after a failed fetch, doubled after
+	// each further failure up to RefreshInterval.
+	jwksFirstBackoff = time.Second
+)
 
 // NewJWTVerifier returns a JWTVerifier, or an error naming the option
 // that is wrong. It fetches nothing until the first token.
@@ -101,7 +151,22 @@ func NewJWTVerifier(opts JWTOptions) (*JWTVerifier, error) {
 	if opts.MaxAge <= 0 {
 		opts.MaxAge = time.Hour
 	}
-	return &JWTVerifier{opts: opts, now: time.Now}, nil
+	if len(opts.AcceptedTypes) == 0 {
+		opts.AcceptedTypes = []string{"at+jwt"}
+	}
+	opts.AcceptedTypes = slices.Clone(opts.AcceptedTypes)
+	types := make([]string, len(opts.AcceptedTypes))
+	for i, t := range opts.AcceptedTypes {
+		types[i] = mediaType(t)
+	}
+	return &JWTVerifier{opts: opts, types: types, fetchTimeout: jwksFetchTimeout, now: time.Now}, nil
+}
+
+// mediaType normalises a "typ" value: lower case, without "application/"
+// (RFC 7515 section 4.1.9).
+func mediaType(t string) string {
+	t = strings.ToLower(t)
+	return strings.TrimPrefix(t, "application/")
 }
 
 // accessClaims are the claims of an access token beyond the registered
@@ -113,7 +178,8 @@ type accessClaims struct {
 }
 
 // Verify checks token and returns what it says. Errors of the token wrap
-// ErrInvalidToken; failing to fetch the key set does not.
+// ErrInvalidToken; failing to fetch the key set does not, nor does ctx
+// ending while the key set is being fetched.
 func (v *JWTVerifier) Verify(ctx context.Context, token string) (*TokenInfo, error) {
 	tok, err := jwt.ParseSigned(token, v.opts.Algorithms)
 	if err != nil {
@@ -121,6 +187,9 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string) (*TokenInfo, err
 	}
 	if len(tok.Headers) != 1 {
 		return nil, fmt.Errorf("%w: %d signatures", ErrInvalidToken, len(tok.Headers))
+	}
+	if err := v.checkType(tok.Headers[0]); err != nil {
+		return nil, err
 	}
 	kid := tok.Headers[0].KeyID
 	keys, err := v.keysFor(ctx, kid)
@@ -162,7 +231,44 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string) (*TokenInfo, err
 	if info.ClientID == "" {
 		info.ClientID = extra.AZP
 	}
+	if err := checkSubject(info, v.opts.AllowMissingSubject, "client_id or azp"); err != nil {
+		return nil, err
+	}
 	return info, nil
+}
+
+// checkType checks the "typ" header of h against AcceptedTypes.
+func (v *JWTVerifier) checkType(h jose.Header) error {
+	typ := ""
+	if raw, ok := h.ExtraHeaders[jose.HeaderType]; ok {
+		s, ok := raw.(string)
+		if !ok {
+			return fmt.Errorf("%w: the token's type (typ header) is not a string", ErrInvalidToken)
+		}
+		typ = s
+	}
+	if slices.Contains(v.types, mediaType(typ)) {
+		return nil
+	}
+	if typ == "" {
+		return fmt.Errorf("%w: the token has no type (typ header); accepted: %q (JWT access tokens are at+jwt, RFC 9068 section 2.1)", ErrInvalidToken, v.opts.AcceptedTypes)
+	}
+	return fmt.Errorf("%w: the token's type (typ header) is %q; accepted: %q (JWT access tokens are at+jwt, RFC 9068 section 2.1)", ErrInvalidToken, typ, v.opts.AcceptedTypes)
+}
+
+// checkSubject refuses a token that names no subject, unless allowed and
+// it names its client (claim is where). Principal keeps each client's
+// tokens apart from every other principal.
+func checkSubject(info *TokenInfo, allowMissing bool, claim string) error {
+	switch {
+	case info.Subject != "":
+		return nil
+	case !allowMissing:
+		return fmt.Errorf("%w: the token has no subject (sub)", ErrInvalidToken)
+	case info.ClientID == "":
+		return fmt.Errorf("%w: the token has neither a subject (sub) nor a client (%s)", ErrInvalidToken, claim)
+	}
+	return nil
 }
 
 // audienceHas reports whether aud names resource, compared canonically.
@@ -174,69 +280,131 @@ func audienceHas(aud []string, resource string) bool {
 }
 
 // keysFor returns the keys that may have signed a token with key id kid:
-// the ones with that id ("" matches every key), fetching the set when it
-// is missing, stale, or lacks kid and was not fetched within
-// RefreshInterval.
+// the ones with that id ("" matches every key). When the set is missing,
+// stale, or lacks kid, it starts a fetch if none is under way and the last
+// one ended long enough ago (RefreshInterval after a success, the backoff
+// after a failure), and waits for the fetch under way, or until ctx ends.
 func (v *JWTVerifier) keysFor(ctx context.Context, kid string) ([]jose.JSONWebKey, error) {
 	v.mu.Lock()
-	defer v.mu.Unlock()
 	now := v.now()
-	match := func() []jose.JSONWebKey {
-		if v.keys == nil {
-			return nil
-		}
-		if kid == "" {
-			return v.keys.Keys
-		}
-		return v.keys.Key(kid)
+	keys := v.matchLocked(kid)
+	if len(keys) > 0 && now.Before(v.expires) {
+		v.mu.Unlock()
+		return keys, nil
 	}
-	keys := match()
-	stale := v.keys == nil || now.After(v.expires)
-	if (stale || len(keys) == 0) && (v.tried.IsZero() || now.Sub(v.tried) >= v.opts.RefreshInterval || v.keys == nil) {
-		v.tried = now
-		if err := v.fetchLocked(ctx, now); err != nil {
-			if v.keys == nil {
-				return nil, err
-			}
-			// Keep using the keys we have; a missing kid stays invalid.
+	f := v.fetching
+	if f == nil && !now.Before(v.next) {
+		f = v.startFetchLocked(ctx)
+	}
+	v.mu.Unlock()
+	if f != nil {
+		select {
+		case <-f.done:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("bearer: gave up waiting for the key set at %s: %w", v.opts.JWKSURL, context.Cause(ctx))
 		}
-		keys = match()
 	}
-	if len(keys) == 0 {
-		return nil, fmt.Errorf("%w: no key %q in the issuer's key set", ErrInvalidToken, kid)
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	keys = v.matchLocked(kid)
+	switch {
+	case len(keys) > 0:
+		// Fresh, or stale and kept while the set cannot be fetched.
+		return keys, nil
+	case v.keys == nil && v.lastErr == nil:
+		// Cannot happen: a fetch either loads keys or records an error.
+		return nil, fmt.Errorf("bearer: the key set at %s was not fetched", v.opts.JWKSURL)
+	case v.keys == nil:
+		return nil, fmt.Errorf("bearer: no key set yet (next attempt in %s): %w", max(v.next.Sub(v.now()), 0).Round(time.Millisecond), v.lastErr)
+	case v.lastErr != nil:
+		// The key may be new: that the set lacks it says nothing while
+		// the set cannot be fetched again.
+		return nil, fmt.Errorf("bearer: no key %q in the key set fetched before, and fetching it again failed: %w", kid, v.lastErr)
 	}
-	return keys, nil
+	return nil, fmt.Errorf("%w: no key %q in the issuer's key set", ErrInvalidToken, kid)
 }
 
-// fetchLocked fetches the key set; v.mu is held.
-func (v *JWTVerifier) fetchLocked(ctx context.Context, now time.Time) error {
+// matchLocked returns the keys of the set with key id kid, all of them for
+// "". v.mu is held.
+func (v *JWTVerifier) matchLocked(kid string) []jose.JSONWebKey {
+	switch {
+	case v.keys == nil:
+		return nil
+	case kid == "":
+		return v.keys.Keys
+	}
+	return v.keys.Key(kid)
+}
+
+// startFetchLocked starts fetching the key set, on a context that keeps
+// ctx's values but not its cancellation, with its own timeout: the fetch
+// ends on its own, and what it brings is kept. v.mu is held.
+func (v *JWTVerifier) startFetchLocked(ctx context.Context) *keyFetch {
+	f := &keyFetch{done: make(chan struct{})}
+	v.fetching = f
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), v.fetchTimeout)
+	go func() {
+		defer cancel()
+		set, age, err := v.fetch(ctx)
+		v.mu.Lock()
+		now := v.now()
+		if err == nil {
+			v.keys, v.expires = set, now.Add(age)
+			v.failures, v.lastErr = 0, nil
+			v.next = now.Add(v.opts.RefreshInterval)
+		} else {
+			v.failures++
+			v.lastErr = err
+			v.next = now.Add(backoff(v.failures, v.opts.RefreshInterval))
+		}
+		v.fetching = nil
+		f.err = err
+		v.mu.Unlock()
+		close(f.done)
+	}()
+	return f
+}
+
+// backoff is the wait after the n-th failed fetch in a row: one second,
+// doubled after each further failure, at most limit.
+func backoff(n int, limit time.Duration) time.Duration {
+	d := jwksFirstBackoff
+	for i := 1; i < n; i++ {
+		if d > limit/2 {
+			return limit
+		}
+		d *= 2
+	}
+	return min(d, limit)
+}
+
+// fetch fetches the key set, and how long to use it.
+func (v *JWTVerifier) fetch(ctx context.Context) (*jose.JSONWebKeySet, time.Duration, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, v.opts.JWKSURL, nil)
 	if err != nil {
-		return fmt.Errorf("bearer: key set: %w", err)
+		return nil, 0, fmt.Errorf("bearer: key set: %w", err)
 	}
 	req.Header.Set("Accept", "application/json")
 	res, err := v.opts.HTTPClient.Do(req)
 	if err != nil {
-		return fmt.Errorf("bearer: fetching the key set: %w", err)
+		return nil, 0, fmt.Errorf("bearer: fetching the key set: %w", err)
 	}
 	defer res.Body.Close()
 	if res.StatusCode != http.StatusOK {
-		return fmt.Errorf("bearer: fetching the key set %s: %s", v.opts.JWKSURL, res.Status)
+		return nil, 0, fmt.Errorf("bearer: fetching the key set %s: %s", v.opts.JWKSURL, res.Status)
 	}
 	body, err := io.ReadAll(io.LimitReader(res.Body, MaxJWKSBytes+1))
 	if err != nil {
-		return fmt.Errorf("bearer: reading the key set: %w", err)
+		return nil, 0, fmt.Errorf("bearer: reading the key set at %s: %w", v.opts.JWKSURL, err)
 	}
 	if len(body) > MaxJWKSBytes {
-		return fmt.Errorf("bearer: the key set at %s is larger than %d bytes", v.opts.JWKSURL, MaxJWKSBytes)
+		return nil, 0, fmt.Errorf("bearer: the key set at %s is larger than %d bytes", v.opts.JWKSURL, MaxJWKSBytes)
 	}
 	set, err := ParseKeySet(body)
 	if err != nil {
-		return fmt.Errorf("bearer: the key set at %s: %w", v.opts.JWKSURL, err)
+		return nil, 0, fmt.Errorf("bearer: the key set at %s: %w", v.opts.JWKSURL, err)
 	}
-	v.keys, v.fetched = set, now
-	v.expires = now.Add(cacheAge(res.Header.Get("Cache-Control"), v.opts.RefreshInterval, v.opts.MaxAge))
-	return nil
+	return set, cacheAge(res.Header.Get("Cache-Control"), v.opts.RefreshInterval, v.opts.MaxAge), nil
 }
 
 // ParseKeySet decodes a JSON Web Key Set, keeping only public signing keys:

@@ -50,8 +50,9 @@ type Options struct {
 	// with only Scopes checked, to be refused by the MCP server's own body
 	// limit; keep that limit no higher than MaxPeek.
 	MaxPeek int64
-	// Logger receives the reasons of refused tokens, at debug level; the
-	// client is told less. Default: none.
+	// Logger receives the reasons of refused tokens, at debug level, and
+	// of tokens that could not be checked, at warn level; the client is
+	// told less. The token itself is never logged. Default: none.
 	Logger *slog.Logger
 }
 
@@ -190,10 +191,26 @@ func (p *Protector) Metadata() http.Handler {
 // removed before next sees the request, so the token never goes further.
 // The token's Principal is also put in the context for the runtime
 // (session.WithPrincipal), which binds sealed requestState to it.
+//
+// Every method needs a token, OPTIONS too: only a CORS preflight, an
+// OPTIONS request with Origin and Access-Control-Request-Method headers
+// (which browsers send without credentials), goes to next without one,
+// and next must answer it as a preflight: a handler that serves content
+// on any OPTIONS (http.FileServer does) would serve it to whoever sends
+// those two headers, so wrap such a handler in a CORS handler that
+// answers preflights itself.
+//
+// A TokenInfo naming neither a subject nor a client is refused, since all
+// such tokens would share one Principal. The token never appears in the
+// log: Logger gets the verifier's error with any copy of it cut out.
 func (p *Protector) Protect(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodOptions {
-			next.ServeHTTP(w, r) // CORS preflight carries no credentials
+		if isPreflight(r) {
+			if len(r.Header.Values("Authorization")) > 0 {
+				r.Header = r.Header.Clone()
+				r.Header.Del("Authorization")
+			}
+			next.ServeHTTP(w, r)
 			return
 		}
 		token, ok := bearerToken(r.Header)
@@ -204,16 +221,20 @@ func (p *Protector) Protect(next http.Handler) http.Handler {
 		info, err := p.opts.Verifier.Verify(r.Context(), token)
 		switch {
 		case errors.Is(err, ErrInvalidToken):
-			p.log.Debug("bearer: token refused", "err", err)
+			p.log.Debug("bearer: token refused", "err", redact(err, token))
 			p.challenge(w, http.StatusUnauthorized, "invalid_token", "the access token is not valid for this resource", p.opts.Scopes)
 			return
 		case err != nil:
-			p.log.Warn("bearer: token could not be checked", "err", err)
+			p.log.Warn("bearer: token could not be checked", "err", redact(err, token))
 			w.Header().Set("Retry-After", "5")
 			http.Error(w, "the access token could not be checked; try again later", http.StatusServiceUnavailable)
 			return
 		case info == nil:
 			p.log.Warn("bearer: the verifier returned no TokenInfo and no error")
+			p.challenge(w, http.StatusUnauthorized, "invalid_token", "the access token is not valid for this resource", p.opts.Scopes)
+			return
+		case info.Subject == "" && info.ClientID == "":
+			p.log.Warn("bearer: the verifier accepted a token that names neither a subject nor a client; refused")
 			p.challenge(w, http.StatusUnauthorized, "invalid_token", "the access token is not valid for this resource", p.opts.Scopes)
 			return
 		}
@@ -231,6 +252,19 @@ func (p *Protector) Protect(next http.Handler) http.Handler {
 		r.Header.Del("Authorization")
 		next.ServeHTTP(w, r)
 	})
+}
+
+// isPreflight reports whether r is a CORS preflight request (the Fetch
+// standard's CORS-preflight request): OPTIONS with an Origin and an
+// Access-Control-Request-Method.
+func isPreflight(r *http.Request) bool {
+	return r.Method == http.MethodOptions && r.Header.Get("Origin") != "" && r.Header.Get("Access-Control-Request-Method") != ""
+}
+
+// redact returns the text of err with every copy of token replaced, for
+// the log: a verifier's error might quote the token it refused.
+func redact(err error, token string) string {
+	return strings.ReplaceAll(err.Error(), token, "[token]")
 }
 
 // bearerToken returns the token of the Authorization header, which must be

@@ -1,0 +1,208 @@
+package bearer_test
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/mcpgen/mcpgen/runtime/bearer"
+)
+
+// An unauthenticated request with an unknown kid, dropped while the key
+// set is being fetched, neither cancels the fetch nor uses up the refresh:
+// a token signed with the issuer's new key is accepted at once, not a
+// RefreshInterval later.
+func TestJWKSFetchOutlivesDroppedRequest(t *testing.T) {
+	is := newIssuer(t)
+	clk := newClock()
+	v := is.verifier(t, clk, bearer.JWTOptions{})
+	ctx := context.Background()
+	if _, err := v.Verify(ctx, is.token(t, map[string]any{"sub": "alice"})); err != nil {
+		t.Fatalf("before the rotation: %v", err)
+	}
+	clk.Add(time.Minute) // the refresh is due again
+	is.rotate(t)
+	entered, release := is.hold()
+	defer release()
+	forged := is.forged(t, "attacker")
+	dropped, hangUp := context.WithCancel(ctx)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := v.Verify(dropped, forged)
+		errc <- err
+	}()
+	wait(t, entered, "the key set fetch for the unknown kid")
+	hangUp()
+	if err := wait(t, errc, "Verify of the dropped request"); err == nil {
+		t.Fatal("the forged token was accepted")
+	}
+	release()
+	// The clock has not moved since the dropped request.
+	info, err := v.Verify(ctx, is.token(t, map[string]any{"sub": "bob"}))
+	if err != nil {
+		t.Fatalf("a token of the new key, after a dropped request with an unknown kid: %v", err)
+	}
+	if info.Subject != "bob" {
+		t.Errorf("Subject = %q, want bob", info.Subject)
+	}
+	if n := is.fetches.Load(); n != 2 {
+		t.Errorf("%d fetches of the key set, want 2 (the first, and the one the dropped request started)", n)
+	}
+}
+
+// A request whose client has hung up stops waiting for a slow key set
+// fetch at once; it does not queue behind it.
+func TestJWKSWaitEndsWithRequest(t *testing.T) {
+	is := newIssuer(t)
+	v := is.verifier(t, newClock(), bearer.JWTOptions{})
+	entered, release := is.hold()
+	defer release()
+	ctx := context.Background()
+	first := make(chan error, 1)
+	tok := is.token(t, map[string]any{"sub": "alice"})
+	go func() {
+		_, err := v.Verify(ctx, tok)
+		first <- err
+	}()
+	wait(t, entered, "the first key set fetch")
+	gone, hangUp := context.WithCancel(ctx)
+	hangUp()
+	second := make(chan error, 1)
+	go func() {
+		_, err := v.Verify(gone, tok)
+		second <- err
+	}()
+	// The fetch is still held: the second Verify must end on its own.
+	if err := wait(t, second, "Verify of a request that ended, while the key set fetch is held"); !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want one wrapping context.Canceled", err)
+	}
+	release()
+	if err := wait(t, first, "Verify of the request that started the fetch"); err != nil {
+		t.Errorf("the request that waited for the fetch: %v", err)
+	}
+	if n := is.fetches.Load(); n != 1 {
+		t.Errorf("%d fetches, want 1", n)
+	}
+}
+
+// While no key set was ever loaded, a flood of forged tokens against a
+// failing key set endpoint makes one fetch, then one more per backoff
+// step: one second, doubling up to RefreshInterval.
+func TestJWKSFailuresBackOff(t *testing.T) {
+	is := newIssuer(t)
+	is.failing.Store(true)
+	clk := newClock()
+	v := is.verifier(t, clk, bearer.JWTOptions{}) // RefreshInterval one minute
+	ctx := context.Background()
+	forged := make([]string, 25)
+	for i := range forged {
+		forged[i] = is.forged(t, "forged-"+strconv.Itoa(i))
+	}
+	flood := func(when string) {
+		t.Helper()
+		for i, tok := range forged {
+			if _, err := v.Verify(ctx, tok); err == nil || errors.Is(err, bearer.ErrInvalidToken) {
+				t.Fatalf("%s: forged token %d: err = %v, want an error saying the key set could not be fetched", when, i, err)
+			}
+		}
+	}
+	flood("first flood")
+	want := int32(1)
+	if n := is.fetches.Load(); n != want {
+		t.Fatalf("%d forged tokens made %d fetches of a failing key set, want %d", len(forged), n, want)
+	}
+	for _, step := range []time.Duration{1, 2, 4, 8, 16, 32, 60, 60} {
+		step *= time.Second
+		clk.Add(step - time.Millisecond)
+		flood("just before the backoff of " + step.String())
+		if n := is.fetches.Load(); n != want {
+			t.Fatalf("%d fetches before the backoff of %s ended, want %d", n, step, want)
+		}
+		clk.Add(time.Millisecond)
+		flood("after the backoff of " + step.String())
+		want++
+		if n := is.fetches.Load(); n != want {
+			t.Fatalf("%d fetches once the backoff of %s ended, want %d", n, step, want)
+		}
+	}
+	// The endpoint recovers: once the backoff ends the set is loaded, and
+	// unknown kids are invalid without a fetch for RefreshInterval.
+	is.failing.Store(false)
+	clk.Add(time.Minute)
+	if _, err := v.Verify(ctx, is.token(t, map[string]any{"sub": "alice"})); err != nil {
+		t.Fatalf("after the endpoint recovered: %v", err)
+	}
+	want++
+	for i, tok := range forged {
+		if _, err := v.Verify(ctx, tok); !errors.Is(err, bearer.ErrInvalidToken) {
+			t.Fatalf("forged token %d once the set is loaded: err = %v, want ErrInvalidToken", i, err)
+		}
+	}
+	if n := is.fetches.Load(); n != want {
+		t.Errorf("%d fetches, want %d", n, want)
+	}
+}
+
+// Concurrent forged tokens share the one fetch under way, slow as it is,
+// and none starts another at its end, whether it failed or not.
+func TestJWKSConcurrentTokensShareOneFetch(t *testing.T) {
+	for _, failing := range []bool{true, false} {
+		t.Run("failing="+strconv.FormatBool(failing), func(t *testing.T) {
+			is := newIssuer(t)
+			is.failing.Store(failing)
+			v := is.verifier(t, newClock(), bearer.JWTOptions{})
+			entered, release := is.hold()
+			defer release()
+			const n = 25
+			errs := make(chan error, n)
+			for i := range n {
+				tok := is.forged(t, "forged-"+strconv.Itoa(i))
+				go func() {
+					_, err := v.Verify(context.Background(), tok)
+					errs <- err
+				}()
+			}
+			wait(t, entered, "the first key set fetch")
+			release()
+			for i := range n {
+				if err := wait(t, errs, "Verify of forged token "+strconv.Itoa(i)); err == nil {
+					t.Fatal("a forged token was accepted")
+				}
+			}
+			if got := is.fetches.Load(); got != 1 {
+				t.Errorf("%d concurrent forged tokens made %d fetches, want 1", n, got)
+			}
+		})
+	}
+}
+
+// A stale key set whose refresh fails stays in use for the keys it holds;
+// a kid it lacks is then not checkable rather than invalid, since the set
+// that would name it could not be fetched.
+func TestJWKSStaleSetKeptWhileFetchFails(t *testing.T) {
+	is := newIssuer(t)
+	clk := newClock()
+	v := is.verifier(t, clk, bearer.JWTOptions{MaxAge: time.Hour})
+	ctx := context.Background()
+	tok := is.token(t, map[string]any{"sub": "alice", "exp": time.Now().Add(3 * time.Hour).Unix()})
+	if _, err := v.Verify(ctx, tok); err != nil {
+		t.Fatal(err)
+	}
+	is.failing.Store(true)
+	clk.Add(time.Hour + time.Second)
+	if _, err := v.Verify(ctx, tok); err != nil {
+		t.Fatalf("a known key while the stale set cannot be refreshed: %v", err)
+	}
+	if n := is.fetches.Load(); n != 2 {
+		t.Errorf("%d fetches, want 2 (the first, the failed refresh)", n)
+	}
+	_, err := v.Verify(ctx, is.forged(t, "new-key"))
+	if err == nil || errors.Is(err, bearer.ErrInvalidToken) {
+		t.Errorf("an unknown kid while the set cannot be fetched: err = %v, want one that is not ErrInvalidToken", err)
+	}
+	if n := is.fetches.Load(); n != 2 {
+		t.Errorf("%d fetches within the backoff, want 2", n)
+	}
+}
