@@ -55,6 +55,13 @@
 // A request the Server refuses gets an HTTP error status and, as the body,
 // a JSON-RPC error response: one per request of the POST body when its ids
 // could be read, else one without an id.
+//
+// # Logs
+//
+// Logs never hold a sessionId: a session is named by its tag, the first 8
+// hex digits of the SHA-256 of its id (sessionTag=…), which tells sessions
+// apart without giving the id back; the Client logs and reports its
+// endpoint without the query that holds the id.
 package ssehttp
 
 import (
@@ -75,6 +82,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/mcpgen/mcpgen/runtime/internal/httpguard"
+	"github.com/mcpgen/mcpgen/runtime/internal/httpmsg"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/transport"
@@ -137,7 +145,9 @@ type ServerOptions struct {
 	// to the principal of its GET: a POST naming it whose principal differs
 	// is refused with 404, as if the session did not exist.
 	Principal func(*http.Request) string
-	// Logger receives diagnostics. Default: discard.
+	// Logger receives diagnostics. Default: discard. What it is given
+	// holds no session id, nor a token: a session is named by its tag (see
+	// the package doc).
 	Logger *slog.Logger
 }
 
@@ -307,14 +317,14 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 		refuse(w, http.StatusInternalServerError, nil, jsonrpc.Errorf(jsonrpc.InternalError, "%v", err))
 		return
 	}
-	s.log.Debug("mcp sse: session opened", "session", c.id, "remote", r.RemoteAddr)
+	s.log.Debug("mcp sse: session opened", "sessionTag", c.tag(), "remote", r.RemoteAddr)
 	why := c.serve(w, r, endpoint)
 	// The stream is over, and so is the session: nothing more reaches its
 	// client. Its handlers are cancelled; Abort waits for them.
 	c.end(why)
 	s.forget(c)
 	c.sess.Abort()
-	s.log.Debug("mcp sse: session ended", "session", c.id, "why", why)
+	s.log.Debug("mcp sse: session ended", "sessionTag", c.tag(), "why", why)
 }
 
 // endpoint returns the URL of the endpoint event for session id: the
@@ -411,12 +421,18 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 	c := s.sessions[sid]
 	s.mu.Unlock()
 	if c != nil && s.opts.Principal != nil && s.opts.Principal(r) != c.principal {
-		s.log.Warn("mcp sse: a POST names a session of another principal", "session", sid)
+		// Answered as a session that does not exist: the caller learns
+		// nothing of it. The log names it by its tag only (a session id
+		// lets anyone bound to it use it).
+		s.log.Warn("mcp sse: a POST names a session of another principal; answered as if it did not exist",
+			"sessionTag", c.tag(), "remote", r.RemoteAddr)
 		c = nil
 	}
 	if c == nil {
+		// The message does not repeat the id: the client knows which it
+		// sent, and what it logs of the message then holds none.
 		refuse(w, http.StatusNotFound, nil, jsonrpc.Errorf(jsonrpc.InvalidRequest,
-			"session %q not found: its SSE stream has ended, or it never existed; open a new one with GET", sid))
+			"session not found: the sessionId names no session, one whose SSE stream has ended, or one of another user; open a new one with GET"))
 		return
 	}
 	rf := &refusal{nullID: c.nullID()}
@@ -464,7 +480,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if !c.deliver(session.WithHTTPRequest(r.Context(), r), body, items, batch) {
-		refuse(w, http.StatusNotFound, rf, jsonrpc.Errorf(jsonrpc.InvalidRequest, "session %q ended", sid))
+		refuse(w, http.StatusNotFound, rf, jsonrpc.Errorf(jsonrpc.InvalidRequest, "session ended"))
 		return
 	}
 	w.WriteHeader(http.StatusAccepted)
@@ -474,7 +490,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 type conn struct {
 	srv       *Server
 	id        string
-	principal string
+	principal string // ServerOptions.Principal of the GET; "" for none
 	sess      *session.Session
 	// Set by the session before it starts.
 	push      func(data []byte, inline bool)
@@ -532,6 +548,10 @@ func (c *conn) deliver(vals context.Context, body []byte, items []jsonrpc.Item, 
 	return true
 }
 
+// tag names the session in logs and errors, which never hold its id
+// (httpmsg.Tag).
+func (c *conn) tag() string { return httpmsg.Tag(c.id) }
+
 // nullID reports whether an error without a request id is written with
 // "id": null for this session: its revision is before 2025-11-25.
 func (c *conn) nullID() bool {
@@ -583,7 +603,7 @@ func (c *conn) Write(ctx context.Context, data []byte) error {
 	defer c.mu.Unlock()
 	for {
 		if c.ended {
-			return fmt.Errorf("ssehttp: session %s: the SSE stream has ended (%v): %w", c.id, c.why, net.ErrClosed)
+			return fmt.Errorf("ssehttp: session %s: the SSE stream has ended (%v): %w", c.tag(), c.why, net.ErrClosed)
 		}
 		if c.roomLocked(len(data)) {
 			c.queue = append(c.queue, data)
@@ -602,7 +622,7 @@ func (c *conn) Write(ctx context.Context, data []byte) error {
 		}
 		_, handler := session.RequestID(ctx)
 		full := fmt.Errorf("%w: session %s holds %d unwritten messages (%d bytes); the limits are %d and %d bytes",
-			ErrStreamFull, c.id, len(c.queue), c.queueBytes, c.srv.opts.QueueEvents, c.srv.opts.QueueBytes)
+			ErrStreamFull, c.tag(), len(c.queue), c.queueBytes, c.srv.opts.QueueEvents, c.srv.opts.QueueBytes)
 		if answer == 0 && !handler {
 			return full
 		}

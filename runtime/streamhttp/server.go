@@ -23,6 +23,11 @@
 // are limited, idle sessions are reaped, and the number of live sessions is
 // bounded (ServerOptions.MaxSessions).
 //
+// Logs never hold a session id, nor an SSE event id (which holds it): a
+// session is named by its tag, the first 8 hex digits of the SHA-256 of
+// its id (sessionTag=…; a stream by the tag and its number), which tells
+// sessions apart without giving the id back.
+//
 // Memory is bounded. Of the events already sent on a stream, only the
 // resumption window is kept (ServerOptions.ReplayEvents, ReplayBytes: by
 // default the newest 256 events within 1 MiB); resuming from an older event
@@ -78,6 +83,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/mcpgen/mcpgen/runtime/internal/httpguard"
+	"github.com/mcpgen/mcpgen/runtime/internal/httpmsg"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/revision"
 	"github.com/mcpgen/mcpgen/runtime/session"
@@ -166,7 +172,9 @@ type ServerOptions struct {
 	// not exist, so a session id that leaks cannot be used with another
 	// user's token.
 	Principal func(*http.Request) string
-	// Logger receives diagnostics. Default: discard.
+	// Logger receives diagnostics. Default: discard. What it is given
+	// holds no session id, nor a token: a session is named by its tag (see
+	// the package doc).
 	Logger *slog.Logger
 }
 
@@ -293,7 +301,7 @@ func (s *Server) reap() {
 		}
 		s.mu.Unlock()
 		for _, c := range idle {
-			s.log.Debug("mcp http: idle session ended", "session", c.id)
+			s.log.Debug("mcp http: idle session ended", "sessionTag", c.tag())
 			s.forget(c)
 			// Not waited for: a session that drains must not hold up
 			// the others' reaping.
@@ -390,16 +398,26 @@ func (s *Server) lookup(w http.ResponseWriter, r *http.Request, rf *refusal) *co
 	c := s.sessions[sid]
 	s.mu.Unlock()
 	if c != nil && s.opts.Principal != nil && s.opts.Principal(r) != c.principal {
-		s.log.Warn("mcp http: a request names a session of another principal", "session", sid)
+		// Answered as a session that does not exist: the caller learns
+		// nothing of it. The log names it by its tag only (a session id
+		// lets anyone bound to it use it).
+		s.log.Warn("mcp http: a request names a session of another principal; answered as if it did not exist",
+			"sessionTag", c.tag(), "method", r.Method, "remote", r.RemoteAddr)
 		c = nil
 	}
 	if c == nil {
-		refuse(w, *rf, http.StatusNotFound, jsonrpc.InvalidRequest, "session %q not found", sid)
+		refuse(w, *rf, http.StatusNotFound, jsonrpc.InvalidRequest, "%s", errNoSession)
 		return nil
 	}
 	rf.conn = c
 	return c
 }
+
+// errNoSession is the message of the refusal of a request naming a
+// session that does not exist, has ended, or belongs to another
+// principal. It does not repeat the id: the client knows which it sent,
+// and what it logs of the message then holds none.
+const errNoSession = "no such session: the Mcp-Session-Id names no session, one that has ended, or one of another user; start a new one with initialize"
 
 func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 	// The body is read first: every refusal echoes the ids of its requests
@@ -551,12 +569,12 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 		dropped := ok && st == nil && c.hadStreamLocked(id)
 		c.mu.Unlock()
 		if dropped {
-			httpError(w, http.StatusGone, jsonrpc.InvalidRequest, "Last-Event-ID %q: the stream was dropped %v after it was complete; its events are beyond the resumption window", last, c.srv.opts.StreamRetention)
+			httpError(w, http.StatusGone, jsonrpc.InvalidRequest, "Last-Event-ID: the stream was dropped %v after it was complete; its events are beyond the resumption window", c.srv.opts.StreamRetention)
 			return
 		}
 		if !ok || st == nil {
 			// Never replay another session's stream (T-R3).
-			httpError(w, http.StatusBadRequest, jsonrpc.InvalidRequest, "Last-Event-ID %q names no stream of this session", last)
+			httpError(w, http.StatusBadRequest, jsonrpc.InvalidRequest, "Last-Event-ID names no stream of this session")
 			return
 		}
 		c.serveSSE(w, r, st, seq, false)
@@ -589,6 +607,7 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request) {
 	// The session leaves the map before the 204: a request sent after the
 	// answer finds no session (T-S4), not one that is ending.
 	s.forget(c)
+	s.log.Debug("mcp http: session ended by DELETE", "sessionTag", c.tag())
 	c.sess.Close() // T-S5
 	w.WriteHeader(http.StatusNoContent)
 }
@@ -656,6 +675,7 @@ func (s *Server) newConn(r *http.Request) (*conn, *jsonrpc.Error) {
 	c.sess = session.New(session.Server, c, h, s.opts.Session)
 	s.sessions[c.id] = c
 	s.mu.Unlock()
+	s.log.Debug("mcp http: session opened", "sessionTag", c.tag(), "remote", r.RemoteAddr)
 	return c, nil
 }
 
@@ -663,7 +683,7 @@ func (s *Server) newConn(r *http.Request) (*conn, *jsonrpc.Error) {
 type conn struct {
 	srv       *Server
 	id        string
-	principal string // ServerOptions.Principal of the initialize
+	principal string // ServerOptions.Principal of the initialize; "" for none
 	sess      *session.Session
 	in        chan []byte // POST bodies for Read, when the session does not take them pushed
 	// Set by the session before it starts.
@@ -715,6 +735,18 @@ func (c *conn) newStreamLocked() *stream {
 	st := &stream{id: id, pending: map[wire.ID]bool{}, wake: make(chan struct{}, 1), drop: make(chan struct{}), first: 1}
 	c.streams[id] = st
 	return st
+}
+
+// tag names the session in logs, which never hold its id (httpmsg.Tag).
+func (c *conn) tag() string { return httpmsg.Tag(c.id) }
+
+// streamTag names the stream id of c in logs: the session's tag and the
+// stream's number.
+func (c *conn) streamTag(id string) string {
+	if n, ok := strings.CutPrefix(id, c.id); ok {
+		return c.tag() + n
+	}
+	return httpmsg.Tag(id)
 }
 
 func (c *conn) touch() {
@@ -852,7 +884,7 @@ func (c *conn) Write(ctx context.Context, data []byte) error {
 				return c.appendLocked(st, data)
 			}
 		}
-		c.srv.log.Debug("mcp http: response for no open stream dropped", "session", c.id)
+		c.srv.log.Debug("mcp http: response for no open stream dropped", "sessionTag", c.tag())
 		return nil
 	}
 	// A request or notification: on the stream of the request its handler
@@ -866,7 +898,7 @@ func (c *conn) Write(ctx context.Context, data []byte) error {
 	// messages) may have no context that ever ends, and must not stall.
 	for !c.roomLocked(st, len(data)) {
 		full := fmt.Errorf("%w: stream %s holds %d unsent events (%d bytes), session %s %d (%d bytes); the limits are %d events and %d bytes per stream, %d and %d per session",
-			ErrStreamFull, st.id, st.last-st.delivered, st.unsentBytes, c.id, c.unsentEvents, c.unsentBytes,
+			ErrStreamFull, c.streamTag(st.id), st.last-st.delivered, st.unsentBytes, c.tag(), c.unsentEvents, c.unsentBytes,
 			c.srv.opts.StreamBufferEvents, c.srv.opts.StreamBufferBytes, c.srv.opts.SessionBufferEvents, c.srv.opts.SessionBufferBytes)
 		if !handler {
 			return full
@@ -1056,10 +1088,10 @@ func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq 
 	c.mu.Lock()
 	if st.id != "" && (c.streams[st.id] != st || seq < st.first-1) {
 		// Dropped since it was looked up, or seq is before the window.
-		gone := fmt.Sprintf("Last-Event-ID %s_%d: the events after it are beyond the resumption window (the stream keeps events %d to %d, at most %d within %d bytes once sent)",
-			st.id, seq, st.first, st.last, c.srv.opts.ReplayEvents, c.srv.opts.ReplayBytes)
+		gone := fmt.Sprintf("Last-Event-ID (event %d of its stream): the events after it are beyond the resumption window (the stream keeps events %d to %d, at most %d within %d bytes once sent)",
+			seq, st.first, st.last, c.srv.opts.ReplayEvents, c.srv.opts.ReplayBytes)
 		if c.streams[st.id] != st {
-			gone = fmt.Sprintf("Last-Event-ID %s_%d: the stream was dropped %v after it was complete; its events are beyond the resumption window", st.id, seq, c.srv.opts.StreamRetention)
+			gone = fmt.Sprintf("Last-Event-ID (event %d of its stream): the stream was dropped %v after it was complete; its events are beyond the resumption window", seq, c.srv.opts.StreamRetention)
 		}
 		c.mu.Unlock()
 		httpError(w, http.StatusGone, jsonrpc.InvalidRequest, "%s", gone)
@@ -1115,7 +1147,7 @@ func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq 
 		io.WriteString(w, "data: \n\n")
 	}
 	if err := flush(w, fl); err != nil {
-		c.srv.log.Debug("mcp http: SSE write failed; the connection ends", "stream", st.id, "err", err)
+		c.srv.log.Debug("mcp http: SSE write failed; the connection ends", "stream", c.streamTag(st.id), "err", err)
 		return
 	}
 	for {
@@ -1140,7 +1172,7 @@ func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq 
 			if werr != nil {
 				// The client stopped reading (WriteTimeout) or went away:
 				// these events are not sent; the client resumes before them.
-				c.srv.log.Debug("mcp http: SSE write failed; the connection ends", "stream", st.id, "err", werr)
+				c.srv.log.Debug("mcp http: SSE write failed; the connection ends", "stream", c.streamTag(st.id), "err", werr)
 				return
 			}
 			seq = evs[len(evs)-1].Seq
