@@ -56,6 +56,17 @@
 // a JSON-RPC error response: one per request of the POST body when its ids
 // could be read, else one without an id.
 //
+// # Who may use a session
+//
+// A session belongs to the principal (the user) of its GET: by default the
+// one an authorization layer in front put in the request's context, as
+// bearer.Protect does (session.PrincipalOf). A POST that names the session
+// but speaks for another principal, or for none, is answered 404 exactly
+// as for a session that does not exist: a sessionId that leaks lets no one
+// else send requests whose answers, and the requests for input their
+// handlers make, would go to the session's stream (ServerOptions.Principal,
+// UnboundSessions).
+//
 // # Logs
 //
 // Logs never hold a sessionId: a session is named by its tag, the first 8
@@ -140,11 +151,27 @@ type ServerOptions struct {
 	// so that a client that went away is noticed (and proxies keep the
 	// connection). Default DefaultKeepAlive; negative means never.
 	KeepAlive time.Duration
-	// Principal, when set, names who a request speaks for, such as the
-	// subject of its access token (bearer.PrincipalOf). A session belongs
-	// to the principal of its GET: a POST naming it whose principal differs
-	// is refused with 404, as if the session did not exist.
+	// Principal names who a request speaks for, such as the issuer and
+	// subject of its access token; "" is none. Default: the principal an
+	// authorization layer in front of the Server put in the request's
+	// context (session.PrincipalOf), as bearer.Protect does.
+	//
+	// A session belongs to the principal of its GET: a POST naming it
+	// whose principal differs, or has none while the session has one, is
+	// refused with 404 and the same JSON-RPC error as for a session that
+	// does not exist, so that a session id that leaks is of no use with
+	// another principal's token and its existence is not revealed. A
+	// session opened without a principal takes only POSTs without one.
 	Principal func(*http.Request) string
+	// UnboundSessions turns that binding off: a POST naming a session is
+	// delivered to it whoever it speaks for. It gives up the protection of
+	// one user's session from another user: anyone with a valid token who
+	// learns a session id can then send requests in the session, whose
+	// answers go out on the victim's stream (and whose elicitation and
+	// sampling requests reach the victim's client). Set it only when every
+	// client shares one trust domain, or when the application binds
+	// sessions itself.
+	UnboundSessions bool
 	// Logger receives diagnostics. Default: discard. What it is given
 	// holds no session id, nor a token: a session is named by its tag (see
 	// the package doc).
@@ -177,6 +204,9 @@ type Server struct {
 func NewServer(newHandler func() session.Handler, opts ServerOptions) *Server {
 	orDefault(&opts.MaxBodyBytes, DefaultMaxBodyBytes)
 	orDefault(&opts.MaxSessions, DefaultMaxSessions)
+	if opts.Principal == nil {
+		opts.Principal = func(r *http.Request) string { return session.PrincipalOf(r.Context()) }
+	}
 	orDefault(&opts.QueueEvents, DefaultQueueEvents)
 	orDefault(&opts.QueueBytes, DefaultQueueBytes)
 	orDefault(&opts.WriteTimeout, DefaultWriteTimeout)
@@ -360,9 +390,7 @@ func (s *Server) newConn(r *http.Request) (*conn, error) {
 		gone:   make(chan struct{}),
 		closed: make(chan struct{}),
 	}
-	if s.opts.Principal != nil {
-		c.principal = s.opts.Principal(r)
-	}
+	c.principal = s.opts.Principal(r)
 	h := s.newHandler()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -420,7 +448,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	c := s.sessions[sid]
 	s.mu.Unlock()
-	if c != nil && s.opts.Principal != nil && s.opts.Principal(r) != c.principal {
+	if c != nil && !s.opts.UnboundSessions && s.opts.Principal(r) != c.principal {
 		// Answered as a session that does not exist: the caller learns
 		// nothing of it. The log names it by its tag only (a session id
 		// lets anyone bound to it use it).

@@ -23,6 +23,15 @@
 // are limited, idle sessions are reaped, and the number of live sessions is
 // bounded (ServerOptions.MaxSessions).
 //
+// A session belongs to the principal (the user) of its initialize: by
+// default the one an authorization layer in front put in the request's
+// context, as bearer.Protect does (session.PrincipalOf). A request that
+// names the session but speaks for another principal, or for none, is
+// answered 404 exactly as for a session that does not exist, whatever its
+// method: a session id that leaks lets no one else send requests in the
+// session, resume its streams or end it (ServerOptions.Principal,
+// UnboundSessions).
+//
 // Logs never hold a session id, nor an SSE event id (which holds it): a
 // session is named by its tag, the first 8 hex digits of the SHA-256 of
 // its id (sessionTag=…; a stream by the tag and its number), which tells
@@ -165,13 +174,27 @@ type ServerOptions struct {
 	// no limit. It is set with http.ResponseController.SetWriteDeadline,
 	// and has no effect where the ResponseWriter does not support that.
 	WriteTimeout time.Duration
-	// Principal, when set, names who a request speaks for, such as the
-	// subject of its access token (bearer.PrincipalOf). A session belongs
-	// to the principal of its initialize: a request naming the session
-	// whose principal differs is refused with 404, as if the session did
-	// not exist, so a session id that leaks cannot be used with another
-	// user's token.
+	// Principal names who a request speaks for, such as the issuer and
+	// subject of its access token; "" is none. Default: the principal an
+	// authorization layer in front of the Server put in the request's
+	// context (session.PrincipalOf), as bearer.Protect does.
+	//
+	// A session belongs to the principal of its initialize: a POST, GET
+	// (Last-Event-ID resumption included) or DELETE naming the session
+	// whose principal differs, or has none while the session has one, is
+	// refused with 404 and the same JSON-RPC error as for a session that
+	// does not exist, so that a session id that leaks is of no use with
+	// another principal's token and its existence is not revealed. A
+	// session opened without a principal serves only requests without one.
 	Principal func(*http.Request) string
+	// UnboundSessions turns that binding off: a request naming a session
+	// is served in it whoever it speaks for. It gives up the protection of
+	// one user's session from another user: anyone with a valid token who
+	// learns a session id can then send requests in the session, resume
+	// its streams with Last-Event-ID (reading the answers it was sent) and
+	// end it with DELETE. Set it only when every client shares one trust
+	// domain, or when the application binds sessions itself.
+	UnboundSessions bool
 	// Logger receives diagnostics. Default: discard. What it is given
 	// holds no session id, nor a token: a session is named by its tag (see
 	// the package doc).
@@ -183,6 +206,10 @@ const DefaultWriteTimeout = 30 * time.Second
 
 // DefaultMaxSessions is the default of ServerOptions.MaxSessions.
 const DefaultMaxSessions = 10_000
+
+// principalOf is the default ServerOptions.Principal: the principal in
+// the request's context.
+func principalOf(r *http.Request) string { return session.PrincipalOf(r.Context()) }
 
 // Server serves MCP sessions over Streamable HTTP.
 type Server struct {
@@ -223,6 +250,9 @@ func NewServer(newHandler func() session.Handler, opts ServerOptions) *Server {
 	orDefault(&opts.SessionBufferBytes, 16<<20)
 	if opts.MaxSessions == 0 {
 		opts.MaxSessions = DefaultMaxSessions
+	}
+	if opts.Principal == nil {
+		opts.Principal = principalOf
 	}
 	if opts.WriteTimeout == 0 {
 		opts.WriteTimeout = DefaultWriteTimeout
@@ -397,7 +427,7 @@ func (s *Server) lookup(w http.ResponseWriter, r *http.Request, rf *refusal) *co
 	s.mu.Lock()
 	c := s.sessions[sid]
 	s.mu.Unlock()
-	if c != nil && s.opts.Principal != nil && s.opts.Principal(r) != c.principal {
+	if c != nil && !s.opts.UnboundSessions && s.opts.Principal(r) != c.principal {
 		// Answered as a session that does not exist: the caller learns
 		// nothing of it. The log names it by its tag only (a session id
 		// lets anyone bound to it use it).
@@ -654,9 +684,7 @@ func (s *Server) newConn(r *http.Request) (*conn, *jsonrpc.Error) {
 		streams: map[string]*stream{},
 		byReq:   map[wire.ID]*stream{},
 	}
-	if s.opts.Principal != nil {
-		c.principal = s.opts.Principal(r)
-	}
+	c.principal = s.opts.Principal(r)
 	c.lastSeen = time.Now()
 	c.standalone = c.newStreamLocked()
 	h := s.newHandler()
