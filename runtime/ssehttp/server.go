@@ -34,8 +34,10 @@
 //
 // Requests whose Host or Origin header is not allowed are refused with 403
 // (DNS rebinding, T-L4; the same check and defaults as streamhttp's), a
-// POST body is at most MaxBodyBytes (413 beyond), and at most MaxSessions
-// streams are open at once (503 beyond). Memory per session is bounded:
+// POST body is at most MaxBodyBytes (413 beyond), at most MaxSessions
+// streams are open at once (503 beyond), and at most
+// MaxSessionsPerPrincipal of one principal (by default a hundredth of
+// MaxSessions, at least 10; 429 beyond). Memory per session is bounded:
 // the messages waiting to be written to the stream are at most QueueEvents
 // and QueueBytes (plus the batch being written). A response that does not
 // fit waits for room, and is never dropped while the stream lives; a
@@ -100,14 +102,17 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
-// The defaults of ServerOptions.
+// The defaults of ServerOptions. DefaultMaxSessionsPerPrincipal is that of
+// MaxSessionsPerPrincipal with the default MaxSessions or none; with
+// another MaxSessions, the default is a hundredth of it, at least 10.
 const (
-	DefaultMaxBodyBytes = 4 << 20
-	DefaultMaxSessions  = 10_000
-	DefaultQueueEvents  = 1024
-	DefaultQueueBytes   = 4 << 20
-	DefaultWriteTimeout = 30 * time.Second
-	DefaultKeepAlive    = 30 * time.Second
+	DefaultMaxBodyBytes            = 4 << 20
+	DefaultMaxSessions             = 10_000
+	DefaultMaxSessionsPerPrincipal = DefaultMaxSessions / 100
+	DefaultQueueEvents             = 1024
+	DefaultQueueBytes              = 4 << 20
+	DefaultWriteTimeout            = 30 * time.Second
+	DefaultKeepAlive               = 30 * time.Second
 )
 
 // ServerOptions configure a Server. The zero value serves loopback clients.
@@ -135,6 +140,20 @@ type ServerOptions struct {
 	// beyond it is refused with 503. Default DefaultMaxSessions; negative
 	// means no limit.
 	MaxSessions int
+	// MaxSessionsPerPrincipal is the most sessions (open SSE streams) of
+	// one principal at once (see Principal), so that one user cannot take
+	// every place of MaxSessions from the others. A GET beyond it is
+	// refused with 429 Too Many Requests and a JSON-RPC error (code
+	// session.Busy, without an id: a GET carries no request) naming the
+	// limit; a stream of the principal that ends frees a place at once.
+	// Only requests that speak for a principal (not "") count: without an
+	// authorization layer in front, MaxSessions alone applies.
+	//
+	// Default: MaxSessions/100, at least 10 (DefaultMaxSessionsPerPrincipal,
+	// 100, with the default MaxSessions, and when MaxSessions is
+	// negative). Negative means no limit per principal: one principal may
+	// then hold every stream MaxSessions allows.
+	MaxSessionsPerPrincipal int
 	// QueueEvents and QueueBytes limit the messages of a session waiting to
 	// be written to its stream (see the package doc for what happens to a
 	// message that does not fit). A message always fits an empty queue.
@@ -170,7 +189,8 @@ type ServerOptions struct {
 	// answers go out on the victim's stream (and whose elicitation and
 	// sampling requests reach the victim's client). Set it only when every
 	// client shares one trust domain, or when the application binds
-	// sessions itself.
+	// sessions itself. The per-principal limit (MaxSessionsPerPrincipal)
+	// still applies.
 	UnboundSessions bool
 	// Logger receives diagnostics. Default: discard. What it is given
 	// holds no session id, nor a token: a session is named by its tag (see
@@ -193,6 +213,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	sessions map[string]*conn
+	owned    map[string]int // open streams per principal, for those with one
 	closed   bool
 	streams  sync.WaitGroup // GET handlers
 }
@@ -204,6 +225,11 @@ type Server struct {
 func NewServer(newHandler func() session.Handler, opts ServerOptions) *Server {
 	orDefault(&opts.MaxBodyBytes, DefaultMaxBodyBytes)
 	orDefault(&opts.MaxSessions, DefaultMaxSessions)
+	if opts.MaxSessions < 0 {
+		orDefault(&opts.MaxSessionsPerPrincipal, DefaultMaxSessionsPerPrincipal)
+	} else {
+		orDefault(&opts.MaxSessionsPerPrincipal, max(opts.MaxSessions/100, 10))
+	}
 	if opts.Principal == nil {
 		opts.Principal = func(r *http.Request) string { return session.PrincipalOf(r.Context()) }
 	}
@@ -220,6 +246,7 @@ func NewServer(newHandler func() session.Handler, opts ServerOptions) *Server {
 		guard:      httpguard.Guard{Hosts: opts.AllowedHosts, Origins: opts.AllowedOrigins},
 		log:        opts.Logger,
 		sessions:   map[string]*conn{},
+		owned:      map[string]int{},
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -334,9 +361,9 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 		refuse(w, http.StatusInternalServerError, nil, jsonrpc.Errorf(jsonrpc.InternalError, "streaming is not supported by this ResponseWriter"))
 		return
 	}
-	c, err := s.newConn(r)
+	c, status, err := s.newConn(r)
 	if err != nil {
-		refuse(w, http.StatusServiceUnavailable, nil, jsonrpc.Errorf(session.Busy, "%v", err))
+		refuse(w, status, nil, jsonrpc.Errorf(session.Busy, "%v", err))
 		return
 	}
 	defer s.streams.Done()
@@ -379,8 +406,11 @@ func (s *Server) endpoint(r *http.Request, id string) (string, error) {
 	return u.String(), nil
 }
 
-// newConn starts a session for the GET r, or returns why it cannot.
-func (s *Server) newConn(r *http.Request) (*conn, error) {
+// newConn starts a session for the GET r, or returns the HTTP status and
+// the error that refuse it: 503 when the server is closing or has
+// MaxSessions sessions, 429 when r's principal has
+// MaxSessionsPerPrincipal.
+func (s *Server) newConn(r *http.Request) (*conn, int, error) {
 	b := make([]byte, 16)
 	rand.Read(b)
 	c := &conn{
@@ -395,24 +425,37 @@ func (s *Server) newConn(r *http.Request) (*conn, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return nil, errClosing
+		return nil, http.StatusServiceUnavailable, errClosing
 	}
 	if max := s.opts.MaxSessions; max > 0 && len(s.sessions) >= max {
 		s.log.Warn("mcp sse: stream refused: too many sessions", "max", max)
-		return nil, fmt.Errorf("the server has reached its limit of %d sessions; try again later", max)
+		return nil, http.StatusServiceUnavailable, fmt.Errorf("the server has reached its limit of %d sessions; try again later", max)
+	}
+	if max := s.opts.MaxSessionsPerPrincipal; max > 0 && c.principal != "" && s.owned[c.principal] >= max {
+		s.log.Warn("mcp sse: stream refused: the principal has too many sessions", "max", max, "remote", r.RemoteAddr)
+		return nil, http.StatusTooManyRequests, fmt.Errorf("this user (principal) has reached its limit of %d sessions (open SSE streams) at once; close one, or try again once one has ended", max)
 	}
 	// Started before it is published: the session sets c's push function.
 	c.sess = session.New(session.Server, c, h, s.opts.Session)
 	s.sessions[c.id] = c
+	if c.principal != "" {
+		s.owned[c.principal]++
+	}
 	s.streams.Add(1)
-	return c, nil
+	return c, 0, nil
 }
 
-// forget removes c from the sessions: later POSTs naming it get 404.
+// forget removes c from the sessions, freeing its place (and its
+// principal's): later POSTs naming it get 404.
 func (s *Server) forget(c *conn) {
 	s.mu.Lock()
 	if s.sessions[c.id] == c {
 		delete(s.sessions, c.id)
+		if c.principal != "" {
+			if s.owned[c.principal]--; s.owned[c.principal] <= 0 {
+				delete(s.owned, c.principal)
+			}
+		}
 	}
 	s.mu.Unlock()
 }

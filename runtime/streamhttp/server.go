@@ -21,7 +21,9 @@
 // resumes it with GET and Last-Event-ID (events are kept in an EventStore).
 // Requests whose Host or Origin is not allowed are refused with 403, bodies
 // are limited, idle sessions are reaped, and the number of live sessions is
-// bounded (ServerOptions.MaxSessions).
+// bounded (ServerOptions.MaxSessions), and so is each principal's
+// (MaxSessionsPerPrincipal: by default a hundredth of MaxSessions, at
+// least 10; 429 beyond).
 //
 // A session belongs to the principal (the user) of its initialize: by
 // default the one an authorization layer in front put in the request's
@@ -165,6 +167,20 @@ type ServerOptions struct {
 	// session costs the memory stated in the package doc); negative means
 	// no limit.
 	MaxSessions int
+	// MaxSessionsPerPrincipal is the most sessions alive at once of one
+	// principal (see Principal), so that one user cannot take every place
+	// of MaxSessions from the others. An initialize beyond it is refused
+	// with 429 Too Many Requests and a JSON-RPC error (code session.Busy)
+	// carrying its id and naming the limit; a session of the principal
+	// that ends frees a place at once. Only requests that speak for a
+	// principal (not "") count: without an authorization layer in front,
+	// MaxSessions alone applies.
+	//
+	// Default: MaxSessions/100, at least 10 (DefaultMaxSessionsPerPrincipal,
+	// 100, with the default MaxSessions, and when MaxSessions is
+	// negative). Negative means no limit per principal: one principal may
+	// then hold every session MaxSessions allows.
+	MaxSessionsPerPrincipal int
 	// WriteTimeout bounds each write to an SSE stream's connection (and
 	// of a JSON answer): a write that does not complete within it, because
 	// the client stopped reading while its connection stays open, ends
@@ -193,7 +209,8 @@ type ServerOptions struct {
 	// learns a session id can then send requests in the session, resume
 	// its streams with Last-Event-ID (reading the answers it was sent) and
 	// end it with DELETE. Set it only when every client shares one trust
-	// domain, or when the application binds sessions itself.
+	// domain, or when the application binds sessions itself. The
+	// per-principal limit (MaxSessionsPerPrincipal) still applies.
 	UnboundSessions bool
 	// Logger receives diagnostics. Default: discard. What it is given
 	// holds no session id, nor a token: a session is named by its tag (see
@@ -206,6 +223,24 @@ const DefaultWriteTimeout = 30 * time.Second
 
 // DefaultMaxSessions is the default of ServerOptions.MaxSessions.
 const DefaultMaxSessions = 10_000
+
+// DefaultMaxSessionsPerPrincipal is the default of
+// ServerOptions.MaxSessionsPerPrincipal with the default MaxSessions or
+// none; with another MaxSessions, the default is a hundredth of it, at
+// least 10.
+const DefaultMaxSessionsPerPrincipal = DefaultMaxSessions / 100
+
+// minSessionsPerPrincipal is the least default MaxSessionsPerPrincipal.
+const minSessionsPerPrincipal = 10
+
+// defaultPerPrincipal returns the default MaxSessionsPerPrincipal for
+// maxSessions (negative: no limit).
+func defaultPerPrincipal(maxSessions int) int {
+	if maxSessions < 0 {
+		return DefaultMaxSessionsPerPrincipal
+	}
+	return max(maxSessions/100, minSessionsPerPrincipal)
+}
 
 // principalOf is the default ServerOptions.Principal: the principal in
 // the request's context.
@@ -222,6 +257,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	sessions map[string]*conn
+	owned    map[string]int // live sessions per principal, for those with one
 	closed   bool
 	stop     chan struct{}
 }
@@ -251,13 +287,16 @@ func NewServer(newHandler func() session.Handler, opts ServerOptions) *Server {
 	if opts.MaxSessions == 0 {
 		opts.MaxSessions = DefaultMaxSessions
 	}
+	if opts.MaxSessionsPerPrincipal == 0 {
+		opts.MaxSessionsPerPrincipal = defaultPerPrincipal(opts.MaxSessions)
+	}
 	if opts.Principal == nil {
 		opts.Principal = principalOf
 	}
 	if opts.WriteTimeout == 0 {
 		opts.WriteTimeout = DefaultWriteTimeout
 	}
-	s := &Server{newHandler: newHandler, opts: opts, guard: httpguard.Guard{Hosts: opts.AllowedHosts, Origins: opts.AllowedOrigins}, store: opts.EventStore, log: opts.Logger, sessions: map[string]*conn{}, stop: make(chan struct{})}
+	s := &Server{newHandler: newHandler, opts: opts, guard: httpguard.Guard{Hosts: opts.AllowedHosts, Origins: opts.AllowedOrigins}, store: opts.EventStore, log: opts.Logger, sessions: map[string]*conn{}, owned: map[string]int{}, stop: make(chan struct{})}
 	if s.store == nil {
 		s.store = NewMemoryStore()
 	}
@@ -518,9 +557,10 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 			refuse(w, rf, http.StatusBadRequest, jsonrpc.InvalidRequest, "initialize must not carry an Mcp-Session-Id")
 			return
 		}
+		var status int
 		var e *jsonrpc.Error
-		if c, e = s.newConn(r); e != nil {
-			refuse(w, rf, http.StatusServiceUnavailable, e.Code, "%s", e.Message)
+		if c, status, e = s.newConn(r); e != nil {
+			refuse(w, rf, status, e.Code, "%s", e.Message)
 			return
 		}
 		w.Header().Set("Mcp-Session-Id", c.id) // T-S1
@@ -659,11 +699,17 @@ func (s *Server) sessionless(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-// forget removes c from the sessions: later requests naming it get 404.
+// forget removes c from the sessions, freeing its place (and its
+// principal's): later requests naming it get 404.
 func (s *Server) forget(c *conn) {
 	s.mu.Lock()
 	if s.sessions[c.id] == c {
 		delete(s.sessions, c.id)
+		if c.principal != "" {
+			if s.owned[c.principal]--; s.owned[c.principal] <= 0 {
+				delete(s.owned, c.principal)
+			}
+		}
 	}
 	s.mu.Unlock()
 }
@@ -671,9 +717,11 @@ func (s *Server) forget(c *conn) {
 // errClosing refuses an initialize (503) once Close was called.
 var errClosing = &jsonrpc.Error{Code: jsonrpc.InternalError, Message: "the server is closing"}
 
-// newConn starts a session for the initialize r, or returns the error that
-// refuses it (503).
-func (s *Server) newConn(r *http.Request) (*conn, *jsonrpc.Error) {
+// newConn starts a session for the initialize r, or returns the HTTP
+// status and the error that refuse it: 503 when the server is closing or
+// has MaxSessions sessions, 429 when r's principal has
+// MaxSessionsPerPrincipal.
+func (s *Server) newConn(r *http.Request) (*conn, int, *jsonrpc.Error) {
 	b := make([]byte, 16)
 	rand.Read(b)
 	c := &conn{
@@ -691,20 +739,28 @@ func (s *Server) newConn(r *http.Request) (*conn, *jsonrpc.Error) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return nil, errClosing
+		return nil, http.StatusServiceUnavailable, errClosing
 	}
 	if max := s.opts.MaxSessions; max > 0 && len(s.sessions) >= max {
 		s.mu.Unlock()
 		s.log.Warn("mcp http: initialize refused: too many sessions", "max", max)
-		return nil, &jsonrpc.Error{Code: session.Busy, Message: fmt.Sprintf("the server has reached its limit of %d sessions; try again later", max)}
+		return nil, http.StatusServiceUnavailable, &jsonrpc.Error{Code: session.Busy, Message: fmt.Sprintf("the server has reached its limit of %d sessions; try again later", max)}
+	}
+	if max := s.opts.MaxSessionsPerPrincipal; max > 0 && c.principal != "" && s.owned[c.principal] >= max {
+		s.mu.Unlock()
+		s.log.Warn("mcp http: initialize refused: the principal has too many sessions", "max", max, "remote", r.RemoteAddr)
+		return nil, http.StatusTooManyRequests, &jsonrpc.Error{Code: session.Busy, Message: fmt.Sprintf("this user (principal) has reached its limit of %d sessions at once; end one with DELETE, or try again once one has ended", max)}
 	}
 	// The session is started before the conn is published: it sets c.push,
 	// and other requests may find c at once.
 	c.sess = session.New(session.Server, c, h, s.opts.Session)
 	s.sessions[c.id] = c
+	if c.principal != "" {
+		s.owned[c.principal]++
+	}
 	s.mu.Unlock()
 	s.log.Debug("mcp http: session opened", "sessionTag", c.tag(), "remote", r.RemoteAddr)
-	return c, nil
+	return c, 0, nil
 }
 
 // conn is one session over HTTP, and the session's transport.
