@@ -57,11 +57,11 @@
 // ServerOptions.WriteTimeout ends the connection, and its stream waits,
 // resumable, for the client to come back.
 //
-// An idle server session (initialized, no stream open) holds about 6.5 KiB
+// An idle server session (initialized, no stream open) holds about 6.1 KiB
 // of heap and 2 goroutines: the session's reader and a worker
-// (BenchmarkIdleSession, Go 1.26, amd64, one MCP server shared by the
-// sessions). About 1.5 KiB of it is the initialize answer's stream, kept
-// for resumption for StreamRetention.
+// (BenchmarkIdleSession: Go 1.26, amd64, sessions at 2025-11-25 sharing one
+// StandardServer of mcp20260728, which serves both eras). That includes
+// the initialize answer's stream, kept for resumption for StreamRetention.
 //
 // A request the transport refuses (a bad header, no such session, a body
 // too large, …) gets an HTTP error status and JSON-RPC error responses that
