@@ -3,6 +3,8 @@ package session
 import (
 	"context"
 	"errors"
+	"slices"
+	"sync"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -123,37 +125,73 @@ func (s *Session) keepsSubscription(method string) bool {
 
 // follow tells a legacy session of the events of its handler's Bus that it
 // may hear of: the list changes the server declared it announces, and
-// updates of the resources the client subscribed to.
+// updates of the resources the client subscribed to. An idle session costs
+// no goroutine for it: the Bus's callback queues the event, and a sender
+// runs only while events wait (see follower). The subscription ends with
+// the session's reading.
 func (s *Session) follow() {
 	b, ok := s.handler.(busHolder)
 	if !ok || b.Bus() == nil {
 		return
 	}
-	q := newEventQueue()
+	f := &follower{s: s}
 	cancel := b.Bus().Subscribe(func(ev Event) {
 		if s.hears(ev) {
-			q.put(ev)
+			f.put(ev)
 		}
 	})
-	go func() {
-		defer cancel()
-		for {
-			select {
-			case <-s.readCtx.Done():
-				return
-			case <-q.ready:
+	context.AfterFunc(s.readCtx, cancel)
+}
+
+// follower holds the events of a Bus that a legacy session is to be told
+// of, each once: a change announced twice before it was sent is sent once.
+// A goroutine sends them while there are any, and ends when none is left.
+type follower struct {
+	s       *Session
+	mu      sync.Mutex
+	pending []Event
+	sending bool // a goroutine runs send
+}
+
+// put queues ev, starting a sender if none runs. It does not block: it
+// runs on the publisher's goroutine.
+func (f *follower) put(ev Event) {
+	f.mu.Lock()
+	if !slices.Contains(f.pending, ev) {
+		f.pending = append(f.pending, ev)
+	}
+	start := !f.sending
+	f.sending = true
+	f.mu.Unlock()
+	if start {
+		go f.send()
+	}
+}
+
+// send notifies the session of the queued events, in order, until none is
+// left or the session has stopped reading.
+func (f *follower) send() {
+	s := f.s
+	for {
+		f.mu.Lock()
+		evs := f.pending
+		f.pending = nil
+		if len(evs) == 0 || s.readCtx.Err() != nil {
+			f.sending = false
+			f.mu.Unlock()
+			return
+		}
+		f.mu.Unlock()
+		for _, ev := range evs {
+			var params wire.Appender
+			if ev.Method == ResourceUpdated {
+				params = rawAppender(ev.params())
 			}
-			for _, ev := range q.take() {
-				var params wire.Appender
-				if ev.Method == ResourceUpdated {
-					params = rawAppender(ev.params())
-				}
-				if err := s.Notify(s.readCtx, ev.Method, params); err != nil {
-					s.log.Debug("mcp: event not sent", "method", ev.Method, "err", err)
-				}
+			if err := s.Notify(s.readCtx, ev.Method, params); err != nil {
+				s.log.Debug("mcp: event not sent", "method", ev.Method, "err", err)
 			}
 		}
-	}()
+	}
 }
 
 // hears reports whether the session may be told of ev.

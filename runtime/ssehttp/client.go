@@ -121,6 +121,18 @@ func NewClient(sseURL string, opts ClientOptions) *Client {
 // the protocol era of (session.ServerKeyer).
 func (c *Client) ServerKey() string { return c.raw }
 
+// shownEndpoint returns u for logs and errors, which never hold its query:
+// it names the session (?sessionId=…), which is a credential. The query
+// is shown as "?…".
+func shownEndpoint(u *url.URL) string {
+	v := *u
+	v.RawQuery, v.ForceQuery, v.Fragment, v.RawFragment = "", false, "", ""
+	if u.RawQuery != "" {
+		return v.Redacted() + "?…"
+	}
+	return v.Redacted()
+}
+
 // Endpoint returns the URL messages are POSTed to, from the stream's
 // endpoint event, or "" before Open succeeded.
 func (c *Client) Endpoint() string {
@@ -238,7 +250,7 @@ func (c *Client) Open(ctx context.Context) error {
 	c.endpoint = endpoint
 	c.wg.Add(1)
 	c.mu.Unlock()
-	c.log.Debug("ssehttp: SSE stream open", "url", c.raw, "endpoint", endpoint.String())
+	c.log.Debug("ssehttp: SSE stream open", "url", c.raw, "endpoint", shownEndpoint(endpoint), "endpointTag", httpmsg.Tag(endpoint.String()))
 	go c.readStream(r, resp.Body, cancel)
 	return nil
 }
@@ -443,7 +455,7 @@ func (c *Client) Write(ctx context.Context, data []byte) error {
 		return err
 	}
 	c.mu.Lock()
-	endpoint := c.endpoint.String()
+	endpoint, shown := c.endpoint.String(), shownEndpoint(c.endpoint)
 	c.mu.Unlock()
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -460,7 +472,11 @@ func (c *Client) Write(ctx context.Context, data []byte) error {
 		if c.ctx.Err() != nil {
 			return errClientClosed
 		}
-		return fmt.Errorf("ssehttp: POST %s: %w", endpoint, err)
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			ue.URL = shown
+		}
+		return fmt.Errorf("ssehttp: POST %s: %w", shown, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 == 2 {
@@ -468,7 +484,7 @@ func (c *Client) Write(ctx context.Context, data []byte) error {
 		return nil
 	}
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	msg := fmt.Sprintf("ssehttp: POST %s: %s", endpoint, resp.Status)
+	msg := fmt.Sprintf("ssehttp: POST %s: %s", shown, resp.Status)
 	if e := httpmsg.Excerpt(body); e != "" {
 		msg += ": " + e
 	}

@@ -34,8 +34,10 @@
 //
 // Requests whose Host or Origin header is not allowed are refused with 403
 // (DNS rebinding, T-L4; the same check and defaults as streamhttp's), a
-// POST body is at most MaxBodyBytes (413 beyond), and at most MaxSessions
-// streams are open at once (503 beyond). Memory per session is bounded:
+// POST body is at most MaxBodyBytes (413 beyond), at most MaxSessions
+// streams are open at once (503 beyond), and at most
+// MaxSessionsPerPrincipal of one principal (by default a hundredth of
+// MaxSessions, at least 10; 429 beyond). Memory per session is bounded:
 // the messages waiting to be written to the stream are at most QueueEvents
 // and QueueBytes (plus the batch being written). A response that does not
 // fit waits for room, and is never dropped while the stream lives; a
@@ -55,6 +57,24 @@
 // A request the Server refuses gets an HTTP error status and, as the body,
 // a JSON-RPC error response: one per request of the POST body when its ids
 // could be read, else one without an id.
+//
+// # Who may use a session
+//
+// A session belongs to the principal (the user) of its GET: by default the
+// one an authorization layer in front put in the request's context, as
+// bearer.Protect does (session.PrincipalOf). A POST that names the session
+// but speaks for another principal, or for none, is answered 404 exactly
+// as for a session that does not exist: a sessionId that leaks lets no one
+// else send requests whose answers, and the requests for input their
+// handlers make, would go to the session's stream (ServerOptions.Principal,
+// UnboundSessions).
+//
+// # Logs
+//
+// Logs never hold a sessionId: a session is named by its tag, the first 8
+// hex digits of the SHA-256 of its id (sessionTag=…), which tells sessions
+// apart without giving the id back; the Client logs and reports its
+// endpoint without the query that holds the id.
 package ssehttp
 
 import (
@@ -75,20 +95,24 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/mcpgen/mcpgen/runtime/internal/httpguard"
+	"github.com/mcpgen/mcpgen/runtime/internal/httpmsg"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/transport"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
-// The defaults of ServerOptions.
+// The defaults of ServerOptions. DefaultMaxSessionsPerPrincipal is that of
+// MaxSessionsPerPrincipal with the default MaxSessions or none; with
+// another MaxSessions, the default is a hundredth of it, at least 10.
 const (
-	DefaultMaxBodyBytes = 4 << 20
-	DefaultMaxSessions  = 10_000
-	DefaultQueueEvents  = 1024
-	DefaultQueueBytes   = 4 << 20
-	DefaultWriteTimeout = 30 * time.Second
-	DefaultKeepAlive    = 30 * time.Second
+	DefaultMaxBodyBytes            = 4 << 20
+	DefaultMaxSessions             = 10_000
+	DefaultMaxSessionsPerPrincipal = DefaultMaxSessions / 100
+	DefaultQueueEvents             = 1024
+	DefaultQueueBytes              = 4 << 20
+	DefaultWriteTimeout            = 30 * time.Second
+	DefaultKeepAlive               = 30 * time.Second
 )
 
 // ServerOptions configure a Server. The zero value serves loopback clients.
@@ -116,6 +140,20 @@ type ServerOptions struct {
 	// beyond it is refused with 503. Default DefaultMaxSessions; negative
 	// means no limit.
 	MaxSessions int
+	// MaxSessionsPerPrincipal is the most sessions (open SSE streams) of
+	// one principal at once (see Principal), so that one user cannot take
+	// every place of MaxSessions from the others. A GET beyond it is
+	// refused with 429 Too Many Requests and a JSON-RPC error (code
+	// session.Busy, without an id: a GET carries no request) naming the
+	// limit; a stream of the principal that ends frees a place at once.
+	// Only requests that speak for a principal (not "") count: without an
+	// authorization layer in front, MaxSessions alone applies.
+	//
+	// Default: MaxSessions/100, at least 10 (DefaultMaxSessionsPerPrincipal,
+	// 100, with the default MaxSessions, and when MaxSessions is
+	// negative). Negative means no limit per principal: one principal may
+	// then hold every stream MaxSessions allows.
+	MaxSessionsPerPrincipal int
 	// QueueEvents and QueueBytes limit the messages of a session waiting to
 	// be written to its stream (see the package doc for what happens to a
 	// message that does not fit). A message always fits an empty queue.
@@ -132,12 +170,31 @@ type ServerOptions struct {
 	// so that a client that went away is noticed (and proxies keep the
 	// connection). Default DefaultKeepAlive; negative means never.
 	KeepAlive time.Duration
-	// Principal, when set, names who a request speaks for, such as the
-	// subject of its access token (bearer.PrincipalOf). A session belongs
-	// to the principal of its GET: a POST naming it whose principal differs
-	// is refused with 404, as if the session did not exist.
+	// Principal names who a request speaks for, such as the issuer and
+	// subject of its access token; "" is none. Default: the principal an
+	// authorization layer in front of the Server put in the request's
+	// context (session.PrincipalOf), as bearer.Protect does.
+	//
+	// A session belongs to the principal of its GET: a POST naming it
+	// whose principal differs, or has none while the session has one, is
+	// refused with 404 and the same JSON-RPC error as for a session that
+	// does not exist, so that a session id that leaks is of no use with
+	// another principal's token and its existence is not revealed. A
+	// session opened without a principal takes only POSTs without one.
 	Principal func(*http.Request) string
-	// Logger receives diagnostics. Default: discard.
+	// UnboundSessions turns that binding off: a POST naming a session is
+	// delivered to it whoever it speaks for. It gives up the protection of
+	// one user's session from another user: anyone with a valid token who
+	// learns a session id can then send requests in the session, whose
+	// answers go out on the victim's stream (and whose elicitation and
+	// sampling requests reach the victim's client). Set it only when every
+	// client shares one trust domain, or when the application binds
+	// sessions itself. The per-principal limit (MaxSessionsPerPrincipal)
+	// still applies.
+	UnboundSessions bool
+	// Logger receives diagnostics. Default: discard. What it is given
+	// holds no session id, nor a token: a session is named by its tag (see
+	// the package doc).
 	Logger *slog.Logger
 }
 
@@ -156,6 +213,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	sessions map[string]*conn
+	owned    map[string]int // open streams per principal, for those with one
 	closed   bool
 	streams  sync.WaitGroup // GET handlers
 }
@@ -167,6 +225,14 @@ type Server struct {
 func NewServer(newHandler func() session.Handler, opts ServerOptions) *Server {
 	orDefault(&opts.MaxBodyBytes, DefaultMaxBodyBytes)
 	orDefault(&opts.MaxSessions, DefaultMaxSessions)
+	if opts.MaxSessions < 0 {
+		orDefault(&opts.MaxSessionsPerPrincipal, DefaultMaxSessionsPerPrincipal)
+	} else {
+		orDefault(&opts.MaxSessionsPerPrincipal, max(opts.MaxSessions/100, 10))
+	}
+	if opts.Principal == nil {
+		opts.Principal = func(r *http.Request) string { return session.PrincipalOf(r.Context()) }
+	}
 	orDefault(&opts.QueueEvents, DefaultQueueEvents)
 	orDefault(&opts.QueueBytes, DefaultQueueBytes)
 	orDefault(&opts.WriteTimeout, DefaultWriteTimeout)
@@ -180,6 +246,7 @@ func NewServer(newHandler func() session.Handler, opts ServerOptions) *Server {
 		guard:      httpguard.Guard{Hosts: opts.AllowedHosts, Origins: opts.AllowedOrigins},
 		log:        opts.Logger,
 		sessions:   map[string]*conn{},
+		owned:      map[string]int{},
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -294,9 +361,9 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 		refuse(w, http.StatusInternalServerError, nil, jsonrpc.Errorf(jsonrpc.InternalError, "streaming is not supported by this ResponseWriter"))
 		return
 	}
-	c, err := s.newConn(r)
+	c, status, err := s.newConn(r)
 	if err != nil {
-		refuse(w, http.StatusServiceUnavailable, nil, jsonrpc.Errorf(session.Busy, "%v", err))
+		refuse(w, status, nil, jsonrpc.Errorf(session.Busy, "%v", err))
 		return
 	}
 	defer s.streams.Done()
@@ -307,14 +374,14 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 		refuse(w, http.StatusInternalServerError, nil, jsonrpc.Errorf(jsonrpc.InternalError, "%v", err))
 		return
 	}
-	s.log.Debug("mcp sse: session opened", "session", c.id, "remote", r.RemoteAddr)
+	s.log.Debug("mcp sse: session opened", "sessionTag", c.tag(), "remote", r.RemoteAddr)
 	why := c.serve(w, r, endpoint)
 	// The stream is over, and so is the session: nothing more reaches its
 	// client. Its handlers are cancelled; Abort waits for them.
 	c.end(why)
 	s.forget(c)
 	c.sess.Abort()
-	s.log.Debug("mcp sse: session ended", "session", c.id, "why", why)
+	s.log.Debug("mcp sse: session ended", "sessionTag", c.tag(), "why", why)
 }
 
 // endpoint returns the URL of the endpoint event for session id: the
@@ -339,8 +406,11 @@ func (s *Server) endpoint(r *http.Request, id string) (string, error) {
 	return u.String(), nil
 }
 
-// newConn starts a session for the GET r, or returns why it cannot.
-func (s *Server) newConn(r *http.Request) (*conn, error) {
+// newConn starts a session for the GET r, or returns the HTTP status and
+// the error that refuse it: 503 when the server is closing or has
+// MaxSessions sessions, 429 when r's principal has
+// MaxSessionsPerPrincipal.
+func (s *Server) newConn(r *http.Request) (*conn, int, error) {
 	b := make([]byte, 16)
 	rand.Read(b)
 	c := &conn{
@@ -350,31 +420,42 @@ func (s *Server) newConn(r *http.Request) (*conn, error) {
 		gone:   make(chan struct{}),
 		closed: make(chan struct{}),
 	}
-	if s.opts.Principal != nil {
-		c.principal = s.opts.Principal(r)
-	}
+	c.principal = s.opts.Principal(r)
 	h := s.newHandler()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return nil, errClosing
+		return nil, http.StatusServiceUnavailable, errClosing
 	}
 	if max := s.opts.MaxSessions; max > 0 && len(s.sessions) >= max {
 		s.log.Warn("mcp sse: stream refused: too many sessions", "max", max)
-		return nil, fmt.Errorf("the server has reached its limit of %d sessions; try again later", max)
+		return nil, http.StatusServiceUnavailable, fmt.Errorf("the server has reached its limit of %d sessions; try again later", max)
+	}
+	if max := s.opts.MaxSessionsPerPrincipal; max > 0 && c.principal != "" && s.owned[c.principal] >= max {
+		s.log.Warn("mcp sse: stream refused: the principal has too many sessions", "max", max, "remote", r.RemoteAddr)
+		return nil, http.StatusTooManyRequests, fmt.Errorf("this user (principal) has reached its limit of %d sessions (open SSE streams) at once; close one, or try again once one has ended", max)
 	}
 	// Started before it is published: the session sets c's push function.
 	c.sess = session.New(session.Server, c, h, s.opts.Session)
 	s.sessions[c.id] = c
+	if c.principal != "" {
+		s.owned[c.principal]++
+	}
 	s.streams.Add(1)
-	return c, nil
+	return c, 0, nil
 }
 
-// forget removes c from the sessions: later POSTs naming it get 404.
+// forget removes c from the sessions, freeing its place (and its
+// principal's): later POSTs naming it get 404.
 func (s *Server) forget(c *conn) {
 	s.mu.Lock()
 	if s.sessions[c.id] == c {
 		delete(s.sessions, c.id)
+		if c.principal != "" {
+			if s.owned[c.principal]--; s.owned[c.principal] <= 0 {
+				delete(s.owned, c.principal)
+			}
+		}
 	}
 	s.mu.Unlock()
 }
@@ -410,13 +491,19 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	c := s.sessions[sid]
 	s.mu.Unlock()
-	if c != nil && s.opts.Principal != nil && s.opts.Principal(r) != c.principal {
-		s.log.Warn("mcp sse: a POST names a session of another principal", "session", sid)
+	if c != nil && !s.opts.UnboundSessions && s.opts.Principal(r) != c.principal {
+		// Answered as a session that does not exist: the caller learns
+		// nothing of it. The log names it by its tag only (a session id
+		// lets anyone bound to it use it).
+		s.log.Warn("mcp sse: a POST names a session of another principal; answered as if it did not exist",
+			"sessionTag", c.tag(), "remote", r.RemoteAddr)
 		c = nil
 	}
 	if c == nil {
+		// The message does not repeat the id: the client knows which it
+		// sent, and what it logs of the message then holds none.
 		refuse(w, http.StatusNotFound, nil, jsonrpc.Errorf(jsonrpc.InvalidRequest,
-			"session %q not found: its SSE stream has ended, or it never existed; open a new one with GET", sid))
+			"session not found: the sessionId names no session, one whose SSE stream has ended, or one of another user; open a new one with GET"))
 		return
 	}
 	rf := &refusal{nullID: c.nullID()}
@@ -464,7 +551,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if !c.deliver(session.WithHTTPRequest(r.Context(), r), body, items, batch) {
-		refuse(w, http.StatusNotFound, rf, jsonrpc.Errorf(jsonrpc.InvalidRequest, "session %q ended", sid))
+		refuse(w, http.StatusNotFound, rf, jsonrpc.Errorf(jsonrpc.InvalidRequest, "session ended"))
 		return
 	}
 	w.WriteHeader(http.StatusAccepted)
@@ -474,7 +561,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 type conn struct {
 	srv       *Server
 	id        string
-	principal string
+	principal string // ServerOptions.Principal of the GET; "" for none
 	sess      *session.Session
 	// Set by the session before it starts.
 	push      func(data []byte, inline bool)
@@ -532,6 +619,10 @@ func (c *conn) deliver(vals context.Context, body []byte, items []jsonrpc.Item, 
 	return true
 }
 
+// tag names the session in logs and errors, which never hold its id
+// (httpmsg.Tag).
+func (c *conn) tag() string { return httpmsg.Tag(c.id) }
+
 // nullID reports whether an error without a request id is written with
 // "id": null for this session: its revision is before 2025-11-25.
 func (c *conn) nullID() bool {
@@ -583,7 +674,7 @@ func (c *conn) Write(ctx context.Context, data []byte) error {
 	defer c.mu.Unlock()
 	for {
 		if c.ended {
-			return fmt.Errorf("ssehttp: session %s: the SSE stream has ended (%v): %w", c.id, c.why, net.ErrClosed)
+			return fmt.Errorf("ssehttp: session %s: the SSE stream has ended (%v): %w", c.tag(), c.why, net.ErrClosed)
 		}
 		if c.roomLocked(len(data)) {
 			c.queue = append(c.queue, data)
@@ -602,7 +693,7 @@ func (c *conn) Write(ctx context.Context, data []byte) error {
 		}
 		_, handler := session.RequestID(ctx)
 		full := fmt.Errorf("%w: session %s holds %d unwritten messages (%d bytes); the limits are %d and %d bytes",
-			ErrStreamFull, c.id, len(c.queue), c.queueBytes, c.srv.opts.QueueEvents, c.srv.opts.QueueBytes)
+			ErrStreamFull, c.tag(), len(c.queue), c.queueBytes, c.srv.opts.QueueEvents, c.srv.opts.QueueBytes)
 		if answer == 0 && !handler {
 			return full
 		}

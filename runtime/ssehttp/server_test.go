@@ -104,11 +104,15 @@ type stream struct {
 	sid      string
 }
 
-// openStream GETs url and reads its endpoint event.
-func openStream(t *testing.T, rawURL string) *stream {
+// openStream GETs url, with header's names and values added, and reads
+// its endpoint event.
+func openStream(t *testing.T, rawURL string, header ...string) *stream {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, rawURL, nil)
 	req.Header.Set("Accept", "text/event-stream")
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -360,7 +360,7 @@ func (c *Client) Write(ctx context.Context, data []byte) error {
 		c.mu.Lock()
 		g.sessionID, g.expired, g.getStarted = newSID, false, false
 		c.mu.Unlock()
-		c.log.Debug("streamhttp: initialize answered", "status", resp.StatusCode, "session", newSID)
+		c.log.Debug("streamhttp: initialize answered", "status", resp.StatusCode, "sessionTag", httpmsg.Tag(newSID))
 	}
 
 	switch {
@@ -513,6 +513,16 @@ type clientStatusError struct {
 func (e *clientStatusError) Error() string   { return e.msg }
 func (e *clientStatusError) Unwrap() []error { return e.errs }
 
+// eventIDTag names an SSE event id in logs, which never hold it: a
+// server's event ids may embed its session id (this package's Server's
+// do), which is a credential (httpmsg.Tag). An empty id stays empty.
+func eventIDTag(id string) string {
+	if id == "" {
+		return ""
+	}
+	return httpmsg.Tag(id)
+}
+
 // StatusCode returns the HTTP status of the answer that made a Client's
 // Write fail (404, say), or 0 when err is not such an error (the request
 // could not be sent, the answer could not be read). A client that falls
@@ -551,7 +561,7 @@ func (c *Client) expire(g *clientConn, sid string) {
 	if g.sessionID == sid {
 		g.sessionID = ""
 		g.expired = true
-		c.log.Info("streamhttp: the server ended the session (404)", "session", sid)
+		c.log.Info("streamhttp: the server ended the session (404)", "sessionTag", httpmsg.Tag(sid))
 	}
 }
 
@@ -752,7 +762,7 @@ func (c *Client) postStream(g *clientConn, body io.ReadCloser, cancel context.Ca
 	_, err := c.readStream(g, body, st, answered)
 	body.Close()
 	cancel()
-	c.log.Debug("streamhttp: SSE stream ended", "lastEventID", st.lastID, "unanswered", len(pending), "why", clientStreamEnd(err))
+	c.log.Debug("streamhttp: SSE stream ended", "lastEventIDTag", eventIDTag(st.lastID), "unanswered", len(pending), "why", clientStreamEnd(err))
 	failures := 0
 	for len(pending) > 0 {
 		if g.ctx.Err() != nil {
@@ -770,7 +780,7 @@ func (c *Client) postStream(g *clientConn, body io.ReadCloser, cancel context.Ca
 			c.abandon(g, pending, fmt.Sprintf("the SSE stream could not be resumed after %d attempts (last: %v)", failures, clientStreamEnd(err)))
 			return
 		}
-		c.log.Debug("streamhttp: resuming an SSE stream", "lastEventID", st.lastID, "pending", len(pending), "after", clientStreamEnd(err))
+		c.log.Debug("streamhttp: resuming an SSE stream", "lastEventIDTag", eventIDTag(st.lastID), "pending", len(pending), "after", clientStreamEnd(err))
 		if !c.wait(g, st) {
 			return
 		}
@@ -780,7 +790,7 @@ func (c *Client) postStream(g *clientConn, body io.ReadCloser, cancel context.Ca
 			return
 		}
 		if !retry {
-			c.abandon(g, pending, fmt.Sprintf("the SSE stream could not be resumed (Last-Event-ID %s): %v", st.lastID, err))
+			c.abandon(g, pending, fmt.Sprintf("the SSE stream could not be resumed from its last event (tag %s): %v", eventIDTag(st.lastID), err))
 			return
 		}
 		if progress {
@@ -957,7 +967,7 @@ func (c *Client) getStream(g *clientConn, sid string, ready chan struct{}) {
 			err = c.statusError(g, "GET", resp, sid, nil)
 			cancel()
 			if resp.StatusCode == http.StatusGone {
-				c.log.Warn("streamhttp: the GET stream cannot be resumed: messages the server sent on it are lost; opening a fresh one", "lastEventID", st.lastID, "err", err)
+				c.log.Warn("streamhttp: the GET stream cannot be resumed: messages the server sent on it are lost; opening a fresh one", "lastEventIDTag", eventIDTag(st.lastID), "err", err)
 				st.lastID = ""
 			}
 		case resp.StatusCode != http.StatusOK:
@@ -973,7 +983,7 @@ func (c *Client) getStream(g *clientConn, sid string, ready chan struct{}) {
 			c.log.Warn("streamhttp: the GET stream is not an SSE stream", "contentType", resp.Header.Get("Content-Type"))
 			return
 		default:
-			c.log.Debug("streamhttp: the GET stream is open", "lastEventID", st.lastID)
+			c.log.Debug("streamhttp: the GET stream is open", "lastEventIDTag", eventIDTag(st.lastID))
 			progress, err = c.readStream(g, resp.Body, st, nil)
 			resp.Body.Close()
 			cancel()
@@ -995,7 +1005,7 @@ func (c *Client) getStream(g *clientConn, sid string, ready chan struct{}) {
 			c.mu.Unlock()
 			return
 		}
-		c.log.Debug("streamhttp: reconnecting the GET stream", "lastEventID", st.lastID, "after", clientStreamEnd(err))
+		c.log.Debug("streamhttp: reconnecting the GET stream", "lastEventIDTag", eventIDTag(st.lastID), "after", clientStreamEnd(err))
 		if !c.wait(g, st) {
 			return
 		}

@@ -21,7 +21,23 @@
 // resumes it with GET and Last-Event-ID (events are kept in an EventStore).
 // Requests whose Host or Origin is not allowed are refused with 403, bodies
 // are limited, idle sessions are reaped, and the number of live sessions is
-// bounded (ServerOptions.MaxSessions).
+// bounded (ServerOptions.MaxSessions), and so is each principal's
+// (MaxSessionsPerPrincipal: by default a hundredth of MaxSessions, at
+// least 10; 429 beyond).
+//
+// A session belongs to the principal (the user) of its initialize: by
+// default the one an authorization layer in front put in the request's
+// context, as bearer.Protect does (session.PrincipalOf). A request that
+// names the session but speaks for another principal, or for none, is
+// answered 404 exactly as for a session that does not exist, whatever its
+// method: a session id that leaks lets no one else send requests in the
+// session, resume its streams or end it (ServerOptions.Principal,
+// UnboundSessions).
+//
+// Logs never hold a session id, nor an SSE event id (which holds it): a
+// session is named by its tag, the first 8 hex digits of the SHA-256 of
+// its id (sessionTag=…; a stream by the tag and its number), which tells
+// sessions apart without giving the id back.
 //
 // Memory is bounded. Of the events already sent on a stream, only the
 // resumption window is kept (ServerOptions.ReplayEvents, ReplayBytes: by
@@ -41,11 +57,11 @@
 // ServerOptions.WriteTimeout ends the connection, and its stream waits,
 // resumable, for the client to come back.
 //
-// An idle server session (initialized, no stream open) holds about 6.5 KiB
+// An idle server session (initialized, no stream open) holds about 6.1 KiB
 // of heap and 2 goroutines: the session's reader and a worker
-// (BenchmarkIdleSession, Go 1.26, amd64, one MCP server shared by the
-// sessions). About 1.5 KiB of it is the initialize answer's stream, kept
-// for resumption for StreamRetention.
+// (BenchmarkIdleSession: Go 1.26, amd64, sessions at 2025-11-25 sharing one
+// StandardServer of mcp20260728, which serves both eras). That includes
+// the initialize answer's stream, kept for resumption for StreamRetention.
 //
 // A request the transport refuses (a bad header, no such session, a body
 // too large, …) gets an HTTP error status and JSON-RPC error responses that
@@ -78,6 +94,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/mcpgen/mcpgen/runtime/internal/httpguard"
+	"github.com/mcpgen/mcpgen/runtime/internal/httpmsg"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/revision"
 	"github.com/mcpgen/mcpgen/runtime/session"
@@ -150,6 +167,20 @@ type ServerOptions struct {
 	// session costs the memory stated in the package doc); negative means
 	// no limit.
 	MaxSessions int
+	// MaxSessionsPerPrincipal is the most sessions alive at once of one
+	// principal (see Principal), so that one user cannot take every place
+	// of MaxSessions from the others. An initialize beyond it is refused
+	// with 429 Too Many Requests and a JSON-RPC error (code session.Busy)
+	// carrying its id and naming the limit; a session of the principal
+	// that ends frees a place at once. Only requests that speak for a
+	// principal (not "") count: without an authorization layer in front,
+	// MaxSessions alone applies.
+	//
+	// Default: MaxSessions/100, at least 10 (DefaultMaxSessionsPerPrincipal,
+	// 100, with the default MaxSessions, and when MaxSessions is
+	// negative). Negative means no limit per principal: one principal may
+	// then hold every session MaxSessions allows.
+	MaxSessionsPerPrincipal int
 	// WriteTimeout bounds each write to an SSE stream's connection (and
 	// of a JSON answer): a write that does not complete within it, because
 	// the client stopped reading while its connection stays open, ends
@@ -159,14 +190,31 @@ type ServerOptions struct {
 	// no limit. It is set with http.ResponseController.SetWriteDeadline,
 	// and has no effect where the ResponseWriter does not support that.
 	WriteTimeout time.Duration
-	// Principal, when set, names who a request speaks for, such as the
-	// subject of its access token (bearer.PrincipalOf). A session belongs
-	// to the principal of its initialize: a request naming the session
-	// whose principal differs is refused with 404, as if the session did
-	// not exist, so a session id that leaks cannot be used with another
-	// user's token.
+	// Principal names who a request speaks for, such as the issuer and
+	// subject of its access token; "" is none. Default: the principal an
+	// authorization layer in front of the Server put in the request's
+	// context (session.PrincipalOf), as bearer.Protect does.
+	//
+	// A session belongs to the principal of its initialize: a POST, GET
+	// (Last-Event-ID resumption included) or DELETE naming the session
+	// whose principal differs, or has none while the session has one, is
+	// refused with 404 and the same JSON-RPC error as for a session that
+	// does not exist, so that a session id that leaks is of no use with
+	// another principal's token and its existence is not revealed. A
+	// session opened without a principal serves only requests without one.
 	Principal func(*http.Request) string
-	// Logger receives diagnostics. Default: discard.
+	// UnboundSessions turns that binding off: a request naming a session
+	// is served in it whoever it speaks for. It gives up the protection of
+	// one user's session from another user: anyone with a valid token who
+	// learns a session id can then send requests in the session, resume
+	// its streams with Last-Event-ID (reading the answers it was sent) and
+	// end it with DELETE. Set it only when every client shares one trust
+	// domain, or when the application binds sessions itself. The
+	// per-principal limit (MaxSessionsPerPrincipal) still applies.
+	UnboundSessions bool
+	// Logger receives diagnostics. Default: discard. What it is given
+	// holds no session id, nor a token: a session is named by its tag (see
+	// the package doc).
 	Logger *slog.Logger
 }
 
@@ -175,6 +223,28 @@ const DefaultWriteTimeout = 30 * time.Second
 
 // DefaultMaxSessions is the default of ServerOptions.MaxSessions.
 const DefaultMaxSessions = 10_000
+
+// DefaultMaxSessionsPerPrincipal is the default of
+// ServerOptions.MaxSessionsPerPrincipal with the default MaxSessions or
+// none; with another MaxSessions, the default is a hundredth of it, at
+// least 10.
+const DefaultMaxSessionsPerPrincipal = DefaultMaxSessions / 100
+
+// minSessionsPerPrincipal is the least default MaxSessionsPerPrincipal.
+const minSessionsPerPrincipal = 10
+
+// defaultPerPrincipal returns the default MaxSessionsPerPrincipal for
+// maxSessions (negative: no limit).
+func defaultPerPrincipal(maxSessions int) int {
+	if maxSessions < 0 {
+		return DefaultMaxSessionsPerPrincipal
+	}
+	return max(maxSessions/100, minSessionsPerPrincipal)
+}
+
+// principalOf is the default ServerOptions.Principal: the principal in
+// the request's context.
+func principalOf(r *http.Request) string { return session.PrincipalOf(r.Context()) }
 
 // Server serves MCP sessions over Streamable HTTP.
 type Server struct {
@@ -187,6 +257,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	sessions map[string]*conn
+	owned    map[string]int // live sessions per principal, for those with one
 	closed   bool
 	stop     chan struct{}
 }
@@ -216,10 +287,16 @@ func NewServer(newHandler func() session.Handler, opts ServerOptions) *Server {
 	if opts.MaxSessions == 0 {
 		opts.MaxSessions = DefaultMaxSessions
 	}
+	if opts.MaxSessionsPerPrincipal == 0 {
+		opts.MaxSessionsPerPrincipal = defaultPerPrincipal(opts.MaxSessions)
+	}
+	if opts.Principal == nil {
+		opts.Principal = principalOf
+	}
 	if opts.WriteTimeout == 0 {
 		opts.WriteTimeout = DefaultWriteTimeout
 	}
-	s := &Server{newHandler: newHandler, opts: opts, guard: httpguard.Guard{Hosts: opts.AllowedHosts, Origins: opts.AllowedOrigins}, store: opts.EventStore, log: opts.Logger, sessions: map[string]*conn{}, stop: make(chan struct{})}
+	s := &Server{newHandler: newHandler, opts: opts, guard: httpguard.Guard{Hosts: opts.AllowedHosts, Origins: opts.AllowedOrigins}, store: opts.EventStore, log: opts.Logger, sessions: map[string]*conn{}, owned: map[string]int{}, stop: make(chan struct{})}
 	if s.store == nil {
 		s.store = NewMemoryStore()
 	}
@@ -293,7 +370,7 @@ func (s *Server) reap() {
 		}
 		s.mu.Unlock()
 		for _, c := range idle {
-			s.log.Debug("mcp http: idle session ended", "session", c.id)
+			s.log.Debug("mcp http: idle session ended", "sessionTag", c.tag())
 			s.forget(c)
 			// Not waited for: a session that drains must not hold up
 			// the others' reaping.
@@ -389,17 +466,27 @@ func (s *Server) lookup(w http.ResponseWriter, r *http.Request, rf *refusal) *co
 	s.mu.Lock()
 	c := s.sessions[sid]
 	s.mu.Unlock()
-	if c != nil && s.opts.Principal != nil && s.opts.Principal(r) != c.principal {
-		s.log.Warn("mcp http: a request names a session of another principal", "session", sid)
+	if c != nil && !s.opts.UnboundSessions && s.opts.Principal(r) != c.principal {
+		// Answered as a session that does not exist: the caller learns
+		// nothing of it. The log names it by its tag only (a session id
+		// lets anyone bound to it use it).
+		s.log.Warn("mcp http: a request names a session of another principal; answered as if it did not exist",
+			"sessionTag", c.tag(), "method", r.Method, "remote", r.RemoteAddr)
 		c = nil
 	}
 	if c == nil {
-		refuse(w, *rf, http.StatusNotFound, jsonrpc.InvalidRequest, "session %q not found", sid)
+		refuse(w, *rf, http.StatusNotFound, jsonrpc.InvalidRequest, "%s", errNoSession)
 		return nil
 	}
 	rf.conn = c
 	return c
 }
+
+// errNoSession is the message of the refusal of a request naming a
+// session that does not exist, has ended, or belongs to another
+// principal. It does not repeat the id: the client knows which it sent,
+// and what it logs of the message then holds none.
+const errNoSession = "no such session: the Mcp-Session-Id names no session, one that has ended, or one of another user; start a new one with initialize"
 
 func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 	// The body is read first: every refusal echoes the ids of its requests
@@ -470,9 +557,10 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 			refuse(w, rf, http.StatusBadRequest, jsonrpc.InvalidRequest, "initialize must not carry an Mcp-Session-Id")
 			return
 		}
+		var status int
 		var e *jsonrpc.Error
-		if c, e = s.newConn(r); e != nil {
-			refuse(w, rf, http.StatusServiceUnavailable, e.Code, "%s", e.Message)
+		if c, status, e = s.newConn(r); e != nil {
+			refuse(w, rf, status, e.Code, "%s", e.Message)
 			return
 		}
 		w.Header().Set("Mcp-Session-Id", c.id) // T-S1
@@ -551,12 +639,12 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 		dropped := ok && st == nil && c.hadStreamLocked(id)
 		c.mu.Unlock()
 		if dropped {
-			httpError(w, http.StatusGone, jsonrpc.InvalidRequest, "Last-Event-ID %q: the stream was dropped %v after it was complete; its events are beyond the resumption window", last, c.srv.opts.StreamRetention)
+			httpError(w, http.StatusGone, jsonrpc.InvalidRequest, "Last-Event-ID: the stream was dropped %v after it was complete; its events are beyond the resumption window", c.srv.opts.StreamRetention)
 			return
 		}
 		if !ok || st == nil {
 			// Never replay another session's stream (T-R3).
-			httpError(w, http.StatusBadRequest, jsonrpc.InvalidRequest, "Last-Event-ID %q names no stream of this session", last)
+			httpError(w, http.StatusBadRequest, jsonrpc.InvalidRequest, "Last-Event-ID names no stream of this session")
 			return
 		}
 		c.serveSSE(w, r, st, seq, false)
@@ -589,6 +677,7 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request) {
 	// The session leaves the map before the 204: a request sent after the
 	// answer finds no session (T-S4), not one that is ending.
 	s.forget(c)
+	s.log.Debug("mcp http: session ended by DELETE", "sessionTag", c.tag())
 	c.sess.Close() // T-S5
 	w.WriteHeader(http.StatusNoContent)
 }
@@ -610,11 +699,17 @@ func (s *Server) sessionless(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-// forget removes c from the sessions: later requests naming it get 404.
+// forget removes c from the sessions, freeing its place (and its
+// principal's): later requests naming it get 404.
 func (s *Server) forget(c *conn) {
 	s.mu.Lock()
 	if s.sessions[c.id] == c {
 		delete(s.sessions, c.id)
+		if c.principal != "" {
+			if s.owned[c.principal]--; s.owned[c.principal] <= 0 {
+				delete(s.owned, c.principal)
+			}
+		}
 	}
 	s.mu.Unlock()
 }
@@ -622,9 +717,11 @@ func (s *Server) forget(c *conn) {
 // errClosing refuses an initialize (503) once Close was called.
 var errClosing = &jsonrpc.Error{Code: jsonrpc.InternalError, Message: "the server is closing"}
 
-// newConn starts a session for the initialize r, or returns the error that
-// refuses it (503).
-func (s *Server) newConn(r *http.Request) (*conn, *jsonrpc.Error) {
+// newConn starts a session for the initialize r, or returns the HTTP
+// status and the error that refuse it: 503 when the server is closing or
+// has MaxSessions sessions, 429 when r's principal has
+// MaxSessionsPerPrincipal.
+func (s *Server) newConn(r *http.Request) (*conn, int, *jsonrpc.Error) {
 	b := make([]byte, 16)
 	rand.Read(b)
 	c := &conn{
@@ -635,35 +732,42 @@ func (s *Server) newConn(r *http.Request) (*conn, *jsonrpc.Error) {
 		streams: map[string]*stream{},
 		byReq:   map[wire.ID]*stream{},
 	}
-	if s.opts.Principal != nil {
-		c.principal = s.opts.Principal(r)
-	}
+	c.principal = s.opts.Principal(r)
 	c.lastSeen = time.Now()
 	c.standalone = c.newStreamLocked()
 	h := s.newHandler()
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return nil, errClosing
+		return nil, http.StatusServiceUnavailable, errClosing
 	}
 	if max := s.opts.MaxSessions; max > 0 && len(s.sessions) >= max {
 		s.mu.Unlock()
 		s.log.Warn("mcp http: initialize refused: too many sessions", "max", max)
-		return nil, &jsonrpc.Error{Code: session.Busy, Message: fmt.Sprintf("the server has reached its limit of %d sessions; try again later", max)}
+		return nil, http.StatusServiceUnavailable, &jsonrpc.Error{Code: session.Busy, Message: fmt.Sprintf("the server has reached its limit of %d sessions; try again later", max)}
+	}
+	if max := s.opts.MaxSessionsPerPrincipal; max > 0 && c.principal != "" && s.owned[c.principal] >= max {
+		s.mu.Unlock()
+		s.log.Warn("mcp http: initialize refused: the principal has too many sessions", "max", max, "remote", r.RemoteAddr)
+		return nil, http.StatusTooManyRequests, &jsonrpc.Error{Code: session.Busy, Message: fmt.Sprintf("this user (principal) has reached its limit of %d sessions at once; end one with DELETE, or try again once one has ended", max)}
 	}
 	// The session is started before the conn is published: it sets c.push,
 	// and other requests may find c at once.
 	c.sess = session.New(session.Server, c, h, s.opts.Session)
 	s.sessions[c.id] = c
+	if c.principal != "" {
+		s.owned[c.principal]++
+	}
 	s.mu.Unlock()
-	return c, nil
+	s.log.Debug("mcp http: session opened", "sessionTag", c.tag(), "remote", r.RemoteAddr)
+	return c, 0, nil
 }
 
 // conn is one session over HTTP, and the session's transport.
 type conn struct {
 	srv       *Server
 	id        string
-	principal string // ServerOptions.Principal of the initialize
+	principal string // ServerOptions.Principal of the initialize; "" for none
 	sess      *session.Session
 	in        chan []byte // POST bodies for Read, when the session does not take them pushed
 	// Set by the session before it starts.
@@ -715,6 +819,18 @@ func (c *conn) newStreamLocked() *stream {
 	st := &stream{id: id, pending: map[wire.ID]bool{}, wake: make(chan struct{}, 1), drop: make(chan struct{}), first: 1}
 	c.streams[id] = st
 	return st
+}
+
+// tag names the session in logs, which never hold its id (httpmsg.Tag).
+func (c *conn) tag() string { return httpmsg.Tag(c.id) }
+
+// streamTag names the stream id of c in logs: the session's tag and the
+// stream's number.
+func (c *conn) streamTag(id string) string {
+	if n, ok := strings.CutPrefix(id, c.id); ok {
+		return c.tag() + n
+	}
+	return httpmsg.Tag(id)
 }
 
 func (c *conn) touch() {
@@ -852,7 +968,7 @@ func (c *conn) Write(ctx context.Context, data []byte) error {
 				return c.appendLocked(st, data)
 			}
 		}
-		c.srv.log.Debug("mcp http: response for no open stream dropped", "session", c.id)
+		c.srv.log.Debug("mcp http: response for no open stream dropped", "sessionTag", c.tag())
 		return nil
 	}
 	// A request or notification: on the stream of the request its handler
@@ -866,7 +982,7 @@ func (c *conn) Write(ctx context.Context, data []byte) error {
 	// messages) may have no context that ever ends, and must not stall.
 	for !c.roomLocked(st, len(data)) {
 		full := fmt.Errorf("%w: stream %s holds %d unsent events (%d bytes), session %s %d (%d bytes); the limits are %d events and %d bytes per stream, %d and %d per session",
-			ErrStreamFull, st.id, st.last-st.delivered, st.unsentBytes, c.id, c.unsentEvents, c.unsentBytes,
+			ErrStreamFull, c.streamTag(st.id), st.last-st.delivered, st.unsentBytes, c.tag(), c.unsentEvents, c.unsentBytes,
 			c.srv.opts.StreamBufferEvents, c.srv.opts.StreamBufferBytes, c.srv.opts.SessionBufferEvents, c.srv.opts.SessionBufferBytes)
 		if !handler {
 			return full
@@ -1056,10 +1172,10 @@ func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq 
 	c.mu.Lock()
 	if st.id != "" && (c.streams[st.id] != st || seq < st.first-1) {
 		// Dropped since it was looked up, or seq is before the window.
-		gone := fmt.Sprintf("Last-Event-ID %s_%d: the events after it are beyond the resumption window (the stream keeps events %d to %d, at most %d within %d bytes once sent)",
-			st.id, seq, st.first, st.last, c.srv.opts.ReplayEvents, c.srv.opts.ReplayBytes)
+		gone := fmt.Sprintf("Last-Event-ID (event %d of its stream): the events after it are beyond the resumption window (the stream keeps events %d to %d, at most %d within %d bytes once sent)",
+			seq, st.first, st.last, c.srv.opts.ReplayEvents, c.srv.opts.ReplayBytes)
 		if c.streams[st.id] != st {
-			gone = fmt.Sprintf("Last-Event-ID %s_%d: the stream was dropped %v after it was complete; its events are beyond the resumption window", st.id, seq, c.srv.opts.StreamRetention)
+			gone = fmt.Sprintf("Last-Event-ID (event %d of its stream): the stream was dropped %v after it was complete; its events are beyond the resumption window", seq, c.srv.opts.StreamRetention)
 		}
 		c.mu.Unlock()
 		httpError(w, http.StatusGone, jsonrpc.InvalidRequest, "%s", gone)
@@ -1115,7 +1231,7 @@ func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq 
 		io.WriteString(w, "data: \n\n")
 	}
 	if err := flush(w, fl); err != nil {
-		c.srv.log.Debug("mcp http: SSE write failed; the connection ends", "stream", st.id, "err", err)
+		c.srv.log.Debug("mcp http: SSE write failed; the connection ends", "stream", c.streamTag(st.id), "err", err)
 		return
 	}
 	for {
@@ -1140,7 +1256,7 @@ func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq 
 			if werr != nil {
 				// The client stopped reading (WriteTimeout) or went away:
 				// these events are not sent; the client resumes before them.
-				c.srv.log.Debug("mcp http: SSE write failed; the connection ends", "stream", st.id, "err", werr)
+				c.srv.log.Debug("mcp http: SSE write failed; the connection ends", "stream", c.streamTag(st.id), "err", werr)
 				return
 			}
 			seq = evs[len(evs)-1].Seq

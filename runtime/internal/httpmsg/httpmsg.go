@@ -1,12 +1,13 @@
-// Package httpmsg holds what the HTTP client transports (streamhttp and
-// ssehttp) say about the HTTP messages they exchange: the excerpt of a
-// body quoted in an error, a Content-Type's media type, and the
-// authorization context their requests carry.
+// Package httpmsg holds what the HTTP transports (streamhttp and ssehttp)
+// say about the HTTP messages they exchange: the excerpt of a body quoted
+// in an error, a Content-Type's media type, the authorization context
+// their client's requests carry, and the tag that names a session in logs.
 package httpmsg
 
 import (
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"io"
 	"mime"
 	"net/http"
@@ -71,4 +72,16 @@ func AuthContext(rt http.RoundTripper, header http.Header) string {
 func AuthDigest(credential string) string {
 	sum := sha256.Sum256([]byte(credential))
 	return base64.RawURLEncoding.EncodeToString(sum[:])
+}
+
+// Tag returns the name of a session id (or of another value that works as
+// a credential, such as an SSE event id that embeds one) in logs: the first
+// 8 hex digits of its SHA-256 digest. A tag tells log lines of one session
+// apart from another's without revealing the id: 32 of the digest's bits
+// do not give the id back, nor let anyone use the session. An operator
+// who holds an id finds its lines with the tag of it, such as
+// printf %s "$id" | sha256sum | cut -c1-8.
+func Tag(id string) string {
+	sum := sha256.Sum256([]byte(id))
+	return hex.EncodeToString(sum[:4])
 }

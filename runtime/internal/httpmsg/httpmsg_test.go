@@ -34,3 +34,16 @@ func TestMediaType(t *testing.T) {
 		}
 	}
 }
+
+// The tag of an id is the first 8 hex digits of its SHA-256, and does not
+// hold the id.
+func TestTag(t *testing.T) {
+	const id = "0123456789abcdef0123456789abcdef"
+	// printf %s 0123456789abcdef0123456789abcdef | sha256sum | cut -c1-8
+	if got, want := Tag(id), "3eb1bd43"; got != want {
+		t.Errorf("Tag(%q) = %q, want %q", id, got, want)
+	}
+	if strings.Contains(id, Tag(id)) {
+		t.Errorf("Tag(%q) = %q is part of the id", id, Tag(id))
+	}
+}
