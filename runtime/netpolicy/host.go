@@ -36,20 +36,20 @@ func (e *RefusedError) Error() string {
 	case e.Spelling != "":
 		return fmt.Sprintf("host %q %s", e.Host, e.Spelling)
 	case e.Resolved:
-		return fmt.Sprintf("%s resolved to %s, %s", e.Host, e.Addr, e.about())
+		return fmt.Sprintf("%s resolved to %s, %s", e.Host, e.addr(), e.Class.describe())
 	case !e.Addr.IsValid():
 		return fmt.Sprintf("%s is a loopback name (RFC 6761)", e.Host)
 	}
-	return fmt.Sprintf("%s is %s", e.Addr, e.about())
+	return fmt.Sprintf("%s is %s", e.addr(), e.Class.describe())
 }
 
-// about says what Addr is, naming the IPv4 address it carries if any.
-func (e *RefusedError) about() string {
-	s := e.Class.describe()
-	if v4, how, ok := Embedded(e.Addr); ok {
-		s += fmt.Sprintf(" (%s, for %s)", how, v4)
+// addr writes Addr, and the IPv4 address it carries if any (that of an
+// IPv4-mapped address shows in its form already).
+func (e *RefusedError) addr() string {
+	if v4, how, ok := Embedded(e.Addr); ok && how != kindMapped {
+		return fmt.Sprintf("%s (%s, for %s)", e.Addr, how, v4)
 	}
-	return s
+	return e.Addr.String()
 }
 
 // Is reports whether target is ErrRefused.

@@ -167,7 +167,7 @@ func TestRefusedErrorText(t *testing.T) {
 		{&netpolicy.RefusedError{Host: "10.0.0.5", Addr: netip.MustParseAddr("10.0.0.5"), Class: netpolicy.Private}, "10.0.0.5 is a private address (RFC 1918)"},
 		{&netpolicy.RefusedError{Host: "rebind.example", Addr: netip.MustParseAddr("127.0.0.1"), Class: netpolicy.Loopback, Resolved: true}, "rebind.example resolved to 127.0.0.1, a loopback address"},
 		{&netpolicy.RefusedError{Host: "localhost", Class: netpolicy.Loopback}, "localhost is a loopback name (RFC 6761)"},
-		{&netpolicy.RefusedError{Host: "64:ff9b::a00:5", Addr: netip.MustParseAddr("64:ff9b::a00:5"), Class: netpolicy.Private}, "64:ff9b::a00:5 is a private address (RFC 1918) (NAT64, for 10.0.0.5)"},
+		{&netpolicy.RefusedError{Host: "64:ff9b::a00:5", Addr: netip.MustParseAddr("64:ff9b::a00:5"), Class: netpolicy.Private}, "64:ff9b::a00:5 (NAT64, for 10.0.0.5) is a private address (RFC 1918)"},
 	} {
 		if got := tc.err.Error(); got != tc.want {
 			t.Errorf("Error() = %q, want %q", got, tc.want)
