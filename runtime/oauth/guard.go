@@ -55,8 +55,9 @@ type testNetwork struct {
 
 // newGuard returns the policy for the MCP server at u: the classes
 // Config.AllowAddresses allows, and the class of the server's own host
-// (loopback for a server on loopback; a server given by a name other than
-// localhost is public).
+// (loopback for a server on loopback, the private networks for one on a
+// private network; a server given by a name other than localhost is
+// public).
 func (c *Client) newGuard(u *url.URL) *guard {
 	g := &guard{
 		allow:        c.cfg.AllowAddresses,
@@ -67,6 +68,9 @@ func (c *Client) newGuard(u *url.URL) *guard {
 		clients:      map[*http.Client]*http.Client{},
 	}
 	if class, _, err := g.hostClass(u); err == nil {
+		if class&netpolicy.PrivateNetworks != 0 {
+			class |= netpolicy.PrivateNetworks
+		}
 		g.allow |= class
 	}
 	return g

@@ -67,9 +67,10 @@
 //   - public addresses are allowed;
 //   - the class of the MCP server's own host is allowed: loopback
 //     addresses (and localhost names) only when the MCP server's URL is
-//     on loopback, private ones when it is on a private network (its host
-//     is an IP address of that class; a server given by a DNS name other
-//     than localhost is public);
+//     on loopback, the private networks (RFC 1918, unique local and CGNAT
+//     addresses) when it is on one of them, link-local addresses when it
+//     is link-local; the host of the URL as written decides (a server
+//     given by a DNS name other than localhost is public);
 //   - Config.AllowAddresses allows more classes (such as
 //     netpolicy.PrivateNetworks, for an authorization server on a
 //     private network);

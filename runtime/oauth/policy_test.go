@@ -385,6 +385,8 @@ func TestPrivateNetworkOptOut(t *testing.T) {
 		{"public server, private networks allowed", netpolicy.PrivateNetworks, netpolicy.Public, true},
 		{"public server, loopback allowed", netpolicy.Loopback, netpolicy.Public, false},
 		{"server on a private network", 0, netpolicy.Private, true},
+		{"server on a unique local network", 0, netpolicy.ULA, true},
+		{"server on link-local", 0, netpolicy.LinkLocal, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			as := newRemote(t, remoteOpts{})
@@ -407,6 +409,20 @@ func TestPrivateNetworkOptOut(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPrivateServerNotLoopback: an MCP server on a private network allows
+// private addresses, not loopback ones.
+func TestPrivateServerNotLoopback(t *testing.T) {
+	v := newVictim(t)
+	r := newRemote(t, remoteOpts{as: v.URL})
+	c := attacked(t, oauth.Config{}, oauth.TestNetwork{Classes: map[netip.AddrPort]netpolicy.Class{addrPort(r.Server): netpolicy.Private}})
+	url := r.URL + "/mcp"
+	_, err := call(httpClient(t, c, url), url, "tools/list")
+	if n := v.hits.Load(); n != 0 {
+		t.Errorf("the loopback service received %d requests", n)
+	}
+	wantRefused(t, err, netpolicy.Loopback, "refused because the MCP server is not on loopback")
 }
 
 // TestCustomHTTPClient: a Config.HTTPClient keeps the policy: the URL
