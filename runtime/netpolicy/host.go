@@ -31,6 +31,9 @@ type RefusedError struct {
 	Spelling string
 }
 
+// Error says what Host is: "10.0.0.5 is a private address (RFC 1918)",
+// "rebind.example resolved to 127.0.0.1, a loopback address", or why its
+// spelling is refused.
 func (e *RefusedError) Error() string {
 	switch {
 	case e.Spelling != "":

@@ -22,9 +22,9 @@ import (
 )
 
 // Class is a set of address classes: each named class is one bit, and an
-// address may belong to several (64:ff9b:1::a00:1 is a local-use NAT64
-// address that reaches 10.0.0.1: Private). Public, the zero Class, is
-// a globally routable unicast address.
+// address may belong to several (::ffff:0:10.0.0.1, an IPv4-translated
+// address for 10.0.0.1, is Private and Reserved). Public, the zero Class,
+// is a globally routable unicast address.
 type Class uint16
 
 // The classes. The prefixes are those of the IANA special-purpose address
@@ -37,13 +37,14 @@ const (
 	Loopback Class = 1 << iota
 	// Private is 10.0.0.0/8, 172.16.0.0/12 and 192.168.0.0/16 (RFC 1918).
 	Private
-	// ULA is fc00::/7, IPv6 unique local addresses (RFC 4193).
+	// ULA is fc00::/7, IPv6 unique local addresses (RFC 4193); a cloud
+	// metadata service answers at fd00:ec2::254.
 	ULA
 	// CGNAT is 100.64.0.0/10, the shared address space of carrier-grade
 	// NAT (RFC 6598), also used by overlay networks.
 	CGNAT
 	// LinkLocal is 169.254.0.0/16 (RFC 3927) and fe80::/10 (RFC 4291);
-	// cloud metadata services answer at 169.254.169.254 and fd00:ec2::254.
+	// cloud metadata services answer at 169.254.169.254.
 	LinkLocal
 	// Unspecified is 0.0.0.0/8 ("this network", RFC 791) and ::. A
 	// connection to 0.0.0.0 reaches the local machine on most systems.
