@@ -82,10 +82,14 @@
 //     address are classed by it, and a host that is a non-canonical
 //     spelling of an IPv4 address (2130706433, 0x7f.1, 127.1) is refused.
 //
-// The MCP server's own host:port is chosen by the user and is not checked,
-// nor is a proxy's (http.Transport.Proxy). Redirects are followed only
-// within the policy, never from https to plain http (on any request the
-// client makes, the MCP server's included), and, for a POST (token,
+// A host that is not ASCII is refused too (an internationalized name is
+// written in its xn-- form). The MCP server's own host:port is chosen by
+// the user and is not checked, nor is a proxy's (http.Transport.Proxy;
+// through a proxy, the proxy resolves the target's name, and only the URL
+// check applies to it). Headless requests the authorization endpoint with
+// the policy too. Redirects are followed only within the policy, never
+// from https to plain http (on any request the client makes, including
+// those of the clients HTTPClient returns), and, for a POST (token,
 // registration, revocation), never to another origin. A refusal is an
 // error naming the URL, where it came from, the host's class and why; it
 // matches netpolicy.ErrRefused (a *netpolicy.RefusedError) or
