@@ -39,10 +39,16 @@ type Headless struct {
 	// Redirect is the redirect URI. Default "http://localhost:3000/callback"
 	// (nothing listens there: the redirect is read, not followed).
 	Redirect string
-	// HTTPClient sends the request. Default: http.DefaultTransport with a
-	// 30 s timeout. Its redirect policy is not used.
+	// HTTPClient sends the request. Default: the Client's (see
+	// Config.HTTPClient). Its redirect policy is not used (the redirect is
+	// read, not followed). When a Client calls Authorize, the request has
+	// the Client's address policy, as its own requests do.
 	HTTPClient *http.Client
 }
+
+// guardKey is the context key under which a Client passes the address
+// policy of the MCP server being authorized to Authorize.
+type guardKey struct{}
 
 // DefaultHeadlessRedirect is Headless's default redirect URI.
 const DefaultHeadlessRedirect = "http://localhost:3000/callback"
@@ -58,7 +64,13 @@ func (h *Headless) RedirectURL() string {
 // Authorize implements Authorizer.
 func (h *Headless) Authorize(ctx context.Context, authURL string) (url.Values, error) {
 	base := h.HTTPClient
-	if base == nil {
+	g, _ := ctx.Value(guardKey{}).(*guard)
+	switch {
+	case g != nil && base == nil:
+		base = g.oauth()
+	case g != nil:
+		base = g.client(base)
+	case base == nil:
 		base = &http.Client{Timeout: 30 * time.Second}
 	}
 	client := *base

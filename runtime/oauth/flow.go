@@ -26,6 +26,7 @@ type server struct {
 	url      string // as given
 	origin   string // where its token may go
 	resource string // canonical URI: the Store's key
+	g        *guard // the address policy of its OAuth requests
 
 	authMu sync.Mutex // one authorization or refresh at a time
 
@@ -93,7 +94,13 @@ func (s *server) wrap(step string, err error) error {
 	if errors.As(err, &e) {
 		return err
 	}
-	return &Error{Server: s.url, Step: step, Err: err}
+	return &Error{Server: s.url, Step: step, Err: s.g.explain(err)}
+}
+
+// do sends an OAuth request (metadata, registration, revocation) with the
+// address policy.
+func (s *server) do(req *http.Request) (*http.Response, error) {
+	return s.g.oauth().Do(req)
 }
 
 // outcome is what reauthorize did.
@@ -210,6 +217,7 @@ func containsAll(have, want []string) bool {
 // authorization (the server may have moved to another one).
 func (s *server) discover(ctx context.Context, ch oauthmeta.Challenge) (*discovered, error) {
 	var prm *oauthmeta.ProtectedResource
+	var prmURL string
 	var tried []string
 	urls, err := oauthmeta.ProtectedResourceURLs(s.url)
 	if err != nil {
@@ -223,9 +231,14 @@ func (s *server) discover(ctx context.Context, ch oauthmeta.Challenge) (*discove
 			continue
 		}
 		tried = append(tried, u)
-		data, found, err := s.fetch(ctx, "protected resource metadata", u)
+		source := "well-known URI"
+		fromChallenge := i == 0 && param(ch, "resource_metadata") != ""
+		if fromChallenge {
+			source = "the challenge's resource_metadata"
+		}
+		data, found, err := s.fetch(ctx, "protected resource metadata", source, u)
 		if err != nil {
-			if i == 0 && param(ch, "resource_metadata") != "" {
+			if fromChallenge {
 				s.c.logger.Info("oauth: the challenge's resource_metadata could not be read; trying the well-known URIs", "url", u, "err", err)
 				continue
 			}
@@ -242,6 +255,7 @@ func (s *server) discover(ctx context.Context, ch oauthmeta.Challenge) (*discove
 			return nil, s.errorf("protected resource metadata", "%s: %w", excerpt(u), err)
 		}
 		prm = m
+		prmURL = u
 		break
 	}
 	d := &discovered{}
@@ -258,7 +272,11 @@ func (s *server) discover(ctx context.Context, ch oauthmeta.Challenge) (*discove
 		d.issuer = s.origin
 		d.resource = s.resource
 	}
-	if _, err := s.c.checkURL("authorization server", d.issuer); err != nil {
+	source := "the MCP server's origin as authorization server"
+	if prm != nil {
+		source = "protected resource metadata " + excerpt(prmURL) + " names authorization server"
+	}
+	if _, err := s.g.checkURL(source, d.issuer); err != nil {
 		return nil, s.wrap("authorization server metadata", err)
 	}
 	asURLs, err := oauthmeta.AuthorizationServerURLs(d.issuer)
@@ -266,7 +284,7 @@ func (s *server) discover(ctx context.Context, ch oauthmeta.Challenge) (*discove
 		return nil, s.wrap("authorization server metadata", err)
 	}
 	for _, u := range asURLs {
-		data, found, err := s.fetch(ctx, "authorization server metadata", u)
+		data, found, err := s.fetch(ctx, "authorization server metadata", "well-known URI", u)
 		if err != nil {
 			return nil, err
 		}
@@ -313,7 +331,7 @@ func (s *server) discover(ctx context.Context, ch oauthmeta.Challenge) (*discove
 		if e.u == "" {
 			return nil, s.errorf("authorization server metadata", "issuer %q has no %s", excerpt(d.issuer), e.what)
 		}
-		if _, err := s.c.checkURL(e.what, e.u); err != nil {
+		if _, err := s.g.checkURL(s.names(d, e.what), e.u); err != nil {
 			return nil, s.wrap("authorization server metadata", err)
 		}
 	}
@@ -327,10 +345,20 @@ func (s *server) discover(ctx context.Context, ch oauthmeta.Challenge) (*discove
 	return d, nil
 }
 
-// fetch GETs a metadata document. A 4xx answer is "not found" (the next
-// well-known URI is tried); anything else but 200 is an error.
-func (s *server) fetch(ctx context.Context, step, raw string) ([]byte, bool, error) {
-	if _, err := s.c.checkURL(step, raw); err != nil {
+// names says where an endpoint of the authorization server metadata
+// comes from: `issuer "https://as.example" names token_endpoint`.
+func (s *server) names(d *discovered, what string) string {
+	if d.fallback {
+		return "the default " + what + " of the MCP server's origin"
+	}
+	return fmt.Sprintf("issuer %q names %s", excerpt(d.issuer), what)
+}
+
+// fetch GETs a metadata document from raw, which came from source. A 4xx
+// answer is "not found" (the next well-known URI is tried); anything else
+// but 200 is an error.
+func (s *server) fetch(ctx context.Context, step, source, raw string) ([]byte, bool, error) {
+	if _, err := s.g.checkURL(source, raw); err != nil {
 		return nil, false, s.wrap(step, err)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, raw, nil)
@@ -338,7 +366,7 @@ func (s *server) fetch(ctx context.Context, step, raw string) ([]byte, bool, err
 		return nil, false, s.wrap(step, err)
 	}
 	req.Header.Set("Accept", "application/json")
-	resp, err := s.c.do(req)
+	resp, err := s.do(req)
 	if err != nil {
 		return nil, false, s.wrap(step, err)
 	}
@@ -418,7 +446,7 @@ const maxRegistration = 64 << 10
 // register registers the client dynamically (RFC 7591).
 func (s *server) register(ctx context.Context, d *discovered) (*ClientCredentials, error) {
 	const step = "registration"
-	if _, err := s.c.checkURL("registration_endpoint", d.as.RegistrationEndpoint); err != nil {
+	if _, err := s.g.checkURL(s.names(d, "registration_endpoint"), d.as.RegistrationEndpoint); err != nil {
 		return nil, s.wrap(step, err)
 	}
 	method := "client_secret_basic"
@@ -447,7 +475,7 @@ func (s *server) register(ctx context.Context, d *discovered) (*ClientCredential
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
-	resp, err := s.c.do(req)
+	resp, err := s.do(req)
 	if err != nil {
 		return nil, s.wrap(step, err)
 	}
@@ -546,7 +574,7 @@ func (s *server) authorize(ctx context.Context, d *discovered, scopes []string) 
 	verifier := oauth2.GenerateVerifier()
 	authURL := conf.AuthCodeURL(state, oauth2.S256ChallengeOption(verifier), oauth2.SetAuthURLParam("resource", d.resource))
 	s.c.logger.Debug("oauth: authorizing", "server", s.url, "issuer", d.issuer, "scope", strings.Join(scopes, " "))
-	q, err := s.c.cfg.Authorizer.Authorize(ctx, authURL)
+	q, err := s.c.cfg.Authorizer.Authorize(context.WithValue(ctx, guardKey{}, s.g), authURL)
 	if err != nil {
 		return s.wrap("authorization", err)
 	}
@@ -571,7 +599,9 @@ func (s *server) authorize(ctx context.Context, d *discovered, scopes []string) 
 	if code == "" {
 		return s.errorf("authorization", "the redirect has no code")
 	}
-	tctx := context.WithValue(ctx, oauth2.HTTPClient, s.c.oauth)
+	// x/oauth2 sends the token request with the client of the context:
+	// the policy's, whose redirects stay within the origin and https.
+	tctx := context.WithValue(ctx, oauth2.HTTPClient, s.g.oauth())
 	t, err := conf.Exchange(tctx, code, oauth2.VerifierOption(verifier), oauth2.SetAuthURLParam("resource", d.resource))
 	if err != nil {
 		return s.wrap("token request", err)
@@ -617,12 +647,8 @@ func (s *server) refresh(ctx context.Context, d *discovered, tok *Token) error {
 		}
 	}
 	conf := s.config(d, cc, nil)
-	base := s.c.oauth.Transport
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	hc := *s.c.oauth
-	hc.Transport = &addForm{base: base, url: d.as.TokenEndpoint, name: "resource", value: d.resource}
+	hc := *s.g.oauth() // the policy's redirect check, and its transport under addForm
+	hc.Transport = &addForm{base: hc.Transport, url: d.as.TokenEndpoint, name: "resource", value: d.resource}
 	tctx := context.WithValue(ctx, oauth2.HTTPClient, &hc)
 	t, err := conf.TokenSource(tctx, &oauth2.Token{RefreshToken: tok.RefreshToken, Expiry: time.Unix(1, 0)}).Token()
 	if err != nil {
@@ -753,7 +779,7 @@ func (s *server) logout(ctx context.Context) error {
 // client does at the token endpoint.
 func (s *server) revoke(ctx context.Context, d *discovered, cc *ClientCredentials, token, hint string) error {
 	const step = "revocation"
-	if _, err := s.c.checkURL("revocation_endpoint", d.as.RevocationEndpoint); err != nil {
+	if _, err := s.g.checkURL(s.names(d, "revocation_endpoint"), d.as.RevocationEndpoint); err != nil {
 		return s.wrap(step, err)
 	}
 	conf := s.config(d, cc, nil)
@@ -772,7 +798,7 @@ func (s *server) revoke(ctx context.Context, d *discovered, cc *ClientCredential
 	if conf.Endpoint.AuthStyle == oauth2.AuthStyleInHeader {
 		req.SetBasicAuth(url.QueryEscape(conf.ClientID), url.QueryEscape(conf.ClientSecret))
 	}
-	resp, err := s.c.do(req)
+	resp, err := s.do(req)
 	if err != nil {
 		return s.wrap(step, err)
 	}

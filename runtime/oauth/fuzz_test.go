@@ -1,7 +1,11 @@
 package oauth
 
 import (
+	"net/http"
+	"net/url"
 	"testing"
+
+	"github.com/mcpgen/mcpgen/runtime/netpolicy"
 )
 
 // FuzzRegistered: any registration response is read or refused with an
@@ -42,6 +46,41 @@ func FuzzStoreFile(f *testing.F) {
 		}
 		for issuer := range st.Clients {
 			st.client(issuer)
+		}
+	})
+}
+
+// FuzzCheckURL: any URL a server's metadata may hold is accepted or
+// refused, never a panic; what is accepted is absolute http(s), its host
+// is a canonical IP address or a name, and its class is one the policy
+// allows (here: public only, as for a remote MCP server).
+func FuzzCheckURL(f *testing.F) {
+	for _, s := range []string{
+		"https://as.example.com/token", "http://127.0.0.1:8080/x", "https://[::ffff:10.0.0.1]/", "https://2130706433/",
+		"https://0x7f.1/", "https://169.254.169.254/latest", "https://[fe80::1%25eth0]/", "https://user@as.example/",
+		"https://localhost./", "https://xn--bcher-kva.example/", "https://%31%32%37.0.0.1/", "https://[64:ff9b::a00:1]:8443/t",
+	} {
+		f.Add(s)
+	}
+	g := (&Client{base: &http.Client{}}).newGuard(&url.URL{Scheme: "https", Host: "mcp.example.com"})
+	f.Fuzz(func(t *testing.T, raw string) {
+		u, err := g.checkURL("fuzz", raw)
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatal("an empty error")
+			}
+			return
+		}
+		if u.Scheme != "https" || u.Host == "" || u.User != nil {
+			t.Fatalf("accepted %q: %+v", raw, u)
+		}
+		host := u.Hostname()
+		addr, class, err := netpolicy.ParseHost(host)
+		if err != nil || class != netpolicy.Public {
+			t.Fatalf("accepted %q, whose host %q is %v (%v)", raw, host, class, err)
+		}
+		if a, ok := netpolicy.LegacyIPv4(host); ok && addr != a {
+			t.Fatalf("accepted %q, a spelling of %s", raw, a)
 		}
 	})
 }

@@ -47,9 +47,61 @@
 //
 // The token goes only to the MCP server's origin, in the Authorization
 // header (never in a URL), and never to an authorization server.
-// Metadata, registration and token requests are plain HTTP requests of
-// Config.HTTPClient; they must use https except to a loopback host (or
-// with Config.InsecureHTTP).
+// Metadata, registration, token and revocation requests are plain HTTP
+// requests of Config.HTTPClient; they must use https except to a loopback
+// host (or with Config.InsecureHTTP).
+//
+// # Address policy
+//
+// The URLs of the OAuth requests come from the MCP server and its
+// authorization server (a challenge's resource_metadata, the
+// authorization_servers of the Protected Resource Metadata, the endpoints
+// of the authorization server metadata, redirects): a remote server could
+// use them to make the client send requests into the user's machine or
+// network. So every such URL is classified with runtime/netpolicy before it
+// is requested (or shown to the user, for the authorization endpoint), and
+// every connection again after DNS resolution, before it is made (a
+// net.Dialer Control hook, so that DNS cannot move a public name to a
+// private address). An address is refused when its class is not allowed:
+//
+//   - public addresses are allowed;
+//   - the class of the MCP server's own host is allowed: loopback
+//     addresses (and localhost names) only when the MCP server's URL is
+//     on loopback, the private networks (RFC 1918, unique local and CGNAT
+//     addresses) when it is on one of them, link-local addresses when it
+//     is link-local; the host of the URL as written decides (a server
+//     given by a DNS name other than localhost is public);
+//   - Config.AllowAddresses allows more classes (such as
+//     netpolicy.PrivateNetworks, for an authorization server on a
+//     private network);
+//   - every other class is refused: loopback, private (RFC 1918), unique
+//     local (fc00::/7), CGNAT (100.64.0.0/10), link-local (169.254.0.0/16,
+//     where cloud metadata services answer, and fe80::/10), unspecified
+//     (0.0.0.0/8, ::), multicast, broadcast, documentation and reserved
+//     addresses, however they are spelled: IPv6 forms that carry an IPv4
+//     address are classed by it, and a host that is a non-canonical
+//     spelling of an IPv4 address (2130706433, 0x7f.1, 127.1) is refused.
+//
+// A host that is not ASCII is refused too (an internationalized name is
+// written in its xn-- form). The MCP server's own host:port is chosen by
+// the user and is not checked, nor is a proxy's (http.Transport.Proxy;
+// through a proxy, the proxy resolves the target's name, and only the URL
+// check applies to it). Headless requests the authorization endpoint with
+// the policy too. Redirects are followed only within the policy, never
+// from https to plain http (on any request the client makes, including
+// those of the clients HTTPClient returns), and, for a POST (token,
+// registration, revocation), never to another origin. A refusal is an
+// error naming the URL, where it came from, the host's class and why; it
+// matches netpolicy.ErrRefused (a *netpolicy.RefusedError) or
+// ErrRedirectRefused.
+//
+// With a Config.HTTPClient, the URL and redirect checks always apply; the
+// connection check applies when its Transport is an *http.Transport (it is
+// cloned): before each connection is made, or, when the transport has its
+// own DialContext, DialTLSContext, Dial or DialTLS, on the connection's
+// remote address once made and before the request is sent. Another
+// RoundTripper (a wrapper, say) gets the URL and redirect checks only: the
+// addresses a name resolves to are not checked.
 package oauth
 
 import (
@@ -57,13 +109,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/mcpgen/mcpgen/runtime/netpolicy"
 	"github.com/mcpgen/mcpgen/runtime/oauthmeta"
 )
 
@@ -94,16 +146,30 @@ type Config struct {
 	// MaxAuthorizations bounds the authorizations one request may lead to,
 	// and those a run of failing requests may lead to. Default 3.
 	MaxAuthorizations int
-	// HTTPClient sends the metadata, registration and token requests, and
-	// is the base of the clients HTTPClient returns. Default: one on
-	// http.DefaultTransport, with a 30 s timeout for the OAuth requests
-	// only.
+	// HTTPClient sends the metadata, registration, token and revocation
+	// requests, with the address policy (see the package documentation:
+	// the policy applies to its redirects always, and to its connections
+	// when its Transport is an *http.Transport), and is the base of the
+	// clients HTTPClient returns. Default: one on http.DefaultTransport,
+	// with a 30 s timeout for the OAuth requests only.
 	HTTPClient *http.Client
+	// AllowAddresses are the classes of addresses the OAuth requests may
+	// reach besides public ones and those of the MCP server's own class
+	// (see the package documentation). Default none: a remote server's
+	// metadata cannot point the client at loopback, private, link-local
+	// or other special addresses. A deployment whose authorization server
+	// sits on a private network that the MCP server's URL does not name
+	// sets netpolicy.PrivateNetworks (or only the classes it needs);
+	// netpolicy.All turns the address policy off.
+	AllowAddresses netpolicy.Class
 	// InsecureHTTP allows http URLs for authorization servers and
-	// metadata on hosts other than loopback ones. For tests.
+	// metadata on hosts other than loopback ones. For tests. It does not
+	// allow a redirect from https to http.
 	InsecureHTTP bool
 	// Logger receives the steps of each authorization. Default: discard.
 	Logger *slog.Logger
+
+	testNet *testNetwork // tests only: see export_test.go
 }
 
 // DefaultMaxAuthorizations is Config.MaxAuthorizations's default.
@@ -114,7 +180,7 @@ const DefaultMaxAuthorizations = 3
 type Client struct {
 	cfg    Config
 	store  Store
-	oauth  *http.Client // for metadata, registration and token requests
+	base   *http.Client // Config.HTTPClient, or the default
 	logger *slog.Logger
 
 	mu      sync.Mutex
@@ -163,9 +229,9 @@ func New(cfg Config) (*Client, error) {
 		c.logger = slog.New(slog.DiscardHandler)
 	}
 	if cfg.HTTPClient != nil {
-		c.oauth = cfg.HTTPClient
+		c.base = cfg.HTTPClient
 	} else {
-		c.oauth = &http.Client{Timeout: 30 * time.Second}
+		c.base = &http.Client{Timeout: 30 * time.Second}
 	}
 	return c, nil
 }
@@ -207,16 +273,31 @@ func (e *Error) AuthorizationFailed() bool { return true }
 
 // HTTPClient returns an http.Client that authorizes its requests to the
 // MCP server at serverURL (the URL the transport connects to), built on
-// Config.HTTPClient's transport. Requests to other origins go out as they
-// are.
+// Config.HTTPClient's transport, jar and redirect policy. Requests to
+// other origins go out as they are, without the token. It follows no
+// redirect from https to plain http.
 func (c *Client) HTTPClient(serverURL string) (*http.Client, error) {
 	rt, err := c.Transport(serverURL, nil)
 	if err != nil {
 		return nil, err
 	}
+	var check func(*http.Request, []*http.Request) error
 	hc := &http.Client{Transport: rt}
 	if c.cfg.HTTPClient != nil {
 		hc.Jar = c.cfg.HTTPClient.Jar
+		check = c.cfg.HTTPClient.CheckRedirect
+	}
+	hc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if err := noDowngrade(req, via); err != nil {
+			return err
+		}
+		if check != nil {
+			return check(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
 	}
 	return hc, nil
 }
@@ -270,7 +351,7 @@ func (c *Client) server(serverURL string) (*server, error) {
 	if s, ok := c.servers[resource]; ok {
 		return s, nil
 	}
-	s := &server{c: c, url: serverURL, origin: origin(u), resource: resource}
+	s := &server{c: c, url: serverURL, origin: origin(u), resource: resource, g: c.newGuard(u)}
 	c.servers[resource] = s
 	return s, nil
 }
@@ -286,55 +367,6 @@ func origin(u *url.URL) string {
 		host += ":" + p
 	}
 	return scheme + "://" + host
-}
-
-// isLoopback reports whether host names the local machine.
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
-// checkURL refuses a URL the client must not send OAuth requests to: not
-// absolute http(s), or http to a host that is not loopback.
-func (c *Client) checkURL(what, raw string) (*url.URL, error) {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return nil, fmt.Errorf("%s %q: %w", what, excerpt(raw), err)
-	}
-	if u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
-		return nil, fmt.Errorf("%s %q: not an absolute http or https URL", what, excerpt(raw))
-	}
-	if u.Scheme == "http" && !c.cfg.InsecureHTTP && !isLoopback(u.Hostname()) {
-		return nil, fmt.Errorf("%s %q: OAuth needs https (http only to a loopback host)", what, excerpt(raw))
-	}
-	if u.User != nil {
-		return nil, fmt.Errorf("%s %q: a URL with user information", what, excerpt(raw))
-	}
-	return u, nil
-}
-
-// do sends an OAuth request (metadata, registration) with Config's HTTP
-// client, following at most 10 redirects and none to a URL checkURL
-// refuses (an https document must not lead to plain http elsewhere).
-func (c *Client) do(req *http.Request) (*http.Response, error) {
-	hc := *c.oauth
-	prev := hc.CheckRedirect
-	hc.CheckRedirect = func(r *http.Request, via []*http.Request) error {
-		if len(via) >= 10 {
-			return errors.New("stopped after 10 redirects")
-		}
-		if _, err := c.checkURL("redirect", r.URL.String()); err != nil {
-			return err
-		}
-		if prev != nil {
-			return prev(r, via)
-		}
-		return nil
-	}
-	return hc.Do(req)
 }
 
 // excerpt returns s, cut to 200 bytes, for error messages about input
