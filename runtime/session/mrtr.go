@@ -2,11 +2,14 @@ package session
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
@@ -58,7 +61,8 @@ func (e *InputRequiredError) Error() string {
 // StateSealer seals the requestState of an InputRequiredResult and opens it
 // when the client echoes it: the client is untrusted, so the state must be
 // authenticated (and should be encrypted, expire, and be bound to the
-// request: method and params). runtime/reqstate provides one.
+// server and the request: StateAudienceOf(ctx), method, params and
+// PrincipalOf(ctx)). SealWith makes one of runtime/reqstate.
 type StateSealer interface {
 	// Seal returns payload sealed for the request method with params.
 	Seal(ctx context.Context, method string, params jsontext.Value, payload []byte) (string, error)
@@ -400,10 +404,13 @@ func (s *Session) bridgeInput(ctx context.Context, run func(context.Context) (wi
 }
 
 // SealWith returns a StateSealer that seals with s (runtime/reqstate): each
-// state is bound to its request's method and params (inputResponses,
+// state is bound to the audience of the server that seals it
+// (StateAudienceOf), to its request's method and params (inputResponses,
 // requestState and _meta aside) and to the principal of its context
 // (PrincipalOf), and opens only for a retry of that request by that
-// principal, before s's expiry, with a key of s's ring.
+// principal, at a server of the same audience, before s's expiry, with a
+// key of s's ring. One Sealer may serve several servers: their audiences
+// keep their states apart.
 func SealWith(s *reqstate.Sealer) StateSealer { return reqSealer{s} }
 
 type reqSealer struct{ s *reqstate.Sealer }
@@ -413,7 +420,7 @@ func (r reqSealer) binding(ctx context.Context, method string, params jsontext.V
 	if err != nil {
 		return reqstate.Binding{}, err
 	}
-	return reqstate.Binding{Method: method, Params: d, Principal: PrincipalOf(ctx)}, nil
+	return reqstate.Binding{Audience: StateAudienceOf(ctx), Method: method, Params: d, Principal: PrincipalOf(ctx)}, nil
 }
 
 func (r reqSealer) Seal(ctx context.Context, method string, params jsontext.Value, payload []byte) (string, error) {
@@ -444,3 +451,41 @@ func sealer(opts Options) StateSealer {
 	}
 	return processSealer()
 }
+
+// stateAudienceKey is the context key of a request's StateAudience.
+type stateAudienceKey struct{}
+
+// WithStateAudience returns ctx naming aud as the audience of the
+// requestState sealed and opened with it (see Options.StateAudience). A
+// server puts its own on the context of every stateless request it serves,
+// where it takes precedence over one in the values the server was given
+// (those of an HTTP request, say): WithStateAudience is for calling a
+// StateSealer outside a server, as a test or a server of one's own does.
+func WithStateAudience(ctx context.Context, aud string) context.Context {
+	return context.WithValue(ctx, stateAudienceKey{}, aud)
+}
+
+// StateAudienceOf returns the audience of the requestState of the request
+// ctx belongs to: that of the server serving it (its
+// Options.StateAudience, or the value unique to it that it made), or what
+// WithStateAudience put in ctx; "" for none. SealWith binds states to it; a
+// StateSealer of one's own should too.
+func StateAudienceOf(ctx context.Context) string {
+	a, _ := ctx.Value(stateAudienceKey{}).(string)
+	return a
+}
+
+// stateAudience returns the StateAudience of opts, or one unique to the
+// server being made: the process's random prefix and a counter, unique in
+// the process and, with the prefix, between processes.
+func stateAudience(opts Options) string {
+	if opts.StateAudience != "" {
+		return opts.StateAudience
+	}
+	return "mcpgen:" + audiencePrefix() + ":" + strconv.FormatUint(audienceCount.Add(1), 10)
+}
+
+var (
+	audiencePrefix = sync.OnceValue(func() string { return rand.Text()[:16] })
+	audienceCount  atomic.Uint64
+)

@@ -121,8 +121,20 @@ type Options struct {
 	// round-trip requests (see Ask). Default: one key made at random per
 	// process (reqstate.NewEphemeralRing), so that the state of a round is
 	// only good for the process that issued it; servers behind a load
-	// balancer share a key ring instead.
+	// balancer share a key ring instead (SealWith, reqstate.ParseKeys) and
+	// a StateAudience.
 	Sealer StateSealer
+	// StateAudience names the endpoint in every requestState this server
+	// seals, and a state opens only at a server with the same audience
+	// (see StateAudienceOf). Default: a value unique to the server (each
+	// Stateless, and each Session that serves stateless requests), so that
+	// two servers in one process, or two processes sharing a key ring, do
+	// not accept each other's states. The instances of one deployment
+	// behind a load balancer, which share the Sealer's keys, must share it
+	// too: set it to the same value everywhere, such as the endpoint's
+	// public URL. Two endpoints that share keys but serve different tools
+	// or users must not share it.
+	StateAudience string
 	// ProbeTimeout bounds how long Connect waits for the answer to its
 	// server/discover probe before it takes the server for one of the
 	// initialize era (V-11). Default DefaultProbeTimeout; negative means
@@ -195,6 +207,7 @@ type Session struct {
 	draining chan struct{}             // closed by Abort to cut a drain short; nil without a drain
 	after    []func()                  // called once the session has ended (AfterFunc)
 	tools    toolCheck                 // a client's knowledge of the server's tools (UnusableTools)
+	audience string                    // the StateAudience of the stateless requests a modern server serves
 
 	room     sync.Cond      // on mu: signalled when a handler ends, a call starts or the session ends (see waitRoom)
 	handlers sync.WaitGroup // request handlers and batch answers; Add only while not stateClosed
@@ -248,6 +261,9 @@ func New(role Role, t transport.Transport, h Handler, opts Options) *Session {
 	s.room.L = &s.mu
 	s.noteRoom.L = &s.mu
 	s.modern = role == Server && Modern(h)
+	if s.modern {
+		s.audience = stateAudience(opts)
+	}
 	s.mw = chain(opts.Middleware)
 	if p, ok := t.(transport.Pusher); ok {
 		p.SetPush(s.payload)
