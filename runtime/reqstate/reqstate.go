@@ -37,6 +37,18 @@
 // [ErrMalformed], [ErrUnknownKey], [ErrTampered] or [ErrExpired]. Opening
 // never panics and its cost is bounded: input longer than [MaxStateLen] is
 // refused before it is decoded.
+//
+// # Keys that are gone
+//
+// [ErrUnknownKey] is the one failure that says nothing about the client: the
+// state was sealed by a key this server does not have (a previous process
+// with an ephemeral key, an instance with other keys, a retired key) or in
+// the format of an earlier release. Such a state can be neither trusted nor
+// blamed, and a server may treat it as absent: the request then starts over
+// (runtime/session does so), which gives the client nothing it could not
+// get by leaving the state out. Every other failure concerns a state sealed
+// under a key the server has: it was changed, moved or is too old, and the
+// request fails.
 package reqstate
 
 import (
@@ -96,7 +108,8 @@ var (
 	// ErrUnknownKey: the state names a key that is not in the ring: it was
 	// retired, or the state was sealed by an instance with other keys (such
 	// as an earlier process with an ephemeral ring), or by an earlier
-	// release, in a format this one does not open.
+	// release, in a format this one does not open. Nothing in it can be
+	// checked; see "Keys that are gone" in the package documentation.
 	ErrUnknownKey = errors.New("requestState was sealed by a key this server does not have")
 	// ErrTampered: the state does not authenticate: it was changed, or it
 	// was sealed for another Binding (audience, method, params or

@@ -25,6 +25,11 @@ import (
 //  3. once the old primary's last states have expired (the Sealer's TTL),
 //     retire it ([Ring.Retire]).
 //
+// A state sealed by a key that is not in the ring (retired too early, or
+// never shared) fails with [ErrUnknownKey]: a server that treats such a
+// state as absent, as runtime/session does, makes the client start that
+// request over rather than fail it.
+//
 // Instances that share keys also share the Audience of their [Binding]s;
 // endpoints that share keys but must not accept each other's states use
 // different audiences.

@@ -337,9 +337,12 @@ func serveModern(hc *handlerCtx, ctx context.Context, h Handler, s *Session, sea
 	}
 	mayAsk := slices.Contains(md.Results, inputRequiredResult)
 	if mayAsk {
-		in, err := openRound(hc, sealer, md.Name, params)
+		in, startedOver, err := openRound(hc, sealer, md.Name, params)
 		if err != nil {
 			return nil, err, http.StatusBadRequest
+		}
+		if startedOver {
+			log.Debug("mcp: the requestState was sealed by a key this server does not have (an earlier process's, or a retired one): the request starts over", "method", md.Name)
 		}
 		mi.input = in
 	}

@@ -68,7 +68,11 @@ type StateSealer interface {
 	Seal(ctx context.Context, method string, params jsontext.Value, payload []byte) (string, error)
 	// Open returns the payload of state, which must have been sealed for
 	// the request method with params (inputResponses and requestState
-	// aside), or an error saying why it cannot be trusted.
+	// aside), or an error saying why it cannot be trusted. An error that
+	// wraps reqstate.ErrUnknownKey says the state was sealed by a key this
+	// server does not have (an earlier process's, a retired one): the
+	// request then starts over, as if it came with neither requestState
+	// nor inputResponses. Any other error fails the request with -32602.
 	Open(ctx context.Context, state, method string, params jsontext.Value) ([]byte, error)
 }
 
@@ -101,23 +105,32 @@ func (in *roundInput) split(reqs map[string]InputRequest) (map[string]jsontext.V
 }
 
 // openRound reads a stateless request's inputResponses and requestState.
-func openRound(ctx context.Context, sealer StateSealer, method string, params jsontext.Value) (*roundInput, *jsonrpc.Error) {
-	in := &roundInput{}
+// A state sealed by a key the server does not have (reqstate.ErrUnknownKey:
+// a state of an earlier process, or of a retired key) can be neither
+// trusted nor blamed on the client: the request starts over, with no
+// answers at all, since the inputResponses answer questions of a round this
+// server knows nothing of. startedOver reports that. Every other state that
+// does not open is -32602.
+func openRound(ctx context.Context, sealer StateSealer, method string, params jsontext.Value) (in *roundInput, startedOver bool, jerr *jsonrpc.Error) {
+	in = &roundInput{}
 	if raw, ok := wire.Member(params, "requestState"); ok {
 		var state string
 		if err := wire.DecodeValue(raw, &state); err != nil {
-			return nil, jsonrpc.Errorf(jsonrpc.InvalidParams, "%s params: /requestState: not a string", method)
+			return nil, false, jsonrpc.Errorf(jsonrpc.InvalidParams, "%s params: /requestState: not a string", method)
 		}
 		if sealer == nil {
-			return nil, jsonrpc.Errorf(jsonrpc.InvalidParams, "%s params: /requestState: this server issued no state", method)
+			return nil, false, jsonrpc.Errorf(jsonrpc.InvalidParams, "%s params: /requestState: this server issued no state", method)
 		}
 		payload, err := sealer.Open(ctx, state, method, params)
+		if errors.Is(err, reqstate.ErrUnknownKey) {
+			return in, true, nil
+		}
 		if err != nil {
-			return nil, jsonrpc.Errorf(jsonrpc.InvalidParams, "%s params: /requestState: %v", method, err)
+			return nil, false, jsonrpc.Errorf(jsonrpc.InvalidParams, "%s params: /requestState: %v", method, err)
 		}
 		var p statePayload
 		if err := wire.DecodeValue(payload, &p); err != nil {
-			return nil, jsonrpc.Errorf(jsonrpc.InvalidParams, "%s params: /requestState: unreadable: %v", method, err)
+			return nil, false, jsonrpc.Errorf(jsonrpc.InvalidParams, "%s params: /requestState: unreadable: %v", method, err)
 		}
 		in.answers = p.Answers
 		in.state = p.State
@@ -125,7 +138,7 @@ func openRound(ctx context.Context, sealer StateSealer, method string, params js
 	if raw, ok := wire.Member(params, "inputResponses"); ok {
 		var answers map[string]jsontext.Value
 		if err := wire.DecodeValue(raw, &answers); err != nil {
-			return nil, jsonrpc.Errorf(jsonrpc.InvalidParams, "%s params: /inputResponses: %v", method, err)
+			return nil, false, jsonrpc.Errorf(jsonrpc.InvalidParams, "%s params: /inputResponses: %v", method, err)
 		}
 		if in.answers == nil {
 			in.answers = make(map[string]jsontext.Value, len(answers))
@@ -134,7 +147,7 @@ func openRound(ctx context.Context, sealer StateSealer, method string, params js
 			in.answers[k] = v
 		}
 	}
-	return in, nil
+	return in, false, nil
 }
 
 // statePayload is what the runtime keeps in a sealed requestState: the
@@ -439,17 +452,26 @@ func (r reqSealer) Open(ctx context.Context, state, method string, params jsonte
 	return r.s.Open(state, b)
 }
 
-// processSealer is the default StateSealer: one random key per process.
-var processSealer = sync.OnceValue(func() StateSealer {
-	return SealWith(&reqstate.Sealer{Ring: reqstate.NewEphemeralRing()})
-})
+// processSealer is the default StateSealer: one random key per process,
+// made when first used (a test stands for a restart by replacing it, see
+// export_test.go).
+var processSealer atomic.Pointer[reqSealer]
+
+// defaultSealer returns the default StateSealer.
+func defaultSealer() StateSealer {
+	if s := processSealer.Load(); s != nil {
+		return *s
+	}
+	processSealer.CompareAndSwap(nil, &reqSealer{&reqstate.Sealer{Ring: reqstate.NewEphemeralRing()}})
+	return *processSealer.Load()
+}
 
 // sealer returns the StateSealer of opts, or the process's.
 func sealer(opts Options) StateSealer {
 	if opts.Sealer != nil {
 		return opts.Sealer
 	}
-	return processSealer()
+	return defaultSealer()
 }
 
 // stateAudienceKey is the context key of a request's StateAudience.

@@ -122,7 +122,9 @@ type Options struct {
 	// process (reqstate.NewEphemeralRing), so that the state of a round is
 	// only good for the process that issued it; servers behind a load
 	// balancer share a key ring instead (SealWith, reqstate.ParseKeys) and
-	// a StateAudience.
+	// a StateAudience. A retry whose state was sealed by a key the ring
+	// does not have (an earlier process's, a retired one) starts the
+	// request over, without its inputResponses.
 	Sealer StateSealer
 	// StateAudience names the endpoint in every requestState this server
 	// seals, and a state opens only at a server with the same audience

@@ -2,10 +2,12 @@ package session_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	m26 "github.com/mcpgen/mcpgen/protocol/mcp20260728"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
@@ -215,6 +217,146 @@ func TestStateAudience(t *testing.T) {
 				t.Errorf("B's runs with the answer: %v, want [true]", runs)
 			}
 		})
+	}
+}
+
+// A server that restarted between two rounds (a new process, so a new
+// default key), or whose ring no longer has the key of a state, cannot open
+// it: the retry starts the call over, as a first round, and the answers that
+// came with the state are not given to the handler, which asks again. The
+// client then completes the call with the new server.
+func TestStateRestartStartsOver(t *testing.T) {
+	const fleet = "https://mcp.example.com/mcp"
+	ephemeral := func() session.Options {
+		return session.Options{Sealer: session.SealWith(&reqstate.Sealer{Ring: reqstate.NewEphemeralRing()}), StateAudience: fleet}
+	}
+	ring, err := reqstate.NewRing(mustKey(t, "k1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rotating := session.Options{Sealer: session.SealWith(&reqstate.Sealer{Ring: ring}), StateAudience: fleet}
+	tests := []struct {
+		name     string
+		before   session.Options
+		restart  func(t testing.TB)
+		after    func() session.Options
+		sessions bool
+	}{
+		{
+			name:    "default key, new process",
+			restart: session.NewProcessKey,
+		},
+		{
+			name:     "default key, new process, sessions",
+			restart:  session.NewProcessKey,
+			sessions: true,
+		},
+		{
+			name:   "ephemeral rings, same audience",
+			before: ephemeral(),
+			after:  ephemeral,
+		},
+		{
+			name:   "key retired",
+			before: rotating,
+			restart: func(t testing.TB) {
+				if err := ring.Rotate(mustKey(t, "k2")); err != nil {
+					t.Fatal(err)
+				}
+				if err := ring.Retire("k1"); err != nil {
+					t.Fatal(err)
+				}
+			},
+			after: func() session.Options { return rotating },
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			newEndpoint := newStatelessEndpoint
+			if tt.sessions {
+				newEndpoint = newSessionEndpoint
+			}
+			first := newStateServer(t)
+			state := inputRequired(t, "first round", newEndpoint(t, first, tt.before).call(t, "", `{}`, ""))
+
+			if tt.restart != nil {
+				tt.restart(t)
+			}
+			opts := tt.before
+			if tt.after != nil {
+				opts = tt.after()
+			}
+			srv := newStateServer(t)
+			e := newEndpoint(t, srv, opts)
+			state2 := inputRequired(t, "retry after the restart", e.call(t, "", `{}`, retry(state)))
+			if runs := srv.ranWith(); len(runs) != 1 || runs[0] {
+				t.Fatalf("runs after the restart (whether each had the answer): %v, want one run without it", runs)
+			}
+			completed(t, "the new round", e.call(t, "", `{}`, retry(state2)))
+			if runs := srv.ranWith(); len(runs) != 1 || !runs[0] {
+				t.Errorf("runs of the new round: %v, want one run with the answer", runs)
+			}
+		})
+	}
+}
+
+// A state sealed under a key the server has but that does not open (changed,
+// moved to other arguments or another user, expired, unreadable) is still
+// refused with -32602, and the tool does not run: starting over is only for
+// keys the server does not have.
+func TestStateKnownKeyRefused(t *testing.T) {
+	ring, err := reqstate.NewRing(mustKey(t, "k1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := struct {
+		sync.Mutex
+		now time.Time
+	}{now: time.Date(2026, 7, 28, 10, 0, 0, 0, time.UTC)}
+	now := func() time.Time {
+		clock.Lock()
+		defer clock.Unlock()
+		return clock.now
+	}
+	srv := newStateServer(t)
+	e := newStatelessEndpoint(t, srv, session.Options{Sealer: session.SealWith(&reqstate.Sealer{Ring: ring, Now: now})})
+	state := inputRequired(t, "first round", e.call(t, "alice", `{"n":1}`, ""))
+	srv.ranWith()
+
+	raw, err := base64.RawURLEncoding.DecodeString(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw[len(raw)/2+4] ^= 1 // in the ciphertext, past the key ID
+	tampered := base64.RawURLEncoding.EncodeToString(raw)
+
+	tests := []struct {
+		name, principal, args, extra, want string
+	}{
+		{"tampered", "alice", `{"n":1}`, retry(tampered), "tampered"},
+		{"other arguments", "alice", `{"n":2}`, retry(state), "issued for another request"},
+		{"other principal", "mallory", `{"n":1}`, retry(state), "issued for another request"},
+		{"no principal", "", `{"n":1}`, retry(state), "issued for another request"},
+		{"not base64url", "alice", `{"n":1}`, retry(state + "!"), "malformed"},
+		{"not a string", "alice", `{"n":1}`, rootsAnswer + `,"requestState":7`, "not a string"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			refused(t, tt.name, e.call(t, tt.principal, tt.args, tt.extra), tt.want)
+			if runs := srv.ranWith(); len(runs) != 0 {
+				t.Errorf("the tool ran %d times on a state that was refused", len(runs))
+			}
+		})
+	}
+
+	completed(t, "the state itself", e.call(t, "alice", `{"n":1}`, retry(state)))
+	srv.ranWith()
+	clock.Lock()
+	clock.now = clock.now.Add(reqstate.DefaultTTL)
+	clock.Unlock()
+	refused(t, "expired", e.call(t, "alice", `{"n":1}`, retry(state)), "expired")
+	if runs := srv.ranWith(); len(runs) != 0 {
+		t.Errorf("the tool ran %d times on an expired state", len(runs))
 	}
 }
 
