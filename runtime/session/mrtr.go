@@ -497,6 +497,18 @@ func StateAudienceOf(ctx context.Context) string {
 	return a
 }
 
+// stateAudience returns the StateAudience of the stateless requests s
+// serves: Options.StateAudience, or one unique to s, made when the first
+// arrives (most sessions never serve one).
+func (s *Session) stateAudience() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.audience == "" {
+		s.audience = stateAudience(s.opts)
+	}
+	return s.audience
+}
+
 // stateAudience returns the StateAudience of opts, or one unique to the
 // server being made: the process's random prefix and a counter, unique in
 // the process and, with the prefix, between processes.

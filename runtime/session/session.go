@@ -209,7 +209,7 @@ type Session struct {
 	draining chan struct{}             // closed by Abort to cut a drain short; nil without a drain
 	after    []func()                  // called once the session has ended (AfterFunc)
 	tools    toolCheck                 // a client's knowledge of the server's tools (UnusableTools)
-	audience string                    // the StateAudience of the stateless requests a modern server serves
+	audience string                    // the StateAudience of the stateless requests it serves, made by the first (see stateAudience)
 
 	room     sync.Cond      // on mu: signalled when a handler ends, a call starts or the session ends (see waitRoom)
 	handlers sync.WaitGroup // request handlers and batch answers; Add only while not stateClosed
@@ -263,9 +263,6 @@ func New(role Role, t transport.Transport, h Handler, opts Options) *Session {
 	s.room.L = &s.mu
 	s.noteRoom.L = &s.mu
 	s.modern = role == Server && Modern(h)
-	if s.modern {
-		s.audience = stateAudience(opts)
-	}
 	s.mw = chain(opts.Middleware)
 	if p, ok := t.(transport.Pusher); ok {
 		p.SetPush(s.payload)

@@ -220,6 +220,25 @@ func TestStateAudience(t *testing.T) {
 	}
 }
 
+// The server's own audience binds its states, whatever audience the values
+// it serves a request with (those of an HTTP request) name: two servers
+// that are given the same one there still refuse each other's states.
+func TestStateAudienceOfServer(t *testing.T) {
+	srvA, srvB := newStateServer(t), newStateServer(t)
+	a := session.NewStateless(srvA.srv.Handler(), session.Options{})
+	defer a.Close()
+	b := session.NewStateless(srvB.srv.Handler(), session.Options{})
+	defer b.Close()
+	vals := session.WithStateAudience(context.Background(), "https://mcp.example.com/mcp")
+	discard := func(context.Context, []byte) error { return nil }
+	m, _ := a.Serve(vals, confirmRequest(`{}`, ""), discard)
+	state := inputRequired(t, "A's first round", m)
+	m, _ = b.Serve(vals, confirmRequest(`{}`, retry(state)), discard)
+	refused(t, "A's state at B", m, "issued for another request")
+	m, _ = a.Serve(vals, confirmRequest(`{}`, retry(state)), discard)
+	completed(t, "A's state at A", m)
+}
+
 // A server that restarted between two rounds (a new process, so a new
 // default key), or whose ring no longer has the key of a state, cannot open
 // it: the retry starts the call over, as a first round, and the answers that
