@@ -134,8 +134,11 @@ type Options struct {
 	// not accept each other's states. The instances of one deployment
 	// behind a load balancer, which share the Sealer's keys, must share it
 	// too: set it to the same value everywhere, such as the endpoint's
-	// public URL. Two endpoints that share keys but serve different tools
-	// or users must not share it.
+	// public URL. So must a server whose keys outlive its process (a ring
+	// from reqstate.ParseKeys), for the states it sealed before a restart
+	// to open after it: with the default, they fail with -32602 as sealed
+	// for another endpoint. Two endpoints that share keys but serve
+	// different tools or users must not share it.
 	StateAudience string
 	// ProbeTimeout bounds how long Connect waits for the answer to its
 	// server/discover probe before it takes the server for one of the
