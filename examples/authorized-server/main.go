@@ -15,6 +15,7 @@ import (
 	"log"
 	"net/http"
 	"os"
+	"time"
 
 	mcp "github.com/mcpgen/mcpgen/protocol/mcp20260728"
 	_ "github.com/mcpgen/mcpgen/protocol/revisions"
@@ -53,6 +54,43 @@ func newHandler(c config) (http.Handler, func(), error) {
 	return mux, h.Close, nil
 }
 
+// The limits of the http.Server. A server open to the internet bounds how
+// long a client may take to send a request, so that a connection that sends
+// nothing, or a byte at a time (slowloris), is closed instead of held
+// forever.
+const (
+	// readHeaderTimeout bounds reading a request's headers.
+	readHeaderTimeout = 10 * time.Second
+	// readTimeout bounds reading a whole request, its body included.
+	// net/http lifts the read deadline once the body has been read, so it
+	// does not end an SSE stream or a call that runs longer.
+	readTimeout = 30 * time.Second
+	// idleTimeout bounds how long a kept-alive connection may wait for its
+	// next request.
+	idleTimeout = 2 * time.Minute
+	// maxHeaderBytes bounds the request's headers: room for an access token
+	// and the Mcp-* headers.
+	maxHeaderBytes = 64 << 10
+)
+
+// newHTTPServer returns the http.Server that serves h at addr.
+func newHTTPServer(addr string, h http.Handler) *http.Server {
+	return &http.Server{
+		Addr:              addr,
+		Handler:           h,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		// No deadline for a whole response: it would cut the SSE streams,
+		// and the answers of calls that run longer than it. Streamable HTTP
+		// bounds each write to a stream itself instead
+		// (streamhttp.ServerOptions.WriteTimeout), so that a client that
+		// stops reading is let go.
+		WriteTimeout:   0,
+		IdleTimeout:    idleTimeout,
+		MaxHeaderBytes: maxHeaderBytes,
+	}
+}
+
 func main() {
 	log.SetFlags(0)
 	addr := flag.String("addr", "127.0.0.1:8080", "listen on `ADDR`")
@@ -71,5 +109,5 @@ func main() {
 	}
 	defer done()
 	log.Printf("serving MCP at %s (metadata at /.well-known/oauth-protected-resource)", c.resource)
-	log.Fatal(http.ListenAndServe(*addr, h))
+	log.Fatal(newHTTPServer(*addr, h).ListenAndServe())
 }

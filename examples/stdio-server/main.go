@@ -158,7 +158,17 @@ func serveHTTP(ctx context.Context, addr string, srv *mcp.StandardServer) error 
 		return err
 	}
 	log.Printf("serving MCP on http://%s/mcp (Streamable HTTP) and http://%s/sse (HTTP+SSE)", ln.Addr(), ln.Addr())
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute}
+	hs := &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		// No deadline for a whole response: it would cut the SSE streams,
+		// and the answers of calls that run longer than it. The handlers
+		// bound each write themselves (their ServerOptions.WriteTimeout).
+		WriteTimeout:   0,
+		IdleTimeout:    2 * time.Minute,
+		MaxHeaderBytes: 64 << 10,
+	}
 	hs.RegisterOnShutdown(h.Close)   // SSE streams end with their sessions
 	hs.RegisterOnShutdown(old.Close) // as do HTTP+SSE sessions with their streams
 	served := make(chan error, 1)

@@ -15,6 +15,14 @@ import (
 // given the same Binding that [Sealer.Seal] was. The Binding is not stored
 // in the state, only authenticated with it.
 type Binding struct {
+	// Audience names the endpoint the state is issued by and good for: an
+	// MCP server, as the server sees itself. Two endpoints that must not
+	// accept each other's states (two servers in one process, or two
+	// deployments that share keys) use different audiences; the instances
+	// of one deployment behind a load balancer use the same one (its
+	// public URL, say). Seal fails if it is empty, so that every state
+	// names one.
+	Audience string
 	// Method is the request's method, such as "tools/call".
 	Method string
 	// Params is the digest of the request's params, from [ParamsDigest].
@@ -28,8 +36,11 @@ type Binding struct {
 // AEAD. Each field is length-prefixed, so no two Bindings share a hash.
 func (b Binding) hash() [32]byte {
 	h := sha256.New()
-	h.Write([]byte("mcpgen reqstate binding v1\x00"))
+	h.Write([]byte("mcpgen reqstate binding v2\x00"))
 	var n [8]byte
+	binary.BigEndian.PutUint64(n[:], uint64(len(b.Audience)))
+	h.Write(n[:])
+	h.Write([]byte(b.Audience))
 	binary.BigEndian.PutUint64(n[:], uint64(len(b.Method)))
 	h.Write(n[:])
 	h.Write([]byte(b.Method))

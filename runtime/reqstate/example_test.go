@@ -14,7 +14,7 @@ import (
 // of its InputRequiredResult, and opens it when the client retries. The
 // retry's params carry inputResponses and requestState and may be written
 // differently; they bind all the same. A state moved to another user (or
-// tool, or arguments) does not open.
+// tool, or arguments, or endpoint) does not open.
 func ExampleSealer() {
 	// In production the key list comes from a secret store, shared by
 	// every instance; this one is for the example only.
@@ -27,6 +27,9 @@ func ExampleSealer() {
 		log.Fatal(err)
 	}
 	s := &reqstate.Sealer{Ring: ring} // TTL: ten minutes
+	// The audience names this endpoint: every instance behind the same URL
+	// shares it (and the keys); another endpoint has another.
+	const endpoint = "https://mcp.example.com/mcp"
 
 	// The first request: the handler needs a confirmation.
 	params := jsontext.Value(`{"name":"deploy","arguments":{"env":"prod"}}`)
@@ -34,7 +37,7 @@ func ExampleSealer() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	state, err := s.Seal(reqstate.Binding{Method: "tools/call", Params: digest, Principal: "alice"}, []byte(`{"step":2}`))
+	state, err := s.Seal(reqstate.Binding{Audience: endpoint, Method: "tools/call", Params: digest, Principal: "alice"}, []byte(`{"step":2}`))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -47,16 +50,16 @@ func ExampleSealer() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	payload, err := s.Open(state, reqstate.Binding{Method: "tools/call", Params: digest, Principal: "alice"})
+	payload, err := s.Open(state, reqstate.Binding{Audience: endpoint, Method: "tools/call", Params: digest, Principal: "alice"})
 	fmt.Printf("%s %v\n", payload, err)
 
-	_, err = s.Open(state, reqstate.Binding{Method: "tools/call", Params: digest, Principal: "mallory"})
+	_, err = s.Open(state, reqstate.Binding{Audience: endpoint, Method: "tools/call", Params: digest, Principal: "mallory"})
 	fmt.Println(errors.Is(err, reqstate.ErrInvalid), errors.Is(err, reqstate.ErrTampered))
 	fmt.Println(err)
 	// Output:
 	// {"step":2} <nil>
 	// true true
-	// invalid requestState: tampered, or issued for another request (another method, params or principal), or sealed by another server under the same key ID "2026-07"
+	// invalid requestState: tampered, or issued for another request (another method, params or principal) or by another endpoint (another audience), or sealed by another server under the same key ID "2026-07"
 }
 
 // Keys are generated once, shared as text through a secret store, and

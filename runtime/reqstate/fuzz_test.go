@@ -52,10 +52,11 @@ func FuzzOpen(f *testing.F) {
 	}
 	seal(b, "sealed by k0")
 	for _, in := range []string{"", "A", "AQ", "AQJrMQ", "AQJrMQ==", "AQJrMQ\n", "AQJrMQ AAAA",
-		raw([]byte{1, 2}, []byte("k1"), make([]byte, 36)),
-		raw([]byte{1, 2}, []byte("k2"), make([]byte, 36)),
-		raw([]byte{1, 16}, bytes.Repeat([]byte("k"), 16), make([]byte, 36)),
 		raw([]byte{2, 2}, []byte("k1"), make([]byte, 36)),
+		raw([]byte{2, 2}, []byte("k2"), make([]byte, 36)),
+		raw([]byte{2, 16}, bytes.Repeat([]byte("k"), 16), make([]byte, 36)),
+		raw([]byte{3, 2}, []byte("k1"), make([]byte, 36)),
+		raw([]byte{1, 2}, []byte("k1"), make([]byte, 36)), // the format of an earlier release
 	} {
 		f.Add(in)
 	}

@@ -20,9 +20,10 @@
 //   - freshness: a state opens only until its expiry (the Sealer's TTL,
 //     ten minutes by default), checked after authentication;
 //   - binding: a state opens only for the [Binding] it was sealed for, the
-//     same method, the same params (see [ParamsDigest]) and the same
-//     principal, so it cannot be moved to another request, tool, argument
-//     or user.
+//     same audience (the endpoint that issued it), the same method, the
+//     same params (see [ParamsDigest]) and the same principal, so it cannot
+//     be moved to another server, request, tool, argument or user, even
+//     between servers that share keys.
 //
 // Not protected: replay. Within the TTL, the same state can be presented
 // again with the same request, any number of times, and opens each time.
@@ -36,6 +37,18 @@
 // [ErrMalformed], [ErrUnknownKey], [ErrTampered] or [ErrExpired]. Opening
 // never panics and its cost is bounded: input longer than [MaxStateLen] is
 // refused before it is decoded.
+//
+// # Keys that are gone
+//
+// [ErrUnknownKey] is the one failure that says nothing about the client: the
+// state was sealed by a key this server does not have (a previous process
+// with an ephemeral key, an instance with other keys, a retired key) or in
+// the format of an earlier release. Such a state can be neither trusted nor
+// blamed, and a server may treat it as absent: the request then starts over
+// (runtime/session does so), which gives the client nothing it could not
+// get by leaving the state out. Every other failure concerns a state sealed
+// under a key the server has: it was changed, moved or is too old, and the
+// request fails.
 package reqstate
 
 import (
@@ -59,7 +72,8 @@ const DefaultTTL = 10 * time.Minute
 
 // The sealed form, before base64url:
 //
-//	version   1 byte, 1
+//	version   1 byte, 2 (1 was the format before Binding had an Audience;
+//	          Open reports it as ErrUnknownKey)
 //	n         1 byte, the key ID's length, 1 to MaxKeyIDLen
 //	key ID    n bytes
 //	nonce     12 random bytes
@@ -69,7 +83,10 @@ const DefaultTTL = 10 * time.Minute
 // The additional data is version, n and key ID followed by the hash of the
 // Binding.
 const (
-	version   = 1
+	version = 2
+	// version1 is the format of earlier releases, whose binding named no
+	// audience.
+	version1  = 1
 	headerLen = 2
 	nonceLen  = 12
 	expiryLen = 8
@@ -89,11 +106,14 @@ var (
 	// base64url, too short or too long, another format version).
 	ErrMalformed = errors.New("requestState is malformed")
 	// ErrUnknownKey: the state names a key that is not in the ring: it was
-	// retired, or the state was sealed by an instance with other keys.
+	// retired, or the state was sealed by an instance with other keys (such
+	// as an earlier process with an ephemeral ring), or by an earlier
+	// release, in a format this one does not open. Nothing in it can be
+	// checked; see "Keys that are gone" in the package documentation.
 	ErrUnknownKey = errors.New("requestState was sealed by a key this server does not have")
 	// ErrTampered: the state does not authenticate: it was changed, or it
-	// was sealed for another Binding (method, params or principal), or with
-	// another secret under the same key ID.
+	// was sealed for another Binding (audience, method, params or
+	// principal), or with another secret under the same key ID.
 	ErrTampered = errors.New("requestState was tampered with, or issued for another request")
 	// ErrExpired: the state authenticated but its expiry has passed.
 	ErrExpired = errors.New("requestState has expired")
@@ -147,11 +167,14 @@ func (s *Sealer) ttl() time.Duration {
 
 // Seal encrypts payload with the ring's primary key, bound to b and
 // expiring after the TTL, and returns the state, in unpadded base64url, at
-// most MaxStateLen bytes long. It fails if the payload is longer than
-// MaxPayloadLen or the Sealer has no key.
+// most MaxStateLen bytes long. It fails if b has no Audience, if the payload
+// is longer than MaxPayloadLen or if the Sealer has no key.
 func (s *Sealer) Seal(b Binding, payload []byte) (string, error) {
 	if s.Ring == nil {
 		return "", errors.New("reqstate: Seal: the Sealer has no Ring")
+	}
+	if b.Audience == "" {
+		return "", errors.New("reqstate: Seal: the Binding has no Audience (the endpoint the state is for)")
 	}
 	if len(payload) > MaxPayloadLen {
 		return "", fmt.Errorf("reqstate: Seal: payload is %d bytes, more than MaxPayloadLen (%d)", len(payload), MaxPayloadLen)
@@ -176,7 +199,8 @@ func (s *Sealer) Seal(b Binding, payload []byte) (string, error) {
 }
 
 // Open returns the payload of a state that Seal produced for the same
-// Binding, under a key that is still in the ring, and that has not expired.
+// Binding (audience included), under a key that is still in the ring, and
+// that has not expired.
 // Every other input fails with an error that wraps ErrInvalid and one of
 // ErrMalformed, ErrUnknownKey, ErrTampered and ErrExpired. The only other
 // error is a Sealer without a Ring.
@@ -200,6 +224,9 @@ func (s *Sealer) Open(state string, b Binding) ([]byte, error) {
 	}
 	if len(raw) == 0 {
 		return nil, invalid(ErrMalformed, "malformed: empty")
+	}
+	if raw[0] == version1 {
+		return nil, invalid(ErrUnknownKey, "sealed in format version %d, by an earlier release whose states named no audience: this server does not open that format", version1)
 	}
 	if raw[0] != version {
 		return nil, invalid(ErrMalformed, "malformed: format version %d, want %d", raw[0], version)
@@ -225,7 +252,7 @@ func (s *Sealer) Open(state string, b Binding) ([]byte, error) {
 	}
 	plain, err := rk.aead.Open(nil, nil, raw[prefix:], additionalData(raw[:prefix], b))
 	if err != nil {
-		return nil, invalid(ErrTampered, "tampered, or issued for another request (another method, params or principal), or sealed by another server under the same key ID %q", id)
+		return nil, invalid(ErrTampered, "tampered, or issued for another request (another method, params or principal) or by another endpoint (another audience), or sealed by another server under the same key ID %q", id)
 	}
 	// The length check above guarantees len(plain) >= expiryLen.
 	exp := time.UnixMilli(int64(binary.BigEndian.Uint64(plain)))

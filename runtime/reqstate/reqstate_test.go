@@ -54,14 +54,18 @@ func (c *clock) Set(t time.Time) {
 
 var t0 = time.Date(2026, 7, 28, 10, 0, 0, 0, time.UTC)
 
-// binding returns a binding for method, params (JSON) and principal.
+// testAudience is the audience of the bindings of binding.
+const testAudience = "https://mcp.example.com/mcp"
+
+// binding returns a binding for method, params (JSON) and principal, at
+// testAudience.
 func binding(t testing.TB, method, params, principal string) reqstate.Binding {
 	t.Helper()
 	d, err := reqstate.ParamsDigest([]byte(params))
 	if err != nil {
 		t.Fatalf("ParamsDigest(%s): %v", params, err)
 	}
-	return reqstate.Binding{Method: method, Params: d, Principal: principal}
+	return reqstate.Binding{Audience: testAudience, Method: method, Params: d, Principal: principal}
 }
 
 // kinds lists the specific errors, for messages and checks.
@@ -181,6 +185,21 @@ func TestSealLimits(t *testing.T) {
 	}
 }
 
+// Every state names its audience: Seal refuses a Binding without one, so
+// that two endpoints sharing keys cannot accept each other's states by
+// leaving it out. The error is about the server, not the client.
+func TestSealNeedsAudience(t *testing.T) {
+	s := &reqstate.Sealer{Ring: mustRing(t, testKey("k1", 1))}
+	b := withAudience(binding(t, "tools/call", `{}`, "alice"), "")
+	state, err := s.Seal(b, []byte("p"))
+	if err == nil || !strings.Contains(err.Error(), "no Audience") {
+		t.Fatalf("Seal without an audience = %q, %v; want an error naming the Audience", state, err)
+	}
+	if errors.Is(err, reqstate.ErrInvalid) {
+		t.Errorf("Seal error %v wraps ErrInvalid, which is for states a client sent", err)
+	}
+}
+
 func TestNoRing(t *testing.T) {
 	b := binding(t, "tools/call", `{}`, "")
 	tests := []struct {
@@ -237,18 +256,22 @@ func TestOpenMalformed(t *testing.T) {
 		{"non-ASCII", "AQé", "ErrMalformed", "byte 0xc3 at offset 2"},
 		{"one character", "A", "ErrMalformed", "not canonical base64url"},
 		{"unused bits set", "AR", "ErrMalformed", "not canonical base64url"},
-		{"version 0", raw([]byte{0, 2}, []byte("k1"), body), "ErrMalformed", "format version 0, want 1"},
-		{"version 2", raw([]byte{2, 2}, []byte("k1"), body), "ErrMalformed", "format version 2, want 1"},
-		{"only version", raw([]byte{1}), "ErrMalformed", "too short: 1 bytes"},
-		{"too short", raw([]byte{1, 2}, []byte("k1"), body[:20]), "ErrMalformed", "too short"},
-		{"too short for the key ID", raw([]byte{1, 16}, []byte("k1"), body), "ErrMalformed", "with a key ID of 16"},
-		{"key ID length 0", raw([]byte{1, 0}, []byte("k1"), body), "ErrMalformed", "key ID length 0"},
-		{"key ID length 17", raw([]byte{1, 17}, bytes.Repeat([]byte("k"), 17), body), "ErrMalformed", "key ID length 17"},
-		{"key ID length 255", raw([]byte{1, 255}, body, body, body, body, body, body, body, body), "ErrMalformed", "key ID length 255"},
-		{"key ID with a dot", raw([]byte{1, 2}, []byte("k."), body), "ErrMalformed", "key ID has a character"},
-		{"key ID with NUL", raw([]byte{1, 2}, []byte("k\x00"), body), "ErrMalformed", "key ID has a character"},
-		{"unknown key", raw([]byte{1, 2}, []byte("k2"), body), "ErrUnknownKey", `sealed by a key this server does not have (key ID "k2")`},
-		{"known key, garbage", raw([]byte{1, 2}, []byte("k1"), body), "ErrTampered", "tampered, or issued for another request"},
+		{"version 0", raw([]byte{0, 2}, []byte("k1"), body), "ErrMalformed", "format version 0, want 2"},
+		{"version 3", raw([]byte{3, 2}, []byte("k1"), body), "ErrMalformed", "format version 3, want 2"},
+		{"only version", raw([]byte{2}), "ErrMalformed", "too short: 1 bytes"},
+		// Format 1 (an earlier release, no audience): nothing in it can be
+		// checked, like a state of a key this server does not have.
+		{"version 1", raw([]byte{1, 2}, []byte("k1"), body), "ErrUnknownKey", "format version 1, by an earlier release"},
+		{"version 1, only version", raw([]byte{1}), "ErrUnknownKey", "format version 1"},
+		{"too short", raw([]byte{2, 2}, []byte("k1"), body[:20]), "ErrMalformed", "too short"},
+		{"too short for the key ID", raw([]byte{2, 16}, []byte("k1"), body), "ErrMalformed", "with a key ID of 16"},
+		{"key ID length 0", raw([]byte{2, 0}, []byte("k1"), body), "ErrMalformed", "key ID length 0"},
+		{"key ID length 17", raw([]byte{2, 17}, bytes.Repeat([]byte("k"), 17), body), "ErrMalformed", "key ID length 17"},
+		{"key ID length 255", raw([]byte{2, 255}, body, body, body, body, body, body, body, body), "ErrMalformed", "key ID length 255"},
+		{"key ID with a dot", raw([]byte{2, 2}, []byte("k."), body), "ErrMalformed", "key ID has a character"},
+		{"key ID with NUL", raw([]byte{2, 2}, []byte("k\x00"), body), "ErrMalformed", "key ID has a character"},
+		{"unknown key", raw([]byte{2, 2}, []byte("k2"), body), "ErrUnknownKey", `sealed by a key this server does not have (key ID "k2")`},
+		{"known key, garbage", raw([]byte{2, 2}, []byte("k1"), body), "ErrTampered", "tampered, or issued for another request"},
 		{"too long", strings.Repeat("A", reqstate.MaxStateLen+1), "ErrMalformed", "65537 bytes long, more than the 65536"},
 		{"too long garbage", strings.Repeat("\xff", reqstate.MaxStateLen+1), "ErrMalformed", "more than the 65536"},
 	}
@@ -369,6 +392,9 @@ func TestBinding(t *testing.T) {
 		{"other principal", binding(t, "tools/call", params, "mallory"), "ErrTampered"},
 		{"other principal, same length", binding(t, "tools/call", params, "alicf"), "ErrTampered"},
 		{"no principal", binding(t, "tools/call", params, ""), "ErrTampered"},
+		{"other audience", withAudience(binding(t, "tools/call", params, "alice"), "https://other.example.com/mcp"), "ErrTampered"},
+		{"other audience, same length", withAudience(binding(t, "tools/call", params, "alice"), "https://mcp.example.com/mcq"), "ErrTampered"},
+		{"no audience", withAudience(binding(t, "tools/call", params, "alice"), ""), "ErrTampered"},
 		{"zero Binding", reqstate.Binding{}, "ErrTampered"},
 	}
 	for _, tt := range tests {
@@ -381,6 +407,12 @@ func TestBinding(t *testing.T) {
 	}
 }
 
+// withAudience returns b with the audience aud.
+func withAudience(b reqstate.Binding, aud string) reqstate.Binding {
+	b.Audience = aud
+	return b
+}
+
 // Fields are delimited in the binding: moving bytes from one field to the
 // next gives another binding.
 func TestBindingFieldBoundaries(t *testing.T) {
@@ -390,9 +422,10 @@ func TestBindingFieldBoundaries(t *testing.T) {
 		name string
 		a, b reqstate.Binding
 	}{
-		{"method/principal", reqstate.Binding{Method: "ab", Principal: "c"}, reqstate.Binding{Method: "a", Principal: "bc"}},
-		{"empty method", reqstate.Binding{Method: "", Principal: "x"}, reqstate.Binding{Method: "x", Principal: ""}},
-		{"params", reqstate.Binding{Method: "m", Params: d}, reqstate.Binding{Method: "m", Params: [32]byte{31: 1}}},
+		{"method/principal", reqstate.Binding{Audience: "e", Method: "ab", Principal: "c"}, reqstate.Binding{Audience: "e", Method: "a", Principal: "bc"}},
+		{"empty method", reqstate.Binding{Audience: "e", Method: "", Principal: "x"}, reqstate.Binding{Audience: "e", Method: "x", Principal: ""}},
+		{"params", reqstate.Binding{Audience: "e", Method: "m", Params: d}, reqstate.Binding{Audience: "e", Method: "m", Params: [32]byte{31: 1}}},
+		{"audience/method", reqstate.Binding{Audience: "ab", Method: "c"}, reqstate.Binding{Audience: "a", Method: "bc"}},
 	}
 	for _, p := range pairs {
 		t.Run(p.name, func(t *testing.T) {

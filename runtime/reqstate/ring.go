@@ -25,6 +25,15 @@ import (
 //  3. once the old primary's last states have expired (the Sealer's TTL),
 //     retire it ([Ring.Retire]).
 //
+// A state sealed by a key that is not in the ring (retired too early, or
+// never shared) fails with [ErrUnknownKey]: a server that treats such a
+// state as absent, as runtime/session does, makes the client start that
+// request over rather than fail it.
+//
+// Instances that share keys also share the Audience of their [Binding]s;
+// endpoints that share keys but must not accept each other's states use
+// different audiences.
+//
 // Nonces are random (96 bits), so one key should seal fewer than 2³²
 // states; rotate well before that.
 //
@@ -71,8 +80,9 @@ func NewRing(primary Key, older ...Key) (*Ring, error) {
 // this process. States it seals do not survive a restart and cannot be
 // opened by another server instance: use it for a single process (tests,
 // stdio servers), and a shared ring from [ParseKeys] behind a load balancer.
-// Its key ID is random too, so a state that reaches another instance fails
-// as sealed by an unknown key rather than as tampered.
+// Its key ID is random too, so a state that reaches another instance, or
+// this server after a restart, fails as sealed by an unknown key
+// ([ErrUnknownKey]) rather than as tampered.
 func NewEphemeralRing() *Ring {
 	// crypto/rand.Read and Text never fail (Go 1.24 and later): on a broken
 	// random source the program crashes rather than return an error.

@@ -1,5 +1,11 @@
 package session
 
+import (
+	"testing"
+
+	"github.com/mcpgen/mcpgen/runtime/reqstate"
+)
+
 // BeginShutdown starts ending s as end of input does, without waiting for
 // it to end: tests use it to send a request to a session that is draining.
 func BeginShutdown(s *Session) { s.shutdown(nil) }
@@ -10,4 +16,14 @@ func LearnTools(res []byte) map[string]error {
 	var tc toolCheck
 	tc.learn(res, func(string, ...any) {})
 	return tc.unusable()
+}
+
+// NewProcessKey gives the default StateSealer a new random key, as a
+// restart of the process would, and puts the previous one back when t
+// ends. A test that calls it must not run in parallel with others that use
+// the default sealer.
+func NewProcessKey(t testing.TB) {
+	prev := processSealer.Load()
+	processSealer.Store(&reqSealer{&reqstate.Sealer{Ring: reqstate.NewEphemeralRing()}})
+	t.Cleanup(func() { processSealer.Store(prev) })
 }

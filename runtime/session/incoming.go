@@ -195,6 +195,7 @@ func (s *Session) statelessRequest(vals valuer, m *jsonrpc.Message, inline bool,
 	mi.notify = s.t.Write
 	mi.ending = s.readCtx.Done()
 	mi.mw = s.mw
+	mi.audience = s.stateAudience()
 	hc := newHandlerCtx(s, m.ID, progressToken(m.Params))
 	hc.info.x = &requestExtra{modern: mi, vals: vals}
 	s.dispatch(m, hc, inline, reply, func() (wire.Appender, *jsonrpc.Error) {

@@ -74,6 +74,8 @@ type modernInfo struct {
 	// mw is the middleware the request's notifications pass through, nil
 	// for none.
 	mw HandlerFunc
+	// audience is the StateAudience of the server serving the request.
+	audience string
 
 	input *roundInput
 }
@@ -217,23 +219,25 @@ func canConvert(rev, to *revision.Revision) bool { return rev == to }
 // The Streamable HTTP server uses it for POSTs that carry no session; a
 // Session uses the same rules for the stateless requests it reads.
 type Stateless struct {
-	h      Handler
-	opts   Options
-	mw     HandlerFunc
-	log    *slog.Logger
-	ending chan struct{}
-	once   sync.Once
+	h        Handler
+	opts     Options
+	mw       HandlerFunc
+	log      *slog.Logger
+	audience string
+	ending   chan struct{}
+	once     sync.Once
 }
 
 // NewStateless returns a Stateless serving h, which must speak a stateless
-// revision (see Modern). Of opts, Revisions, Logger, Sealer and Middleware
-// are used.
+// revision (see Modern). Of opts, Revisions, Logger, Sealer, StateAudience
+// and Middleware are used. Without a StateAudience, the Stateless is an
+// audience of its own: the requestState it seals opens at no other server.
 func NewStateless(h Handler, opts Options) *Stateless {
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Stateless{h: h, opts: opts, mw: chain(opts.Middleware), log: log, ending: make(chan struct{})}
+	return &Stateless{h: h, opts: opts, mw: chain(opts.Middleware), log: log, audience: stateAudience(opts), ending: make(chan struct{})}
 }
 
 // Close ends the subscriptions/listen streams in progress, each with its
@@ -264,6 +268,7 @@ func (x *Stateless) Serve(ctx context.Context, m *jsonrpc.Message, notify func(c
 	mi.notify = notify
 	mi.ending = x.ending
 	mi.mw = x.mw
+	mi.audience = x.audience
 	hc := newHandlerCtx(nil, m.ID, progressToken(m.Params))
 	hc.info.x = &requestExtra{modern: mi, vals: ctx}
 	stop := context.AfterFunc(ctx, hc.cancel)
@@ -332,9 +337,12 @@ func serveModern(hc *handlerCtx, ctx context.Context, h Handler, s *Session, sea
 	}
 	mayAsk := slices.Contains(md.Results, inputRequiredResult)
 	if mayAsk {
-		in, err := openRound(hc, sealer, md.Name, params)
+		in, startedOver, err := openRound(hc, sealer, md.Name, params)
 		if err != nil {
 			return nil, err, http.StatusBadRequest
+		}
+		if startedOver {
+			log.Debug("mcp: the requestState was sealed by a key this server does not have (an earlier process's, or a retired one): the request starts over", "method", md.Name)
 		}
 		mi.input = in
 	}

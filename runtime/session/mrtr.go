@@ -2,11 +2,14 @@ package session
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
@@ -58,13 +61,18 @@ func (e *InputRequiredError) Error() string {
 // StateSealer seals the requestState of an InputRequiredResult and opens it
 // when the client echoes it: the client is untrusted, so the state must be
 // authenticated (and should be encrypted, expire, and be bound to the
-// request: method and params). runtime/reqstate provides one.
+// server and the request: StateAudienceOf(ctx), method, params and
+// PrincipalOf(ctx)). SealWith makes one of runtime/reqstate.
 type StateSealer interface {
 	// Seal returns payload sealed for the request method with params.
 	Seal(ctx context.Context, method string, params jsontext.Value, payload []byte) (string, error)
 	// Open returns the payload of state, which must have been sealed for
 	// the request method with params (inputResponses and requestState
-	// aside), or an error saying why it cannot be trusted.
+	// aside), or an error saying why it cannot be trusted. An error that
+	// wraps reqstate.ErrUnknownKey says the state was sealed by a key this
+	// server does not have (an earlier process's, a retired one): the
+	// request then starts over, as if it came with neither requestState
+	// nor inputResponses. Any other error fails the request with -32602.
 	Open(ctx context.Context, state, method string, params jsontext.Value) ([]byte, error)
 }
 
@@ -97,23 +105,32 @@ func (in *roundInput) split(reqs map[string]InputRequest) (map[string]jsontext.V
 }
 
 // openRound reads a stateless request's inputResponses and requestState.
-func openRound(ctx context.Context, sealer StateSealer, method string, params jsontext.Value) (*roundInput, *jsonrpc.Error) {
-	in := &roundInput{}
+// A state sealed by a key the server does not have (reqstate.ErrUnknownKey:
+// a state of an earlier process, or of a retired key) can be neither
+// trusted nor blamed on the client: the request starts over, with no
+// answers at all, since the inputResponses answer questions of a round this
+// server knows nothing of. startedOver reports that. Every other state that
+// does not open is -32602.
+func openRound(ctx context.Context, sealer StateSealer, method string, params jsontext.Value) (in *roundInput, startedOver bool, jerr *jsonrpc.Error) {
+	in = &roundInput{}
 	if raw, ok := wire.Member(params, "requestState"); ok {
 		var state string
 		if err := wire.DecodeValue(raw, &state); err != nil {
-			return nil, jsonrpc.Errorf(jsonrpc.InvalidParams, "%s params: /requestState: not a string", method)
+			return nil, false, jsonrpc.Errorf(jsonrpc.InvalidParams, "%s params: /requestState: not a string", method)
 		}
 		if sealer == nil {
-			return nil, jsonrpc.Errorf(jsonrpc.InvalidParams, "%s params: /requestState: this server issued no state", method)
+			return nil, false, jsonrpc.Errorf(jsonrpc.InvalidParams, "%s params: /requestState: this server issued no state", method)
 		}
 		payload, err := sealer.Open(ctx, state, method, params)
+		if errors.Is(err, reqstate.ErrUnknownKey) {
+			return in, true, nil
+		}
 		if err != nil {
-			return nil, jsonrpc.Errorf(jsonrpc.InvalidParams, "%s params: /requestState: %v", method, err)
+			return nil, false, jsonrpc.Errorf(jsonrpc.InvalidParams, "%s params: /requestState: %v", method, err)
 		}
 		var p statePayload
 		if err := wire.DecodeValue(payload, &p); err != nil {
-			return nil, jsonrpc.Errorf(jsonrpc.InvalidParams, "%s params: /requestState: unreadable: %v", method, err)
+			return nil, false, jsonrpc.Errorf(jsonrpc.InvalidParams, "%s params: /requestState: unreadable: %v", method, err)
 		}
 		in.answers = p.Answers
 		in.state = p.State
@@ -121,7 +138,7 @@ func openRound(ctx context.Context, sealer StateSealer, method string, params js
 	if raw, ok := wire.Member(params, "inputResponses"); ok {
 		var answers map[string]jsontext.Value
 		if err := wire.DecodeValue(raw, &answers); err != nil {
-			return nil, jsonrpc.Errorf(jsonrpc.InvalidParams, "%s params: /inputResponses: %v", method, err)
+			return nil, false, jsonrpc.Errorf(jsonrpc.InvalidParams, "%s params: /inputResponses: %v", method, err)
 		}
 		if in.answers == nil {
 			in.answers = make(map[string]jsontext.Value, len(answers))
@@ -130,7 +147,7 @@ func openRound(ctx context.Context, sealer StateSealer, method string, params js
 			in.answers[k] = v
 		}
 	}
-	return in, nil
+	return in, false, nil
 }
 
 // statePayload is what the runtime keeps in a sealed requestState: the
@@ -400,10 +417,13 @@ func (s *Session) bridgeInput(ctx context.Context, run func(context.Context) (wi
 }
 
 // SealWith returns a StateSealer that seals with s (runtime/reqstate): each
-// state is bound to its request's method and params (inputResponses,
+// state is bound to the audience of the server that seals it
+// (StateAudienceOf), to its request's method and params (inputResponses,
 // requestState and _meta aside) and to the principal of its context
 // (PrincipalOf), and opens only for a retry of that request by that
-// principal, before s's expiry, with a key of s's ring.
+// principal, at a server of the same audience, before s's expiry, with a
+// key of s's ring. One Sealer may serve several servers: their audiences
+// keep their states apart.
 func SealWith(s *reqstate.Sealer) StateSealer { return reqSealer{s} }
 
 type reqSealer struct{ s *reqstate.Sealer }
@@ -413,7 +433,7 @@ func (r reqSealer) binding(ctx context.Context, method string, params jsontext.V
 	if err != nil {
 		return reqstate.Binding{}, err
 	}
-	return reqstate.Binding{Method: method, Params: d, Principal: PrincipalOf(ctx)}, nil
+	return reqstate.Binding{Audience: StateAudienceOf(ctx), Method: method, Params: d, Principal: PrincipalOf(ctx)}, nil
 }
 
 func (r reqSealer) Seal(ctx context.Context, method string, params jsontext.Value, payload []byte) (string, error) {
@@ -432,15 +452,74 @@ func (r reqSealer) Open(ctx context.Context, state, method string, params jsonte
 	return r.s.Open(state, b)
 }
 
-// processSealer is the default StateSealer: one random key per process.
-var processSealer = sync.OnceValue(func() StateSealer {
-	return SealWith(&reqstate.Sealer{Ring: reqstate.NewEphemeralRing()})
-})
+// processSealer is the default StateSealer: one random key per process,
+// made when first used (a test stands for a restart by replacing it, see
+// export_test.go).
+var processSealer atomic.Pointer[reqSealer]
+
+// defaultSealer returns the default StateSealer.
+func defaultSealer() StateSealer {
+	if s := processSealer.Load(); s != nil {
+		return *s
+	}
+	processSealer.CompareAndSwap(nil, &reqSealer{&reqstate.Sealer{Ring: reqstate.NewEphemeralRing()}})
+	return *processSealer.Load()
+}
 
 // sealer returns the StateSealer of opts, or the process's.
 func sealer(opts Options) StateSealer {
 	if opts.Sealer != nil {
 		return opts.Sealer
 	}
-	return processSealer()
+	return defaultSealer()
 }
+
+// stateAudienceKey is the context key of a request's StateAudience.
+type stateAudienceKey struct{}
+
+// WithStateAudience returns ctx naming aud as the audience of the
+// requestState sealed and opened with it (see Options.StateAudience). A
+// server puts its own on the context of every stateless request it serves,
+// where it takes precedence over one in the values the server was given
+// (those of an HTTP request, say): WithStateAudience is for calling a
+// StateSealer outside a server, as a test or a server of one's own does.
+func WithStateAudience(ctx context.Context, aud string) context.Context {
+	return context.WithValue(ctx, stateAudienceKey{}, aud)
+}
+
+// StateAudienceOf returns the audience of the requestState of the request
+// ctx belongs to: that of the server serving it (its
+// Options.StateAudience, or the value unique to it that it made), or what
+// WithStateAudience put in ctx; "" for none. SealWith binds states to it; a
+// StateSealer of one's own should too.
+func StateAudienceOf(ctx context.Context) string {
+	a, _ := ctx.Value(stateAudienceKey{}).(string)
+	return a
+}
+
+// stateAudience returns the StateAudience of the stateless requests s
+// serves: Options.StateAudience, or one unique to s, made when the first
+// arrives (most sessions never serve one).
+func (s *Session) stateAudience() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.audience == "" {
+		s.audience = stateAudience(s.opts)
+	}
+	return s.audience
+}
+
+// stateAudience returns the StateAudience of opts, or one unique to the
+// server being made: the process's random prefix and a counter, unique in
+// the process and, with the prefix, between processes.
+func stateAudience(opts Options) string {
+	if opts.StateAudience != "" {
+		return opts.StateAudience
+	}
+	return "mcpgen:" + audiencePrefix() + ":" + strconv.FormatUint(audienceCount.Add(1), 10)
+}
+
+var (
+	audiencePrefix = sync.OnceValue(func() string { return rand.Text()[:16] })
+	audienceCount  atomic.Uint64
+)

@@ -639,6 +639,12 @@ func (ri *requestInfo) value(key any) any {
 	if key == (requestKey{}) {
 		return ri
 	}
+	if key == (stateAudienceKey{}) {
+		// The server's audience, over one in the values it was given.
+		if mi := ri.mod(); mi != nil && mi.audience != "" {
+			return mi.audience
+		}
+	}
 	if ri.x != nil && ri.x.vals != nil {
 		return ri.x.vals.Value(key)
 	}

@@ -14,7 +14,9 @@ import (
 func TestSealWithBindsPrincipal(t *testing.T) {
 	s := session.SealWith(&reqstate.Sealer{Ring: reqstate.NewEphemeralRing()})
 	params := jsontext.Value(`{"name":"deploy","arguments":{"env":"prod"}}`)
-	alice := session.WithPrincipal(context.Background(), "issuer\x00alice")
+	// Outside a server, the test names the audience a server would.
+	endpoint := session.WithStateAudience(context.Background(), "https://mcp.example.com/mcp")
+	alice := session.WithPrincipal(endpoint, "issuer\x00alice")
 	state, err := s.Seal(alice, "tools/call", params, []byte("step 2"))
 	if err != nil {
 		t.Fatal(err)
@@ -23,8 +25,8 @@ func TestSealWithBindsPrincipal(t *testing.T) {
 		t.Errorf("Open by alice = %q, %v", got, err)
 	}
 	for name, ctx := range map[string]context.Context{
-		"mallory":      session.WithPrincipal(context.Background(), "issuer\x00mallory"),
-		"no principal": context.Background(),
+		"mallory":      session.WithPrincipal(endpoint, "issuer\x00mallory"),
+		"no principal": endpoint,
 	} {
 		if _, err := s.Open(ctx, state, "tools/call", params); err == nil {
 			t.Errorf("Open by %s: no error", name)

@@ -121,8 +121,25 @@ type Options struct {
 	// round-trip requests (see Ask). Default: one key made at random per
 	// process (reqstate.NewEphemeralRing), so that the state of a round is
 	// only good for the process that issued it; servers behind a load
-	// balancer share a key ring instead.
+	// balancer share a key ring instead (SealWith, reqstate.ParseKeys) and
+	// a StateAudience. A retry whose state was sealed by a key the ring
+	// does not have (an earlier process's, a retired one) starts the
+	// request over, without its inputResponses.
 	Sealer StateSealer
+	// StateAudience names the endpoint in every requestState this server
+	// seals, and a state opens only at a server with the same audience
+	// (see StateAudienceOf). Default: a value unique to the server (each
+	// Stateless, and each Session that serves stateless requests), so that
+	// two servers in one process, or two processes sharing a key ring, do
+	// not accept each other's states. The instances of one deployment
+	// behind a load balancer, which share the Sealer's keys, must share it
+	// too: set it to the same value everywhere, such as the endpoint's
+	// public URL. So must a server whose keys outlive its process (a ring
+	// from reqstate.ParseKeys), for the states it sealed before a restart
+	// to open after it: with the default, they fail with -32602 as sealed
+	// for another endpoint. Two endpoints that share keys but serve
+	// different tools or users must not share it.
+	StateAudience string
 	// ProbeTimeout bounds how long Connect waits for the answer to its
 	// server/discover probe before it takes the server for one of the
 	// initialize era (V-11). Default DefaultProbeTimeout; negative means
@@ -195,6 +212,7 @@ type Session struct {
 	draining chan struct{}             // closed by Abort to cut a drain short; nil without a drain
 	after    []func()                  // called once the session has ended (AfterFunc)
 	tools    toolCheck                 // a client's knowledge of the server's tools (UnusableTools)
+	audience string                    // the StateAudience of the stateless requests it serves, made by the first (see stateAudience)
 
 	room     sync.Cond      // on mu: signalled when a handler ends, a call starts or the session ends (see waitRoom)
 	handlers sync.WaitGroup // request handlers and batch answers; Add only while not stateClosed

@@ -72,7 +72,17 @@ func main() {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		// No deadline for a whole response: it would cut the SSE streams,
+		// and the answers of calls that run longer than it. The handler
+		// bounds each write itself (streamhttp.ServerOptions.WriteTimeout).
+		WriteTimeout:   0,
+		IdleTimeout:    2 * time.Minute,
+		MaxHeaderBytes: 64 << 10,
+	}
 	go func() {
 		<-ctx.Done()
 		h.Close()
