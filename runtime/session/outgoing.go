@@ -222,7 +222,7 @@ func (s *Session) call(ctx context.Context, method string, params wire.Appender,
 	if !withParams && md.ParamsRequired {
 		return nil, fmt.Errorf("%s: params are required", method)
 	}
-	if err := s.t.Write(ctx, b); err != nil {
+	if err := s.send(ctx, b); err != nil {
 		if ctx.Err() != nil && method != "initialize" {
 			// The context ended while the transport was sending (Streamable
 			// HTTP waits for a JSON answer in Write): the request may have
@@ -344,7 +344,7 @@ func (s *Session) notifyOf(ctx context.Context, method string, params wire.Appen
 	if !withParams && md.ParamsRequired {
 		return fmt.Errorf("%s: params are required", method)
 	}
-	return s.t.Write(ctx, b)
+	return s.send(ctx, b)
 }
 
 // notify sends a notification the engine makes itself.

@@ -123,6 +123,10 @@ func Command(ctx context.Context, cmd *exec.Cmd, opts ...Option) (*Process, erro
 // Transport.Read.
 func (p *Process) Read(ctx context.Context) ([]byte, error) { return p.t.Read(ctx) }
 
+// InputEnded returns a channel that is closed once the server's stdout
+// has ended (see Transport.InputEnded).
+func (p *Process) InputEnded() <-chan struct{} { return p.t.InputEnded() }
+
 // Write sends a message to the server's stdin; see Transport.Write.
 func (p *Process) Write(ctx context.Context, data []byte) error { return p.t.Write(ctx, data) }
 
