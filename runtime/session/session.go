@@ -27,10 +27,11 @@
 //
 // Ending: when the peer closes the connection, the transport fails, or
 // Close is called, the session stops reading and fails its pending calls
-// with ErrClosed; the requests it already received are still answered
-// (their handlers get Options.DrainTimeout before their contexts are
-// cancelled), the notifications it already queued get the same time to be
-// handled, and only then is the transport closed and Wait returns. On stdio, answers
+// with an error wrapping ErrClosed and what ended the connection; the
+// requests it already received are still answered (their handlers get
+// Options.DrainTimeout before their contexts are cancelled), the
+// notifications it already queued get the same time to be handled, and
+// only then is the transport closed and Wait returns. On stdio, answers
 // the peer does not take are given up once no write has gone through for
 // DrainTimeout (ErrPeerNotReading): a peer that stopped reading cannot
 // keep the session, or the process, alive.
@@ -177,13 +178,29 @@ const DefaultDrainTimeout = 3 * time.Second
 // ending.
 const Busy = -32000
 
-// ErrClosed is returned by calls on a closed session.
+// ErrClosed is returned by calls on a closed session. It is wrapped, with
+// what ended the connection, by the error of a call the session ended
+// (for instance "session closed: stdio: the server process exited: exit
+// status 3", or "session closed: ssehttp: the SSE stream broke:
+// unexpected EOF"): test it with errors.Is.
 var ErrClosed = errors.New("session closed")
 
 // ErrPeerNotReading is wrapped by the error Wait returns when the session
 // gave up messages it could not write because the peer stopped reading
 // them (see Options.DrainTimeout).
 var ErrPeerNotReading = errors.New("the peer stopped reading")
+
+// closedError is the error of calls the session ended for cause.
+type closedError struct{ cause error }
+
+func (e *closedError) Error() string {
+	if e.cause == io.EOF {
+		return ErrClosed.Error() + ": the peer closed the connection (EOF)"
+	}
+	return ErrClosed.Error() + ": " + e.cause.Error()
+}
+
+func (e *closedError) Unwrap() []error { return []error{ErrClosed, e.cause} }
 
 // InputEnder is implemented by transports over a byte stream that read
 // ahead of Read, as stdio's do: InputEnded returns a channel that is
@@ -240,6 +257,7 @@ type Session struct {
 	listens   map[wire.ID]*Subscription // open subscriptions/listen calls, by request id
 	subs      map[string]bool           // resources/subscribe kept by the engine (modern handler, legacy session)
 	ended     bool                      // the transport is closed, or about to be
+	closeErr  error                     // what calls get once the session is ending: ErrClosed, wrapped with the cause
 	watching  bool                      // watchWrites has started
 	stalled   chan struct{}             // closed once the peer is taken for one that stopped reading
 	stallErr  error                     // why stalled was closed
@@ -257,7 +275,6 @@ type Session struct {
 	noteRoom sync.Cond      // on mu: signalled when noteQ shrinks or the session has ended
 	done     chan struct{}
 	err      error
-	readErr  error
 
 	// The session's writes to the transport: started and finished, for
 	// watchWrites.
@@ -437,8 +454,14 @@ func (s *Session) Abort() error {
 }
 
 // shutdown starts ending the session (see Close); reason is what Wait will
-// return, nil for a normal end. Only the first call counts.
-func (s *Session) shutdown(reason error) {
+// return, nil for a normal end, and what pending calls fail with besides
+// ErrClosed. Only the first call counts.
+func (s *Session) shutdown(reason error) { s.end(reason, reason) }
+
+// end is shutdown for a session whose connection ended for cause (the
+// transport's error, io.EOF included), which pending calls fail with
+// besides ErrClosed; nil when this side ended it.
+func (s *Session) end(reason, cause error) {
 	s.mu.Lock()
 	if s.state == stateClosed {
 		s.mu.Unlock()
@@ -448,9 +471,12 @@ func (s *Session) shutdown(reason error) {
 		s.draining = make(chan struct{}) // closed by Abort
 	}
 	s.state = stateClosed
-	s.readErr = reason
+	s.closeErr = ErrClosed
+	if cause != nil {
+		s.closeErr = &closedError{cause}
+	}
 	for id, ch := range s.pending {
-		ch <- callResult{err: ErrClosed}
+		ch <- callResult{err: s.closeErr}
 		delete(s.pending, id)
 	}
 	s.room.Broadcast()
@@ -570,10 +596,11 @@ func (s *Session) read() {
 			continue
 		}
 		if err != nil {
+			reason := err
 			if errors.Is(err, context.Canceled) || isEOF(err) {
-				err = nil
+				reason = nil
 			}
-			s.shutdown(err)
+			s.end(reason, err)
 			return
 		}
 		s.payloadFrom(nil, data, false)

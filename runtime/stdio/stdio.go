@@ -401,6 +401,16 @@ func (t *Transport) queue(r readResult) bool {
 	}
 }
 
+// isClosed reports whether Close was called.
+func (t *Transport) isClosed() bool {
+	select {
+	case <-t.done:
+		return true
+	default:
+		return false
+	}
+}
+
 // stopReading records why reading stopped and says so (InputEnded).
 func (t *Transport) stopReading(err error) {
 	t.rerr = err
