@@ -61,7 +61,9 @@ func (n namer) Elicit(ctx context.Context, p *mcp.ElicitRequestParams) (*mcp.Eli
 }
 
 func run(ctx context.Context, revision, name string, command []string) error {
-	proc, err := stdio.Command(ctx, exec.Command(command[0], command[1:]...))
+	// A server that stops reading its standard input makes a write fail
+	// after 30 s, which ends the session, rather than block it forever.
+	proc, err := stdio.Command(ctx, exec.Command(command[0], command[1:]...), stdio.WithWriteTimeout(30*time.Second))
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,9 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"errors"
 	"io"
 	"os/exec"
 	"strings"
@@ -74,6 +76,76 @@ func TestSIGTERMEndsCleanly(t *testing.T) {
 			}
 			if err != nil {
 				t.Fatalf("after SIGTERM: %v, want exit status 0\nstderr: %s", err, rest)
+			}
+		})
+	}
+}
+
+// Defect: a stdio client that stopped reading kept the server alive
+// forever, through SIGTERM (only SIGKILL ended it), since the answer it
+// was writing could never be written. Here the client reads the start of
+// a 256 KiB answer, more than a pipe holds, and nothing more: SIGTERM
+// must still end the server, and so must the write timeout by itself,
+// each with exit status 1 and a message saying the client stopped reading.
+func TestClientThatStopsReading(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		sigterm bool
+		want    string
+	}{
+		{"SIGTERM", nil, true, "the peer stopped reading"},
+		{"write timeout", []string{"--write-timeout", "200ms"}, false, "the peer is not reading"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, binary(t), tt.args...)
+			stdin, err := cmd.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer stdin.Close() // kept open: the client has not ended its input
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			out := bufio.NewReader(stdout)
+			send := func(line string) {
+				t.Helper()
+				if _, err := io.WriteString(stdin, line+"\n"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			send(initLine)
+			if line, err := out.ReadString('\n'); err != nil || !strings.Contains(line, `"id":0,"result"`) {
+				t.Fatalf("answer to initialize %q, %v", line, err)
+			}
+			send(initializedLine)
+			send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + strings.Repeat("x", 256<<10) + `"}}}`)
+			// The answer is being written: read its start, then nothing more.
+			start := make([]byte, 64)
+			if _, err := io.ReadFull(out, start); err != nil || !strings.Contains(string(start), `"id":1,"result"`) {
+				t.Fatalf("start of the echo answer %q, %v", start, err)
+			}
+			if tt.sigterm {
+				if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err = cmd.Wait()
+			if ctx.Err() != nil {
+				t.Fatalf("the server did not exit for a client that stopped reading (killed after 30 s)\nstderr: %s", stderr.Bytes())
+			}
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(stderr.String(), tt.want) {
+				t.Fatalf("server: %v, want exit status 1 and stderr saying %q\nstderr: %s", err, tt.want, stderr.Bytes())
 			}
 		})
 	}

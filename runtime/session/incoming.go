@@ -159,10 +159,19 @@ func (s *Session) dispatch(m *jsonrpc.Message, hc *handlerCtx, inline bool, repl
 	handle := func() {
 		defer s.handlers.Done()
 		res, err := run()
+		// The handler is done, but the request counts toward the room the
+		// reader waits for until its answer is written: a peer that does
+		// not read holds the reader back (waitRoom).
 		s.mu.Lock()
 		delete(s.inflight, m.ID)
-		s.room.Signal() // the reader may wait for room (waitRoom)
+		s.answering++
 		s.mu.Unlock()
+		defer func() {
+			s.mu.Lock()
+			s.answering--
+			s.room.Signal() // the reader may wait for room (waitRoom)
+			s.mu.Unlock()
+		}()
 		byPeer := hc.cancelledByPeer()
 		hc.cancel()
 		if byPeer {
@@ -192,7 +201,7 @@ func (s *Session) statelessRequest(vals valuer, m *jsonrpc.Message, inline bool,
 		s.answer(reply, errorMessage(m.ID, herr.Err))
 		return
 	}
-	mi.notify = s.t.Write
+	mi.notify = s.send
 	mi.ending = s.readCtx.Done()
 	mi.mw = s.mw
 	mi.audience = s.stateAudience()

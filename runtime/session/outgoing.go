@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strconv"
 	"sync"
 	"time"
@@ -178,9 +179,10 @@ func (s *Session) call(ctx context.Context, method string, params wire.Appender,
 	ch := calls.Get().(chan callResult)
 	s.mu.Lock()
 	if s.state == stateClosed {
+		err := s.closeErr
 		s.mu.Unlock()
 		calls.Put(ch)
-		return nil, ErrClosed
+		return nil, err
 	}
 	s.nextID++
 	id := wire.IntID(s.nextID)
@@ -222,12 +224,22 @@ func (s *Session) call(ctx context.Context, method string, params wire.Appender,
 	if !withParams && md.ParamsRequired {
 		return nil, fmt.Errorf("%s: params are required", method)
 	}
-	if err := s.t.Write(ctx, b); err != nil {
+	if err := s.send(ctx, b); err != nil {
 		if ctx.Err() != nil && method != "initialize" {
 			// The context ended while the transport was sending (Streamable
 			// HTTP waits for a JSON answer in Write): the request may have
 			// reached the peer, so cancel it there too (U-C1).
 			s.cancelRequest(id, ctx.Err().Error())
+		}
+		if errors.Is(err, net.ErrClosed) {
+			s.mu.Lock()
+			closeErr := s.closeErr
+			s.mu.Unlock()
+			if closeErr != nil {
+				// The session ended while the request was being sent, and
+				// closed the transport: say why it ended.
+				return nil, fmt.Errorf("%s: %w", method, closeErr)
+			}
 		}
 		return nil, fmt.Errorf("%s: %w", method, err)
 	}
@@ -344,7 +356,7 @@ func (s *Session) notifyOf(ctx context.Context, method string, params wire.Appen
 	if !withParams && md.ParamsRequired {
 		return fmt.Errorf("%s: params are required", method)
 	}
-	return s.t.Write(ctx, b)
+	return s.send(ctx, b)
 }
 
 // notify sends a notification the engine makes itself.
@@ -362,7 +374,7 @@ func (s *Session) notify(method string, params jsontext.Value) {
 // for it.
 func (s *Session) outgoing(method string, params wire.Appender, notification, needRaw bool) (*wire.Method, wire.Appender, error) {
 	s.mu.Lock()
-	st, rev, ended, mc := s.state, s.rev, s.ended, s.mc
+	st, rev, ended, mc, closeErr := s.state, s.rev, s.ended, s.mc, s.closeErr
 	s.mu.Unlock()
 	if notification {
 		mc = nil // only requests carry the envelope (V-1)
@@ -370,7 +382,7 @@ func (s *Session) outgoing(method string, params wire.Appender, notification, ne
 	if st == stateClosed && (!notification || ended) {
 		// While the session ends, handlers still answering may notify
 		// (progress, logs), but nothing can be called any more.
-		return nil, nil, ErrClosed
+		return nil, nil, closeErr
 	}
 	if rev == nil {
 		if method != "ping" && method != "initialize" {

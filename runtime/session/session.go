@@ -22,22 +22,29 @@
 // it waits for the answer anyway; notifications are handled one at a time,
 // in order, on a worker that runs while any are queued (at most 256: past
 // that, whoever delivers the next one waits). While MaxInFlight requests
-// run, the reader does not read on (see Options.MaxInFlight).
+// run or wait for their answers to be written, the reader does not read on
+// (see Options.MaxInFlight).
 //
 // Ending: when the peer closes the connection, the transport fails, or
 // Close is called, the session stops reading and fails its pending calls
-// with ErrClosed; the requests it already received are still answered
-// (their handlers get Options.DrainTimeout before their contexts are
-// cancelled), the notifications it already queued get the same time to be
-// handled, and only then is the transport closed and Wait returns.
+// with an error wrapping ErrClosed and what ended the connection; the
+// requests it already received are still answered (their handlers get
+// Options.DrainTimeout before their contexts are cancelled), the
+// notifications it already queued get the same time to be handled, and
+// only then is the transport closed and Wait returns. On stdio, answers
+// the peer does not take are given up once no write has gone through for
+// DrainTimeout (ErrPeerNotReading): a peer that stopped reading cannot
+// keep the session, or the process, alive.
 package session
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -84,11 +91,18 @@ type Options struct {
 	// registered in the binary.
 	Revisions []string
 	// MaxInFlight is the most peer requests handled at once. Default 64.
-	// When that many run, a transport the session reads from (stdio) is not
-	// read until one ends, unless this side awaits answers to its own
-	// calls; requests beyond it that arrive anyway (in a batch, pushed by
-	// the transport as Streamable HTTP does, or while awaiting answers)
-	// are answered with error -32000 (Busy).
+	// When that many are handled or answered, a transport the session
+	// reads from (stdio) is not read until one ends, unless this side
+	// awaits answers to its own calls. There a request counts until its
+	// answer has been written (or its write failed), and the answer to a
+	// batch counts as one while it is written: a peer that does not read
+	// its answers holds the session back from reading more, so the memory
+	// and goroutines it costs stay bounded. Requests beyond it that arrive
+	// anyway (in a batch, pushed by the transport as Streamable HTTP does,
+	// or while awaiting answers) are answered with error -32000 (Busy);
+	// for that refusal a request counts while its handler runs, so that a
+	// peer that sends its next request as soon as it has an answer is not
+	// refused.
 	MaxInFlight int
 	// CallTimeout bounds every outgoing request unless its context has an
 	// earlier deadline; on expiry the request is cancelled (L-15). Default
@@ -102,7 +116,22 @@ type Options struct {
 	// Notifications already queued get the same time to be handled; past
 	// it, the session ends without waiting for their handlers, whose
 	// context it cancels.
-	// Default DefaultDrainTimeout; negative cancels the handlers at once.
+	//
+	// On a byte-stream transport (InputEnder: stdio's) it also bounds how
+	// long a peer that stopped reading can hold the session: once the
+	// session is ending, or the transport's input has ended (the session
+	// may still be held back from reading the rest, see MaxInFlight), a
+	// write to the peer that has not gone through for DrainTimeout, with
+	// no other write going through meanwhile, means the peer stopped
+	// reading. The session
+	// then gives up the messages still waiting to be written (their
+	// handlers may still be running, their goroutines blocked in the
+	// transport's Write until it returns) and ends; Wait returns an error
+	// wrapping ErrPeerNotReading. A peer that reads, however slowly, lets a
+	// write through now and then and is waited for.
+	//
+	// Default DefaultDrainTimeout; negative cancels the handlers at once
+	// (and waits DefaultDrainTimeout for writes that do not go through).
 	DrainTimeout time.Duration
 	// Logger receives diagnostics (malformed messages, late responses). Default:
 	// discard.
@@ -166,8 +195,44 @@ const DefaultDrainTimeout = 3 * time.Second
 // ending.
 const Busy = -32000
 
-// ErrClosed is returned by calls on a closed session.
+// ErrClosed is returned by calls on a closed session. It is wrapped, with
+// what ended the connection, by the error of a call the session ended
+// (for instance "session closed: stdio: the server process exited: exit
+// status 3", or "session closed: ssehttp: the SSE stream broke:
+// unexpected EOF"): test it with errors.Is.
 var ErrClosed = errors.New("session closed")
+
+// ErrPeerNotReading is wrapped by the error Wait returns when the session
+// gave up messages it could not write because the peer stopped reading
+// them (see Options.DrainTimeout).
+var ErrPeerNotReading = errors.New("the peer stopped reading")
+
+// closedError is the error of calls the session ended for cause.
+type closedError struct{ cause error }
+
+func (e *closedError) Error() string {
+	if e.cause == io.EOF {
+		return ErrClosed.Error() + ": the peer closed the connection (EOF)"
+	}
+	return ErrClosed.Error() + ": " + e.cause.Error()
+}
+
+func (e *closedError) Unwrap() []error { return []error{ErrClosed, e.cause} }
+
+// InputEnder is implemented by transports over a byte stream that read
+// ahead of Read, as stdio's do: InputEnded returns a channel that is
+// closed once the transport has reached the end of its input (or failed
+// reading it), possibly while payloads read before the end still wait for
+// Read. A session that holds back from reading because MaxInFlight
+// requests wait for their answers learns from it that the peer has ended
+// its input. On such a transport a write that does not go through means
+// that the peer is not reading (a write there waits for nothing else), so
+// the session gives up on a peer that stopped reading (see
+// Options.DrainTimeout) instead of waiting for room that will never come,
+// or for answers it cannot deliver.
+type InputEnder interface {
+	InputEnded() <-chan struct{}
+}
 
 type state uint8
 
@@ -192,27 +257,32 @@ type Session struct {
 	readCtx  context.Context // the reader's: cancelled when the session starts ending
 	stopRead context.CancelFunc
 
-	mu       sync.Mutex
-	state    state
-	rev      *revision.Revision // negotiated
-	ownCaps  jsontext.Value
-	peerCaps jsontext.Value
-	peerInfo jsontext.Value
-	nextID   int64
-	pending  map[wire.ID]chan callResult
-	inflight map[wire.ID]*handlerCtx
-	progress map[wire.ID]func(Progress)
-	logLevel int                       // index in logLevels; messages below are not sent
-	modern   bool                      // a server whose handler speaks the stateless era (see Modern)
-	mc       *modernClient             // a client in the stateless era (see Connect); nil otherwise
-	listens  map[wire.ID]*Subscription // open subscriptions/listen calls, by request id
-	subs     map[string]bool           // resources/subscribe kept by the engine (modern handler, legacy session)
-	ended    bool                      // the transport is closed, or about to be
-	abort    bool                      // Abort was called: no drain
-	draining chan struct{}             // closed by Abort to cut a drain short; nil without a drain
-	after    []func()                  // called once the session has ended (AfterFunc)
-	tools    toolCheck                 // a client's knowledge of the server's tools (UnusableTools)
-	audience string                    // the StateAudience of the stateless requests it serves, made by the first (see stateAudience)
+	mu        sync.Mutex
+	state     state
+	rev       *revision.Revision // negotiated
+	ownCaps   jsontext.Value
+	peerCaps  jsontext.Value
+	peerInfo  jsontext.Value
+	nextID    int64
+	pending   map[wire.ID]chan callResult
+	inflight  map[wire.ID]*handlerCtx // requests whose handler runs
+	answering int                     // answers (to a request or a batch) being written: they hold back the reader too (waitRoom)
+	progress  map[wire.ID]func(Progress)
+	logLevel  int                       // index in logLevels; messages below are not sent
+	modern    bool                      // a server whose handler speaks the stateless era (see Modern)
+	mc        *modernClient             // a client in the stateless era (see Connect); nil otherwise
+	listens   map[wire.ID]*Subscription // open subscriptions/listen calls, by request id
+	subs      map[string]bool           // resources/subscribe kept by the engine (modern handler, legacy session)
+	ended     bool                      // the transport is closed, or about to be
+	closeErr  error                     // what calls get once the session is ending: ErrClosed, wrapped with the cause
+	watching  bool                      // watchWrites has started
+	stalled   chan struct{}             // closed once the peer is taken for one that stopped reading
+	stallErr  error                     // why stalled was closed
+	abort     bool                      // Abort was called: no drain
+	draining  chan struct{}             // closed by Abort to cut a drain short; nil without a drain
+	after     []func()                  // called once the session has ended (AfterFunc)
+	tools     toolCheck                 // a client's knowledge of the server's tools (UnusableTools)
+	audience  string                    // the StateAudience of the stateless requests it serves, made by the first (see stateAudience)
 
 	room     sync.Cond      // on mu: signalled when a handler ends, a call starts or the session ends (see waitRoom)
 	handlers sync.WaitGroup // request handlers and batch answers; Add only while not stateClosed
@@ -223,7 +293,10 @@ type Session struct {
 	noteRoom sync.Cond      // on mu: signalled when noteQ shrinks or the session has ended
 	done     chan struct{}
 	err      error
-	readErr  error
+
+	// The session's writes to the transport: started and finished, for
+	// watchWrites.
+	writes, wrote atomic.Int64
 }
 
 type callResult struct {
@@ -262,6 +335,7 @@ func New(role Role, t transport.Transport, h Handler, opts Options) *Session {
 		progress: map[wire.ID]func(Progress){},
 		work:     make(chan func()),
 		done:     make(chan struct{}),
+		stalled:  make(chan struct{}),
 	}
 	s.room.L = &s.mu
 	s.noteRoom.L = &s.mu
@@ -274,6 +348,9 @@ func New(role Role, t transport.Transport, h Handler, opts Options) *Session {
 		p.SetPushItems(func(vals context.Context, items []jsonrpc.Item, batch, inline bool) {
 			s.items(vals, items, batch, inline) // a nil vals stays nil
 		})
+	}
+	if ie, ok := t.(InputEnder); ok {
+		go s.watchInput(ie.InputEnded())
 	}
 	go s.read()
 	return s
@@ -395,8 +472,14 @@ func (s *Session) Abort() error {
 }
 
 // shutdown starts ending the session (see Close); reason is what Wait will
-// return, nil for a normal end. Only the first call counts.
-func (s *Session) shutdown(reason error) {
+// return, nil for a normal end, and what pending calls fail with besides
+// ErrClosed. Only the first call counts.
+func (s *Session) shutdown(reason error) { s.end(reason, reason) }
+
+// end is shutdown for a session whose connection ended for cause (the
+// transport's error, io.EOF included), which pending calls fail with
+// besides ErrClosed; nil when this side ended it.
+func (s *Session) end(reason, cause error) {
 	s.mu.Lock()
 	if s.state == stateClosed {
 		s.mu.Unlock()
@@ -406,9 +489,12 @@ func (s *Session) shutdown(reason error) {
 		s.draining = make(chan struct{}) // closed by Abort
 	}
 	s.state = stateClosed
-	s.readErr = reason
+	s.closeErr = ErrClosed
+	if cause != nil {
+		s.closeErr = &closedError{cause}
+	}
 	for id, ch := range s.pending {
-		ch <- callResult{err: ErrClosed}
+		ch <- callResult{err: s.closeErr}
 		delete(s.pending, id)
 	}
 	s.room.Broadcast()
@@ -419,8 +505,13 @@ func (s *Session) shutdown(reason error) {
 
 // drain lets the handlers in flight answer, cancelling them past the drain
 // limit, then closes the transport and marks the session done. No handler
-// can start any more: they are added only before stateClosed.
+// can start any more: they are added only before stateClosed. Answers that
+// cannot be written because the peer stopped reading are given up
+// (watchWrites).
 func (s *Session) drain(reason error) {
+	if _, ok := s.t.(InputEnder); ok {
+		s.watchWrites()
+	}
 	drained := make(chan struct{})
 	go func() {
 		s.handlers.Wait()
@@ -444,6 +535,7 @@ func (s *Session) drain(reason error) {
 		case <-quiet:
 		case <-t.C:
 		case <-abort:
+		case <-s.stalled:
 		}
 		t.Stop()
 	}
@@ -452,7 +544,13 @@ func (s *Session) drain(reason error) {
 		hc.cancel() // by the session: what the handler returns is still answered
 	}
 	s.mu.Unlock()
-	<-drained
+	select {
+	case <-drained:
+	case <-s.stalled:
+		// The peer stopped reading: what is still to be written is given
+		// up, and its goroutines left blocked in the transport's Write
+		// (closing the transport below may end it).
+	}
 	s.cancel()
 	s.mu.Lock()
 	s.ended = true
@@ -462,6 +560,15 @@ func (s *Session) drain(reason error) {
 	if reason != nil {
 		err = reason
 	}
+	s.mu.Lock()
+	if stall := s.stallErr; stall != nil && stall != reason {
+		if reason == nil {
+			err = stall
+		} else {
+			err = errors.Join(reason, stall)
+		}
+	}
+	s.mu.Unlock()
 	s.err = err
 	s.mu.Lock()
 	close(s.done)
@@ -507,10 +614,11 @@ func (s *Session) read() {
 			continue
 		}
 		if err != nil {
+			reason := err
 			if errors.Is(err, context.Canceled) || isEOF(err) {
-				err = nil
+				reason = nil
 			}
-			s.shutdown(err)
+			s.end(reason, err)
 			return
 		}
 		s.payloadFrom(nil, data, false)
@@ -518,18 +626,96 @@ func (s *Session) read() {
 }
 
 // waitRoom holds the reader back while MaxInFlight requests are being
-// handled, so that a peer that sends faster than the handlers answer (a
-// file piped into a stdio server) is slowed down by its transport instead
-// of being refused with Busy. It does not wait while this side has calls
-// of its own in flight: their answers must be read, or a handler waiting
-// for one would never end. Requests pushed by the transport
-// (transport.Pusher) are not held back: past MaxInFlight they get Busy.
+// handled or answered, so that a peer that sends faster than the handlers
+// answer (a file piped into a stdio server), or than it reads the answers,
+// is slowed down by its transport instead of being refused with Busy. It
+// does not wait for handlers while this side has calls of its own in
+// flight: their answers must be read, or a handler waiting for one would
+// never end (its call would time out). Answers waiting to be written hold
+// it back even then: they do not depend on what the reader reads, and a
+// peer that does not read them must not make the session read on. Requests
+// pushed by the transport (transport.Pusher) are not held back: past
+// MaxInFlight they get Busy.
 func (s *Session) waitRoom() {
 	s.mu.Lock()
-	for len(s.inflight) >= s.opts.MaxInFlight && len(s.pending) == 0 && s.state != stateClosed {
+	for s.full() && s.state != stateClosed {
 		s.room.Wait()
 	}
 	s.mu.Unlock()
+}
+
+// full reports whether the reader must wait for room (see waitRoom). mu is
+// held.
+func (s *Session) full() bool {
+	limit := s.opts.MaxInFlight
+	return s.answering >= limit || len(s.pending) == 0 && len(s.inflight)+s.answering >= limit
+}
+
+// watchInput waits for the end of the transport's input (InputEnder), and
+// then starts watchWrites: the reader may not see that end, held back
+// while answers wait to be written, or blocked writing one itself, and a
+// peer that stopped reading as well must not keep the session waiting.
+func (s *Session) watchInput(ended <-chan struct{}) {
+	select {
+	case <-ended:
+		s.watchWrites()
+	case <-s.done:
+	}
+}
+
+// stallLimit is how long a write may stay blocked, with no other write
+// going through, before the peer is taken for one that stopped reading.
+func (s *Session) stallLimit() time.Duration {
+	if d := s.opts.DrainTimeout; d > 0 {
+		return d
+	}
+	return DefaultDrainTimeout
+}
+
+// watchWrites starts, once, the watch for a peer that stopped reading: on
+// a goroutine that runs until the session is done, it checks every
+// stallLimit whether a write that was waiting at the previous check is
+// still waiting with none gone through since. If so, the session ends
+// (stall) and gives up what it could not write.
+func (s *Session) watchWrites() {
+	s.mu.Lock()
+	if s.watching || s.isDone() {
+		s.mu.Unlock()
+		return
+	}
+	s.watching = true
+	s.mu.Unlock()
+	d := s.stallLimit()
+	go func() {
+		tick := time.NewTicker(d)
+		defer tick.Stop()
+		started, finished := s.writes.Load(), s.wrote.Load()
+		for {
+			select {
+			case <-tick.C:
+			case <-s.done:
+				return
+			}
+			st, fin := s.writes.Load(), s.wrote.Load()
+			if started > finished && fin == finished {
+				s.stall(fmt.Errorf("session: %w: no message could be written for %v, %d still waiting; they were given up", ErrPeerNotReading, d, st-fin))
+				return
+			}
+			started, finished = st, fin
+		}
+	}()
+}
+
+// stall ends the session for a peer that stopped reading (watchWrites).
+func (s *Session) stall(err error) {
+	s.mu.Lock()
+	if s.stallErr == nil {
+		s.stallErr = err
+		close(s.stalled)
+	}
+	s.mu.Unlock()
+	s.log.Debug("mcp: ending the session", "err", err)
+	s.shutdown(err)
 }
 
 // maxQueuedNotes bounds the notifications waiting for their handler: past
@@ -598,9 +784,18 @@ func (s *Session) runNotes() {
 // answer written while the session ends must not be refused for it (the
 // transport's Close is what stops a write for good).
 func (s *Session) write(data []byte) {
-	if err := s.t.Write(context.Background(), data); err != nil {
+	if err := s.send(context.Background(), data); err != nil {
 		s.log.Debug("mcp: write failed", "err", err)
 	}
+}
+
+// send writes one payload to the transport, counting it for watchWrites.
+// Every write of the session goes through it.
+func (s *Session) send(ctx context.Context, data []byte) error {
+	s.writes.Add(1)
+	err := s.t.Write(ctx, data)
+	s.wrote.Add(1)
+	return err
 }
 
 func (s *Session) writeMessage(m *jsonrpc.Message) {
@@ -717,7 +912,15 @@ func (s *Session) items(vals valuer, items []jsonrpc.Item, batch, inline bool) {
 			s.log.Error("mcp: cannot encode a batch response", "err", err)
 			return
 		}
+		// The answer counts toward MaxInFlight until it is written.
+		s.mu.Lock()
+		s.answering++
+		s.mu.Unlock()
 		s.write(b)
+		s.mu.Lock()
+		s.answering--
+		s.room.Signal()
+		s.mu.Unlock()
 	}()
 }
 

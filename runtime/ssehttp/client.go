@@ -58,8 +58,11 @@ type ClientOptions struct {
 // where every message is POSTed; it must have the SSE URL's origin
 // (scheme, host and port). The stream's message events are queued for
 // Read, in a queue bounded as ClientOptions say. When the stream ends,
-// Read returns io.EOF once the queue is empty (or the error that ended
-// it), and the session is over: the transport has no resumption.
+// Read returns, once the queue is empty, an error that says how: one
+// wrapping io.EOF when the server ended it, or the error that broke it
+// (such as io.ErrUnexpectedEOF for a dropped connection). The session is
+// then over, and its calls in flight fail with that error: the transport
+// has no resumption.
 type Client struct {
 	sseURL   *url.URL
 	raw      string
@@ -177,7 +180,7 @@ func (c *Client) Open(ctx context.Context) error {
 	case ep != nil:
 		select {
 		case <-c.ended:
-			return fmt.Errorf("ssehttp: the SSE stream has ended: %w", c.streamErr())
+			return c.streamErr()
 		default:
 			return nil
 		}
@@ -390,20 +393,25 @@ func (c *Client) deliver(data []byte) bool {
 	return true
 }
 
-// streamErr returns why the stream ended: io.EOF when the server ended it.
+// errStreamEnded is what Read returns once the server ended the stream.
+var errStreamEnded = fmt.Errorf("ssehttp: the server ended the SSE stream: %w", io.EOF)
+
+// streamErr returns why the stream ended: errStreamEnded when the server
+// ended it.
 func (c *Client) streamErr() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.endErr != nil {
 		return c.endErr
 	}
-	return io.EOF
+	return errStreamEnded
 }
 
 // Read returns the next message the server sent on the stream. Once the
-// stream has ended and its messages were read, it returns io.EOF (the
-// server closed the stream) or the error that ended it; after Close,
-// io.EOF.
+// stream has ended and its messages were read, it returns an error that
+// wraps io.EOF when the server ended the stream ("ssehttp: the server
+// ended the SSE stream: EOF"), or the error that broke it ("ssehttp: the
+// SSE stream broke: unexpected EOF"); after Close, io.EOF itself.
 func (c *Client) Read(ctx context.Context) ([]byte, error) {
 	for {
 		c.mu.Lock()

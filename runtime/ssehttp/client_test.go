@@ -344,3 +344,51 @@ func TestAutoClientForwards(t *testing.T) {
 		t.Errorf("AuthContext = %q, want the Streamable HTTP client's %q", got, want.AuthContext())
 	}
 }
+
+// A server that goes away during a call, its SSE stream cut (the
+// connection dropped) or ended, makes the call fail with an error that
+// says how the stream ended (and is still session.ErrClosed), not with a
+// bare "session closed".
+func TestCallFailsWithStreamCause(t *testing.T) {
+	tests := []struct {
+		name string
+		end  func() // ends the GET's handler once the call was POSTed
+		want string
+	}{
+		{"cut", func() { panic(http.ErrAbortHandler) }, "the SSE stream broke: unexpected EOF"},
+		{"ended", func() {}, "the server ended the SSE stream"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			posted := make(chan struct{}, 1)
+			hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodPost {
+					w.WriteHeader(http.StatusAccepted)
+					select {
+					case posted <- struct{}{}:
+					default:
+					}
+					return
+				}
+				w.Header().Set("Content-Type", "text/event-stream")
+				io.WriteString(w, "event: endpoint\ndata: /post\n\n")
+				w.(http.Flusher).Flush()
+				select {
+				case <-posted:
+					tt.end()
+				case <-r.Context().Done():
+				}
+			}))
+			defer hs.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+			defer cancel()
+			c := ssehttp.NewClient(hs.URL+"/sse", ssehttp.ClientOptions{})
+			s := session.New(session.Client, c, mcp.NewClientHandler(mcp.UnimplementedClient{}), session.Options{})
+			defer s.Close()
+			_, err := s.Call(ctx, "ping", nil)
+			if !errors.Is(err, session.ErrClosed) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("ping while the stream ends = %v, want session.ErrClosed saying %q", err, tt.want)
+			}
+		})
+	}
+}

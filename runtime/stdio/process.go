@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"sync"
@@ -14,9 +15,11 @@ import (
 )
 
 // Process is the client side of the stdio transport: a server running as a
-// child process (T-IO1), spoken to over its stdin and stdout. It implements
-// transport.Transport; Read and Write behave as those of Transport. Read
-// returns io.EOF once the server has closed its stdout (usually: exited).
+// child process, spoken to over its stdin and stdout. It implements
+// transport.Transport; Read and Write behave as those of Transport, except
+// that once the server has closed its stdout (usually: exited), Read
+// returns an error that wraps io.EOF and says how the server ended (see
+// Read), which a session passes on to the calls it had in flight.
 type Process struct {
 	t      *Transport
 	cmd    *exec.Cmd
@@ -27,6 +30,7 @@ type Process struct {
 	done    chan struct{} // closed when cmd.Wait has returned
 	waitErr error         // cmd.Wait's result, set before done is closed
 	stopCtx func() bool
+	eofErr  error // what Read returns once the server closed its stdout (Read only)
 
 	closeOnce sync.Once
 	closeErr  error
@@ -120,8 +124,70 @@ func Command(ctx context.Context, cmd *exec.Cmd, opts ...Option) (*Process, erro
 }
 
 // Read returns the next message from the server's stdout; see
-// Transport.Read.
-func (p *Process) Read(ctx context.Context) ([]byte, error) { return p.t.Read(ctx) }
+// Transport.Read. Once the server has closed its stdout, Read waits up to
+// a second (or the grace period, if shorter) for the process to exit and
+// returns an error that wraps io.EOF and says how it ended: "stdio: the
+// server process exited: exit status 3", also wrapping the
+// *exec.ExitError; or, if it has not exited, "stdio: the server process
+// closed its stdout". After Close, Read returns io.EOF itself.
+func (p *Process) Read(ctx context.Context) ([]byte, error) {
+	data, err := p.t.Read(ctx)
+	if err != io.EOF || p.t.isClosed() {
+		return data, err
+	}
+	if p.eofErr == nil {
+		err := p.ended(ctx)
+		if err == nil {
+			return nil, ctx.Err() // the next Read tries again
+		}
+		p.eofErr = err
+	}
+	return nil, p.eofErr
+}
+
+// exitWait bounds how long Read waits for the server process to exit once
+// it has closed its stdout, to say how it ended.
+const exitWait = time.Second
+
+// ended says how the server ended, once it closed its stdout: how it
+// exited, if it does within exitWait (or the grace period, if shorter).
+// It returns nil if ctx ended first.
+func (p *Process) ended(ctx context.Context) error {
+	timer := time.NewTimer(min(exitWait, p.grace))
+	defer timer.Stop()
+	select {
+	case <-p.done:
+	case <-timer.C:
+	case <-ctx.Done():
+	case <-p.t.done:
+	}
+	select {
+	case <-p.done:
+	default:
+		if ctx.Err() != nil {
+			return nil
+		}
+		return &endError{msg: "stdio: the server process closed its stdout", errs: []error{io.EOF}}
+	}
+	if p.waitErr != nil {
+		return &endError{msg: "stdio: the server process exited: " + p.waitErr.Error(), errs: []error{io.EOF, p.waitErr}}
+	}
+	return &endError{msg: "stdio: the server process exited: " + p.cmd.ProcessState.String(), errs: []error{io.EOF}}
+}
+
+// endError is the error Read returns once the server has closed its
+// stdout: it wraps io.EOF, and how the process exited.
+type endError struct {
+	msg  string
+	errs []error
+}
+
+func (e *endError) Error() string   { return e.msg }
+func (e *endError) Unwrap() []error { return e.errs }
+
+// InputEnded returns a channel that is closed once the server's stdout
+// has ended (see Transport.InputEnded).
+func (p *Process) InputEnded() <-chan struct{} { return p.t.InputEnded() }
 
 // Write sends a message to the server's stdin; see Transport.Write.
 func (p *Process) Write(ctx context.Context, data []byte) error { return p.t.Write(ctx, data) }

@@ -16,6 +16,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	mcp "github.com/mcpgen/mcpgen/protocol/mcp20251125"
+	"github.com/mcpgen/mcpgen/runtime/session"
 )
 
 const helperEnv = "MCPGEN_STDIO_HELPER"
@@ -82,6 +85,10 @@ func helperMain(mode string) int {
 	case "sleep":
 		time.Sleep(3 * time.Second)
 		return 0
+	case "die3":
+		// Take one request, and exit with status 3 instead of answering.
+		bufio.NewReader(os.Stdin).ReadString('\n')
+		return 3
 	}
 	return 100
 }
@@ -281,8 +288,9 @@ func TestCommandServerExitsFirst(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("server did not exit")
 	}
-	if _, err := p.Read(ctx); err != io.EOF {
-		t.Fatalf("Read after server exit = %v, want io.EOF", err)
+	// Read says how the server ended, not only that its output did.
+	if _, err := p.Read(ctx); !errors.Is(err, io.EOF) || exitCode(err) != 3 || !strings.Contains(err.Error(), "exited: exit status 3") {
+		t.Fatalf("Read after server exit = %v, want an error wrapping io.EOF and the exit status 3", err)
 	}
 	if code := exitCode(p.ExitErr()); code != 3 {
 		t.Fatalf("ExitErr = %v", p.ExitErr())
@@ -353,5 +361,29 @@ func TestCommandErrors(t *testing.T) {
 				t.Fatal("Command succeeded")
 			}
 		})
+	}
+}
+
+// TestCallFailsWithExitStatus runs a server that dies, exit status 3,
+// during a call: the call fails with an error that says so (and is still
+// session.ErrClosed), not with a bare "session closed" that leaves the
+// reason to Close.
+func TestCallFailsWithExitStatus(t *testing.T) {
+	ctx := testCtx(t)
+	p, err := Command(ctx, helperCmd("die3"), WithStderr(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := session.New(session.Client, p, mcp.NewClientHandler(mcp.UnimplementedClient{}), session.Options{})
+	defer s.Close()
+	_, err = s.Call(ctx, "ping", nil)
+	if !errors.Is(err, session.ErrClosed) || !strings.Contains(err.Error(), "exit status 3") {
+		t.Fatalf("ping to a server that exits with status 3 = %v, want session.ErrClosed naming exit status 3", err)
+	}
+	if exitCode(err) != 3 {
+		t.Errorf("the call's error %v does not wrap the *exec.ExitError", err)
+	}
+	if err := s.Close(); exitCode(err) != 3 {
+		t.Errorf("Close = %v, want the exit status 3", err)
 	}
 }

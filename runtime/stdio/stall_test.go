@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -106,5 +108,186 @@ func TestServeEndsWhenPeerNeverReads(t *testing.T) {
 	case <-served:
 	case <-ctx.Done():
 		t.Fatal("Serve did not return: the answer's write to a peer that never reads blocks the drain")
+	}
+}
+
+// floodLine is a tools/call request to the tool "count" with id i.
+func floodLine(i int) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"count","arguments":{}}}`, i)
+}
+
+// TestNeverReadingPeerIsHeldBack floods a stdio server with requests from
+// a peer that reads nothing after initialize. The server must stop taking
+// requests once MaxInFlight answers wait to be written (backpressure),
+// instead of starting a handler, and keeping its answer, for each one;
+// and it must end, with an error that says the peer stopped reading, both
+// when the peer then closes its end of stdin and when Serve's context ends
+// (as SIGTERM ends the examples'). The writer hides its Close, as
+// os.Stdout's does not interrupt a write blocked on a full pipe: only
+// giving the answers up can end the session. A call of the server's own
+// waiting for its answer (here a ping a handler sends) does not make the
+// server read on either.
+func TestNeverReadingPeerIsHeldBack(t *testing.T) {
+	const maxInFlight, calls = 8, 2000
+	tests := []struct {
+		name string
+		end  string
+		call bool // a handler's call to the peer is pending
+	}{
+		{"stdin closed", "stdin closed", false},
+		{"Serve's context ended", "Serve's context ended", false},
+		{"stdin closed, a call pending", "stdin closed", true},
+	}
+	for _, tt := range tests {
+		end := tt.end
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := testCtx(t)
+			inR, inW := io.Pipe()
+			outR, outW := io.Pipe()
+			// At the end, the answers still blocked are let go.
+			t.Cleanup(func() { outR.Close(); inW.Close() })
+			var handled atomic.Int64
+			srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"})
+			srv.AddTool(mcp.Tool{Name: "count", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+				handled.Add(1)
+				return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: "ok"}}}}, nil
+			})
+			srv.AddTool(mcp.Tool{Name: "ask", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+				s, _ := session.FromContext(ctx)
+				_, err := s.Call(ctx, "ping", nil)
+				return nil, err
+			})
+			before := runtime.NumGoroutine()
+			sctx, stop := context.WithCancel(ctx)
+			defer stop()
+			tr := New(inR, struct{ io.Writer }{outW})
+			served := make(chan error, 1)
+			go func() {
+				served <- mcp.Serve(sctx, tr, srv, session.Options{MaxInFlight: maxInFlight, DrainTimeout: 100 * time.Millisecond})
+			}()
+			if _, err := io.WriteString(inW, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n"); err != nil {
+				t.Fatal(err)
+			}
+			if line, err := bufio.NewReader(outR).ReadString('\n'); err != nil || !strings.Contains(line, `"protocolVersion"`) {
+				t.Fatalf("initialize answer: %q, %v", line, err)
+			}
+			if _, err := io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"); err != nil {
+				t.Fatal(err)
+			}
+			// The flood; from now on the peer reads nothing.
+			if tt.call {
+				if _, err := io.WriteString(inW, `{"jsonrpc":"2.0","id":"ask","method":"tools/call","params":{"name":"ask","arguments":{}}}`+"\n"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			sent := make(chan int, 1)
+			go func() {
+				n := 0
+				for i := range calls {
+					if _, err := io.WriteString(inW, floodLine(i+1)+"\n"); err != nil {
+						break
+					}
+					n++
+				}
+				sent <- n
+			}()
+			select {
+			case n := <-sent:
+				if n != calls {
+					t.Fatalf("the peer could write %d of %d requests", n, calls)
+				}
+			case err := <-served:
+				t.Fatalf("Serve returned during the flood: %v", err)
+			case <-ctx.Done():
+				t.Fatal("the peer could not write its requests: the transport reads ahead less than 2,000 small ones")
+			}
+			if n := runtime.NumGoroutine() - before; n > maxInFlight+16 {
+				t.Errorf("%d goroutines more than before the flood, want at most about MaxInFlight (%d): the server keeps taking requests it cannot answer", n, maxInFlight)
+			}
+			if end == "stdin closed" {
+				inW.Close()
+			} else {
+				stop()
+			}
+			var err error
+			select {
+			case err = <-served:
+			case <-ctx.Done():
+				t.Fatalf("Serve did not return after %s: answers blocked on a peer that never reads keep it alive", end)
+			}
+			if err == nil || !strings.Contains(err.Error(), "stopped reading") {
+				t.Errorf("Serve = %v, want an error saying the peer stopped reading", err)
+			}
+			// With a call pending, requests are read while their handlers run
+			// (the call's answer must be read), but not past MaxInFlight
+			// answers waiting to be written, and past MaxInFlight handlers
+			// they are refused.
+			limit := int64(maxInFlight)
+			if tt.call {
+				limit = 2 * maxInFlight
+			}
+			if n := handled.Load(); n > limit {
+				t.Errorf("%d requests handled for a peer that reads nothing, want at most %d", n, limit)
+			}
+		})
+	}
+}
+
+// TestReadingPeerGetsEveryAnswer floods a server held back by MaxInFlight
+// with requests and closes its end of stdin while most wait to be read, as
+// `cat requests | server | consumer` does; the peer reads every answer (an
+// io.Pipe: each write waits for it). Holding back and the end of the input
+// must lose nothing: every request is answered, and Serve ends cleanly.
+func TestReadingPeerGetsEveryAnswer(t *testing.T) {
+	const maxInFlight, calls = 4, 300
+	ctx := testCtx(t)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	defer outR.Close()
+	srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"})
+	srv.AddTool(mcp.Tool{Name: "count", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: "ok"}}}}, nil
+	})
+	served := make(chan error, 1)
+	go func() {
+		served <- mcp.Serve(ctx, New(inR, outW), srv, session.Options{MaxInFlight: maxInFlight})
+	}()
+	answered := make(chan map[string]bool, 1)
+	go func() {
+		ids := map[string]bool{}
+		sc := bufio.NewScanner(outR)
+		for sc.Scan() {
+			if _, rest, ok := strings.Cut(sc.Text(), `"id":`); ok {
+				id, _, _ := strings.Cut(rest, ",")
+				ids[id] = strings.Contains(sc.Text(), `"result"`)
+			}
+		}
+		answered <- ids
+	}()
+	lines := []string{
+		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+	}
+	for i := range calls {
+		lines = append(lines, floodLine(i+1))
+	}
+	if _, err := io.WriteString(inW, strings.Join(lines, "\n")+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	inW.Close()
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Fatalf("Serve = %v, want nil: the peer read everything", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("Serve did not return")
+	}
+	outW.Close()
+	ids := <-answered
+	for i := range calls + 1 {
+		if !ids[fmt.Sprint(i)] {
+			t.Fatalf("request %d was not answered with a result (%d answers)", i, len(ids))
+		}
 	}
 }

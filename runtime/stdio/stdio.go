@@ -16,8 +16,15 @@
 // checks that the payload is UTF-8 or JSON: that is the codec's business.
 //
 // A peer that stops reading, while it keeps its end open, makes a Write
-// block once the pipe is full; WithWriteTimeout bounds that wait, so that a
-// session that ends is not held up by the answers it cannot deliver.
+// block once the pipe is full. What that costs is bounded without any
+// option: a session (runtime/session) reads no further while MaxInFlight
+// answers wait to be written, the transport reads at most MaxReadAhead
+// bytes ahead of it, and once the input has ended or the session is
+// closed (SIGTERM, say), answers that cannot be written within the
+// session's DrainTimeout are given up, so Serve returns, with an error
+// wrapping session.ErrPeerNotReading. WithWriteTimeout (off by default)
+// bounds each write as well, for a peer that keeps its end open and never
+// reads again.
 package stdio
 
 import (
@@ -107,12 +114,12 @@ func WithGrace(d time.Duration) Option {
 // WithWriteTimeout bounds each Write to d (default: no limit; d <= 0 keeps
 // that). A peer that stops reading while it keeps its end open makes
 // writes block once the pipe is full; with no limit, a write then waits
-// until the peer reads or Close closes the writer, and a session that ends
-// waits for the answers it is writing, so Serve does not return. With d, a
-// write that has not completed within d fails with an error wrapping
-// os.ErrDeadlineExceeded that says the peer is not reading; the line may be
-// cut off, so the transport is broken: later Writes fail the same way at
-// once, and Read returns that error, which ends a session over it.
+// until the peer reads, or Close closes the writer (when that interrupts
+// it). With d, a write that has not completed within d fails with an
+// error wrapping os.ErrDeadlineExceeded that says the peer is not reading;
+// the line may be cut off, so the transport is broken: later Writes fail
+// the same way at once, and Read returns that error, which ends a session
+// over it.
 //
 // On a writer with write deadlines (an *os.File that the runtime poller
 // handles, such as the pipes of Command or os.Pipe; anything with a
@@ -122,9 +129,16 @@ func WithGrace(d time.Duration) Option {
 // stops waiting for it after d; a write that never returns keeps that
 // goroutine until Close makes it return, if closing the writer does.
 //
-// No limit is the default because a client may stop reading for a while on
-// purpose: it holds back a server that sends faster than it can handle.
-// Choose d longer than such pauses.
+// No limit is the default because a peer may stop reading for a while on
+// purpose (it holds back a side that sends faster than it can handle, or
+// it is paused in a debugger), and such a peer must not lose its answers;
+// nor is a limit needed to bound what a peer that never reads again
+// costs: a session over the transport reads no further while MaxInFlight
+// answers wait to be written, and once its input ends or it is closed it
+// gives up after its DrainTimeout the answers that do not go through (see
+// the package documentation). What the limit adds is an end to a session
+// whose peer keeps its end open and never reads: choose d longer than the
+// pauses a legitimate peer makes (the examples use 30 s).
 func WithWriteTimeout(d time.Duration) Option {
 	return func(c *config) {
 		c.writeTimeout = max(d, 0)
@@ -161,10 +175,16 @@ type Transport struct {
 	wfailed chan struct{}
 
 	// Reading: readLoop runs in its own goroutine, started by the first Read,
-	// and hands each line (or a non-fatal error) over lines. When it stops it
-	// sets rerr, closes lines, then closes readerDone.
+	// and queues each line (or a non-fatal error) in q, up to MaxReadAhead
+	// bytes, for Read. When it stops it sets rerr, closes ended, then
+	// closes readerDone.
 	startOnce  sync.Once
-	lines      chan readResult
+	qmu        sync.Mutex
+	q          []readResult  // lines read and not yet returned by Read, in order
+	qBytes     int           // their length in all
+	qReady     chan struct{} // capacity 1: a line was queued
+	qRoom      chan struct{} // capacity 1: Read took a line
+	ended      chan struct{} // closed once the input has ended (rerr is set)
 	readerDone chan struct{}
 	rerr       error
 	skipping   bool  // in the rest of an oversized line (readLoop only)
@@ -192,7 +212,7 @@ var _ transport.Transport = (*Transport)(nil)
 
 // New returns a transport that reads lines from r and writes lines to w: the
 // server side over os.Stdin and os.Stdout, or either side over any pipes.
-// Of the options only WithMaxMessageSize applies.
+// Of the options only WithMaxMessageSize and WithWriteTimeout apply.
 //
 // Read runs the blocking reads of r in one goroutine, started by the first
 // Read, so that Read can honour ctx. Close closes r and w when they implement
@@ -228,7 +248,9 @@ func newTransport(r io.Reader, w io.Writer, c config) *Transport {
 		sem:        make(chan struct{}, 1),
 		wtimeout:   c.writeTimeout,
 		wfailed:    make(chan struct{}),
-		lines:      make(chan readResult),
+		qReady:     make(chan struct{}, 1),
+		qRoom:      make(chan struct{}, 1),
+		ended:      make(chan struct{}),
 		readerDone: make(chan struct{}),
 		done:       make(chan struct{}),
 	}
@@ -256,6 +278,11 @@ func same(a, b any) (eq bool) {
 // returns io.EOF at the end of the input and after Close, and ctx.Err()
 // when ctx is done first; a Read abandoned that way loses no data.
 // Other errors from the reader are final and wrapped.
+//
+// The lines are read ahead of Read, up to MaxReadAhead bytes (and always
+// one line), so that the end of the input is seen (InputEnded) while a
+// caller that holds back from reading, as a session does while it has
+// MaxInFlight requests to answer, has lines still to read.
 func (t *Transport) Read(ctx context.Context) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -266,20 +293,59 @@ func (t *Transport) Read(ctx context.Context) ([]byte, error) {
 	default:
 	}
 	t.start()
-	select {
-	case r, ok := <-t.lines:
-		if !ok {
-			return nil, t.rerr
+	for {
+		t.qmu.Lock()
+		if len(t.q) > 0 {
+			r := t.q[0]
+			t.q[0] = readResult{}
+			t.q = t.q[1:]
+			if len(t.q) == 0 {
+				t.q = nil // an idle transport keeps no queue
+			}
+			t.qBytes -= len(r.data)
+			t.qmu.Unlock()
+			select {
+			case t.qRoom <- struct{}{}:
+			default:
+			}
+			return r.data, r.err
 		}
-		return r.data, r.err
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case <-t.done:
-		return nil, io.EOF
-	case <-t.wfailed:
-		return nil, t.werr
+		t.qmu.Unlock()
+		select {
+		case <-t.qReady:
+		case <-t.ended:
+			t.qmu.Lock()
+			empty := len(t.q) == 0
+			t.qmu.Unlock()
+			if empty {
+				return nil, t.rerr
+			}
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-t.done:
+			return nil, io.EOF
+		case <-t.wfailed:
+			return nil, t.werr
+		}
 	}
 }
+
+// MaxReadAhead is how many bytes of lines a Transport reads ahead of Read
+// at most (beyond one line, which is always read): 1 MiB. While a session
+// holds back from reading, the end of the input is seen when the peer
+// closes its end having sent up to about that much ahead (a pipe itself
+// holds 64 KiB on Linux by default). The end of the input of a peer that
+// sent more than that ahead, and stopped reading, is seen only as the
+// lines before it are read; closing the session (SIGTERM, say), or
+// WithWriteTimeout, ends such a session.
+const MaxReadAhead = 1 << 20
+
+// InputEnded returns a channel that is closed once the reader has reached
+// the end of the input, or failed, or stopped after Close: possibly while
+// lines read before the end still wait for Read. A session holding back
+// from reading (runtime/session's MaxInFlight) learns from it that the peer
+// has ended its input (see session.InputEnder).
+func (t *Transport) InputEnded() <-chan struct{} { return t.ended }
 
 func (t *Transport) start() {
 	t.startOnce.Do(func() { go t.readLoop() })
@@ -293,21 +359,62 @@ func (t *Transport) readLoop() {
 			if err != io.EOF {
 				err = fmt.Errorf("stdio: read: %w", err)
 			}
-			t.rerr = err
-			close(t.lines)
+			t.stopReading(err)
 			return
 		}
-		select {
-		case t.lines <- readResult{line, err}:
-		case <-t.done:
+		if !t.queue(readResult{line, err}) {
 			if t.drain {
 				_, _ = io.Copy(io.Discard, t.br)
 			}
-			t.rerr = io.EOF
-			close(t.lines)
+			t.stopReading(io.EOF)
 			return
 		}
 	}
+}
+
+// queue queues r for Read, waiting while the lines queued already fill
+// MaxReadAhead. It reports false once Close was called.
+func (t *Transport) queue(r readResult) bool {
+	for {
+		select {
+		case <-t.done:
+			return false
+		default:
+		}
+		t.qmu.Lock()
+		if len(t.q) == 0 || t.qBytes+len(r.data) <= MaxReadAhead {
+			t.q = append(t.q, r)
+			t.qBytes += len(r.data)
+			t.qmu.Unlock()
+			select {
+			case t.qReady <- struct{}{}:
+			default:
+			}
+			return true
+		}
+		t.qmu.Unlock()
+		select {
+		case <-t.qRoom:
+		case <-t.done:
+			return false
+		}
+	}
+}
+
+// isClosed reports whether Close was called.
+func (t *Transport) isClosed() bool {
+	select {
+	case <-t.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// stopReading records why reading stopped and says so (InputEnded).
+func (t *Transport) stopReading(err error) {
+	t.rerr = err
+	close(t.ended)
 }
 
 // readLine returns the next non-blank line, without its line ending, in a

@@ -16,7 +16,8 @@ var ErrSkipped = errors.New("payload skipped")
 // Transport carries whole JSON-RPC payloads: each Read returns one JSON text
 // (a message, or a batch where the revision has them) and each Write sends
 // one. Write may be called from several goroutines at once; Read is called
-// from one. Read returns io.EOF when the peer has closed the connection.
+// from one. Read returns io.EOF when the peer has closed the connection,
+// or an error wrapping io.EOF that says how (test it with errors.Is).
 //
 // Each payload Read returns belongs to the caller: the transport neither
 // keeps nor changes it, so a session may decode messages that alias it.
