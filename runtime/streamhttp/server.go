@@ -23,6 +23,13 @@
 // are limited, idle sessions are reaped, and the number of live sessions is
 // bounded (ServerOptions.MaxSessions).
 //
+// Server.Close shuts down gracefully: new requests are refused with 503,
+// the requests already received are answered (within the session's
+// Options.DrainTimeout), each answer is written on its open stream, and
+// each stream still open ends with an SSE event of type "session-ended",
+// which tells the Client that the session is gone; see Close for the
+// order, and for its use with http.Server.Shutdown.
+//
 // Memory is bounded. Of the events already sent on a stream, only the
 // resumption window is kept (ServerOptions.ReplayEvents, ReplayBytes: by
 // default the newest 256 events within 1 MiB); resuming from an older event
@@ -74,6 +81,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -185,10 +193,12 @@ type Server struct {
 	store      EventStore
 	log        *slog.Logger
 
-	mu       sync.Mutex
-	sessions map[string]*conn
-	closed   bool
-	stop     chan struct{}
+	mu        sync.Mutex
+	sessions  map[string]*conn
+	closed    bool
+	stop      chan struct{}
+	closeDone chan struct{} // closed when Close has returned
+	shutting  atomic.Bool   // closed, read without mu
 }
 
 // NewServer returns a Server that gives each new session the handler
@@ -219,7 +229,7 @@ func NewServer(newHandler func() session.Handler, opts ServerOptions) *Server {
 	if opts.WriteTimeout == 0 {
 		opts.WriteTimeout = DefaultWriteTimeout
 	}
-	s := &Server{newHandler: newHandler, opts: opts, guard: httpguard.Guard{Hosts: opts.AllowedHosts, Origins: opts.AllowedOrigins}, store: opts.EventStore, log: opts.Logger, sessions: map[string]*conn{}, stop: make(chan struct{})}
+	s := &Server{newHandler: newHandler, opts: opts, guard: httpguard.Guard{Hosts: opts.AllowedHosts, Origins: opts.AllowedOrigins}, store: opts.EventStore, log: opts.Logger, sessions: map[string]*conn{}, stop: make(chan struct{}), closeDone: make(chan struct{})}
 	if s.store == nil {
 		s.store = NewMemoryStore()
 	}
@@ -247,30 +257,60 @@ func orDefault[T int | int64](v *T, def T) {
 // events as ServerOptions allow: the client is not reading.
 var ErrStreamFull = errors.New("SSE stream full: the client is not reading it")
 
-// Close ends every session and returns once they have ended. The sessions
-// end at the same time, each answering the requests it received as
-// session.Session.Close does, within its Options.DrainTimeout.
+// Close shuts the server down gracefully and returns once every session
+// has ended. In order:
+//
+//  1. It stops accepting: an initialize is refused with 503 Service
+//     Unavailable, and so is a POST that carries requests in a live
+//     session, with a JSON-RPC error (code session.Busy) for each request,
+//     carrying its id; a POST of notifications and responses only is still
+//     taken, and a GET still opens or resumes a stream.
+//  2. It drains: every session ends at the same time, as
+//     session.Session.Close ends it. The handlers of the requests already
+//     received run for up to Options.DrainTimeout before their contexts
+//     are cancelled, and each answer is put on its request's stream.
+//  3. It flushes: each SSE stream that a connection carries gets every
+//     event not written yet, the answers included, then a last event of
+//     type "session-ended" whose data is a JSON object with a "reason"
+//     (here "the server is shutting down"), which tells the Client that
+//     the session is gone; then its response ends. Each write is bounded
+//     by WriteTimeout, and the wait for the flush of a session to
+//     WriteTimeout too (DefaultWriteTimeout when WriteTimeout is
+//     negative).
+//  4. It forgets the sessions and their streams: a request naming one is
+//     then answered 404, which tells a client that the session is gone.
+//
+// Close does not close connections: with an http.Server, call its
+// Shutdown, registering Close with RegisterOnShutdown, so that the
+// connections end once their streams have. Calling Close again waits until
+// the first call has returned.
 func (s *Server) Close() {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
+		<-s.closeDone
 		return
 	}
 	s.closed = true
+	s.shutting.Store(true)
 	close(s.stop)
 	if s.stateless != nil {
 		s.stateless.Close() // listen streams end with their result
 	}
-	list := make([]*conn, 0, len(s.sessions))
+	conns := make([]*conn, 0, len(s.sessions))
 	for _, c := range s.sessions {
-		list = append(list, c)
+		conns = append(conns, c)
+		c.mu.Lock()
+		c.endReason = "the server is shutting down"
+		c.mu.Unlock()
 	}
 	s.mu.Unlock()
 	var wg sync.WaitGroup
-	for _, c := range list {
+	for _, c := range conns {
 		wg.Go(func() { c.sess.Close() })
 	}
 	wg.Wait()
+	close(s.closeDone)
 }
 
 func (s *Server) reap() {
@@ -484,6 +524,10 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if !initialize && len(requests) > 0 && s.shutting.Load() {
+		refuse(w, rf, http.StatusServiceUnavailable, session.Busy, "the server is shutting down: the request was not handled")
+		return
+	}
 	c.touch()
 	if batch && !initialize {
 		// Batches were decoded to route them; the session decodes with
@@ -632,6 +676,7 @@ func (s *Server) newConn(r *http.Request) (*conn, *jsonrpc.Error) {
 		id:      hex.EncodeToString(b),
 		in:      make(chan []byte), // unbuffered: sessions take POSTs pushed (session.ItemPusher)
 		closed:  make(chan struct{}),
+		ending:  make(chan struct{}),
 		streams: map[string]*stream{},
 		byReq:   map[wire.ID]*stream{},
 	}
@@ -671,7 +716,8 @@ type conn struct {
 	pushItems func(vals context.Context, items []jsonrpc.Item, batch, inline bool)
 
 	closeOnce sync.Once
-	closed    chan struct{}
+	ending    chan struct{} // closed when the session has ended: its streams flush and end
+	closed    chan struct{} // closed once they have: the streams are dropped
 
 	mu         sync.Mutex
 	streams    map[string]*stream
@@ -680,7 +726,9 @@ type conn struct {
 	finished   []*stream   // complete POST streams with no connection, oldest first
 	expiry     *time.Timer // drops finished streams after StreamRetention
 	nextStream int
-	attached   int // open SSE connections
+	attached   int           // open SSE connections
+	detached   chan struct{} // once ending, closed when attached falls to 0
+	endReason  string        // the reason of the session-ended event; "" for "the session ended"
 	lastSeen   time.Time
 	// Events not yet sent, over all streams, and the writers that wait for
 	// room; room is closed when events are sent or dropped.
@@ -951,11 +999,36 @@ func (c *conn) appendLocked(st *stream, data []byte) error {
 	return nil
 }
 
-// Close implements transport.Transport: the session ended, and leaves the
-// server's sessions (however it ended: DELETE, idle, Server.Close, its peer).
+// Close implements transport.Transport: the session ended (however it
+// ended: DELETE, idle, Server.Close, its peer), after its last answer was
+// written. The session leaves the server's sessions (a request naming it
+// gets 404), the SSE connections still open write what their streams hold
+// and a session-ended event, and end (see serveSSE); once they have, or
+// the flush limit passed, the streams are dropped with their events.
 func (c *conn) Close() error {
 	c.closeOnce.Do(func() {
 		c.srv.forget(c)
+		c.mu.Lock()
+		close(c.ending)
+		var detached chan struct{}
+		if c.attached > 0 {
+			c.detached = make(chan struct{})
+			detached = c.detached
+		}
+		c.mu.Unlock()
+		if detached != nil {
+			limit := c.srv.opts.WriteTimeout
+			if limit <= 0 {
+				limit = DefaultWriteTimeout
+			}
+			t := time.NewTimer(limit)
+			select {
+			case <-detached:
+			case <-t.C:
+				c.srv.log.Warn("mcp http: a session ended before its SSE connections took their last events", "limit", limit)
+			}
+			t.Stop()
+		}
 		close(c.closed)
 		c.mu.Lock()
 		if c.expiry != nil {
@@ -996,6 +1069,12 @@ func (c *conn) serveJSON(w http.ResponseWriter, r *http.Request, st *stream, rf 
 		case <-r.Context().Done():
 			return
 		case <-c.closed:
+			c.mu.Lock()
+			done := st.done
+			c.mu.Unlock()
+			if done {
+				continue // answered as the session ended
+			}
 			refuse(w, rf, http.StatusNotFound, jsonrpc.InvalidRequest, "session ended")
 			return
 		}
@@ -1045,7 +1124,8 @@ func flush(w http.ResponseWriter, fl http.Flusher) error {
 // (it then ends the response, T-P6), the client goes away (which is not a
 // cancellation, T-P7), a write fails or takes longer than WriteTimeout (the
 // client is not reading), a handler drops the connection, or the session
-// ends. Events whose write failed are not taken as sent: the stream stays
+// ends (it then writes what st holds and a session-ended event first).
+// Events whose write failed are not taken as sent: the stream stays
 // resumable from the client's last event.
 func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq int64, prime bool) {
 	fl, ok := w.(http.Flusher)
@@ -1054,6 +1134,13 @@ func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq 
 		return
 	}
 	c.mu.Lock()
+	select {
+	case <-c.closed:
+		c.mu.Unlock()
+		httpError(w, http.StatusNotFound, jsonrpc.InvalidRequest, "session ended")
+		return
+	default:
+	}
 	if st.id != "" && (c.streams[st.id] != st || seq < st.first-1) {
 		// Dropped since it was looked up, or seq is before the window.
 		gone := fmt.Sprintf("Last-Event-ID %s_%d: the events after it are beyond the resumption window (the stream keeps events %d to %d, at most %d within %d bytes once sent)",
@@ -1087,6 +1174,10 @@ func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq 
 			c.retainLocked(st)
 		}
 		c.attached--
+		if c.attached == 0 && c.detached != nil {
+			close(c.detached) // the session's Close waits for this
+			c.detached = nil
+		}
 		c.lastSeen = time.Now()
 		c.mu.Unlock()
 	}()
@@ -1119,6 +1210,17 @@ func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq 
 		return
 	}
 	for {
+		// Whether st is done, or the session ended, is read before its
+		// events: what the session appended before is among them.
+		c.mu.Lock()
+		done := st.done
+		c.mu.Unlock()
+		ending := false
+		select {
+		case <-c.ending:
+			ending = true
+		default:
+		}
 		evs, _, err := c.srv.store.After(st.id, seq)
 		if err != nil {
 			c.srv.log.Error("mcp http: event store", "err", err)
@@ -1149,15 +1251,20 @@ func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq 
 				c.sentLocked(st, seq)
 			}
 			c.mu.Unlock()
-		}
-		c.mu.Lock()
-		done := st.done
-		c.mu.Unlock()
-		if done {
-			if more, _, _ := c.srv.store.After(st.id, seq); len(more) == 0 {
-				return
-			}
 			continue
+		}
+		if ending {
+			// The session ended after its last answer: tell the client.
+			if timed {
+				c.arm(dl)
+			}
+			c.writeEnded(w, fl)
+		}
+		if done {
+			return
+		}
+		if ending {
+			return
 		}
 		select {
 		case <-st.wake:
@@ -1165,9 +1272,31 @@ func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq 
 			return
 		case <-drop:
 			return
-		case <-c.closed:
-			return
+		case <-c.ending:
 		}
+	}
+}
+
+// sessionEndedEvent is the type of the SSE event that tells a client its
+// session ended: the last event of each stream still open when it ends.
+// Its data is a JSON object whose "reason" member says why. It has no id,
+// so it does not move Last-Event-ID; a client that does not know the type
+// skips it (EventSource dispatches an event to the listeners of its type
+// only, and a client of MCP reads the "message" events).
+const sessionEndedEvent = "session-ended"
+
+// writeEnded writes the session-ended event on w.
+func (c *conn) writeEnded(w http.ResponseWriter, fl http.Flusher) {
+	c.mu.Lock()
+	reason := c.endReason
+	c.mu.Unlock()
+	if reason == "" {
+		reason = "the session ended"
+	}
+	b, _ := jsontext.AppendQuote([]byte("event: "+sessionEndedEvent+"\ndata: {\"reason\":"), reason) // valid UTF-8: ours
+	b = append(b, "}\n\n"...)
+	if _, err := w.Write(b); err == nil {
+		flush(w, fl) // the last write: its error changes nothing
 	}
 }
 
