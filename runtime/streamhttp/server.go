@@ -34,8 +34,11 @@
 // resumption window is kept (ServerOptions.ReplayEvents, ReplayBytes: by
 // default the newest 256 events within 1 MiB); resuming from an older event
 // is answered with 410 Gone and a -32600 error rather than replayed with a
-// gap. A complete POST stream with no connection is kept for
-// StreamRetention, then dropped by a timer (resuming it is then 410 too).
+// gap. A POST's stream whose events, its answer included, all went out to a
+// connected client is dropped at once: nothing is left to resume. One whose
+// connection broke first is retained, once complete, for StreamRetention,
+// within SessionRetentionBytes per session and ServerRetentionBytes in all
+// (the oldest dropped first); resuming a dropped stream is 410 too.
 // Events not yet sent (the client is not connected, or not reading) are
 // limited per stream and per session (StreamBufferEvents, StreamBufferBytes,
 // SessionBufferEvents, SessionBufferBytes). When a message does not fit: a
@@ -48,11 +51,10 @@
 // ServerOptions.WriteTimeout ends the connection, and its stream waits,
 // resumable, for the client to come back.
 //
-// An idle server session (initialized, no stream open) holds about 6.5 KiB
+// An idle server session (initialized, no stream open) holds about 4.5 KiB
 // of heap and 2 goroutines: the session's reader and a worker
 // (BenchmarkIdleSession, Go 1.26, amd64, one MCP server shared by the
-// sessions). About 1.5 KiB of it is the initialize answer's stream, kept
-// for resumption for StreamRetention.
+// sessions).
 //
 // A request the transport refuses (a bad header, no such session, a body
 // too large, …) gets an HTTP error status and JSON-RPC error responses that
@@ -68,6 +70,7 @@ package streamhttp
 
 import (
 	"bytes"
+	"container/list"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -120,12 +123,27 @@ type ServerOptions struct {
 	// EventStore keeps SSE events for resumption. Default: a MemoryStore.
 	EventStore EventStore
 	// StreamRetention is how long a POST's SSE stream stays resumable once
-	// it is complete (every response it owes was written) and no connection
-	// carries it, whether its events all went out or its connection broke;
+	// it is complete (every response it owes was written) when its
+	// connection broke before it delivered every event: it is retained,
 	// then a timer drops it with its events, and resuming it is answered
-	// with 410 Gone. Default 30 seconds; negative keeps every stream until
-	// the session ends.
+	// with 410 Gone. A stream whose events all went out to a connected
+	// client, its response included, is not retained: it is dropped at
+	// once, since no client needs to resume it. Default 30 seconds;
+	// negative keeps the retained streams until the session ends (within
+	// the bounds below).
 	StreamRetention time.Duration
+	// SessionRetentionBytes and ServerRetentionBytes bound what retained
+	// streams (see StreamRetention) hold, in bytes: those of one session,
+	// and those of all the sessions of the Server. A stream counts the
+	// bytes of the events it keeps, plus 512 for its bookkeeping. When a
+	// stream is retained beyond a bound, the oldest retained streams are
+	// dropped first, with their events (resuming one is then answered with
+	// 410 Gone, as after StreamRetention); a stream larger than a bound on
+	// its own is not retained at all. Defaults DefaultSessionRetentionBytes
+	// (8 MiB) and DefaultServerRetentionBytes (64 MiB); negative means no
+	// limit.
+	SessionRetentionBytes int64
+	ServerRetentionBytes  int64
 	// ReplayEvents and ReplayBytes are each stream's resumption window: of
 	// the events already sent on a stream, the newest ReplayEvents, within
 	// ReplayBytes, stay in the EventStore for a client that resumes with
@@ -184,6 +202,13 @@ const DefaultWriteTimeout = 30 * time.Second
 // DefaultMaxSessions is the default of ServerOptions.MaxSessions.
 const DefaultMaxSessions = 10_000
 
+// DefaultSessionRetentionBytes and DefaultServerRetentionBytes are the
+// defaults of ServerOptions.SessionRetentionBytes and ServerRetentionBytes.
+const (
+	DefaultSessionRetentionBytes = 8 << 20
+	DefaultServerRetentionBytes  = 64 << 20
+)
+
 // Server serves MCP sessions over Streamable HTTP.
 type Server struct {
 	newHandler func() session.Handler
@@ -199,6 +224,19 @@ type Server struct {
 	stop      chan struct{}
 	closeDone chan struct{} // closed when Close has returned
 	shutting  atomic.Bool   // closed, read without mu
+
+	// The streams the sessions retain, oldest first, and their bytes (see
+	// ServerOptions.ServerRetentionBytes). rmu is taken after a conn's mu,
+	// never before.
+	rmu           sync.Mutex
+	retained      list.List // of retainedRef
+	retainedBytes int64
+}
+
+// retainedRef is an entry of Server.retained.
+type retainedRef struct {
+	c  *conn
+	st *stream
 }
 
 // NewServer returns a Server that gives each new session the handler
@@ -223,6 +261,8 @@ func NewServer(newHandler func() session.Handler, opts ServerOptions) *Server {
 	orDefault(&opts.StreamBufferBytes, 4<<20)
 	orDefault(&opts.SessionBufferEvents, 4096)
 	orDefault(&opts.SessionBufferBytes, 16<<20)
+	orDefault(&opts.SessionRetentionBytes, DefaultSessionRetentionBytes)
+	orDefault(&opts.ServerRetentionBytes, DefaultServerRetentionBytes)
 	if opts.MaxSessions == 0 {
 		opts.MaxSessions = DefaultMaxSessions
 	}
@@ -595,7 +635,7 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 		dropped := ok && st == nil && c.hadStreamLocked(id)
 		c.mu.Unlock()
 		if dropped {
-			httpError(w, http.StatusGone, jsonrpc.InvalidRequest, "Last-Event-ID %q: the stream was dropped %v after it was complete; its events are beyond the resumption window", last, c.srv.opts.StreamRetention)
+			httpError(w, http.StatusGone, jsonrpc.InvalidRequest, "Last-Event-ID %q: the stream was dropped: it was delivered, or it was retained for longer than %v or beyond %d bytes; its events are beyond the resumption window", last, c.srv.opts.StreamRetention, c.srv.opts.SessionRetentionBytes)
 			return
 		}
 		if !ok || st == nil {
@@ -723,7 +763,8 @@ type conn struct {
 	streams    map[string]*stream
 	byReq      map[wire.ID]*stream
 	standalone *stream
-	finished   []*stream   // complete POST streams with no connection, oldest first
+	finished   []*stream   // retained: complete POST streams with no connection, oldest first
+	retained   int64       // the bytes of the events of finished
 	expiry     *time.Timer // drops finished streams after StreamRetention
 	nextStream int
 	attached   int           // open SSE connections
@@ -749,7 +790,9 @@ type stream struct {
 	opening   bool          // a POST's stream its connection has not taken yet
 	delivered int64         // the last event sent to a connection
 	drop      chan struct{} // closed to make the attached connection end
-	finished  time.Time     // when it was complete with no connection; zero before
+	finished  time.Time     // when it was retained (see retainLocked); zero when it is not
+	held      int64         // the bytes of its events when it was retained
+	elem      *list.Element // its entry in Server.retained, while retained
 	// The events the store keeps: first…last, their sizes, and the bytes
 	// of those sent (first…delivered, the resumption window) and unsent.
 	first, last            int64
@@ -875,8 +918,14 @@ func (c *conn) Write(ctx context.Context, data []byte) error {
 		first = firstElement(first) // a batch of responses: route by its first
 	}
 	_, isMethod := wire.Member(first, "method")
+	evict := false // a stream was retained beyond ServerRetentionBytes
 	c.mu.Lock()
-	defer c.mu.Unlock()
+	defer func() {
+		c.mu.Unlock()
+		if evict {
+			c.srv.evictRetained()
+		}
+	}()
 	if !isMethod {
 		// A response: on the stream of the request it answers.
 		var id wire.ID
@@ -894,7 +943,7 @@ func (c *conn) Write(ctx context.Context, data []byte) error {
 				}
 				if len(st.pending) == 0 {
 					st.done = true
-					defer c.retainLocked(st) // once the response is in
+					defer func() { evict = c.retainLocked(st) }() // once the response is in
 				}
 				// Kept even beyond the buffer limits: no answer is lost.
 				return c.appendLocked(st, data)
@@ -1034,6 +1083,14 @@ func (c *conn) Close() error {
 		if c.expiry != nil {
 			c.expiry.Stop()
 		}
+		c.srv.rmu.Lock()
+		for _, st := range c.finished {
+			c.srv.retained.Remove(st.elem)
+			c.srv.retainedBytes -= st.held
+			st.elem = nil
+		}
+		c.srv.rmu.Unlock()
+		c.finished, c.retained = nil, 0
 		for id := range c.streams {
 			c.srv.store.Drop(id)
 		}
@@ -1126,7 +1183,8 @@ func flush(w http.ResponseWriter, fl http.Flusher) error {
 // client is not reading), a handler drops the connection, or the session
 // ends (it then writes what st holds and a session-ended event first).
 // Events whose write failed are not taken as sent: the stream stays
-// resumable from the client's last event.
+// resumable from the client's last event. A POST's stream whose events all
+// went out is dropped at once: nothing is left to resume.
 func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq int64, prime bool) {
 	fl, ok := w.(http.Flusher)
 	if !ok {
@@ -1146,16 +1204,14 @@ func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq 
 		gone := fmt.Sprintf("Last-Event-ID %s_%d: the events after it are beyond the resumption window (the stream keeps events %d to %d, at most %d within %d bytes once sent)",
 			st.id, seq, st.first, st.last, c.srv.opts.ReplayEvents, c.srv.opts.ReplayBytes)
 		if c.streams[st.id] != st {
-			gone = fmt.Sprintf("Last-Event-ID %s_%d: the stream was dropped %v after it was complete; its events are beyond the resumption window", st.id, seq, c.srv.opts.StreamRetention)
+			gone = fmt.Sprintf("Last-Event-ID %s_%d: the stream was dropped: it was delivered, or it was retained for longer than %v or beyond %d bytes; its events are beyond the resumption window", st.id, seq, c.srv.opts.StreamRetention, c.srv.opts.SessionRetentionBytes)
 		}
 		c.mu.Unlock()
 		httpError(w, http.StatusGone, jsonrpc.InvalidRequest, "%s", gone)
 		return
 	}
-	if i := slices.Index(c.finished, st); i >= 0 {
-		// Resumed: kept until this connection ends too.
-		c.finished = slices.Delete(c.finished, i, i+1)
-		st.finished = time.Time{}
+	if !st.finished.IsZero() {
+		c.unretainLocked(st) // resumed: kept until this connection ends too
 	}
 	st.opening = false
 	if st.attached {
@@ -1167,11 +1223,17 @@ func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq 
 	drop := st.drop
 	c.attached++
 	c.mu.Unlock()
+	complete := false // every event of the done stream went out on w
 	defer func() {
+		evict := false
 		c.mu.Lock()
 		if st.drop == drop {
 			st.attached = false
-			c.retainLocked(st)
+			if complete && st.done && st.delivered == st.last {
+				c.dropStreamLocked(st) // delivered: nothing to resume
+			} else {
+				evict = c.retainLocked(st)
+			}
 		}
 		c.attached--
 		if c.attached == 0 && c.detached != nil {
@@ -1180,6 +1242,9 @@ func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq 
 		}
 		c.lastSeen = time.Now()
 		c.mu.Unlock()
+		if evict {
+			c.srv.evictRetained()
+		}
 	}()
 	// Each batch of writes gets WriteTimeout: a client that keeps its
 	// connection open but stops reading does not hold this goroutine (and
@@ -1261,6 +1326,7 @@ func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq 
 			c.writeEnded(w, fl)
 		}
 		if done {
+			complete = true
 			return
 		}
 		if ending {
@@ -1330,27 +1396,103 @@ func (c *conn) sentLocked(st *stream, seq int64) {
 	c.freedLocked()
 }
 
-// retainLocked starts the retention of st if it is a complete POST stream
-// that no connection carries: StreamRetention from now, the expiry timer
-// drops it with its events.
-func (c *conn) retainLocked(st *stream) {
-	if st == c.standalone || st.id == "" || !st.done || st.attached || st.opening || !st.finished.IsZero() || c.srv.opts.StreamRetention < 0 {
-		return
+// streamOverhead is what a retained stream counts toward the retention
+// bounds besides its events: its bookkeeping here and in the event store.
+const streamOverhead = 512
+
+// retainLocked retains st if it is a complete POST stream that no
+// connection carries (its connection broke before it delivered every
+// event): StreamRetention from now, the expiry timer drops it with its
+// events, and the session's retained streams stay within
+// SessionRetentionBytes, the oldest dropped first. It reports whether the
+// server's retained streams are now beyond ServerRetentionBytes: the
+// caller then calls Server.evictRetained, without holding c.mu.
+func (c *conn) retainLocked(st *stream) bool {
+	if st == c.standalone || st.id == "" || !st.done || st.attached || st.opening || !st.finished.IsZero() {
+		return false
 	}
 	select {
 	case <-c.closed:
-		return // the session dropped every stream
+		return false // the session dropped every stream
 	default:
 	}
+	o := &c.srv.opts
 	st.finished = time.Now()
+	st.held = st.sentBytes + st.unsentBytes + streamOverhead
 	c.finished = append(c.finished, st)
-	if len(c.finished) > 1 {
-		return // the timer is set for an older one
+	c.retained += st.held
+	for len(c.finished) > 0 && over(c.retained, o.SessionRetentionBytes) {
+		c.dropStreamLocked(c.finished[0]) // the oldest, st last
 	}
-	if c.expiry == nil {
-		c.expiry = time.AfterFunc(c.srv.opts.StreamRetention, c.expire)
-	} else {
-		c.expiry.Reset(c.srv.opts.StreamRetention)
+	if st.finished.IsZero() {
+		return false // larger than the bound on its own
+	}
+	s := c.srv
+	s.rmu.Lock()
+	st.elem = s.retained.PushBack(retainedRef{c, st})
+	s.retainedBytes += st.held
+	full := over(s.retainedBytes, o.ServerRetentionBytes)
+	s.rmu.Unlock()
+	if o.StreamRetention > 0 && len(c.finished) == 1 {
+		// Otherwise the timer is set for an older one.
+		if c.expiry == nil {
+			c.expiry = time.AfterFunc(o.StreamRetention, c.expire)
+		} else {
+			c.expiry.Reset(o.StreamRetention)
+		}
+	}
+	return full
+}
+
+// unretainLocked ends the retention of st (retained): it was resumed, or
+// it is dropped.
+func (c *conn) unretainLocked(st *stream) {
+	if i := slices.Index(c.finished, st); i >= 0 {
+		c.finished = slices.Delete(c.finished, i, i+1)
+	}
+	c.retained -= st.held
+	if st.elem != nil {
+		s := c.srv
+		s.rmu.Lock()
+		s.retained.Remove(st.elem)
+		s.retainedBytes -= st.held
+		s.rmu.Unlock()
+		st.elem = nil
+	}
+	st.finished, st.held = time.Time{}, 0
+}
+
+// dropStreamLocked forgets st, a POST's stream, with its events: it was
+// delivered, or its retention ended. Resuming it is then answered with 410.
+func (c *conn) dropStreamLocked(st *stream) {
+	if !st.finished.IsZero() {
+		c.unretainLocked(st)
+	}
+	delete(c.streams, st.id)
+	c.srv.store.Drop(st.id)
+	c.unsentEvents -= st.last - st.delivered
+	c.unsentBytes -= st.unsentBytes
+	st.delivered, st.unsentBytes = st.last, 0
+	c.freedLocked()
+}
+
+// evictRetained drops the oldest streams the sessions retain until they
+// are within ServerRetentionBytes. No conn's mu may be held.
+func (s *Server) evictRetained() {
+	for {
+		s.rmu.Lock()
+		e := s.retained.Front()
+		if e == nil || !over(s.retainedBytes, s.opts.ServerRetentionBytes) {
+			s.rmu.Unlock()
+			return
+		}
+		ref := e.Value.(retainedRef)
+		s.rmu.Unlock()
+		ref.c.mu.Lock()
+		if ref.st.elem == e { // still retained: not resumed or dropped meanwhile
+			ref.c.dropStreamLocked(ref.st)
+		}
+		ref.c.mu.Unlock()
 	}
 }
 
@@ -1366,23 +1508,14 @@ func (c *conn) expire() {
 	}
 }
 
-// dropFinishedLocked forgets the finished streams older than
+// dropFinishedLocked forgets the retained streams older than
 // StreamRetention at now, with their events.
 func (c *conn) dropFinishedLocked(now time.Time) {
-	n := 0
-	for _, st := range c.finished {
-		if now.Sub(st.finished) < c.srv.opts.StreamRetention {
-			break // too recent
-		}
-		n++
-		delete(c.streams, st.id)
-		c.srv.store.Drop(st.id)
-		c.unsentEvents -= st.last - st.delivered
-		c.unsentBytes -= st.unsentBytes
+	if c.srv.opts.StreamRetention < 0 {
+		return // kept until the session ends
 	}
-	if n > 0 {
-		c.finished = slices.Delete(c.finished, 0, n)
-		c.freedLocked()
+	for len(c.finished) > 0 && now.Sub(c.finished[0].finished) >= c.srv.opts.StreamRetention {
+		c.dropStreamLocked(c.finished[0])
 	}
 }
 
