@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -260,5 +261,58 @@ func TestCloseRefusesNewRequests(t *testing.T) {
 	case <-closed:
 	case <-ctx.Done():
 		t.Fatal("Close did not return")
+	}
+}
+
+// When the server shuts down, a 2025-11-25 client session learns it: its
+// Done closes, and Wait's error says that the server ended the session.
+func TestClientSessionEndsWithServer(t *testing.T) {
+	started, release := make(chan struct{}, 1), make(chan struct{})
+	defer close(release)
+	h, url := holdServer(t, streamhttp.ServerOptions{}, nil, started, release)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, _ := connectClient(t, ctx, url)
+	if _, err := cs.ListTools(ctx, &mcp.PaginatedRequestParams{}); err != nil {
+		t.Fatal(err)
+	}
+	h.Close()
+	select {
+	case <-cs.Done():
+	case <-time.After(20 * time.Second): // a bound, not a measurement
+		t.Fatal("the client session did not end after the server closed")
+	}
+	err := cs.Wait()
+	if !errors.Is(err, streamhttp.ErrSessionExpired) || !strings.Contains(err.Error(), "ended the session") || !strings.Contains(err.Error(), "shutting down") {
+		t.Errorf("Wait: %v; want an error wrapping ErrSessionExpired that says the server ended the session, shutting down", err)
+	}
+}
+
+// A server that forgot the session (it restarted, or reaped it) answers
+// 404 to the next POST naming it: the call fails with ErrSessionExpired,
+// and the client session ends too, its Wait saying that the server ended
+// it, instead of staying open with every later call failing.
+func TestClientSessionEndsOn404(t *testing.T) {
+	ctx := clCtx(t)
+	f, srv := clNewFake(t)
+	f.getStatus = http.StatusMethodNotAllowed // no GET stream: only the POST learns
+	cs, err := mcp.Connect(ctx, clNewClient(srv.URL), mcp.Implementation{Name: "t", Version: "1"}, mcp.ClientCapabilities{}, nil, session.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	f.mu.Lock()
+	f.expired = true
+	f.mu.Unlock()
+	if _, err := cs.ListTools(ctx, &mcp.PaginatedRequestParams{}); !errors.Is(err, streamhttp.ErrSessionExpired) {
+		t.Fatalf("ListTools after the server forgot the session: %v, want ErrSessionExpired", err)
+	}
+	select {
+	case <-cs.Done():
+	case <-ctx.Done():
+		t.Fatal("the client session did not end after the 404")
+	}
+	if err := cs.Wait(); !errors.Is(err, streamhttp.ErrSessionExpired) || !strings.Contains(err.Error(), "ended the session") || !strings.Contains(err.Error(), "404") {
+		t.Errorf("Wait: %v; want an error wrapping ErrSessionExpired that says the server ended the session (404)", err)
 	}
 }
