@@ -287,9 +287,12 @@ func TestRetentionTimer(t *testing.T) {
 
 // TestResumptionWindow checks that a stream resumes from any event of its
 // resumption window, and that resuming from an older one is refused with
-// 410 and a JSON-RPC error instead of replaying with a gap.
+// 410 and a JSON-RPC error instead of replaying with a gap. The stream is
+// not done (its handler waits), so resuming it does not end it.
 func TestResumptionWindow(t *testing.T) {
 	srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"})
+	release := make(chan struct{})
+	defer close(release)
 	srv.AddTool(mcp.Tool{Name: "log10", InputSchema: objectSchema}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		s, _ := session.FromContext(ctx)
 		for i := range 10 {
@@ -297,15 +300,20 @@ func TestResumptionWindow(t *testing.T) {
 				return nil, err
 			}
 		}
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
 		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: "done"}}}}, nil
 	})
-	_, ts := newBufferServer(t, streamhttp.ServerOptions{ReplayEvents: 4}, srv)
+	hs, ts := newBufferServer(t, streamhttp.ServerOptions{ReplayEvents: 4}, srv)
 	sid := initSession(t, ts.URL)
 	h := map[string]string{"Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-11-25"}
-	all := events(t, do(t, ts.URL, req{method: http.MethodPost, body: `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"log10"}}`, header: h}), 0)
-	if len(all) != 12 { // priming, 10 notifications, the result
+	all := events(t, do(t, ts.URL, req{method: http.MethodPost, body: `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"log10"}}`, header: h}), 11)
+	if len(all) != 11 { // priming, 10 notifications
 		t.Fatalf("tools/call events: %+v", all)
 	}
+	waitFlushed(t, hs, sid)
 	datas := func(evs []event) []string {
 		var out []string
 		for _, e := range evs {
@@ -317,14 +325,15 @@ func TestResumptionWindow(t *testing.T) {
 		from   int // index in all of the Last-Event-ID
 		status int
 	}{
-		{7, http.StatusOK}, // the window: events 8…11
-		{11, http.StatusOK},
-		{6, http.StatusGone},
+		{6, http.StatusOK}, // the window: events 7…10
+		{9, http.StatusOK},
+		{5, http.StatusGone},
 		{0, http.StatusGone},
 	} {
 		t.Run(fmt.Sprint("after event ", tc.from), func(t *testing.T) {
 			h["Last-Event-ID"] = all[tc.from].id
 			resp := do(t, ts.URL, req{method: http.MethodGet, header: h})
+			defer resp.Body.Close()
 			if resp.StatusCode != tc.status {
 				b, _ := io.ReadAll(resp.Body)
 				t.Fatalf("resuming after %s: %s %s; want %d", all[tc.from].id, resp.Status, b, tc.status)
@@ -341,7 +350,8 @@ func TestResumptionWindow(t *testing.T) {
 				}
 				return
 			}
-			if diff := cmp.Diff(datas(all[tc.from+1:]), datas(events(t, resp, 0))); diff != "" {
+			want := all[tc.from+1:]
+			if diff := cmp.Diff(datas(want), datas(events(t, resp, len(want)))); diff != "" {
 				t.Errorf("replayed events (-want +got):\n%s", diff)
 			}
 		})

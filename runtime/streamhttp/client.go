@@ -23,10 +23,14 @@ import (
 
 // ErrSessionExpired is wrapped by the error Write returns when the server
 // answers 404 to a request that carried a session id: the server ended the
-// session (T-S4). The Client forgets the session id; the caller must
-// initialize again, which with the generated packages means: close the
-// session that used the Client, then Connect again with the same *Client
-// (see Client.Close).
+// session (T-S4). The Client forgets the session id, and once the answers
+// it already received are read, Read returns an error that wraps it too,
+// so that the session using the Client ends (its Done closes, and Wait
+// returns that error). So does a server that says, with a last SSE event
+// of type "session-ended", that it ended the session (Server.Close sends
+// one, naming the reason). To go on, initialize again, which with the
+// generated packages means: close the session that used the Client, then
+// Connect again with the same *Client (see Client.Close).
 var ErrSessionExpired = errors.New("streamhttp: session expired")
 
 // The defaults of ClientOptions.
@@ -105,6 +109,12 @@ type ClientOptions struct {
 // What the streams deliver waits in a queue for Read, which is bounded
 // (ClientOptions.MaxQueued, MaxQueuedBytes): when the session does not
 // keep up, the streams are read no further until it does.
+//
+// When the server ends the session (it answers 404 to a request naming
+// it, or ends a stream with a "session-ended" event, as Server.Close
+// does), Read returns an error wrapping ErrSessionExpired once it returned
+// what arrived before: the session using the Client ends, and its Wait
+// says why.
 type Client struct {
 	endpoint   string
 	hc         *http.Client
@@ -138,6 +148,8 @@ type clientConn struct {
 	room       chan struct{} // closed by Read when it makes room for waiters
 	sessionID  string
 	expired    bool        // a 404 ended the session (T-S4)
+	ended      error       // why the server ended the session, for Read
+	posts      int         // POST streams being read, whose answers Read returns before ended
 	version    string      // negotiated revision, from the initialize response
 	initID     wire.ID     // id of the initialize request awaiting its response
 	initSeen   bool        // the initialize response arrived
@@ -213,8 +225,10 @@ var errClientClosed = fmt.Errorf("streamhttp: client closed: %w", net.ErrClosed)
 
 // Read returns the next payload the server sent (a JSON-RPC message, or a
 // batch in 2025-03-26), from any of the Client's streams and JSON bodies,
-// in the order they arrived. It returns io.EOF after Close, and ctx.Err()
-// when ctx ends first.
+// in the order they arrived. It returns io.EOF after Close, ctx.Err() when
+// ctx ends first, and an error wrapping ErrSessionExpired once the server
+// ended the session (see ErrSessionExpired) and the POST streams open then
+// have ended.
 func (c *Client) Read(ctx context.Context) ([]byte, error) {
 	for {
 		if err := ctx.Err(); err != nil {
@@ -237,6 +251,13 @@ func (c *Client) Read(ctx context.Context) ([]byte, error) {
 			}
 			c.mu.Unlock()
 			return p, nil
+		}
+		if g.ended != nil && g.posts == 0 {
+			// The server ended the session, and every answer that came
+			// was read.
+			err := g.ended
+			c.mu.Unlock()
+			return nil, err
 		}
 		c.mu.Unlock()
 		select {
@@ -393,7 +414,15 @@ func (c *Client) Write(ctx context.Context, data []byte) error {
 		if modern && mp.msg.id.IsValid() {
 			forget = c.trackStream(g, mp.msg.id, cancelReq)
 		}
-		if !c.spawn(g, func() { defer forget(); c.postStream(g, resp.Body, cancelReq, pending, modern) }) {
+		c.mu.Lock()
+		g.posts++
+		c.mu.Unlock()
+		if !c.spawn(g, func() {
+			defer c.postEnded(g)
+			defer forget()
+			c.postStream(g, sid, resp.Body, cancelReq, pending, modern)
+		}) {
+			c.postEnded(g)
 			forget()
 			resp.Body.Close()
 			cancelReq()
@@ -486,7 +515,7 @@ func (c *Client) statusError(g *clientConn, method string, resp *http.Response, 
 	}
 	e := &clientStatusError{msg: msg, status: resp.StatusCode}
 	if resp.StatusCode == http.StatusNotFound && sid != "" {
-		c.expire(g, sid)
+		c.expire(g, sid, fmt.Errorf("%w: the server ended the session (%s)", ErrSessionExpired, msg))
 		e.msg = fmt.Sprintf("%v (%s)", ErrSessionExpired, msg)
 		e.errs = append(e.errs, ErrSessionExpired)
 	}
@@ -554,15 +583,67 @@ func clientErrorAnswer(body []byte, requests []wire.ID) *jsonrpc.Error {
 	return nil
 }
 
-// expire forgets the session id sid if it is still the current one.
-func (c *Client) expire(g *clientConn, sid string) {
+// expire forgets the session id sid if it is still the current one: the
+// server ended the session, as why (which wraps ErrSessionExpired) says.
+// Read returns why once it returned what was received before.
+func (c *Client) expire(g *clientConn, sid string, why error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if g.sessionID == sid {
-		g.sessionID = ""
-		g.expired = true
-		c.log.Info("streamhttp: the server ended the session (404)", "sessionTag", httpmsg.Tag(sid))
+	if sid == "" || g.sessionID != sid {
+		return
 	}
+	g.sessionID = ""
+	g.expired = true
+	g.ended = why
+	c.log.Info("streamhttp: the server ended the session") // why may quote the session id: not logged
+	select {
+	case g.notify <- struct{}{}: // Read may have to return why
+	default:
+	}
+}
+
+// postEnded notes that the reading of a POST's stream ended.
+func (c *Client) postEnded(g *clientConn) {
+	c.mu.Lock()
+	g.posts--
+	c.mu.Unlock()
+	select {
+	case g.notify <- struct{}{}: // Read may have to return g.ended
+	default:
+	}
+}
+
+// sessionEnded reports whether the server ended the session of g.
+func (c *Client) sessionEnded(g *clientConn) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return g.ended
+}
+
+// maxEndReason bounds the reason of a session-ended event that an error
+// quotes.
+const maxEndReason = 200
+
+// endReason returns the reason a session-ended event's data gives (a JSON
+// object with a "reason" string), as printable ASCII of at most
+// maxEndReason bytes; "no reason given" when it gives none.
+func endReason(data []byte) string {
+	r, ok := wire.MemberString(jsontext.Value(data), "reason")
+	if !ok {
+		return "no reason given"
+	}
+	b := make([]byte, 0, min(len(r), maxEndReason))
+	for i := 0; i < len(r) && len(b) < maxEndReason; i++ {
+		if ch := r[i]; ch >= 0x20 && ch < 0x7f {
+			b = append(b, ch)
+		} else {
+			b = append(b, '?')
+		}
+	}
+	if len(b) == 0 {
+		return "no reason given"
+	}
+	return string(b)
 }
 
 // clientValidSessionID reports whether s is a valid session id (T-S1: visible
@@ -686,6 +767,7 @@ func (c *Client) SetPush(push func(data []byte, inline bool)) {
 
 // clientStream is the state of one logical SSE stream across reconnections.
 type clientStream struct {
+	sid    string        // the session it belongs to; "" for none
 	lastID string        // of the last event dispatched (T-R2)
 	retry  time.Duration // from the server's retry field; 0 when none
 }
@@ -708,6 +790,10 @@ func (c *Client) readStream(g *clientConn, body io.Reader, st *clientStream, ans
 		}
 		progress = true
 		st.lastID = r.LastID()
+		if ev.Type == sessionEndedEvent {
+			c.expire(g, st.sid, fmt.Errorf("%w: the server ended the session: %s", ErrSessionExpired, endReason(ev.Data)))
+			continue
+		}
 		if ev.Type != "" && ev.Type != "message" {
 			c.log.Debug("streamhttp: SSE event of an unknown type skipped", "event", ev.Type)
 			continue
@@ -752,8 +838,8 @@ func (c *Client) wait(g *clientConn, st *clientStream) bool {
 // calls fail instead of waiting for their timeout.
 //
 // The stream of a stateless request (modern) is never resumed (T-N6).
-func (c *Client) postStream(g *clientConn, body io.ReadCloser, cancel context.CancelFunc, pending map[wire.ID]bool, modern bool) {
-	st := &clientStream{}
+func (c *Client) postStream(g *clientConn, sid string, body io.ReadCloser, cancel context.CancelFunc, pending map[wire.ID]bool, modern bool) {
+	st := &clientStream{sid: sid}
 	answered := func(ids []wire.ID) {
 		for _, id := range ids {
 			delete(pending, id)
@@ -770,6 +856,10 @@ func (c *Client) postStream(g *clientConn, body io.ReadCloser, cancel context.Ca
 		}
 		if modern {
 			c.abandon(g, pending, fmt.Sprintf("the SSE stream of a stateless request ended (%v) before its answer; it cannot be resumed (T-N6): send the request again", clientStreamEnd(err)))
+			return
+		}
+		if ended := c.sessionEnded(g); ended != nil {
+			c.abandon(g, pending, fmt.Sprintf("the SSE stream ended (%v) before the answer, and the session with it: %v", clientStreamEnd(err), ended))
 			return
 		}
 		if st.lastID == "" {
@@ -931,7 +1021,7 @@ func (c *Client) getStream(g *clientConn, sid string, ready chan struct{}) {
 	var once sync.Once
 	signal := func() { once.Do(func() { close(ready) }) }
 	defer signal()
-	st := &clientStream{}
+	st := &clientStream{sid: sid}
 	failures := 0
 	for {
 		c.mu.Lock()
@@ -988,7 +1078,7 @@ func (c *Client) getStream(g *clientConn, sid string, ready chan struct{}) {
 			resp.Body.Close()
 			cancel()
 		}
-		if g.ctx.Err() != nil {
+		if g.ctx.Err() != nil || c.sessionEnded(g) != nil {
 			return
 		}
 		if progress {

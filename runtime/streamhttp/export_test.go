@@ -4,18 +4,26 @@ import "strings"
 
 // Held is what a session of s holds, for tests: its SSE streams, the
 // events and bytes its streams keep in the MemoryStore, how many of its
-// writers wait for room, its events not sent yet, and its SSE connections.
+// writers wait for room, its events not sent yet, its SSE connections, and
+// the streams it retains and the bytes they count (see
+// ServerOptions.SessionRetentionBytes).
 type Held struct {
 	Streams, Events, Bytes, Waiting, Unsent, Attached int
+	Retained                                          int
+	RetainedBytes                                     int64
 }
 
 // HeldBy reports what session sid of s holds; ok is false when s has no
-// such session or its store is not a MemoryStore.
+// such session or its store is not a MemoryStore (or a test's wrapper of
+// one, with a method Memory() *MemoryStore).
 func HeldBy(s *Server, sid string) (h Held, ok bool) {
 	s.mu.Lock()
 	c := s.sessions[sid]
 	s.mu.Unlock()
 	m, isMem := s.store.(*MemoryStore)
+	if w, ok := s.store.(interface{ Memory() *MemoryStore }); ok {
+		m, isMem = w.Memory(), true // a test's wrapper
+	}
 	if c == nil || !isMem {
 		return Held{}, false
 	}
@@ -24,6 +32,8 @@ func HeldBy(s *Server, sid string) (h Held, ok bool) {
 	h.Waiting = c.waiting
 	h.Unsent = int(c.unsentEvents)
 	h.Attached = c.attached
+	h.Retained = len(c.finished)
+	h.RetainedBytes = c.retained
 	c.mu.Unlock()
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -38,6 +48,17 @@ func HeldBy(s *Server, sid string) (h Held, ok bool) {
 	}
 	return h, true
 }
+
+// Retained reports the streams the sessions of s retain and the bytes
+// they count (see ServerOptions.ServerRetentionBytes), for tests.
+func Retained(s *Server) (streams int, bytes int64) {
+	s.rmu.Lock()
+	defer s.rmu.Unlock()
+	return s.retained.Len(), s.retainedBytes
+}
+
+// StreamOverhead is what a retained stream counts besides its events.
+const StreamOverhead = streamOverhead
 
 // Queued is what a Client holds for Read, for tests: the payloads and
 // their bytes, and how many stream readers wait for room.

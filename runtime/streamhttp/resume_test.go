@@ -310,7 +310,8 @@ func TestClientGETStreamGone(t *testing.T) {
 // resumption of its GET stream is refused: after 410 Gone it opens a fresh
 // stream without Last-Event-ID, on which notifications flow again; after
 // 404 the session has expired, and after 405 the server offers no GET
-// stream: no fresh stream is opened.
+// stream: no fresh stream is opened (after the 404, Read returns an error
+// that says the server ended the session).
 func TestClientGETResumptionRefused(t *testing.T) {
 	tests := []struct {
 		status    int
@@ -360,6 +361,12 @@ func TestClientGETResumptionRefused(t *testing.T) {
 				f.getCh <- `{"jsonrpc":"2.0","method":"notifications/prompts/list_changed"}`
 				if m := clReadMsg(ctx, t, c); m["method"] != "notifications/prompts/list_changed" {
 					t.Errorf("got %v, want the notification sent on the fresh stream", m)
+				}
+			} else if tt.status == http.StatusNotFound {
+				// The session is gone: once what arrived is read, Read
+				// says so, and the session using the Client ends.
+				if _, err := c.Read(ctx); !errors.Is(err, streamhttp.ErrSessionExpired) || !strings.Contains(err.Error(), "ended the session") || !strings.Contains(err.Error(), "404") {
+					t.Errorf("Read after the 404: %v; want an error wrapping ErrSessionExpired that says the server ended the session (404)", err)
 				}
 			} else {
 				clExpectNothing(t, c, 100*time.Millisecond)

@@ -39,12 +39,22 @@
 // its id (sessionTag=…; a stream by the tag and its number), which tells
 // sessions apart without giving the id back.
 //
+// Server.Close shuts down gracefully: new requests are refused with 503,
+// the requests already received are answered (within the session's
+// Options.DrainTimeout), each answer is written on its open stream, and
+// each stream still open ends with an SSE event of type "session-ended",
+// which tells the Client that the session is gone; see Close for the
+// order, and for its use with http.Server.Shutdown.
+//
 // Memory is bounded. Of the events already sent on a stream, only the
 // resumption window is kept (ServerOptions.ReplayEvents, ReplayBytes: by
 // default the newest 256 events within 1 MiB); resuming from an older event
 // is answered with 410 Gone and a -32600 error rather than replayed with a
-// gap. A complete POST stream with no connection is kept for
-// StreamRetention, then dropped by a timer (resuming it is then 410 too).
+// gap. A POST's stream whose events, its answer included, all went out to a
+// connected client is dropped at once: nothing is left to resume. One whose
+// connection broke first is retained, once complete, for StreamRetention,
+// within SessionRetentionBytes per session and ServerRetentionBytes in all
+// (the oldest dropped first); resuming a dropped stream is 410 too.
 // Events not yet sent (the client is not connected, or not reading) are
 // limited per stream and per session (StreamBufferEvents, StreamBufferBytes,
 // SessionBufferEvents, SessionBufferBytes). When a message does not fit: a
@@ -57,11 +67,10 @@
 // ServerOptions.WriteTimeout ends the connection, and its stream waits,
 // resumable, for the client to come back.
 //
-// An idle server session (initialized, no stream open) holds about 6.1 KiB
+// An idle server session (initialized, no stream open) holds about 4.5 KiB
 // of heap and 2 goroutines: the session's reader and a worker
 // (BenchmarkIdleSession: Go 1.26, amd64, sessions at 2025-11-25 sharing one
-// StandardServer of mcp20260728, which serves both eras). That includes
-// the initialize answer's stream, kept for resumption for StreamRetention.
+// StandardServer of mcp20260728, which serves both eras).
 //
 // A request the transport refuses (a bad header, no such session, a body
 // too large, …) gets an HTTP error status and JSON-RPC error responses that
@@ -77,6 +86,7 @@ package streamhttp
 
 import (
 	"bytes"
+	"container/list"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -90,6 +100,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -129,12 +140,27 @@ type ServerOptions struct {
 	// EventStore keeps SSE events for resumption. Default: a MemoryStore.
 	EventStore EventStore
 	// StreamRetention is how long a POST's SSE stream stays resumable once
-	// it is complete (every response it owes was written) and no connection
-	// carries it, whether its events all went out or its connection broke;
+	// it is complete (every response it owes was written) when its
+	// connection broke before it delivered every event: it is retained,
 	// then a timer drops it with its events, and resuming it is answered
-	// with 410 Gone. Default 30 seconds; negative keeps every stream until
-	// the session ends.
+	// with 410 Gone. A stream whose events all went out to a connected
+	// client, its response included, is not retained: it is dropped at
+	// once, since no client needs to resume it. Default 30 seconds;
+	// negative keeps the retained streams until the session ends (within
+	// the bounds below).
 	StreamRetention time.Duration
+	// SessionRetentionBytes and ServerRetentionBytes bound what retained
+	// streams (see StreamRetention) hold, in bytes: those of one session,
+	// and those of all the sessions of the Server. A stream counts the
+	// bytes of the events it keeps, plus 512 for its bookkeeping. When a
+	// stream is retained beyond a bound, the oldest retained streams are
+	// dropped first, with their events (resuming one is then answered with
+	// 410 Gone, as after StreamRetention); a stream larger than a bound on
+	// its own is not retained at all. Defaults DefaultSessionRetentionBytes
+	// (8 MiB) and DefaultServerRetentionBytes (64 MiB); negative means no
+	// limit.
+	SessionRetentionBytes int64
+	ServerRetentionBytes  int64
 	// ReplayEvents and ReplayBytes are each stream's resumption window: of
 	// the events already sent on a stream, the newest ReplayEvents, within
 	// ReplayBytes, stay in the EventStore for a client that resumes with
@@ -246,6 +272,13 @@ func defaultPerPrincipal(maxSessions int) int {
 // the request's context.
 func principalOf(r *http.Request) string { return session.PrincipalOf(r.Context()) }
 
+// DefaultSessionRetentionBytes and DefaultServerRetentionBytes are the
+// defaults of ServerOptions.SessionRetentionBytes and ServerRetentionBytes.
+const (
+	DefaultSessionRetentionBytes = 8 << 20
+	DefaultServerRetentionBytes  = 64 << 20
+)
+
 // Server serves MCP sessions over Streamable HTTP.
 type Server struct {
 	newHandler func() session.Handler
@@ -255,11 +288,26 @@ type Server struct {
 	store      EventStore
 	log        *slog.Logger
 
-	mu       sync.Mutex
-	sessions map[string]*conn
-	owned    map[string]int // live sessions per principal, for those with one
-	closed   bool
-	stop     chan struct{}
+	mu        sync.Mutex
+	sessions  map[string]*conn
+	owned     map[string]int // live sessions per principal, for those with one
+	closed    bool
+	stop      chan struct{}
+	closeDone chan struct{} // closed when Close has returned
+	shutting  atomic.Bool   // closed, read without mu
+
+	// The streams the sessions retain, oldest first, and their bytes (see
+	// ServerOptions.ServerRetentionBytes). rmu is taken after a conn's mu,
+	// never before.
+	rmu           sync.Mutex
+	retained      list.List // of retainedRef
+	retainedBytes int64
+}
+
+// retainedRef is an entry of Server.retained.
+type retainedRef struct {
+	c  *conn
+	st *stream
 }
 
 // NewServer returns a Server that gives each new session the handler
@@ -284,6 +332,8 @@ func NewServer(newHandler func() session.Handler, opts ServerOptions) *Server {
 	orDefault(&opts.StreamBufferBytes, 4<<20)
 	orDefault(&opts.SessionBufferEvents, 4096)
 	orDefault(&opts.SessionBufferBytes, 16<<20)
+	orDefault(&opts.SessionRetentionBytes, DefaultSessionRetentionBytes)
+	orDefault(&opts.ServerRetentionBytes, DefaultServerRetentionBytes)
 	if opts.MaxSessions == 0 {
 		opts.MaxSessions = DefaultMaxSessions
 	}
@@ -296,7 +346,7 @@ func NewServer(newHandler func() session.Handler, opts ServerOptions) *Server {
 	if opts.WriteTimeout == 0 {
 		opts.WriteTimeout = DefaultWriteTimeout
 	}
-	s := &Server{newHandler: newHandler, opts: opts, guard: httpguard.Guard{Hosts: opts.AllowedHosts, Origins: opts.AllowedOrigins}, store: opts.EventStore, log: opts.Logger, sessions: map[string]*conn{}, owned: map[string]int{}, stop: make(chan struct{})}
+	s := &Server{newHandler: newHandler, opts: opts, guard: httpguard.Guard{Hosts: opts.AllowedHosts, Origins: opts.AllowedOrigins}, store: opts.EventStore, log: opts.Logger, sessions: map[string]*conn{}, owned: map[string]int{}, stop: make(chan struct{}), closeDone: make(chan struct{})}
 	if s.store == nil {
 		s.store = NewMemoryStore()
 	}
@@ -324,30 +374,60 @@ func orDefault[T int | int64](v *T, def T) {
 // events as ServerOptions allow: the client is not reading.
 var ErrStreamFull = errors.New("SSE stream full: the client is not reading it")
 
-// Close ends every session and returns once they have ended. The sessions
-// end at the same time, each answering the requests it received as
-// session.Session.Close does, within its Options.DrainTimeout.
+// Close shuts the server down gracefully and returns once every session
+// has ended. In order:
+//
+//  1. It stops accepting: an initialize is refused with 503 Service
+//     Unavailable, and so is a POST that carries requests in a live
+//     session, with a JSON-RPC error (code session.Busy) for each request,
+//     carrying its id; a POST of notifications and responses only is still
+//     taken, and a GET still opens or resumes a stream.
+//  2. It drains: every session ends at the same time, as
+//     session.Session.Close ends it. The handlers of the requests already
+//     received run for up to Options.DrainTimeout before their contexts
+//     are cancelled, and each answer is put on its request's stream.
+//  3. It flushes: each SSE stream that a connection carries gets every
+//     event not written yet, the answers included, then a last event of
+//     type "session-ended" whose data is a JSON object with a "reason"
+//     (here "the server is shutting down"), which tells the Client that
+//     the session is gone; then its response ends. Each write is bounded
+//     by WriteTimeout, and the wait for the flush of a session to
+//     WriteTimeout too (DefaultWriteTimeout when WriteTimeout is
+//     negative).
+//  4. It forgets the sessions and their streams: a request naming one is
+//     then answered 404, which tells a client that the session is gone.
+//
+// Close does not close connections: with an http.Server, call its
+// Shutdown, registering Close with RegisterOnShutdown, so that the
+// connections end once their streams have. Calling Close again waits until
+// the first call has returned.
 func (s *Server) Close() {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
+		<-s.closeDone
 		return
 	}
 	s.closed = true
+	s.shutting.Store(true)
 	close(s.stop)
 	if s.stateless != nil {
 		s.stateless.Close() // listen streams end with their result
 	}
-	list := make([]*conn, 0, len(s.sessions))
+	conns := make([]*conn, 0, len(s.sessions))
 	for _, c := range s.sessions {
-		list = append(list, c)
+		conns = append(conns, c)
+		c.mu.Lock()
+		c.endReason = "the server is shutting down"
+		c.mu.Unlock()
 	}
 	s.mu.Unlock()
 	var wg sync.WaitGroup
-	for _, c := range list {
+	for _, c := range conns {
 		wg.Go(func() { c.sess.Close() })
 	}
 	wg.Wait()
+	close(s.closeDone)
 }
 
 func (s *Server) reap() {
@@ -572,6 +652,10 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if !initialize && len(requests) > 0 && s.shutting.Load() {
+		refuse(w, rf, http.StatusServiceUnavailable, session.Busy, "the server is shutting down: the request was not handled")
+		return
+	}
 	c.touch()
 	if batch && !initialize {
 		// Batches were decoded to route them; the session decodes with
@@ -639,7 +723,7 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 		dropped := ok && st == nil && c.hadStreamLocked(id)
 		c.mu.Unlock()
 		if dropped {
-			httpError(w, http.StatusGone, jsonrpc.InvalidRequest, "Last-Event-ID: the stream was dropped %v after it was complete; its events are beyond the resumption window", c.srv.opts.StreamRetention)
+			httpError(w, http.StatusGone, jsonrpc.InvalidRequest, "Last-Event-ID: the stream was dropped: it was delivered, or it was retained for longer than %v or beyond %d bytes; its events are beyond the resumption window", c.srv.opts.StreamRetention, c.srv.opts.SessionRetentionBytes)
 			return
 		}
 		if !ok || st == nil {
@@ -729,6 +813,7 @@ func (s *Server) newConn(r *http.Request) (*conn, int, *jsonrpc.Error) {
 		id:      hex.EncodeToString(b),
 		in:      make(chan []byte), // unbuffered: sessions take POSTs pushed (session.ItemPusher)
 		closed:  make(chan struct{}),
+		ending:  make(chan struct{}),
 		streams: map[string]*stream{},
 		byReq:   map[wire.ID]*stream{},
 	}
@@ -775,16 +860,20 @@ type conn struct {
 	pushItems func(vals context.Context, items []jsonrpc.Item, batch, inline bool)
 
 	closeOnce sync.Once
-	closed    chan struct{}
+	ending    chan struct{} // closed when the session has ended: its streams flush and end
+	closed    chan struct{} // closed once they have: the streams are dropped
 
 	mu         sync.Mutex
 	streams    map[string]*stream
 	byReq      map[wire.ID]*stream
 	standalone *stream
-	finished   []*stream   // complete POST streams with no connection, oldest first
+	finished   []*stream   // retained: complete POST streams with no connection, oldest first
+	retained   int64       // the bytes of the events of finished
 	expiry     *time.Timer // drops finished streams after StreamRetention
 	nextStream int
-	attached   int // open SSE connections
+	attached   int           // open SSE connections
+	detached   chan struct{} // once ending, closed when attached falls to 0
+	endReason  string        // the reason of the session-ended event; "" for "the session ended"
 	lastSeen   time.Time
 	// Events not yet sent, over all streams, and the writers that wait for
 	// room; room is closed when events are sent or dropped.
@@ -805,7 +894,9 @@ type stream struct {
 	opening   bool          // a POST's stream its connection has not taken yet
 	delivered int64         // the last event sent to a connection
 	drop      chan struct{} // closed to make the attached connection end
-	finished  time.Time     // when it was complete with no connection; zero before
+	finished  time.Time     // when it was retained (see retainLocked); zero when it is not
+	held      int64         // the bytes of its events when it was retained
+	elem      *list.Element // its entry in Server.retained, while retained
 	// The events the store keeps: first…last, their sizes, and the bytes
 	// of those sent (first…delivered, the resumption window) and unsent.
 	first, last            int64
@@ -943,8 +1034,14 @@ func (c *conn) Write(ctx context.Context, data []byte) error {
 		first = firstElement(first) // a batch of responses: route by its first
 	}
 	_, isMethod := wire.Member(first, "method")
+	evict := false // a stream was retained beyond ServerRetentionBytes
 	c.mu.Lock()
-	defer c.mu.Unlock()
+	defer func() {
+		c.mu.Unlock()
+		if evict {
+			c.srv.evictRetained()
+		}
+	}()
 	if !isMethod {
 		// A response: on the stream of the request it answers.
 		var id wire.ID
@@ -962,7 +1059,7 @@ func (c *conn) Write(ctx context.Context, data []byte) error {
 				}
 				if len(st.pending) == 0 {
 					st.done = true
-					defer c.retainLocked(st) // once the response is in
+					defer func() { evict = c.retainLocked(st) }() // once the response is in
 				}
 				// Kept even beyond the buffer limits: no answer is lost.
 				return c.appendLocked(st, data)
@@ -1067,16 +1164,49 @@ func (c *conn) appendLocked(st *stream, data []byte) error {
 	return nil
 }
 
-// Close implements transport.Transport: the session ended, and leaves the
-// server's sessions (however it ended: DELETE, idle, Server.Close, its peer).
+// Close implements transport.Transport: the session ended (however it
+// ended: DELETE, idle, Server.Close, its peer), after its last answer was
+// written. The session leaves the server's sessions (a request naming it
+// gets 404), the SSE connections still open write what their streams hold
+// and a session-ended event, and end (see serveSSE); once they have, or
+// the flush limit passed, the streams are dropped with their events.
 func (c *conn) Close() error {
 	c.closeOnce.Do(func() {
 		c.srv.forget(c)
+		c.mu.Lock()
+		close(c.ending)
+		var detached chan struct{}
+		if c.attached > 0 {
+			c.detached = make(chan struct{})
+			detached = c.detached
+		}
+		c.mu.Unlock()
+		if detached != nil {
+			limit := c.srv.opts.WriteTimeout
+			if limit <= 0 {
+				limit = DefaultWriteTimeout
+			}
+			t := time.NewTimer(limit)
+			select {
+			case <-detached:
+			case <-t.C:
+				c.srv.log.Warn("mcp http: a session ended before its SSE connections took their last events", "limit", limit)
+			}
+			t.Stop()
+		}
 		close(c.closed)
 		c.mu.Lock()
 		if c.expiry != nil {
 			c.expiry.Stop()
 		}
+		c.srv.rmu.Lock()
+		for _, st := range c.finished {
+			c.srv.retained.Remove(st.elem)
+			c.srv.retainedBytes -= st.held
+			st.elem = nil
+		}
+		c.srv.rmu.Unlock()
+		c.finished, c.retained = nil, 0
 		for id := range c.streams {
 			c.srv.store.Drop(id)
 		}
@@ -1112,6 +1242,12 @@ func (c *conn) serveJSON(w http.ResponseWriter, r *http.Request, st *stream, rf 
 		case <-r.Context().Done():
 			return
 		case <-c.closed:
+			c.mu.Lock()
+			done := st.done
+			c.mu.Unlock()
+			if done {
+				continue // answered as the session ended
+			}
 			refuse(w, rf, http.StatusNotFound, jsonrpc.InvalidRequest, "session ended")
 			return
 		}
@@ -1161,8 +1297,10 @@ func flush(w http.ResponseWriter, fl http.Flusher) error {
 // (it then ends the response, T-P6), the client goes away (which is not a
 // cancellation, T-P7), a write fails or takes longer than WriteTimeout (the
 // client is not reading), a handler drops the connection, or the session
-// ends. Events whose write failed are not taken as sent: the stream stays
-// resumable from the client's last event.
+// ends (it then writes what st holds and a session-ended event first).
+// Events whose write failed are not taken as sent: the stream stays
+// resumable from the client's last event. A POST's stream whose events all
+// went out is dropped at once: nothing is left to resume.
 func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq int64, prime bool) {
 	fl, ok := w.(http.Flusher)
 	if !ok {
@@ -1170,21 +1308,26 @@ func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq 
 		return
 	}
 	c.mu.Lock()
+	select {
+	case <-c.closed:
+		c.mu.Unlock()
+		httpError(w, http.StatusNotFound, jsonrpc.InvalidRequest, "session ended")
+		return
+	default:
+	}
 	if st.id != "" && (c.streams[st.id] != st || seq < st.first-1) {
 		// Dropped since it was looked up, or seq is before the window.
 		gone := fmt.Sprintf("Last-Event-ID (event %d of its stream): the events after it are beyond the resumption window (the stream keeps events %d to %d, at most %d within %d bytes once sent)",
 			seq, st.first, st.last, c.srv.opts.ReplayEvents, c.srv.opts.ReplayBytes)
 		if c.streams[st.id] != st {
-			gone = fmt.Sprintf("Last-Event-ID (event %d of its stream): the stream was dropped %v after it was complete; its events are beyond the resumption window", seq, c.srv.opts.StreamRetention)
+			gone = fmt.Sprintf("Last-Event-ID (event %d of its stream): the stream was dropped: it was delivered, or it was retained for longer than %v or beyond %d bytes; its events are beyond the resumption window", seq, c.srv.opts.StreamRetention, c.srv.opts.SessionRetentionBytes)
 		}
 		c.mu.Unlock()
 		httpError(w, http.StatusGone, jsonrpc.InvalidRequest, "%s", gone)
 		return
 	}
-	if i := slices.Index(c.finished, st); i >= 0 {
-		// Resumed: kept until this connection ends too.
-		c.finished = slices.Delete(c.finished, i, i+1)
-		st.finished = time.Time{}
+	if !st.finished.IsZero() {
+		c.unretainLocked(st) // resumed: kept until this connection ends too
 	}
 	st.opening = false
 	if st.attached {
@@ -1196,15 +1339,28 @@ func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq 
 	drop := st.drop
 	c.attached++
 	c.mu.Unlock()
+	complete := false // every event of the done stream went out on w
 	defer func() {
+		evict := false
 		c.mu.Lock()
 		if st.drop == drop {
 			st.attached = false
-			c.retainLocked(st)
+			if complete && st.done && st.delivered == st.last {
+				c.dropStreamLocked(st) // delivered: nothing to resume
+			} else {
+				evict = c.retainLocked(st)
+			}
 		}
 		c.attached--
+		if c.attached == 0 && c.detached != nil {
+			close(c.detached) // the session's Close waits for this
+			c.detached = nil
+		}
 		c.lastSeen = time.Now()
 		c.mu.Unlock()
+		if evict {
+			c.srv.evictRetained()
+		}
 	}()
 	// Each batch of writes gets WriteTimeout: a client that keeps its
 	// connection open but stops reading does not hold this goroutine (and
@@ -1235,6 +1391,17 @@ func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq 
 		return
 	}
 	for {
+		// Whether st is done, or the session ended, is read before its
+		// events: what the session appended before is among them.
+		c.mu.Lock()
+		done := st.done
+		c.mu.Unlock()
+		ending := false
+		select {
+		case <-c.ending:
+			ending = true
+		default:
+		}
 		evs, _, err := c.srv.store.After(st.id, seq)
 		if err != nil {
 			c.srv.log.Error("mcp http: event store", "err", err)
@@ -1265,15 +1432,21 @@ func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq 
 				c.sentLocked(st, seq)
 			}
 			c.mu.Unlock()
-		}
-		c.mu.Lock()
-		done := st.done
-		c.mu.Unlock()
-		if done {
-			if more, _, _ := c.srv.store.After(st.id, seq); len(more) == 0 {
-				return
-			}
 			continue
+		}
+		if ending {
+			// The session ended after its last answer: tell the client.
+			if timed {
+				c.arm(dl)
+			}
+			c.writeEnded(w, fl)
+		}
+		if done {
+			complete = true
+			return
+		}
+		if ending {
+			return
 		}
 		select {
 		case <-st.wake:
@@ -1281,9 +1454,31 @@ func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq 
 			return
 		case <-drop:
 			return
-		case <-c.closed:
-			return
+		case <-c.ending:
 		}
+	}
+}
+
+// sessionEndedEvent is the type of the SSE event that tells a client its
+// session ended: the last event of each stream still open when it ends.
+// Its data is a JSON object whose "reason" member says why. It has no id,
+// so it does not move Last-Event-ID; a client that does not know the type
+// skips it (EventSource dispatches an event to the listeners of its type
+// only, and a client of MCP reads the "message" events).
+const sessionEndedEvent = "session-ended"
+
+// writeEnded writes the session-ended event on w.
+func (c *conn) writeEnded(w http.ResponseWriter, fl http.Flusher) {
+	c.mu.Lock()
+	reason := c.endReason
+	c.mu.Unlock()
+	if reason == "" {
+		reason = "the session ended"
+	}
+	b, _ := jsontext.AppendQuote([]byte("event: "+sessionEndedEvent+"\ndata: {\"reason\":"), reason) // valid UTF-8: ours
+	b = append(b, "}\n\n"...)
+	if _, err := w.Write(b); err == nil {
+		flush(w, fl) // the last write: its error changes nothing
 	}
 }
 
@@ -1317,27 +1512,103 @@ func (c *conn) sentLocked(st *stream, seq int64) {
 	c.freedLocked()
 }
 
-// retainLocked starts the retention of st if it is a complete POST stream
-// that no connection carries: StreamRetention from now, the expiry timer
-// drops it with its events.
-func (c *conn) retainLocked(st *stream) {
-	if st == c.standalone || st.id == "" || !st.done || st.attached || st.opening || !st.finished.IsZero() || c.srv.opts.StreamRetention < 0 {
-		return
+// streamOverhead is what a retained stream counts toward the retention
+// bounds besides its events: its bookkeeping here and in the event store.
+const streamOverhead = 512
+
+// retainLocked retains st if it is a complete POST stream that no
+// connection carries (its connection broke before it delivered every
+// event): StreamRetention from now, the expiry timer drops it with its
+// events, and the session's retained streams stay within
+// SessionRetentionBytes, the oldest dropped first. It reports whether the
+// server's retained streams are now beyond ServerRetentionBytes: the
+// caller then calls Server.evictRetained, without holding c.mu.
+func (c *conn) retainLocked(st *stream) bool {
+	if st == c.standalone || st.id == "" || !st.done || st.attached || st.opening || !st.finished.IsZero() {
+		return false
 	}
 	select {
 	case <-c.closed:
-		return // the session dropped every stream
+		return false // the session dropped every stream
 	default:
 	}
+	o := &c.srv.opts
 	st.finished = time.Now()
+	st.held = st.sentBytes + st.unsentBytes + streamOverhead
 	c.finished = append(c.finished, st)
-	if len(c.finished) > 1 {
-		return // the timer is set for an older one
+	c.retained += st.held
+	for len(c.finished) > 0 && over(c.retained, o.SessionRetentionBytes) {
+		c.dropStreamLocked(c.finished[0]) // the oldest, st last
 	}
-	if c.expiry == nil {
-		c.expiry = time.AfterFunc(c.srv.opts.StreamRetention, c.expire)
-	} else {
-		c.expiry.Reset(c.srv.opts.StreamRetention)
+	if st.finished.IsZero() {
+		return false // larger than the bound on its own
+	}
+	s := c.srv
+	s.rmu.Lock()
+	st.elem = s.retained.PushBack(retainedRef{c, st})
+	s.retainedBytes += st.held
+	full := over(s.retainedBytes, o.ServerRetentionBytes)
+	s.rmu.Unlock()
+	if o.StreamRetention > 0 && len(c.finished) == 1 {
+		// Otherwise the timer is set for an older one.
+		if c.expiry == nil {
+			c.expiry = time.AfterFunc(o.StreamRetention, c.expire)
+		} else {
+			c.expiry.Reset(o.StreamRetention)
+		}
+	}
+	return full
+}
+
+// unretainLocked ends the retention of st (retained): it was resumed, or
+// it is dropped.
+func (c *conn) unretainLocked(st *stream) {
+	if i := slices.Index(c.finished, st); i >= 0 {
+		c.finished = slices.Delete(c.finished, i, i+1)
+	}
+	c.retained -= st.held
+	if st.elem != nil {
+		s := c.srv
+		s.rmu.Lock()
+		s.retained.Remove(st.elem)
+		s.retainedBytes -= st.held
+		s.rmu.Unlock()
+		st.elem = nil
+	}
+	st.finished, st.held = time.Time{}, 0
+}
+
+// dropStreamLocked forgets st, a POST's stream, with its events: it was
+// delivered, or its retention ended. Resuming it is then answered with 410.
+func (c *conn) dropStreamLocked(st *stream) {
+	if !st.finished.IsZero() {
+		c.unretainLocked(st)
+	}
+	delete(c.streams, st.id)
+	c.srv.store.Drop(st.id)
+	c.unsentEvents -= st.last - st.delivered
+	c.unsentBytes -= st.unsentBytes
+	st.delivered, st.unsentBytes = st.last, 0
+	c.freedLocked()
+}
+
+// evictRetained drops the oldest streams the sessions retain until they
+// are within ServerRetentionBytes. No conn's mu may be held.
+func (s *Server) evictRetained() {
+	for {
+		s.rmu.Lock()
+		e := s.retained.Front()
+		if e == nil || !over(s.retainedBytes, s.opts.ServerRetentionBytes) {
+			s.rmu.Unlock()
+			return
+		}
+		ref := e.Value.(retainedRef)
+		s.rmu.Unlock()
+		ref.c.mu.Lock()
+		if ref.st.elem == e { // still retained: not resumed or dropped meanwhile
+			ref.c.dropStreamLocked(ref.st)
+		}
+		ref.c.mu.Unlock()
 	}
 }
 
@@ -1353,23 +1624,14 @@ func (c *conn) expire() {
 	}
 }
 
-// dropFinishedLocked forgets the finished streams older than
+// dropFinishedLocked forgets the retained streams older than
 // StreamRetention at now, with their events.
 func (c *conn) dropFinishedLocked(now time.Time) {
-	n := 0
-	for _, st := range c.finished {
-		if now.Sub(st.finished) < c.srv.opts.StreamRetention {
-			break // too recent
-		}
-		n++
-		delete(c.streams, st.id)
-		c.srv.store.Drop(st.id)
-		c.unsentEvents -= st.last - st.delivered
-		c.unsentBytes -= st.unsentBytes
+	if c.srv.opts.StreamRetention < 0 {
+		return // kept until the session ends
 	}
-	if n > 0 {
-		c.finished = slices.Delete(c.finished, 0, n)
-		c.freedLocked()
+	for len(c.finished) > 0 && now.Sub(c.finished[0].finished) >= c.srv.opts.StreamRetention {
+		c.dropStreamLocked(c.finished[0])
 	}
 }
 
