@@ -595,7 +595,7 @@ func (c *Client) expire(g *clientConn, sid string, why error) {
 	g.sessionID = ""
 	g.expired = true
 	g.ended = why
-	c.log.Info("streamhttp: the server ended the session") // why may quote the session id: not logged
+	c.log.Info("streamhttp: the server ended the session", "sessionTag", httpmsg.Tag(sid)) // why may quote the session id: not logged
 	select {
 	case g.notify <- struct{}{}: // Read may have to return why
 	default:

@@ -82,7 +82,7 @@ func TestClientLogsHoldNoSessionID(t *testing.T) {
 	if sid == "" || strings.Contains(out, sid) {
 		t.Errorf("the log holds the session id %q:\n%s", sid, out)
 	}
-	if !strings.Contains(out, "the server ended the session (404)\" sessionTag="+httpmsg.Tag(sid)) {
+	if !strings.Contains(out, "the server ended the session\" sessionTag="+httpmsg.Tag(sid)) {
 		t.Errorf("the log does not name the session by its tag:\n%s", out)
 	}
 }

@@ -1,10 +1,12 @@
 package streamhttp_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpgen/mcpgen/runtime/internal/httpmsg"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
@@ -12,6 +14,9 @@ import (
 
 // whisperCall calls whisper with a text to put in.
 const whisperCall = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"whisper","arguments":{"text":"%s"}}}`
+
+// holdCall calls whisper with a text to put in, held at a gate (see holds).
+const holdCall = `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"whisper","arguments":{"text":"%s","hold":"%s"}}}`
 
 // sseIDs returns the ids of the SSE events of body.
 func sseIDs(body string) []string {
@@ -33,15 +38,42 @@ func sseIDs(body string) []string {
 // exist, and the session goes on serving its user, another token of the
 // same user included. Nothing logged names the session id or a token.
 func TestSessionBoundToPrincipal(t *testing.T) {
-	url, logs := protectedServer(t, streamhttp.ServerOptions{})
+	url, logs, h := protectedServerOf(t, streamhttp.ServerOptions{})
 	const secret = "alice-secret-5f3a"
 	sid := openSession(t, url+"/mcp", tokenAlice)
-	call := send(t, http.MethodPost, url+"/mcp", tokenAlice, sid, fmt.Sprintf(whisperCall, secret))
-	ids := sseIDs(call.body)
-	if call.status != http.StatusOK || !strings.Contains(call.body, secret) || len(ids) < 2 {
-		t.Fatalf("alice's call: %d %s", call.status, call.body)
+	// Alice's connection breaks before her answer: the server keeps her
+	// stream, answer included, for her to resume.
+	gate := make(chan struct{})
+	holds.Store(t.Name(), gate)
+	defer holds.Delete(t.Name())
+	ctx, cancel := context.WithCancel(context.Background())
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, url+"/mcp", strings.NewReader(fmt.Sprintf(holdCall, secret, t.Name())))
+	if err != nil {
+		t.Fatal(err)
 	}
-	priming := ids[0] // resuming after it replays the answer
+	hr.Header.Set("Content-Type", "application/json")
+	hr.Header.Set("Accept", "application/json, text/event-stream")
+	hr.Header.Set("Authorization", "Bearer "+tokenAlice)
+	hr.Header.Set("Mcp-Session-Id", sid)
+	hr.Header.Set("MCP-Protocol-Version", "2025-11-25")
+	resp, err := http.DefaultClient.Do(hr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := events(t, resp, 1) // the priming event
+	cancel()
+	resp.Body.Close()
+	if len(first) != 1 || first[0].id == "" {
+		t.Fatalf("alice's call: %d, first events %+v", resp.StatusCode, first)
+	}
+	priming := first[0].id // resuming after it replays the answer
+	if !waitFor(10*time.Second, func() bool { return heldBy(t, h, sid).Attached == 0 }) {
+		t.Fatal("the server did not notice alice's cut connection")
+	}
+	close(gate)
+	if !waitFor(10*time.Second, func() bool { return heldBy(t, h, sid).Retained == 1 }) {
+		t.Fatalf("alice's answer is not retained: %+v", heldBy(t, h, sid))
+	}
 
 	// What a session that does not exist gets, for each method.
 	const unknown = "0123456789abcdef0123456789abcdef"

@@ -59,17 +59,30 @@ func (b *syncBuffer) String() string {
 	return b.b.String()
 }
 
+// holds are the gates a whisper call waits at, by the name in its argument
+// hold: a test stores a channel and closes it to let the calls go on.
+var holds sync.Map // string → chan struct{}
+
 // whisperServer is an MCP server whose tool whisper answers with its
-// argument text: what a user's answers reveal.
+// argument text: what a user's answers reveal. With an argument hold, it
+// first waits until the test closes the gate of that name (see holds).
 func whisperServer() *mcp.StandardServer {
 	srv := mcp.NewServer(mcp.Implementation{Name: "whisper", Version: "1"})
-	srv.AddTool(mcp.Tool{Name: "whisper", InputSchema: []byte(`{"type":"object","properties":{"text":{"type":"string"}}}`)},
+	srv.AddTool(mcp.Tool{Name: "whisper", InputSchema: []byte(`{"type":"object","properties":{"text":{"type":"string"},"hold":{"type":"string"}}}`)},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			var args struct {
 				Text string `json:"text"`
+				Hold string `json:"hold"`
 			}
 			if err := wire.DecodeValue(p.Arguments, &args); err != nil {
 				return nil, err
+			}
+			if gate, ok := holds.Load(args.Hold); ok {
+				select {
+				case <-gate.(chan struct{}):
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
 			}
 			return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: args.Text}}}}, nil
 		})
@@ -81,6 +94,13 @@ func whisperServer() *mcp.StandardServer {
 // bearer.Protect with testTokens, and the same Server at /open without
 // it (an endpoint left unprotected by mistake).
 func protectedServer(t *testing.T, opts streamhttp.ServerOptions) (string, *syncBuffer) {
+	t.Helper()
+	url, logs, _ := protectedServerOf(t, opts)
+	return url, logs
+}
+
+// protectedServerOf is protectedServer that also returns the Server.
+func protectedServerOf(t *testing.T, opts streamhttp.ServerOptions) (string, *syncBuffer, *streamhttp.Server) {
 	t.Helper()
 	logs := &syncBuffer{}
 	opts.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -103,7 +123,7 @@ func protectedServer(t *testing.T, opts streamhttp.ServerOptions) (string, *sync
 		h.Close()
 		ts.Close()
 	})
-	return ts.URL, logs
+	return ts.URL, logs, h
 }
 
 // exchange is one HTTP request of a test and its whole answer.

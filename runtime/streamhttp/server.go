@@ -67,7 +67,7 @@
 // ServerOptions.WriteTimeout ends the connection, and its stream waits,
 // resumable, for the client to come back.
 //
-// An idle server session (initialized, no stream open) holds about 4.5 KiB
+// An idle server session (initialized, no stream open) holds about 5.3 KiB
 // of heap and 2 goroutines: the session's reader and a worker
 // (BenchmarkIdleSession: Go 1.26, amd64, sessions at 2025-11-25 sharing one
 // StandardServer of mcp20260728, which serves both eras).
