@@ -1,7 +1,8 @@
-// Package readme_test checks the Go code in README.md: every ```go block is
-// either a complete program, which must pass go vet and build against this
-// checkout, or is marked as a fragment by the line <!-- fragment --> just
-// before it, and must then parse as Go declarations followed by statements.
+// Package readme_test checks the Go code in README.md and in the guides of
+// docs/: every ```go block is either a complete program, which must pass go
+// vet and build against this checkout, or is marked as a fragment by the
+// line <!-- fragment --> just before it, and must then parse as Go
+// declarations followed by statements.
 // A program marked <!-- run: stdio-server --> is also run, and must answer
 // tools/call of its tool "forecast" over stdio.
 package readme_test
@@ -25,8 +26,9 @@ import (
 // goCmdTimeout bounds each go command and the run of a program.
 const goCmdTimeout = 3 * time.Minute
 
-// block is one ```go block of the README.
+// block is one ```go block of the README or a guide.
 type block struct {
+	file   string // the Markdown file, such as "README.md" or "docs/security.md"
 	line   int    // of its first code line, from 1
 	marker string // the HTML comment just before its fence, such as "fragment", or ""
 	code   string
@@ -56,7 +58,7 @@ func goBlocks(md string) ([]block, error) {
 			code = append(code, lines[i])
 		}
 		if i == len(lines) {
-			return nil, fmt.Errorf("README.md:%d: the go block does not end", b.line-1)
+			return nil, fmt.Errorf("line %d: the go block does not end", b.line-1)
 		}
 		b.code = strings.Join(code, "\n") + "\n"
 		blocks = append(blocks, b)
@@ -92,20 +94,40 @@ func parseFragment(code string) error {
 	return firstErr
 }
 
+// markdownFiles are the files whose go blocks are checked: README.md and
+// docs/*.md.
+func markdownFiles(t *testing.T) []string {
+	t.Helper()
+	docs, err := filepath.Glob(filepath.Join("docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append([]string{"README.md"}, docs...)
+}
+
+// readme returns the go blocks of README.md and docs/*.md, each naming its
+// file.
 func readme(t *testing.T) []block {
 	t.Helper()
-	data, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
+	var all []block
+	for _, name := range markdownFiles(t) {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocks, err := goBlocks(string(data))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if name == "README.md" && len(blocks) == 0 {
+			t.Fatal("README.md has no go blocks")
+		}
+		for i := range blocks {
+			blocks[i].file = filepath.ToSlash(name)
+		}
+		all = append(all, blocks...)
 	}
-	blocks, err := goBlocks(string(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(blocks) == 0 {
-		t.Fatal("README.md has no go blocks")
-	}
-	return blocks
+	return all
 }
 
 func TestGoBlocks(t *testing.T) {
@@ -144,12 +166,12 @@ func TestREADMEFragments(t *testing.T) {
 		switch {
 		case b.marker == "fragment":
 			if err := parseFragment(b.code); err != nil {
-				t.Errorf("README.md:%d: the fragment does not parse as declarations and statements: %v", b.line, err)
+				t.Errorf("%s:%d: the fragment does not parse as declarations and statements: %v", b.file, b.line, err)
 			}
 		case !isProgram(b.code):
-			t.Errorf("README.md:%d: the go block is neither a program (package main) nor marked <!-- fragment -->", b.line)
+			t.Errorf("%s:%d: the go block is neither a program (package main) nor marked <!-- fragment -->", b.file, b.line)
 		case b.marker != "" && b.marker != "run: stdio-server":
-			t.Errorf("README.md:%d: unknown marker <!-- %s -->", b.line, b.marker)
+			t.Errorf("%s:%d: unknown marker <!-- %s -->", b.file, b.line, b.marker)
 		}
 	}
 }
@@ -185,7 +207,7 @@ func TestREADMEPrograms(t *testing.T) {
 		if b.marker == "fragment" || !isProgram(b.code) {
 			continue
 		}
-		name := fmt.Sprintf("line%d", b.line)
+		name := fmt.Sprintf("%s_line%d", strings.NewReplacer("/", "_", ".", "_").Replace(b.file), b.line)
 		files[filepath.Join(name, "main.go")] = b.code
 		if b.marker == "run: stdio-server" {
 			server = name

@@ -47,7 +47,7 @@ func newHandler(c config) (http.Handler, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	h := streamhttp.NewServer(srv.Handler, streamhttp.ServerOptions{Principal: bearer.PrincipalOf})
+	h := streamhttp.NewServer(srv.Handler, streamhttp.ServerOptions{})
 	mux := http.NewServeMux()
 	mux.Handle("/", p.Protect(h))
 	p.HandleMetadata(mux)

@@ -128,8 +128,10 @@ func TokenInfoFrom(ctx context.Context) (*TokenInfo, bool) {
 }
 
 // PrincipalOf returns the Principal of the token that Protect found for
-// r, or "" without one: the streamhttp.ServerOptions.Principal that binds
-// each legacy session to the user who opened it.
+// r, or "" without one. The HTTP transports need not be given it: behind
+// Protect they bind each legacy session to the principal of the request
+// that opened it by default (streamhttp and ssehttp ServerOptions.Principal,
+// UnboundSessions).
 func PrincipalOf(r *http.Request) string {
 	if info, ok := TokenInfoFrom(r.Context()); ok {
 		return info.Principal()

@@ -34,7 +34,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	srv := mcp.NewServer(mcp.Implementation{Name: "ops", Version: "1.0.0"})
-	h := streamhttp.NewServer(srv.Handler, streamhttp.ServerOptions{Principal: bearer.PrincipalOf})
+	h := streamhttp.NewServer(srv.Handler, streamhttp.ServerOptions{})
 	defer h.Close()
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", p.Protect(h))

@@ -45,7 +45,7 @@ func Start(t testing.TB, as *oauthtest.Server, scopes ...string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := streamhttp.NewServer(mcp.Handler, streamhttp.ServerOptions{Principal: bearer.PrincipalOf})
+	h := streamhttp.NewServer(mcp.Handler, streamhttp.ServerOptions{})
 	t.Cleanup(h.Close)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", p.Protect(h))
