@@ -181,6 +181,11 @@ func (o *statelessWriter) finish(resp *jsonrpc.Message, status int) {
 		_ = o.event(b)
 		return
 	}
+	// Within WriteTimeout, as an SSE event is: a client that does not read
+	// its answer does not hold this handler.
+	if d := o.srv.opts.WriteTimeout; d > 0 {
+		_ = http.NewResponseController(o.w).SetWriteDeadline(time.Now().Add(d))
+	}
 	o.w.Header().Set("Content-Type", "application/json")
 	o.w.WriteHeader(status)
 	o.w.Write(b)
