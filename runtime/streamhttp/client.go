@@ -23,14 +23,16 @@ import (
 
 // ErrSessionExpired is wrapped by the error Write returns when the server
 // answers 404 to a request that carried a session id: the server ended the
-// session (T-S4). The Client forgets the session id, and once the answers
-// it already received are read, Read returns an error that wraps it too,
-// so that the session using the Client ends (its Done closes, and Wait
-// returns that error). So does a server that says, with a last SSE event
-// of type "session-ended", that it ended the session (Server.Close sends
-// one, naming the reason). To go on, initialize again, which with the
-// generated packages means: close the session that used the Client, then
-// Connect again with the same *Client (see Client.Close).
+// session (see [Session Management]). The Client forgets the session id,
+// and once the answers it already received are read, Read returns an error
+// that wraps it too, so that the session using the Client ends (its Done
+// closes, and Wait returns that error). So does a server that says, with a
+// last SSE event of type "session-ended", that it ended the session
+// (Server.Close sends one, naming the reason). To go on, initialize again,
+// which with the generated packages means: close the session that used the
+// Client, then Connect again with the same *Client (see Client.Close).
+//
+// [Session Management]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management
 var ErrSessionExpired = errors.New("streamhttp: session expired")
 
 // The defaults of ClientOptions.
