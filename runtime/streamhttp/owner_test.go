@@ -18,17 +18,6 @@ const whisperCall = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"na
 // holdCall calls whisper with a text to put in, held at a gate (see holds).
 const holdCall = `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"whisper","arguments":{"text":"%s","hold":"%s"}}}`
 
-// sseIDs returns the ids of the SSE events of body.
-func sseIDs(body string) []string {
-	var ids []string
-	for line := range strings.SplitSeq(body, "\n") {
-		if id, ok := strings.CutPrefix(line, "id: "); ok {
-			ids = append(ids, id)
-		}
-	}
-	return ids
-}
-
 // An intruder with a valid token of their own who learns another user's
 // session id can do nothing with it, with the default options: a POST of a
 // request, a GET that resumes the user's stream with Last-Event-ID (which
