@@ -44,7 +44,9 @@
 //     JWTOptions.RefreshInterval, a failed fetch is retried after a
 //     backoff, concurrent tokens share one fetch, and a fetch does not
 //     depend on the request that started it: a client that hangs up
-//     cannot cancel it.
+//     cannot cancel it. A token whose key is in the cached set never waits
+//     for a fetch, even once the set is stale: it is checked with the
+//     cached keys while the set is fetched again in the background.
 package bearer
 
 import (

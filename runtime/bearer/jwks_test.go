@@ -3,6 +3,7 @@ package bearer_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"strconv"
 	"testing"
 	"time"
@@ -192,17 +193,73 @@ func TestJWKSStaleSetKeptWhileFetchFails(t *testing.T) {
 	}
 	is.failing.Store(true)
 	clk.Add(time.Hour + time.Second)
+	entered, release := is.hold()
+	defer release()
 	if _, err := v.Verify(ctx, tok); err != nil {
 		t.Fatalf("a known key while the stale set cannot be refreshed: %v", err)
 	}
+	wait(t, entered, "the refresh of the stale set")
+	release()
 	if n := is.fetches.Load(); n != 2 {
 		t.Errorf("%d fetches, want 2 (the first, the failed refresh)", n)
 	}
+	// Whether or not the failed refresh has ended yet.
 	_, err := v.Verify(ctx, is.forged(t, "new-key"))
 	if err == nil || errors.Is(err, bearer.ErrInvalidToken) {
 		t.Errorf("an unknown kid while the set cannot be fetched: err = %v, want one that is not ErrInvalidToken", err)
 	}
 	if n := is.fetches.Load(); n != 2 {
 		t.Errorf("%d fetches within the backoff, want 2", n)
+	}
+}
+
+// While the refresh of a stale key set hangs (a slow or attacked key set
+// endpoint), a token whose key the set holds is checked with the cached
+// keys at once, not after the fetch; the fetch runs in the background and
+// its keys are used once it ends.
+func TestJWKSStaleSetServedWhileFetchHangs(t *testing.T) {
+	is := newIssuer(t)
+	clk := newClock()
+	// No timeout but the test's gate: a Verify that waited for the fetch
+	// would return only once the test gives up.
+	v := is.verifier(t, clk, bearer.JWTOptions{HTTPClient: &http.Client{}})
+	bearer.SetFetchTimeout(v, time.Hour)
+	ctx := context.Background()
+	known := is.token(t, map[string]any{"sub": "alice", "exp": time.Now().Add(3 * time.Hour).Unix()})
+	if _, err := v.Verify(ctx, known); err != nil {
+		t.Fatal(err)
+	}
+	clk.Add(time.Hour + time.Second) // past MaxAge: the set is stale
+	is.rotate(t)
+	entered, release := is.hold()
+	defer release()
+	errc := make(chan error, 1)
+	go func() {
+		_, err := v.Verify(ctx, known)
+		errc <- err
+	}()
+	wait(t, entered, "the refresh of the stale set")
+	// The fetch is held until release: this Verify returns while it is.
+	if err := wait(t, errc, "Verify of a token whose key is cached, while the refresh of the stale set hangs"); err != nil {
+		t.Fatalf("a cached key while the refresh hangs: %v", err)
+	}
+	if _, err := v.Verify(ctx, known); err != nil { // the fetch is still held
+		t.Fatalf("a cached key while a refresh is under way: %v", err)
+	}
+	if n := is.fetches.Load(); n != 2 {
+		t.Errorf("%d fetches, want 2 (the first, the one refresh)", n)
+	}
+	release()
+	// The token of the new key waits for the background fetch if it has not
+	// ended yet, and is checked with the set it brought.
+	info, err := v.Verify(ctx, is.token(t, map[string]any{"sub": "bob"}))
+	if err != nil {
+		t.Fatalf("a token of the key the background fetch brought: %v", err)
+	}
+	if info.Subject != "bob" {
+		t.Errorf("Subject = %q, want bob", info.Subject)
+	}
+	if n := is.fetches.Load(); n != 2 {
+		t.Errorf("%d fetches, want 2: the background fetch brought the new key", n)
 	}
 }

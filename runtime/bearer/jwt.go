@@ -43,19 +43,28 @@ type JWTOptions struct {
 	// does not parse, no answer within 10 s) is retried no sooner than
 	// one second after it ended, then two, four, and so on, doubling up to
 	// RefreshInterval. Meanwhile the keys already fetched stay in use.
+	//
+	// A token whose key ("kid") is in the cached set is checked with it at
+	// once, even past the set's expiry (MaxAge): a stale set is fetched
+	// again in the background, if allowed, and no token whose key is known
+	// waits for that fetch, however slow the key set endpoint is.
+	//
 	// While the last fetch failed, a token whose key is not among them is
 	// refused as not checkable rather than invalid, as is every token
 	// while no set was ever fetched: Verify's error does not wrap
 	// ErrInvalidToken, and Protect answers 503, not 401, so that clients
-	// retry rather than ask for new tokens. Only one fetch runs at a time:
-	// concurrent tokens wait for it together. The fetch does not run on
-	// the context of the token's request: a request that ends (a client
-	// that hangs up) stops waiting, but the fetch goes on and its keys are
-	// kept.
+	// retry rather than ask for new tokens.
+	//
+	// Only one fetch runs at a time: concurrent tokens wait for it
+	// together. The fetch does not run on the context of the token's
+	// request: a request that ends (a client that hangs up) stops waiting,
+	// but the fetch goes on and its keys are kept.
 	RefreshInterval time.Duration
 	// MaxAge is how long a fetched key set is used before it is fetched
 	// again (default one hour); a Cache-Control max-age of the JWKS
-	// response shortens it, down to RefreshInterval.
+	// response shortens it, down to RefreshInterval. A token whose key is
+	// in a set past its MaxAge is still checked with it, while the set is
+	// fetched again in the background (see RefreshInterval).
 	MaxAge time.Duration
 	// AcceptedTypes are the values of the JWT "typ" header accepted, as
 	// media types (RFC 7515 section 4.1.9): compared case-insensitively,
@@ -81,7 +90,8 @@ type JWTOptions struct {
 // then iss, aud, exp, nbf, iat and sub. Keys rotate: a token whose key
 // ("kid") is not in the cached set makes it fetch the set again
 // (rate-limited, see JWTOptions.RefreshInterval), so a new key is picked
-// up without a restart. It is safe for concurrent use.
+// up without a restart, and a stale set is fetched again in the
+// background while its keys stay in use. It is safe for concurrent use.
 type JWTVerifier struct {
 	opts         JWTOptions
 	types        []string // AcceptedTypes, normalised by mediaType
@@ -280,15 +290,26 @@ func audienceHas(aud []string, resource string) bool {
 }
 
 // keysFor returns the keys that may have signed a token with key id kid:
-// the ones with that id ("" matches every key). When the set is missing,
-// stale, or lacks kid, it starts a fetch if none is under way and the last
-// one ended long enough ago (RefreshInterval after a success, the backoff
-// after a failure), and waits for the fetch under way, or until ctx ends.
+// the ones with that id ("" matches every key).
+//
+// When the cached set has such keys it returns them at once, even past
+// the set's expiry: a stale set is then fetched again in the background
+// (stale-while-revalidate) if no fetch runs and one is allowed (the last
+// one ended RefreshInterval ago after a success, the backoff after a
+// failure), so that a slow or hanging key set endpoint never holds up a
+// token whose key is known.
+//
+// When the set is missing or lacks kid, it starts a fetch if none is under
+// way and one is allowed, and waits for the fetch under way, or until ctx
+// ends.
 func (v *JWTVerifier) keysFor(ctx context.Context, kid string) ([]jose.JSONWebKey, error) {
 	v.mu.Lock()
 	now := v.now()
 	keys := v.matchLocked(kid)
-	if len(keys) > 0 && now.Before(v.expires) {
+	if len(keys) > 0 {
+		if !now.Before(v.expires) && v.fetching == nil && !now.Before(v.next) {
+			v.startFetchLocked(ctx)
+		}
 		v.mu.Unlock()
 		return keys, nil
 	}
@@ -309,7 +330,7 @@ func (v *JWTVerifier) keysFor(ctx context.Context, kid string) ([]jose.JSONWebKe
 	keys = v.matchLocked(kid)
 	switch {
 	case len(keys) > 0:
-		// Fresh, or stale and kept while the set cannot be fetched.
+		// Fetched, or kept from before while the set cannot be fetched.
 		return keys, nil
 	case v.keys == nil && v.lastErr == nil:
 		// Cannot happen: a fetch either loads keys or records an error.
