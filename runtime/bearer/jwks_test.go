@@ -3,13 +3,26 @@ package bearer_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcpgen/mcpgen/runtime/bearer"
 )
+
+// retryAfter returns what err's RetryAfter method says, and whether it
+// has one.
+func retryAfter(err error) (time.Duration, bool) {
+	var r interface{ RetryAfter() time.Duration }
+	if !errors.As(err, &r) {
+		return 0, false
+	}
+	return r.RetryAfter(), true
+}
 
 // An unauthenticated request with an unknown kid, dropped while the key
 // set is being fetched, neither cancels the fetch nor uses up the refresh:
@@ -104,8 +117,12 @@ func TestJWKSFailuresBackOff(t *testing.T) {
 	flood := func(when string) {
 		t.Helper()
 		for i, tok := range forged {
-			if _, err := v.Verify(ctx, tok); err == nil || errors.Is(err, bearer.ErrInvalidToken) {
+			_, err := v.Verify(ctx, tok)
+			if err == nil || errors.Is(err, bearer.ErrInvalidToken) {
 				t.Fatalf("%s: forged token %d: err = %v, want an error saying the key set could not be fetched", when, i, err)
+			}
+			if d, ok := retryAfter(err); !ok || d <= 0 || d > time.Minute {
+				t.Fatalf("%s: forged token %d: RetryAfter %s (%t), want one within the backoff", when, i, d, ok)
 			}
 		}
 	}
@@ -129,18 +146,32 @@ func TestJWKSFailuresBackOff(t *testing.T) {
 		}
 	}
 	// The endpoint recovers: once the backoff ends the set is loaded, and
-	// unknown kids are invalid without a fetch for RefreshInterval.
+	// for RefreshInterval unknown kids make no fetch: they are not
+	// checkable yet (their key may be new), with the time until the next
+	// fetch. Then the first one fetches the set, and is invalid since it
+	// waited for a set that lacks its key.
 	is.failing.Store(false)
 	clk.Add(time.Minute)
 	if _, err := v.Verify(ctx, is.token(t, map[string]any{"sub": "alice"})); err != nil {
 		t.Fatalf("after the endpoint recovered: %v", err)
 	}
 	want++
+	clk.Add(10 * time.Second)
 	for i, tok := range forged {
-		if _, err := v.Verify(ctx, tok); !errors.Is(err, bearer.ErrInvalidToken) {
-			t.Fatalf("forged token %d once the set is loaded: err = %v, want ErrInvalidToken", i, err)
+		if _, err := v.Verify(ctx, tok); err == nil || errors.Is(err, bearer.ErrInvalidToken) {
+			t.Fatalf("forged token %d once the set is loaded: err = %v, want one saying its key may be new", i, err)
+		} else if d, _ := retryAfter(err); d != 50*time.Second {
+			t.Fatalf("forged token %d, 10 s after the set was loaded: RetryAfter %s, want 50s (RefreshInterval after the fetch)", i, d)
 		}
 	}
+	if n := is.fetches.Load(); n != want {
+		t.Errorf("%d fetches within RefreshInterval of the set's loading, want %d", n, want)
+	}
+	clk.Add(50 * time.Second)
+	if _, err := v.Verify(ctx, forged[0]); !errors.Is(err, bearer.ErrInvalidToken) {
+		t.Fatalf("a forged token that waited for the fetch it started: err = %v, want ErrInvalidToken", err)
+	}
+	want++
 	if n := is.fetches.Load(); n != want {
 		t.Errorf("%d fetches, want %d", n, want)
 	}
@@ -261,5 +292,78 @@ func TestJWKSStaleSetServedWhileFetchHangs(t *testing.T) {
 	}
 	if n := is.fetches.Load(); n != 2 {
 		t.Errorf("%d fetches, want 2: the background fetch brought the new key", n)
+	}
+}
+
+// A forged token with an unknown kid makes the verifier fetch the key set,
+// and is invalid since the set it waited for lacks its key. A genuine
+// token signed with a key the issuer published just after is then not
+// invalid (401, which makes clients drop their tokens) until the set may be
+// fetched again: Protect answers 503 with a Retry-After of the time until
+// then, and the retry is accepted.
+func TestJWKSForgedKidDoesNotLockOutNewKey(t *testing.T) {
+	is := newIssuer(t)
+	clk := newClock()
+	v := is.verifier(t, clk, bearer.JWTOptions{}) // RefreshInterval one minute
+	ctx := context.Background()
+	if _, err := v.Verify(ctx, is.token(t, map[string]any{"sub": "alice"})); err != nil {
+		t.Fatal(err)
+	}
+	clk.Add(time.Minute) // the set may be fetched again
+	if _, err := v.Verify(ctx, is.forged(t, "forged")); !errors.Is(err, bearer.ErrInvalidToken) {
+		t.Fatalf("a forged token that waited for the fetch it started: err = %v, want ErrInvalidToken", err)
+	}
+	if n := is.fetches.Load(); n != 2 {
+		t.Fatalf("%d fetches, want 2", n)
+	}
+	is.rotate(t) // the issuer publishes a new key, and signs with it
+	genuine := is.token(t, map[string]any{"sub": "bob"})
+	clk.Add(20*time.Second + 500*time.Millisecond)
+	_, err := v.Verify(ctx, genuine)
+	if err == nil || errors.Is(err, bearer.ErrInvalidToken) {
+		t.Fatalf("a genuine token of a key published after the last fetch: err = %v, want one saying its key may be new", err)
+	}
+	if d, ok := retryAfter(err); d != 39*time.Second+500*time.Millisecond {
+		t.Errorf("RetryAfter = %s (%t), want 39.5s: the time until the set may be fetched again", d, ok)
+	}
+	for _, want := range []string{`"key-2"`, "unknown", "39.5s"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("err = %q, want it to say %s", err, want)
+		}
+	}
+	var log lockedBuffer // at Info: a key that may be new is no warning
+	p, err := bearer.New(bearer.Options{Resource: resource, AuthorizationServers: []string{is.URL}, Verifier: v,
+		Logger: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelInfo}))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(p.Protect(http.NotFoundHandler()))
+	defer srv.Close()
+	req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(`{}`))
+	req.Header.Set("Authorization", "Bearer "+genuine)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Retry-After") != "40" {
+		t.Errorf("Protect: status %d, Retry-After %q; want 503 and 40 (seconds, rounded up)", res.StatusCode, res.Header.Get("Retry-After"))
+	}
+	if out := log.String(); out != "" {
+		t.Errorf("Protect logged, at Info or above, a token whose key may be new:\n%s", out)
+	}
+	if n := is.fetches.Load(); n != 2 {
+		t.Fatalf("%d fetches within RefreshInterval, want 2", n)
+	}
+	clk.Add(39*time.Second + 500*time.Millisecond) // the client retries when told
+	info, err := v.Verify(ctx, genuine)
+	if err != nil {
+		t.Fatalf("the genuine token, retried after Retry-After: %v", err)
+	}
+	if info.Subject != "bob" {
+		t.Errorf("Subject = %q, want bob", info.Subject)
+	}
+	if n := is.fetches.Load(); n != 3 {
+		t.Errorf("%d fetches, want 3", n)
 	}
 }

@@ -49,11 +49,18 @@ type JWTOptions struct {
 	// again in the background, if allowed, and no token whose key is known
 	// waits for that fetch, however slow the key set endpoint is.
 	//
-	// While the last fetch failed, a token whose key is not among them is
-	// refused as not checkable rather than invalid, as is every token
-	// while no set was ever fetched: Verify's error does not wrap
-	// ErrInvalidToken, and Protect answers 503, not 401, so that clients
-	// retry rather than ask for new tokens.
+	// A token whose key is not in the set waits for a fetch: the one under
+	// way, or one it starts. It is invalid (Verify's error wraps
+	// ErrInvalidToken, Protect answers 401) only when that fetch succeeded
+	// and the set still lacks its key. When no fetch is allowed yet (one
+	// succeeded less than RefreshInterval ago, or one failed and the
+	// backoff runs), or the fetch failed, or no set was ever fetched, the
+	// key may be new: Verify's error does not wrap ErrInvalidToken and has
+	// a RetryAfter method giving the time until the next fetch is allowed,
+	// and Protect answers 503 with that Retry-After (at least one second),
+	// so that clients retry rather than ask for new tokens, and a forged
+	// token that used up the refresh does not lock out a key published
+	// just after it.
 	//
 	// Only one fetch runs at a time: concurrent tokens wait for it
 	// together. The fetch does not run on the context of the token's
@@ -188,8 +195,10 @@ type accessClaims struct {
 }
 
 // Verify checks token and returns what it says. Errors of the token wrap
-// ErrInvalidToken; failing to fetch the key set does not, nor does ctx
-// ending while the key set is being fetched.
+// ErrInvalidToken; failing to fetch the key set does not, nor does a key
+// missing from the set while the set may not be fetched again yet (see
+// JWTOptions.RefreshInterval), nor ctx ending while the key set is being
+// fetched.
 func (v *JWTVerifier) Verify(ctx context.Context, token string) (*TokenInfo, error) {
 	tok, err := jwt.ParseSigned(token, v.opts.Algorithms)
 	if err != nil {
@@ -299,51 +308,102 @@ func audienceHas(aud []string, resource string) bool {
 // failure), so that a slow or hanging key set endpoint never holds up a
 // token whose key is known.
 //
-// When the set is missing or lacks kid, it starts a fetch if none is under
-// way and one is allowed, and waits for the fetch under way, or until ctx
-// ends.
+// Otherwise it waits for the fetch under way, or starts one if allowed, or
+// until ctx ends.
+// The token is invalid (ErrInvalidToken) only when a fetch it waited for
+// succeeded and the set still lacks kid. When no fetch is allowed yet, or
+// the one it waited for failed, its key may be new: the error does not
+// wrap ErrInvalidToken, and says (RetryAfter) when the set will be fetched
+// again.
 func (v *JWTVerifier) keysFor(ctx context.Context, kid string) ([]jose.JSONWebKey, error) {
 	v.mu.Lock()
-	now := v.now()
-	keys := v.matchLocked(kid)
-	if len(keys) > 0 {
-		if !now.Before(v.expires) && v.fetching == nil && !now.Before(v.next) {
-			v.startFetchLocked(ctx)
-		}
+	if keys := v.cachedLocked(ctx, kid); len(keys) > 0 {
 		v.mu.Unlock()
 		return keys, nil
 	}
 	f := v.fetching
-	if f == nil && !now.Before(v.next) {
+	if f == nil {
+		if now := v.now(); now.Before(v.next) {
+			err := v.notYetLocked(kid, now)
+			v.mu.Unlock()
+			return nil, err
+		}
 		f = v.startFetchLocked(ctx)
 	}
 	v.mu.Unlock()
-	if f != nil {
-		select {
-		case <-f.done:
-		case <-ctx.Done():
-			return nil, fmt.Errorf("bearer: gave up waiting for the key set at %s: %w", v.opts.JWKSURL, context.Cause(ctx))
-		}
+	select {
+	case <-f.done:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("bearer: gave up waiting for the key set at %s: %w", v.opts.JWKSURL, context.Cause(ctx))
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	keys = v.matchLocked(kid)
-	switch {
-	case len(keys) > 0:
+	if keys := v.matchLocked(kid); len(keys) > 0 {
 		// Fetched, or kept from before while the set cannot be fetched.
 		return keys, nil
-	case v.keys == nil && v.lastErr == nil:
-		// Cannot happen: a fetch either loads keys or records an error.
-		return nil, fmt.Errorf("bearer: the key set at %s was not fetched", v.opts.JWKSURL)
-	case v.keys == nil:
-		return nil, fmt.Errorf("bearer: no key set yet (next attempt in %s): %w", max(v.next.Sub(v.now()), 0).Round(time.Millisecond), v.lastErr)
-	case v.lastErr != nil:
-		// The key may be new: that the set lacks it says nothing while
-		// the set cannot be fetched again.
-		return nil, fmt.Errorf("bearer: no key %q in the key set fetched before, and fetching it again failed: %w", kid, v.lastErr)
 	}
-	return nil, fmt.Errorf("%w: no key %q in the issuer's key set", ErrInvalidToken, kid)
+	if f.err != nil {
+		return nil, v.notYetLocked(kid, v.now())
+	}
+	return nil, fmt.Errorf("%w: no key %q in the issuer's key set, fetched just now", ErrInvalidToken, kid)
 }
+
+// cachedLocked returns the keys of the cached set with key id kid (see
+// matchLocked), and when there are some and the set is stale, starts
+// fetching it again (on ctx, see startFetchLocked) if no fetch runs and
+// one is allowed. v.mu is held.
+func (v *JWTVerifier) cachedLocked(ctx context.Context, kid string) []jose.JSONWebKey {
+	keys := v.matchLocked(kid)
+	if len(keys) == 0 {
+		return nil
+	}
+	if now := v.now(); !now.Before(v.expires) && v.fetching == nil && !now.Before(v.next) {
+		v.startFetchLocked(ctx)
+	}
+	return keys
+}
+
+// notYetLocked is the error of a token whose key kid is not in the set
+// while the set cannot be fetched again before v.next: the key may be new,
+// so the token is not checkable yet rather than invalid. v.mu is held.
+func (v *JWTVerifier) notYetLocked(kid string, now time.Time) error {
+	wait := max(v.next.Sub(now), 0)
+	var err error
+	switch {
+	case v.keys == nil && v.lastErr != nil:
+		err = fmt.Errorf("bearer: no key set yet (next attempt in %s): %w", wait.Round(time.Millisecond), v.lastErr)
+	case v.keys == nil:
+		// Cannot happen: a fetch either loads keys or records an error.
+		err = fmt.Errorf("bearer: the key set at %s was not fetched", v.opts.JWKSURL)
+	case v.lastErr != nil:
+		// That the set lacks the key says nothing while the set cannot be
+		// fetched again.
+		err = fmt.Errorf("bearer: no key %q in the key set fetched before, and fetching it again failed (next attempt in %s): %w", kid, wait.Round(time.Millisecond), v.lastErr)
+	default:
+		err = fmt.Errorf("bearer: the token's key %q is unknown: it is not in the issuer's key set, which is fetched again in %s at the earliest: %w", kid, wait.Round(time.Millisecond), errKeyMayBeNew)
+	}
+	return &retryError{err: err, after: wait}
+}
+
+// errKeyMayBeNew is wrapped by the error of a token whose key is not in
+// the key set, fetched successfully less than RefreshInterval ago: any
+// token with a made-up key id gets it, so Protect logs it at debug level,
+// as it does invalid tokens.
+var errKeyMayBeNew = errors.New("the key may be new, and the token cannot be checked until then")
+
+// retryError is the error of a token that cannot be checked yet, and when
+// it may be: Protect answers it with 503 and that Retry-After.
+type retryError struct {
+	err   error
+	after time.Duration
+}
+
+func (e *retryError) Error() string { return e.err.Error() }
+func (e *retryError) Unwrap() error { return e.err }
+
+// RetryAfter is how long the client should wait before sending the token
+// again.
+func (e *retryError) RetryAfter() time.Duration { return e.after }
 
 // matchLocked returns the keys of the set with key id kid, all of them for
 // "". v.mu is held.
