@@ -2,6 +2,9 @@ package bearer_test
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -10,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/go-jose/go-jose/v4"
 
 	"github.com/mcpgen/mcpgen/runtime/bearer"
 )
@@ -365,5 +370,61 @@ func TestJWKSForgedKidDoesNotLockOutNewKey(t *testing.T) {
 	}
 	if n := is.fetches.Load(); n != 3 {
 		t.Errorf("%d fetches, want 3", n)
+	}
+}
+
+// A token whose key is not in the set but whose claims refuse it whatever
+// key signed it (one of a key the issuer dropped once its tokens expired,
+// say) is invalid at once: it makes no fetch, and gets 401 rather than a
+// retry within RefreshInterval.
+func TestJWKSUnknownKeyRefusedByClaimsWithoutFetch(t *testing.T) {
+	is := newIssuer(t)
+	retired := is.signingKey()
+	is.rotate(t) // the set holds only the new key
+	clk := newClock()
+	v := is.verifier(t, clk, bearer.JWTOptions{})
+	ctx := context.Background()
+	if _, err := v.Verify(ctx, is.token(t, map[string]any{"sub": "alice"})); err != nil {
+		t.Fatal(err)
+	}
+	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forger := jose.JSONWebKey{Key: priv, KeyID: "forged", Algorithm: string(jose.ES256)}
+	now := clk.Now()
+	hopeless := map[string]struct {
+		key    jose.JSONWebKey
+		claims map[string]any
+	}{
+		"retired key, expired":   {retired, map[string]any{"sub": "alice", "iat": now.Add(-3 * time.Hour).Unix(), "exp": now.Add(-2 * time.Hour).Unix()}},
+		"forged, expired":        {forger, map[string]any{"sub": "mallory", "exp": now.Add(-time.Hour).Unix()}},
+		"forged, no expiry":      {forger, map[string]any{"sub": "mallory", "exp": nil}},
+		"forged, not yet valid":  {forger, map[string]any{"sub": "mallory", "nbf": now.Add(time.Hour).Unix()}},
+		"forged, other issuer":   {forger, map[string]any{"sub": "mallory", "iss": "https://evil.example"}},
+		"forged, other audience": {forger, map[string]any{"sub": "mallory", "aud": "https://other.example/mcp"}},
+	}
+	check := func(when string) {
+		t.Helper()
+		for name, tt := range hopeless {
+			_, err := v.Verify(ctx, is.tokenWith(t, tt.key, "at+jwt", tt.claims))
+			if !errors.Is(err, bearer.ErrInvalidToken) || !strings.Contains(err.Error(), "not in the issuer's key set") {
+				t.Errorf("%s, %s: err = %v, want ErrInvalidToken saying the key is not in the set", when, name, err)
+			}
+		}
+		if n := is.fetches.Load(); n != 1 {
+			t.Fatalf("%s: %d fetches, want 1", when, n)
+		}
+	}
+	check("within RefreshInterval")
+	clk.Add(time.Minute)
+	check("once the set may be fetched again")
+	// A token of the retired key that could be valid fetches the set, and
+	// is invalid since the set lacks its key.
+	if _, err := v.Verify(ctx, is.tokenWith(t, retired, "at+jwt", map[string]any{"sub": "alice"})); !errors.Is(err, bearer.ErrInvalidToken) {
+		t.Errorf("an unexpired token of the retired key: err = %v, want ErrInvalidToken", err)
+	}
+	if n := is.fetches.Load(); n != 2 {
+		t.Errorf("%d fetches, want 2", n)
 	}
 }

@@ -60,7 +60,10 @@ type JWTOptions struct {
 	// and Protect answers 503 with that Retry-After (at least one second),
 	// so that clients retry rather than ask for new tokens, and a forged
 	// token that used up the refresh does not lock out a key published
-	// just after it.
+	// just after it. A token refused by its claims whatever key signed it
+	// (expired, another issuer or audience, read without checking the
+	// signature, which is only ever used to refuse) is invalid without a
+	// fetch.
 	//
 	// Only one fetch runs at a time: concurrent tokens wait for it
 	// together. The fetch does not run on the context of the token's
@@ -211,7 +214,7 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string) (*TokenInfo, err
 		return nil, err
 	}
 	kid := tok.Headers[0].KeyID
-	keys, err := v.keysFor(ctx, kid)
+	keys, err := v.keysFor(ctx, kid, func() error { return v.refusedWhateverKey(tok, kid) })
 	if err != nil {
 		return nil, err
 	}
@@ -228,15 +231,8 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string) (*TokenInfo, err
 	if !verified {
 		return nil, fmt.Errorf("%w: no key of the issuer's key set verifies the signature (kid %q)", ErrInvalidToken, kid)
 	}
-	now := v.now()
-	if err := reg.ValidateWithLeeway(jwt.Expected{Issuer: v.opts.Issuer, Time: now}, v.opts.Leeway); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalidToken, err)
-	}
-	if reg.Expiry == nil {
-		return nil, fmt.Errorf("%w: the token has no expiry (exp)", ErrInvalidToken)
-	}
-	if !audienceHas(reg.Audience, v.opts.Audience) {
-		return nil, fmt.Errorf("%w: the token's audience %q does not name this resource %q", ErrInvalidToken, []string(reg.Audience), v.opts.Audience)
+	if err := v.checkClaims(&reg, v.now()); err != nil {
+		return nil, err
 	}
 	info := &TokenInfo{
 		Subject:  reg.Subject,
@@ -254,6 +250,37 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string) (*TokenInfo, err
 		return nil, err
 	}
 	return info, nil
+}
+
+// checkClaims checks iss, exp, nbf, iat and aud of reg at now.
+func (v *JWTVerifier) checkClaims(reg *jwt.Claims, now time.Time) error {
+	if err := reg.ValidateWithLeeway(jwt.Expected{Issuer: v.opts.Issuer, Time: now}, v.opts.Leeway); err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalidToken, err)
+	}
+	if reg.Expiry == nil {
+		return fmt.Errorf("%w: the token has no expiry (exp)", ErrInvalidToken)
+	}
+	if !audienceHas(reg.Audience, v.opts.Audience) {
+		return fmt.Errorf("%w: the token's audience %q does not name this resource %q", ErrInvalidToken, []string(reg.Audience), v.opts.Audience)
+	}
+	return nil
+}
+
+// refusedWhateverKey returns the error of a token whose key kid is not in
+// the key set when its claims, read without checking the signature, would
+// refuse it whatever key signed it (expired, another issuer or audience),
+// and nil otherwise. The claims only ever refuse: such a token is invalid
+// without fetching the key set, and a token signed with a key that was
+// dropped from the set once its tokens expired gets 401, not 503.
+func (v *JWTVerifier) refusedWhateverKey(tok *jwt.JSONWebToken, kid string) error {
+	var reg jwt.Claims
+	if err := tok.UnsafeClaimsWithoutVerification(&reg); err != nil {
+		return fmt.Errorf("%w: the token's claims do not decode: %v", ErrInvalidToken, err)
+	}
+	if err := v.checkClaims(&reg, v.now()); err != nil {
+		return fmt.Errorf("%w (whatever key signed it: its key %q is not in the issuer's key set)", err, kid)
+	}
+	return nil
 }
 
 // checkType checks the "typ" header of h against AcceptedTypes.
@@ -308,16 +335,25 @@ func audienceHas(aud []string, resource string) bool {
 // failure), so that a slow or hanging key set endpoint never holds up a
 // token whose key is known.
 //
-// Otherwise it waits for the fetch under way, or starts one if allowed, or
-// until ctx ends.
+// Otherwise, unless hopeless refuses the token whatever its key, it waits
+// for the fetch under way, or starts one if allowed, or until ctx ends.
 // The token is invalid (ErrInvalidToken) only when a fetch it waited for
 // succeeded and the set still lacks kid. When no fetch is allowed yet, or
 // the one it waited for failed, its key may be new: the error does not
 // wrap ErrInvalidToken, and says (RetryAfter) when the set will be fetched
 // again.
-func (v *JWTVerifier) keysFor(ctx context.Context, kid string) ([]jose.JSONWebKey, error) {
+func (v *JWTVerifier) keysFor(ctx context.Context, kid string, hopeless func() error) ([]jose.JSONWebKey, error) {
 	v.mu.Lock()
-	if keys := v.cachedLocked(ctx, kid); len(keys) > 0 {
+	keys := v.cachedLocked(ctx, kid)
+	v.mu.Unlock()
+	if len(keys) > 0 {
+		return keys, nil
+	}
+	if err := hopeless(); err != nil {
+		return nil, err
+	}
+	v.mu.Lock()
+	if keys := v.cachedLocked(ctx, kid); len(keys) > 0 { // a fetch ended meanwhile
 		v.mu.Unlock()
 		return keys, nil
 	}
