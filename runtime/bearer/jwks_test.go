@@ -9,8 +9,10 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -426,5 +428,26 @@ func TestJWKSUnknownKeyRefusedByClaimsWithoutFetch(t *testing.T) {
 	}
 	if n := is.fetches.Load(); n != 2 {
 		t.Errorf("%d fetches, want 2", n)
+	}
+}
+
+// The key set fetch carries none of the values of the request that
+// started it: an httptrace.ClientTrace of that request, which may be
+// forged and has likely ended by then, is not called by the fetch.
+func TestJWKSFetchCarriesNoRequestValues(t *testing.T) {
+	is := newIssuer(t)
+	v := is.verifier(t, newClock(), bearer.JWTOptions{})
+	var traced atomic.Int32
+	ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
+		GetConn: func(string) { traced.Add(1) },
+	})
+	if _, err := v.Verify(ctx, is.forged(t, "forged")); !errors.Is(err, bearer.ErrInvalidToken) {
+		t.Fatalf("err = %v, want ErrInvalidToken", err)
+	}
+	if n := is.fetches.Load(); n != 1 {
+		t.Fatalf("%d fetches, want 1", n)
+	}
+	if n := traced.Load(); n != 0 {
+		t.Errorf("the request's ClientTrace was called %d times by the key set fetch, want 0", n)
 	}
 }

@@ -67,8 +67,10 @@ type JWTOptions struct {
 	//
 	// Only one fetch runs at a time: concurrent tokens wait for it
 	// together. The fetch does not run on the context of the token's
-	// request: a request that ends (a client that hangs up) stops waiting,
-	// but the fetch goes on and its keys are kept.
+	// request, nor carry its values (an httptrace.ClientTrace, a tracing
+	// span): it runs on context.Background with a 10 s timeout, so a
+	// request that ends (a client that hangs up) stops waiting, but the
+	// fetch goes on and its keys are kept.
 	RefreshInterval time.Duration
 	// MaxAge is how long a fetched key set is used before it is fetched
 	// again (default one hour); a Cache-Control max-age of the JWKS
@@ -344,7 +346,7 @@ func audienceHas(aud []string, resource string) bool {
 // again.
 func (v *JWTVerifier) keysFor(ctx context.Context, kid string, hopeless func() error) ([]jose.JSONWebKey, error) {
 	v.mu.Lock()
-	keys := v.cachedLocked(ctx, kid)
+	keys := v.cachedLocked(kid)
 	v.mu.Unlock()
 	if len(keys) > 0 {
 		return keys, nil
@@ -353,7 +355,7 @@ func (v *JWTVerifier) keysFor(ctx context.Context, kid string, hopeless func() e
 		return nil, err
 	}
 	v.mu.Lock()
-	if keys := v.cachedLocked(ctx, kid); len(keys) > 0 { // a fetch ended meanwhile
+	if keys := v.cachedLocked(kid); len(keys) > 0 { // a fetch ended meanwhile
 		v.mu.Unlock()
 		return keys, nil
 	}
@@ -364,7 +366,7 @@ func (v *JWTVerifier) keysFor(ctx context.Context, kid string, hopeless func() e
 			v.mu.Unlock()
 			return nil, err
 		}
-		f = v.startFetchLocked(ctx)
+		f = v.startFetchLocked()
 	}
 	v.mu.Unlock()
 	select {
@@ -386,15 +388,14 @@ func (v *JWTVerifier) keysFor(ctx context.Context, kid string, hopeless func() e
 
 // cachedLocked returns the keys of the cached set with key id kid (see
 // matchLocked), and when there are some and the set is stale, starts
-// fetching it again (on ctx, see startFetchLocked) if no fetch runs and
-// one is allowed. v.mu is held.
-func (v *JWTVerifier) cachedLocked(ctx context.Context, kid string) []jose.JSONWebKey {
+// fetching it again if no fetch runs and one is allowed. v.mu is held.
+func (v *JWTVerifier) cachedLocked(kid string) []jose.JSONWebKey {
 	keys := v.matchLocked(kid)
 	if len(keys) == 0 {
 		return nil
 	}
 	if now := v.now(); !now.Before(v.expires) && v.fetching == nil && !now.Before(v.next) {
-		v.startFetchLocked(ctx)
+		v.startFetchLocked()
 	}
 	return keys
 }
@@ -453,13 +454,16 @@ func (v *JWTVerifier) matchLocked(kid string) []jose.JSONWebKey {
 	return v.keys.Key(kid)
 }
 
-// startFetchLocked starts fetching the key set, on a context that keeps
-// ctx's values but not its cancellation, with its own timeout: the fetch
-// ends on its own, and what it brings is kept. v.mu is held.
-func (v *JWTVerifier) startFetchLocked(ctx context.Context) *keyFetch {
+// startFetchLocked starts fetching the key set, with a timeout of its own,
+// on a context of its own: not the context of the request that needed it,
+// whose cancellation must not end the fetch (what it brings is kept), and
+// whose values (an httptrace.ClientTrace, a tracing span, a logger) are
+// those of a request that may be forged and will likely have ended before
+// the fetch does. v.mu is held.
+func (v *JWTVerifier) startFetchLocked() *keyFetch {
 	f := &keyFetch{done: make(chan struct{})}
 	v.fetching = f
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), v.fetchTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), v.fetchTimeout)
 	go func() {
 		defer cancel()
 		set, age, err := v.fetch(ctx)
