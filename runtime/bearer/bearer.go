@@ -44,7 +44,14 @@
 //     JWTOptions.RefreshInterval, a failed fetch is retried after a
 //     backoff, concurrent tokens share one fetch, and a fetch does not
 //     depend on the request that started it: a client that hangs up
-//     cannot cancel it.
+//     cannot cancel it. A token whose key is in the cached set never waits
+//     for a fetch, even once the set is stale: it is checked with the
+//     cached keys while the set is fetched again in the background. A
+//     token whose key is unknown while the set may not be fetched yet gets
+//     503 with Retry-After, not 401: only a fetch that the token's request
+//     waited for and that still lacks the key makes it invalid, so that a
+//     forged token cannot use up the refresh and lock out a key published
+//     just after.
 package bearer
 
 import (
@@ -99,8 +106,11 @@ func (t *TokenInfo) Principal() string {
 // signature, another issuer or audience, expired, not yet valid, revoked;
 // the client then gets 401. Any other error means the token could not be
 // checked (the authorization server cannot be reached, say): the client
-// gets 503 and may try again. A TokenInfo must name a Subject or, for a
-// client's own token, a ClientID: Protect refuses one that names neither.
+// gets 503 and may try again, after the Retry-After that the error's
+// RetryAfter() time.Duration method gives (found with errors.As; rounded
+// up to whole seconds, at least one), or five seconds for an error without
+// one. A TokenInfo must name a Subject or, for a client's own token, a
+// ClientID: Protect refuses one that names neither.
 type TokenVerifier interface {
 	Verify(ctx context.Context, token string) (*TokenInfo, error)
 }

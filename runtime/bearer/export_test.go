@@ -8,3 +8,7 @@ func Decide(in *Introspector, body []byte) (*TokenInfo, error) { return in.decid
 // SetClock makes v read the time from now; call it before v's first
 // Verify.
 func SetClock(v *JWTVerifier, now func() time.Time) { v.now = now }
+
+// SetFetchTimeout sets the bound of one key set fetch of v; call it before
+// v's first Verify.
+func SetFetchTimeout(v *JWTVerifier, d time.Duration) { v.fetchTimeout = d }

@@ -43,19 +43,40 @@ type JWTOptions struct {
 	// does not parse, no answer within 10 s) is retried no sooner than
 	// one second after it ended, then two, four, and so on, doubling up to
 	// RefreshInterval. Meanwhile the keys already fetched stay in use.
-	// While the last fetch failed, a token whose key is not among them is
-	// refused as not checkable rather than invalid, as is every token
-	// while no set was ever fetched: Verify's error does not wrap
-	// ErrInvalidToken, and Protect answers 503, not 401, so that clients
-	// retry rather than ask for new tokens. Only one fetch runs at a time:
-	// concurrent tokens wait for it together. The fetch does not run on
-	// the context of the token's request: a request that ends (a client
-	// that hangs up) stops waiting, but the fetch goes on and its keys are
-	// kept.
+	//
+	// A token whose key ("kid") is in the cached set is checked with it at
+	// once, even past the set's expiry (MaxAge): a stale set is fetched
+	// again in the background, if allowed, and no token whose key is known
+	// waits for that fetch, however slow the key set endpoint is.
+	//
+	// A token whose key is not in the set waits for a fetch: the one under
+	// way, or one it starts. It is invalid (Verify's error wraps
+	// ErrInvalidToken, Protect answers 401) only when that fetch succeeded
+	// and the set still lacks its key. When no fetch is allowed yet (one
+	// succeeded less than RefreshInterval ago, or one failed and the
+	// backoff runs), or the fetch failed, or no set was ever fetched, the
+	// key may be new: Verify's error does not wrap ErrInvalidToken and has
+	// a RetryAfter method giving the time until the next fetch is allowed,
+	// and Protect answers 503 with that Retry-After (at least one second),
+	// so that clients retry rather than ask for new tokens, and a forged
+	// token that used up the refresh does not lock out a key published
+	// just after it. A token refused by its claims whatever key signed it
+	// (expired, another issuer or audience, read without checking the
+	// signature, which is only ever used to refuse) is invalid without a
+	// fetch.
+	//
+	// Only one fetch runs at a time: concurrent tokens wait for it
+	// together. The fetch does not run on the context of the token's
+	// request, nor carry its values (an httptrace.ClientTrace, a tracing
+	// span): it runs on context.Background with a 10 s timeout, so a
+	// request that ends (a client that hangs up) stops waiting, but the
+	// fetch goes on and its keys are kept.
 	RefreshInterval time.Duration
 	// MaxAge is how long a fetched key set is used before it is fetched
 	// again (default one hour); a Cache-Control max-age of the JWKS
-	// response shortens it, down to RefreshInterval.
+	// response shortens it, down to RefreshInterval. A token whose key is
+	// in a set past its MaxAge is still checked with it, while the set is
+	// fetched again in the background (see RefreshInterval).
 	MaxAge time.Duration
 	// AcceptedTypes are the values of the JWT "typ" header accepted, as
 	// media types (RFC 7515 section 4.1.9): compared case-insensitively,
@@ -81,7 +102,8 @@ type JWTOptions struct {
 // then iss, aud, exp, nbf, iat and sub. Keys rotate: a token whose key
 // ("kid") is not in the cached set makes it fetch the set again
 // (rate-limited, see JWTOptions.RefreshInterval), so a new key is picked
-// up without a restart. It is safe for concurrent use.
+// up without a restart, and a stale set is fetched again in the
+// background while its keys stay in use. It is safe for concurrent use.
 type JWTVerifier struct {
 	opts         JWTOptions
 	types        []string // AcceptedTypes, normalised by mediaType
@@ -178,8 +200,10 @@ type accessClaims struct {
 }
 
 // Verify checks token and returns what it says. Errors of the token wrap
-// ErrInvalidToken; failing to fetch the key set does not, nor does ctx
-// ending while the key set is being fetched.
+// ErrInvalidToken; failing to fetch the key set does not, nor does a key
+// missing from the set while the set may not be fetched again yet (see
+// JWTOptions.RefreshInterval), nor ctx ending while the key set is being
+// fetched.
 func (v *JWTVerifier) Verify(ctx context.Context, token string) (*TokenInfo, error) {
 	tok, err := jwt.ParseSigned(token, v.opts.Algorithms)
 	if err != nil {
@@ -192,7 +216,7 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string) (*TokenInfo, err
 		return nil, err
 	}
 	kid := tok.Headers[0].KeyID
-	keys, err := v.keysFor(ctx, kid)
+	keys, err := v.keysFor(ctx, kid, func() error { return v.refusedWhateverKey(tok, kid) })
 	if err != nil {
 		return nil, err
 	}
@@ -209,15 +233,8 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string) (*TokenInfo, err
 	if !verified {
 		return nil, fmt.Errorf("%w: no key of the issuer's key set verifies the signature (kid %q)", ErrInvalidToken, kid)
 	}
-	now := v.now()
-	if err := reg.ValidateWithLeeway(jwt.Expected{Issuer: v.opts.Issuer, Time: now}, v.opts.Leeway); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalidToken, err)
-	}
-	if reg.Expiry == nil {
-		return nil, fmt.Errorf("%w: the token has no expiry (exp)", ErrInvalidToken)
-	}
-	if !audienceHas(reg.Audience, v.opts.Audience) {
-		return nil, fmt.Errorf("%w: the token's audience %q does not name this resource %q", ErrInvalidToken, []string(reg.Audience), v.opts.Audience)
+	if err := v.checkClaims(&reg, v.now()); err != nil {
+		return nil, err
 	}
 	info := &TokenInfo{
 		Subject:  reg.Subject,
@@ -235,6 +252,37 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string) (*TokenInfo, err
 		return nil, err
 	}
 	return info, nil
+}
+
+// checkClaims checks iss, exp, nbf, iat and aud of reg at now.
+func (v *JWTVerifier) checkClaims(reg *jwt.Claims, now time.Time) error {
+	if err := reg.ValidateWithLeeway(jwt.Expected{Issuer: v.opts.Issuer, Time: now}, v.opts.Leeway); err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalidToken, err)
+	}
+	if reg.Expiry == nil {
+		return fmt.Errorf("%w: the token has no expiry (exp)", ErrInvalidToken)
+	}
+	if !audienceHas(reg.Audience, v.opts.Audience) {
+		return fmt.Errorf("%w: the token's audience %q does not name this resource %q", ErrInvalidToken, []string(reg.Audience), v.opts.Audience)
+	}
+	return nil
+}
+
+// refusedWhateverKey returns the error of a token whose key kid is not in
+// the key set when its claims, read without checking the signature, would
+// refuse it whatever key signed it (expired, another issuer or audience),
+// and nil otherwise. The claims only ever refuse: such a token is invalid
+// without fetching the key set, and a token signed with a key that was
+// dropped from the set once its tokens expired gets 401, not 503.
+func (v *JWTVerifier) refusedWhateverKey(tok *jwt.JSONWebToken, kid string) error {
+	var reg jwt.Claims
+	if err := tok.UnsafeClaimsWithoutVerification(&reg); err != nil {
+		return fmt.Errorf("%w: the token's claims do not decode: %v", ErrInvalidToken, err)
+	}
+	if err := v.checkClaims(&reg, v.now()); err != nil {
+		return fmt.Errorf("%w (whatever key signed it: its key %q is not in the issuer's key set)", err, kid)
+	}
+	return nil
 }
 
 // checkType checks the "typ" header of h against AcceptedTypes.
@@ -280,49 +328,119 @@ func audienceHas(aud []string, resource string) bool {
 }
 
 // keysFor returns the keys that may have signed a token with key id kid:
-// the ones with that id ("" matches every key). When the set is missing,
-// stale, or lacks kid, it starts a fetch if none is under way and the last
-// one ended long enough ago (RefreshInterval after a success, the backoff
-// after a failure), and waits for the fetch under way, or until ctx ends.
-func (v *JWTVerifier) keysFor(ctx context.Context, kid string) ([]jose.JSONWebKey, error) {
+// the ones with that id ("" matches every key).
+//
+// When the cached set has such keys it returns them at once, even past
+// the set's expiry: a stale set is then fetched again in the background
+// (stale-while-revalidate) if no fetch runs and one is allowed (the last
+// one ended RefreshInterval ago after a success, the backoff after a
+// failure), so that a slow or hanging key set endpoint never holds up a
+// token whose key is known.
+//
+// Otherwise, unless hopeless refuses the token whatever its key, it waits
+// for the fetch under way, or starts one if allowed, or until ctx ends.
+// The token is invalid (ErrInvalidToken) only when a fetch it waited for
+// succeeded and the set still lacks kid. When no fetch is allowed yet, or
+// the one it waited for failed, its key may be new: the error does not
+// wrap ErrInvalidToken, and says (RetryAfter) when the set will be fetched
+// again.
+func (v *JWTVerifier) keysFor(ctx context.Context, kid string, hopeless func() error) ([]jose.JSONWebKey, error) {
 	v.mu.Lock()
-	now := v.now()
-	keys := v.matchLocked(kid)
-	if len(keys) > 0 && now.Before(v.expires) {
+	keys := v.cachedLocked(kid)
+	v.mu.Unlock()
+	if len(keys) > 0 {
+		return keys, nil
+	}
+	if err := hopeless(); err != nil {
+		return nil, err
+	}
+	v.mu.Lock()
+	if keys := v.cachedLocked(kid); len(keys) > 0 { // a fetch ended meanwhile
 		v.mu.Unlock()
 		return keys, nil
 	}
 	f := v.fetching
-	if f == nil && !now.Before(v.next) {
-		f = v.startFetchLocked(ctx)
+	if f == nil {
+		if now := v.now(); now.Before(v.next) {
+			err := v.notYetLocked(kid, now)
+			v.mu.Unlock()
+			return nil, err
+		}
+		f = v.startFetchLocked()
 	}
 	v.mu.Unlock()
-	if f != nil {
-		select {
-		case <-f.done:
-		case <-ctx.Done():
-			return nil, fmt.Errorf("bearer: gave up waiting for the key set at %s: %w", v.opts.JWKSURL, context.Cause(ctx))
-		}
+	select {
+	case <-f.done:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("bearer: gave up waiting for the key set at %s: %w", v.opts.JWKSURL, context.Cause(ctx))
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	keys = v.matchLocked(kid)
-	switch {
-	case len(keys) > 0:
-		// Fresh, or stale and kept while the set cannot be fetched.
+	if keys := v.matchLocked(kid); len(keys) > 0 {
+		// Fetched, or kept from before while the set cannot be fetched.
 		return keys, nil
-	case v.keys == nil && v.lastErr == nil:
-		// Cannot happen: a fetch either loads keys or records an error.
-		return nil, fmt.Errorf("bearer: the key set at %s was not fetched", v.opts.JWKSURL)
-	case v.keys == nil:
-		return nil, fmt.Errorf("bearer: no key set yet (next attempt in %s): %w", max(v.next.Sub(v.now()), 0).Round(time.Millisecond), v.lastErr)
-	case v.lastErr != nil:
-		// The key may be new: that the set lacks it says nothing while
-		// the set cannot be fetched again.
-		return nil, fmt.Errorf("bearer: no key %q in the key set fetched before, and fetching it again failed: %w", kid, v.lastErr)
 	}
-	return nil, fmt.Errorf("%w: no key %q in the issuer's key set", ErrInvalidToken, kid)
+	if f.err != nil {
+		return nil, v.notYetLocked(kid, v.now())
+	}
+	return nil, fmt.Errorf("%w: no key %q in the issuer's key set, fetched just now", ErrInvalidToken, kid)
 }
+
+// cachedLocked returns the keys of the cached set with key id kid (see
+// matchLocked), and when there are some and the set is stale, starts
+// fetching it again if no fetch runs and one is allowed. v.mu is held.
+func (v *JWTVerifier) cachedLocked(kid string) []jose.JSONWebKey {
+	keys := v.matchLocked(kid)
+	if len(keys) == 0 {
+		return nil
+	}
+	if now := v.now(); !now.Before(v.expires) && v.fetching == nil && !now.Before(v.next) {
+		v.startFetchLocked()
+	}
+	return keys
+}
+
+// notYetLocked is the error of a token whose key kid is not in the set
+// while the set cannot be fetched again before v.next: the key may be new,
+// so the token is not checkable yet rather than invalid. v.mu is held.
+func (v *JWTVerifier) notYetLocked(kid string, now time.Time) error {
+	wait := max(v.next.Sub(now), 0)
+	var err error
+	switch {
+	case v.keys == nil && v.lastErr != nil:
+		err = fmt.Errorf("bearer: no key set yet (next attempt in %s): %w", wait.Round(time.Millisecond), v.lastErr)
+	case v.keys == nil:
+		// Cannot happen: a fetch either loads keys or records an error.
+		err = fmt.Errorf("bearer: the key set at %s was not fetched", v.opts.JWKSURL)
+	case v.lastErr != nil:
+		// That the set lacks the key says nothing while the set cannot be
+		// fetched again.
+		err = fmt.Errorf("bearer: no key %q in the key set fetched before, and fetching it again failed (next attempt in %s): %w", kid, wait.Round(time.Millisecond), v.lastErr)
+	default:
+		err = fmt.Errorf("bearer: the token's key %q is unknown: it is not in the issuer's key set, which is fetched again in %s at the earliest: %w", kid, wait.Round(time.Millisecond), errKeyMayBeNew)
+	}
+	return &retryError{err: err, after: wait}
+}
+
+// errKeyMayBeNew is wrapped by the error of a token whose key is not in
+// the key set, fetched successfully less than RefreshInterval ago: any
+// token with a made-up key id gets it, so Protect logs it at debug level,
+// as it does invalid tokens.
+var errKeyMayBeNew = errors.New("the key may be new, and the token cannot be checked until then")
+
+// retryError is the error of a token that cannot be checked yet, and when
+// it may be: Protect answers it with 503 and that Retry-After.
+type retryError struct {
+	err   error
+	after time.Duration
+}
+
+func (e *retryError) Error() string { return e.err.Error() }
+func (e *retryError) Unwrap() error { return e.err }
+
+// RetryAfter is how long the client should wait before sending the token
+// again.
+func (e *retryError) RetryAfter() time.Duration { return e.after }
 
 // matchLocked returns the keys of the set with key id kid, all of them for
 // "". v.mu is held.
@@ -336,13 +454,16 @@ func (v *JWTVerifier) matchLocked(kid string) []jose.JSONWebKey {
 	return v.keys.Key(kid)
 }
 
-// startFetchLocked starts fetching the key set, on a context that keeps
-// ctx's values but not its cancellation, with its own timeout: the fetch
-// ends on its own, and what it brings is kept. v.mu is held.
-func (v *JWTVerifier) startFetchLocked(ctx context.Context) *keyFetch {
+// startFetchLocked starts fetching the key set, with a timeout of its own,
+// on a context of its own: not the context of the request that needed it,
+// whose cancellation must not end the fetch (what it brings is kept), and
+// whose values (an httptrace.ClientTrace, a tracing span, a logger) are
+// those of a request that may be forged and will likely have ended before
+// the fetch does. v.mu is held.
+func (v *JWTVerifier) startFetchLocked() *keyFetch {
 	f := &keyFetch{done: make(chan struct{})}
 	v.fetching = f
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), v.fetchTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), v.fetchTimeout)
 	go func() {
 		defer cancel()
 		set, age, err := v.fetch(ctx)

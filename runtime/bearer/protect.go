@@ -9,7 +9,9 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -225,8 +227,12 @@ func (p *Protector) Protect(next http.Handler) http.Handler {
 			p.challenge(w, http.StatusUnauthorized, "invalid_token", "the access token is not valid for this resource", p.opts.Scopes)
 			return
 		case err != nil:
-			p.log.Warn("bearer: token could not be checked", "err", redact(err, token))
-			w.Header().Set("Retry-After", "5")
+			level := slog.LevelWarn
+			if errors.Is(err, errKeyMayBeNew) { // any made-up key id: not worth a warning
+				level = slog.LevelDebug
+			}
+			p.log.Log(r.Context(), level, "bearer: token could not be checked", "err", redact(err, token))
+			w.Header().Set("Retry-After", retryAfter(err))
 			http.Error(w, "the access token could not be checked; try again later", http.StatusServiceUnavailable)
 			return
 		case info == nil:
@@ -252,6 +258,22 @@ func (p *Protector) Protect(next http.Handler) http.Handler {
 		r.Header.Del("Authorization")
 		next.ServeHTTP(w, r)
 	})
+}
+
+// retryAfter is the Retry-After, in seconds, of a token that could not be
+// checked: what err's RetryAfter method says (rounded up, at least one
+// second) when it has one, else five seconds.
+func retryAfter(err error) string {
+	var r interface{ RetryAfter() time.Duration }
+	if !errors.As(err, &r) {
+		return "5"
+	}
+	d := r.RetryAfter()
+	secs := int64(d / time.Second)
+	if d%time.Second > 0 {
+		secs++
+	}
+	return strconv.FormatInt(max(secs, 1), 10)
 }
 
 // isPreflight reports whether r is a CORS preflight request (the Fetch
