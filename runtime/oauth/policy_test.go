@@ -229,8 +229,8 @@ func TestSteeredInward(t *testing.T) {
 		{
 			name:  "token endpoint at the cloud metadata service",
 			opts:  remoteOpts{meta: map[string]string{"token_endpoint": "https://169.254.169.254/latest/api/token"}},
-			class: netpolicy.LinkLocal,
-			want:  []string{`names token_endpoint "https://169.254.169.254/latest/api/token"`, "169.254.169.254 is a link-local address"},
+			class: netpolicy.LinkLocal | netpolicy.Metadata,
+			want:  []string{`names token_endpoint "https://169.254.169.254/latest/api/token"`, "169.254.169.254 is a link-local address and the address of a cloud metadata service"},
 		},
 		{
 			name:  "authorization endpoint on RFC 1918",
