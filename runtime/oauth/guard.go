@@ -53,11 +53,18 @@ type testNetwork struct {
 	hosts   map[string]netip.Addr              // what names resolve to
 }
 
+// ownClasses are the classes an MCP server's own host lends the policy: a
+// server on an address of one of them may send the client to the other
+// addresses of that class (and of no other). The metadata services'
+// addresses (netpolicy.Metadata) are never lent, nor the classes that no
+// server lives on (unspecified, multicast, documentation, reserved).
+const ownClasses = netpolicy.Loopback | netpolicy.Private | netpolicy.ULA | netpolicy.CGNAT | netpolicy.LinkLocal
+
 // newGuard returns the policy for the MCP server at u: the classes
 // Config.AllowAddresses allows, and the class of the server's own host
-// (loopback for a server on loopback, the private networks for one on a
-// private network; a server given by a name other than localhost is
-// public).
+// among ownClasses (loopback for a server on loopback, RFC 1918 for one
+// on RFC 1918, CGNAT for one on CGNAT; a server given by a name other than
+// localhost is public and lends nothing).
 func (c *Client) newGuard(u *url.URL) *guard {
 	g := &guard{
 		allow:        c.cfg.AllowAddresses,
@@ -68,10 +75,7 @@ func (c *Client) newGuard(u *url.URL) *guard {
 		clients:      map[*http.Client]*http.Client{},
 	}
 	if class, _, err := g.hostClass(u); err == nil {
-		if class&netpolicy.PrivateNetworks != 0 {
-			class |= netpolicy.PrivateNetworks
-		}
-		g.allow |= class
+		g.allow |= class & ownClasses
 	}
 	return g
 }
@@ -120,15 +124,21 @@ func (g *guard) hostClass(u *url.URL) (netpolicy.Class, netip.Addr, error) {
 	return g.classify(netip.AddrPortFrom(addr, uint16(p))), addr, nil
 }
 
-// why says why the classes of refused are refused.
+// why says why the policy refuses an address of class.
 func (g *guard) why(class netpolicy.Class) string {
 	refused := class &^ g.allow
 	var s string
 	switch {
+	case refused&netpolicy.Metadata != 0:
+		s = "refused: a cloud metadata service's address is allowed only by netpolicy.Metadata"
 	case refused&netpolicy.Loopback != 0:
 		s = "refused because the MCP server is not on loopback"
-	case refused&netpolicy.PrivateNetworks != 0:
-		s = "refused because the MCP server is not on a private network"
+	case refused&netpolicy.Private != 0:
+		s = "refused because the MCP server is not on a private network (RFC 1918)"
+	case refused&netpolicy.ULA != 0:
+		s = "refused because the MCP server is not on a unique local network (RFC 4193)"
+	case refused&netpolicy.CGNAT != 0:
+		s = "refused because the MCP server is not on a CGNAT network (RFC 6598)"
 	case refused&netpolicy.LinkLocal != 0:
 		s = "refused because the MCP server is not on a link-local network"
 	default:
@@ -139,8 +149,9 @@ func (g *guard) why(class netpolicy.Class) string {
 
 // checkURL refuses a URL the client must not send OAuth requests to, or
 // send a user to: one that is not absolute http(s), has user information,
-// a host netpolicy.ParseHost refuses or of a class the policy does not
-// allow, or is plain http to a host that is not loopback (unless
+// a host netpolicy.ParseHost refuses or (but at the MCP server's own
+// host:port, which the user chose) of a class the policy does not allow,
+// or is plain http to a host that is not loopback (unless
 // Config.InsecureHTTP). source says where the URL came from.
 func (g *guard) checkURL(source, raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
@@ -157,7 +168,7 @@ func (g *guard) checkURL(source, raw string) (*url.URL, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s %q: %w; refused", source, excerpt(raw), err)
 	}
-	if class&^g.allow != 0 {
+	if class&^g.allow != 0 && dialAddr(u) != g.server {
 		err := &netpolicy.RefusedError{Host: u.Hostname(), Addr: addr, Class: class}
 		return nil, fmt.Errorf("%s %q: %w; %s", source, excerpt(raw), err, g.why(class))
 	}

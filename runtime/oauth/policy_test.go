@@ -236,7 +236,7 @@ func TestSteeredInward(t *testing.T) {
 			name:  "authorization endpoint on RFC 1918",
 			opts:  remoteOpts{meta: map[string]string{"authorization_endpoint": "https://10.0.0.5/authorize"}},
 			class: netpolicy.Private,
-			want:  []string{"10.0.0.5 is a private address (RFC 1918); refused because the MCP server is not on a private network (see Config.AllowAddresses)"},
+			want:  []string{"10.0.0.5 is a private address (RFC 1918); refused because the MCP server is not on a private network (RFC 1918) (see Config.AllowAddresses)"},
 		},
 		{
 			name:  "token endpoint on ULA",
@@ -372,57 +372,158 @@ func TestDNSRebinding(t *testing.T) {
 
 // TestPrivateNetworkOptOut: an authorization server on a private network
 // is refused for a public MCP server, allowed with
-// Config.AllowAddresses, and allowed for an MCP server on a private
-// network.
+// Config.AllowAddresses, and allowed for an MCP server on the same class
+// of network only: a server on an overlay network (CGNAT, such as
+// Tailscale's 100.x addresses) or on a unique local network does not
+// open the user's RFC 1918 LAN, nor one on RFC 1918 the ULA ones.
 func TestPrivateNetworkOptOut(t *testing.T) {
+	const (
+		notPrivate = "is a private address (RFC 1918); refused because the MCP server is not on a private network (RFC 1918) (see Config.AllowAddresses)"
+		notULA     = "is a unique local address (RFC 4193); refused because the MCP server is not on a unique local network (RFC 4193)"
+		notCGNAT   = "is a shared address of carrier-grade NAT (RFC 6598); refused because the MCP server is not on a CGNAT network (RFC 6598)"
+	)
 	for _, tc := range []struct {
 		name   string
 		allow  netpolicy.Class
 		server netpolicy.Class // the MCP server's class
-		ok     bool
+		as     netpolicy.Class // the authorization server's class
+		refuse string          // in the refusal; "" if allowed
 	}{
-		{"public server", 0, netpolicy.Public, false},
-		{"public server, private networks allowed", netpolicy.PrivateNetworks, netpolicy.Public, true},
-		{"public server, loopback allowed", netpolicy.Loopback, netpolicy.Public, false},
-		{"server on a private network", 0, netpolicy.Private, true},
-		{"server on a unique local network", 0, netpolicy.ULA, true},
-		{"server on link-local", 0, netpolicy.LinkLocal, false},
+		{"public server", 0, netpolicy.Public, netpolicy.Private, notPrivate},
+		{"public server, private networks allowed", netpolicy.PrivateNetworks, netpolicy.Public, netpolicy.Private, ""},
+		{"public server, loopback allowed", netpolicy.Loopback, netpolicy.Public, netpolicy.Private, notPrivate},
+		{"server on RFC 1918", 0, netpolicy.Private, netpolicy.Private, ""},
+		{"server on RFC 1918, AS on ULA", 0, netpolicy.Private, netpolicy.ULA, notULA},
+		{"server on RFC 1918, AS on CGNAT", 0, netpolicy.Private, netpolicy.CGNAT, notCGNAT},
+		{"server on ULA", 0, netpolicy.ULA, netpolicy.ULA, ""},
+		{"server on ULA, AS on RFC 1918", 0, netpolicy.ULA, netpolicy.Private, notPrivate},
+		{"server on CGNAT", 0, netpolicy.CGNAT, netpolicy.CGNAT, ""},
+		{"server on CGNAT, AS on RFC 1918", 0, netpolicy.CGNAT, netpolicy.Private, notPrivate},
+		{"server on CGNAT, AS on ULA", 0, netpolicy.CGNAT, netpolicy.ULA, notULA},
+		{"server on CGNAT, AS on RFC 1918, RFC 1918 allowed", netpolicy.Private, netpolicy.CGNAT, netpolicy.Private, ""},
+		{"server on link-local", 0, netpolicy.LinkLocal, netpolicy.Private, notPrivate},
+		{"server on loopback", 0, netpolicy.Loopback, netpolicy.Loopback, ""},
+		{"server on loopback, AS on RFC 1918", 0, netpolicy.Loopback, netpolicy.Private, notPrivate},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			as := newRemote(t, remoteOpts{})
 			r := newRemote(t, remoteOpts{as: as.URL})
-			classes := map[netip.AddrPort]netpolicy.Class{addrPort(r.Server): tc.server, addrPort(as.Server): netpolicy.Private}
+			classes := map[netip.AddrPort]netpolicy.Class{addrPort(r.Server): tc.server, addrPort(as.Server): tc.as}
 			c := attacked(t, oauth.Config{AllowAddresses: tc.allow}, oauth.TestNetwork{Classes: classes})
 			url := r.URL + "/mcp"
 			// The remote server accepts the tokens its authorization server,
 			// as, issues ("good").
 			_, err := call(httpClient(t, c, url), url, "tools/list")
-			if tc.ok {
+			if tc.refuse == "" {
 				if err != nil {
 					t.Fatal(err)
 				}
+				if as.tokens.Load() != 1 {
+					t.Errorf("%d token requests at the authorization server, want 1", as.tokens.Load())
+				}
 				return
 			}
-			wantRefused(t, err, netpolicy.Private, "is a private address (RFC 1918); refused because the MCP server is not on a private network")
-			if n := as.registrations.Load() + as.authorizes.Load(); n != 0 {
+			wantRefused(t, err, tc.as, tc.refuse)
+			if n := as.registrations.Load() + as.authorizes.Load() + as.tokens.Load(); n != 0 {
 				t.Errorf("the private authorization server received %d requests", n)
 			}
 		})
 	}
 }
 
-// TestPrivateServerNotLoopback: an MCP server on a private network allows
-// private addresses, not loopback ones.
+// TestPrivateServerNotLoopback: an MCP server on a private or link-local
+// network does not open loopback.
 func TestPrivateServerNotLoopback(t *testing.T) {
 	v := newVictim(t)
-	r := newRemote(t, remoteOpts{as: v.URL})
-	c := attacked(t, oauth.Config{}, oauth.TestNetwork{Classes: map[netip.AddrPort]netpolicy.Class{addrPort(r.Server): netpolicy.Private}})
-	url := r.URL + "/mcp"
-	_, err := call(httpClient(t, c, url), url, "tools/list")
-	if n := v.hits.Load(); n != 0 {
-		t.Errorf("the loopback service received %d requests", n)
+	for _, class := range []netpolicy.Class{netpolicy.Private, netpolicy.ULA, netpolicy.CGNAT, netpolicy.LinkLocal} {
+		t.Run(class.String(), func(t *testing.T) {
+			r := newRemote(t, remoteOpts{as: v.URL})
+			c := attacked(t, oauth.Config{}, oauth.TestNetwork{Classes: map[netip.AddrPort]netpolicy.Class{addrPort(r.Server): class}})
+			url := r.URL + "/mcp"
+			_, err := call(httpClient(t, c, url), url, "tools/list")
+			if n := v.hits.Load(); n != 0 {
+				t.Errorf("the loopback service received %d requests", n)
+			}
+			wantRefused(t, err, netpolicy.Loopback, "refused because the MCP server is not on loopback")
+		})
 	}
-	wantRefused(t, err, netpolicy.Loopback, "refused because the MCP server is not on loopback")
+}
+
+// localOnly returns an http.Client whose transport dials 127.0.0.1 for
+// any host: a test whose URLs name other addresses (a cloud metadata
+// service) reaches nothing outside the machine, whatever the policy does.
+// dialled records the addresses it was asked for.
+func localOnly(t *testing.T, dialled *[]string) *http.Client {
+	var mu sync.Mutex
+	var d net.Dialer
+	tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		host, p, err := net.SplitHostPort(addr)
+		if err != nil {
+			return nil, err
+		}
+		if host != "127.0.0.1" {
+			mu.Lock()
+			*dialled = append(*dialled, addr)
+			mu.Unlock()
+			return nil, errors.New("test: no connection outside 127.0.0.1")
+		}
+		return d.DialContext(ctx, network, net.JoinHostPort(host, p))
+	}}
+	t.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr}
+}
+
+// TestMetadataServiceNeverLent: the cloud metadata services' addresses,
+// though link-local, unique local or CGNAT, are not opened by an MCP
+// server on that class of network; only netpolicy.Metadata in
+// Config.AllowAddresses opens them.
+func TestMetadataServiceNeverLent(t *testing.T) {
+	for _, tc := range []struct {
+		server   netpolicy.Class
+		endpoint string
+		class    netpolicy.Class
+	}{
+		{netpolicy.LinkLocal, "https://169.254.169.254/latest/api/token", netpolicy.LinkLocal | netpolicy.Metadata},
+		{netpolicy.LinkLocal, "https://169.254.170.2/v2/credentials", netpolicy.LinkLocal | netpolicy.Metadata},
+		{netpolicy.ULA, "https://[fd00:ec2::254]/latest/api/token", netpolicy.ULA | netpolicy.Metadata},
+		{netpolicy.CGNAT, "https://100.100.100.200/latest/meta-data", netpolicy.CGNAT | netpolicy.Metadata},
+		{netpolicy.Public, "https://168.63.129.16/machine", netpolicy.Metadata},
+		{netpolicy.LinkLocal, "https://[::ffff:169.254.169.254]/latest/api/token", netpolicy.LinkLocal | netpolicy.Metadata},
+	} {
+		t.Run(tc.server.String()+" "+tc.endpoint, func(t *testing.T) {
+			r := newRemote(t, remoteOpts{meta: map[string]string{"token_endpoint": tc.endpoint}})
+			var dialled []string
+			c := attacked(t, oauth.Config{HTTPClient: localOnly(t, &dialled)}, oauth.TestNetwork{Classes: map[netip.AddrPort]netpolicy.Class{addrPort(r.Server): tc.server}})
+			url := r.URL + "/mcp"
+			_, err := call(httpClient(t, c, url), url, "tools/list")
+			wantRefused(t, err, tc.class, "the address of a cloud metadata service; refused: a cloud metadata service's address is allowed only by netpolicy.Metadata")
+			if len(dialled) != 0 || r.authorizes.Load() != 0 {
+				t.Errorf("dialled %q, %d authorizations; want none", dialled, r.authorizes.Load())
+			}
+		})
+	}
+	// The opt-out: an authorization server that the test network puts at
+	// a metadata address.
+	for name, allow := range map[string]netpolicy.Class{"refused": 0, "allowed by netpolicy.Metadata": netpolicy.Metadata} {
+		t.Run("authorization server at a metadata address "+name, func(t *testing.T) {
+			as := newRemote(t, remoteOpts{})
+			r := newRemote(t, remoteOpts{as: as.URL})
+			classes := map[netip.AddrPort]netpolicy.Class{addrPort(r.Server): netpolicy.LinkLocal, addrPort(as.Server): netpolicy.LinkLocal | netpolicy.Metadata}
+			c := attacked(t, oauth.Config{AllowAddresses: allow}, oauth.TestNetwork{Classes: classes})
+			url := r.URL + "/mcp"
+			_, err := call(httpClient(t, c, url), url, "tools/list")
+			if allow == 0 {
+				wantRefused(t, err, netpolicy.LinkLocal|netpolicy.Metadata, "netpolicy.Metadata")
+				if n := as.registrations.Load() + as.authorizes.Load() + as.tokens.Load(); n != 0 {
+					t.Errorf("the metadata address received %d requests", n)
+				}
+				return
+			}
+			if err != nil || as.tokens.Load() != 1 {
+				t.Fatalf("err = %v, %d token requests; want the flow through the allowed address", err, as.tokens.Load())
+			}
+		})
+	}
 }
 
 // TestCustomHTTPClient: a Config.HTTPClient keeps the policy: the URL
