@@ -238,7 +238,9 @@ func (g *guard) client(base *http.Client) *http.Client {
 // after DNS resolution and before they are made (a net.Dialer Control
 // hook), or, when rt has its own DialContext (or Dial, DialTLSContext,
 // DialTLS), whose connections are checked by their remote address once
-// made, before a byte of the request is sent. For http.DefaultTransport,
+// made: before a byte of the request is sent, but, with DialTLSContext or
+// DialTLS, after the TLS handshake (the ClientHello has gone to that
+// address). For http.DefaultTransport,
 // whose DialContext is a net.Dialer's, the clone dials with a net.Dialer
 // of the same timeouts and the hook. Connections to the MCP server's own
 // host:port and to proxies are not checked: the user chose them. Another
@@ -322,21 +324,29 @@ func (g *guard) dial(ctx context.Context, network, addr string) (net.Conn, error
 // checkConn wraps a dial function whose connections the policy cannot
 // check before they are made: it checks their remote address, and closes
 // those the policy refuses. A connection whose remote address is not an
-// IP address (a tunnel's, say) is not checked.
+// IP address and port (a tunnel's, say) cannot be checked and is refused,
+// unless Config.AllowAddresses is netpolicy.All.
 func (g *guard) checkConn(dial func(context.Context, string, string) (net.Conn, error)) func(context.Context, string, string) (net.Conn, error) {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		conn, err := dial(ctx, network, addr)
 		if err != nil || g.trusted(addr) {
 			return conn, err
 		}
-		ap, perr := netip.ParseAddrPort(conn.RemoteAddr().String())
-		if perr != nil {
-			return conn, nil
-		}
 		host, _, _ := net.SplitHostPort(addr)
-		if err := g.checkDial(host, ap.String()); err != nil {
+		remote := conn.RemoteAddr()
+		var at string
+		if remote != nil {
+			at = remote.String()
+		}
+		var refused error
+		if _, perr := netip.ParseAddrPort(at); perr == nil {
+			refused = g.checkDial(host, at)
+		} else if g.allow&netpolicy.All != netpolicy.All {
+			refused = &netpolicy.RefusedError{Host: host, Spelling: fmt.Sprintf("was connected to %q, not an IP address and port: the address policy cannot check it (netpolicy.All in Config.AllowAddresses turns the policy off)", excerpt(at))}
+		}
+		if refused != nil {
 			conn.Close()
-			return nil, &net.OpError{Op: "dial", Net: network, Addr: conn.RemoteAddr(), Err: err}
+			return nil, &net.OpError{Op: "dial", Net: network, Addr: remote, Err: refused}
 		}
 		return conn, nil
 	}

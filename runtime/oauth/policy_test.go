@@ -846,3 +846,54 @@ func TestMCPRedirectDowngrade(t *testing.T) {
 		t.Fatalf("the plain http server received %q", got)
 	}
 }
+
+// tunnelConn is a connection whose remote address is not an IP address
+// and port, as a tunnel's may be.
+type tunnelConn struct{ net.Conn }
+
+type tunnelAddr struct{}
+
+func (tunnelAddr) Network() string      { return "tunnel" }
+func (tunnelAddr) String() string       { return "tunnel-7" }
+func (tunnelConn) RemoteAddr() net.Addr { return tunnelAddr{} }
+
+// TestUncheckableConn: a Config.HTTPClient's own dialer whose connection
+// has no IP remote address cannot be checked, and is refused (not let
+// through); netpolicy.All, the policy turned off, lets it through.
+func TestUncheckableConn(t *testing.T) {
+	for name, allow := range map[string]netpolicy.Class{"policy on": 0, "policy off": netpolicy.All} {
+		t.Run(name, func(t *testing.T) {
+			v := newVictim(t)
+			var d net.Dialer
+			tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+				host, p, _ := net.SplitHostPort(addr)
+				if host != "tunnel.test" {
+					return d.DialContext(ctx, network, addr)
+				}
+				conn, err := d.DialContext(ctx, network, net.JoinHostPort("127.0.0.1", p))
+				if err != nil {
+					return nil, err
+				}
+				return tunnelConn{conn}, nil
+			}}
+			defer tr.CloseIdleConnections()
+			r := newRemote(t, remoteOpts{meta: map[string]string{"registration_endpoint": "http://tunnel.test:" + port(v.Server) + "/register"}})
+			c := attacked(t, oauth.Config{AllowAddresses: allow, HTTPClient: &http.Client{Transport: tr}}, oauth.TestNetwork{Classes: public(r.Server)})
+			url := r.URL + "/mcp"
+			_, err := call(httpClient(t, c, url), url, "tools/list")
+			if allow == netpolicy.All {
+				if v.hits.Load() != 1 || errors.Is(err, netpolicy.ErrRefused) {
+					t.Errorf("with the policy off: %d requests through the tunnel, err = %v; want 1 and no refusal", v.hits.Load(), err)
+				}
+				return
+			}
+			if n := v.hits.Load(); n != 0 {
+				t.Errorf("the service behind the tunnel received %d requests", n)
+			}
+			var re *netpolicy.RefusedError
+			if !errors.As(err, &re) || re.Host != "tunnel.test" || !strings.Contains(err.Error(), `host "tunnel.test" was connected to "tunnel-7", not an IP address and port`) {
+				t.Errorf("err = %v, want a refusal of the connection to tunnel.test", err)
+			}
+		})
+	}
+}
