@@ -302,23 +302,55 @@ func (g *guard) trusted(addr string) bool {
 
 // dial connects to addr as http.DefaultTransport does (30 s timeout and
 // keep-alive), checking each address the host resolves to before
-// connecting to it.
+// connecting to it (but for the MCP server's own host:port). A localhost
+// name is not looked up: it is dialled at 127.0.0.1, then ::1 (RFC 6761
+// section 6.3), so that no resolver can send a request meant for the
+// local machine, perhaps over plain http, elsewhere.
 func (g *guard) dial(ctx context.Context, network, addr string) (net.Conn, error) {
 	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
-	if g.trusted(addr) {
-		return d.DialContext(ctx, network, addr)
-	}
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, err
 	}
-	d.Control = func(_, address string, _ syscall.RawConn) error { return g.checkDial(host, address) }
-	if g.net != nil {
+	trusted := g.trusted(addr)
+	if !trusted {
+		d.Control = func(_, address string, _ syscall.RawConn) error { return g.checkDial(host, address) }
+	}
+	if netpolicy.IsLocalhost(host) {
+		return dialLocalhost(ctx, d, network, port)
+	}
+	if !trusted && g.net != nil {
 		if a, ok := g.net.hosts[strings.ToLower(host)]; ok {
 			addr = net.JoinHostPort(a.String(), port)
 		}
 	}
 	return d.DialContext(ctx, network, addr)
+}
+
+// dialLocalhost dials port at 127.0.0.1, then at ::1, as network allows,
+// with d; it stops at a refusal of the policy.
+func dialLocalhost(ctx context.Context, d *net.Dialer, network, port string) (net.Conn, error) {
+	addrs := []string{"127.0.0.1", "::1"}
+	switch network {
+	case "tcp4":
+		addrs = addrs[:1]
+	case "tcp6":
+		addrs = addrs[1:]
+	}
+	var first error
+	for _, a := range addrs {
+		conn, err := d.DialContext(ctx, network, net.JoinHostPort(a, port))
+		if err == nil {
+			return conn, nil
+		}
+		if first == nil {
+			first = err
+		}
+		if errors.Is(err, netpolicy.ErrRefused) || ctx.Err() != nil {
+			break
+		}
+	}
+	return nil, first
 }
 
 // checkConn wraps a dial function whose connections the policy cannot
@@ -353,14 +385,16 @@ func (g *guard) checkConn(dial func(context.Context, string, string) (net.Conn, 
 }
 
 // checkDial refuses a connection to address (ip:port), which host (a name
-// or an IP address) resolved to, of a class the policy does not allow.
+// or an IP address) resolved to, of a class the policy does not allow, and
+// one of a localhost name to an address that is not loopback.
 func (g *guard) checkDial(host, address string) error {
 	ap, err := netip.ParseAddrPort(address)
 	if err != nil {
-		return &netpolicy.RefusedError{Host: host, Spelling: fmt.Sprintf("was to be dialled at %q, not an IP address and port", address)}
+		return &netpolicy.RefusedError{Host: host, Spelling: fmt.Sprintf("was to be dialled at %q, not an IP address and port", excerpt(address))}
 	}
 	class := g.classify(ap)
-	if class&^g.allow == 0 {
+	localhost := netpolicy.IsLocalhost(host)
+	if class&^g.allow == 0 && (!localhost || class&netpolicy.Loopback != 0) {
 		return nil
 	}
 	_, isIP := netip.ParseAddr(host)
@@ -368,11 +402,12 @@ func (g *guard) checkDial(host, address string) error {
 }
 
 // explain adds to an error of a connection the policy refused why it
-// refused it.
+// refused it (a refused spelling, and a localhost name that resolved
+// elsewhere than loopback, say why already).
 func (g *guard) explain(err error) error {
 	var oe *net.OpError
 	var re *netpolicy.RefusedError
-	if errors.As(err, &oe) && errors.As(oe.Err, &re) && re.Spelling == "" {
+	if errors.As(err, &oe) && errors.As(oe.Err, &re) && re.Spelling == "" && (!netpolicy.IsLocalhost(re.Host) || re.Class&netpolicy.Loopback != 0) {
 		return fmt.Errorf("%w; %s", err, g.why(re.Class))
 	}
 	return err

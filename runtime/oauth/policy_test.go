@@ -58,7 +58,7 @@ func addrPort(srv *httptest.Server) netip.AddrPort {
 type remoteOpts struct {
 	challenge   string            // parameters of the 401's Bearer challenge
 	as          string            // the issuer its metadata names; default itself
-	meta        map[string]string // authorization server metadata members to replace
+	meta        map[string]string // authorization server metadata members to replace; {port} is its own port
 	prmRedirect string            // where its metadata redirects, if anywhere
 }
 
@@ -104,8 +104,9 @@ func newRemote(t *testing.T, o remoteOpts) *remote {
 			"code_challenge_methods_supported":      []string{"S256"},
 			"token_endpoint_auth_methods_supported": []string{"none"},
 		}
+		_, self, _ := net.SplitHostPort(req.Host)
 		for k, v := range o.meta {
-			m[k] = v
+			m[k] = strings.ReplaceAll(v, "{port}", self)
 		}
 		writeJSON(w, 200, m)
 	})
@@ -845,6 +846,64 @@ func TestMCPRedirectDowngrade(t *testing.T) {
 	if got := catch.got(); len(got) != 0 {
 		t.Fatalf("the plain http server received %q", got)
 	}
+}
+
+// TestLocalhostName: plain http is allowed to a localhost name as to a
+// loopback host, so a localhost name must reach loopback: the client
+// resolves it to 127.0.0.1 or ::1 itself (RFC 6761 section 6.3) rather
+// than asking DNS, and refuses a connection of one that reached another
+// address (through a Config.HTTPClient's own dialer, or a test network
+// that calls 127.0.0.1 public); otherwise the code, the PKCE verifier and
+// a client secret would go off the machine in cleartext.
+func TestLocalhostName(t *testing.T) {
+	loop := netip.MustParseAddr("127.0.0.1")
+	t.Run("resolves to a public address", func(t *testing.T) {
+		catch := &catcher{}
+		off := httptest.NewServer(catch) // a "public" host
+		defer off.Close()
+		// An MCP server on loopback, which allows loopback names.
+		r := newRemote(t, remoteOpts{meta: map[string]string{"token_endpoint": "http://as.localhost:" + port(off) + "/token"}})
+		c := client(t, oauth.WithTestNetwork(oauth.Config{}, oauth.TestNetwork{Classes: public(off), Hosts: map[string]netip.Addr{"as.localhost": loop}}))
+		url := r.URL + "/mcp"
+		_, err := call(httpClient(t, c, url), url, "tools/list")
+		if got := catch.got(); len(got) != 0 {
+			t.Fatalf("the public host received %q", got)
+		}
+		wantRefused(t, err, netpolicy.Public, "as.localhost resolved to 127.0.0.1, a public address, not a loopback one (RFC 6761)")
+	})
+	t.Run("own DialContext", func(t *testing.T) {
+		catch := &catcher{}
+		off := httptest.NewServer(catch)
+		defer off.Close()
+		var d net.Dialer
+		tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			host, p, _ := net.SplitHostPort(addr)
+			if netpolicy.IsLocalhost(host) {
+				addr = net.JoinHostPort("127.0.0.1", p) // a resolver that answers the "public" host
+			}
+			return d.DialContext(ctx, network, addr)
+		}}
+		defer tr.CloseIdleConnections()
+		r := newRemote(t, remoteOpts{meta: map[string]string{"token_endpoint": "http://as.localhost:" + port(off) + "/token"}})
+		c := client(t, oauth.WithTestNetwork(oauth.Config{HTTPClient: &http.Client{Transport: tr}}, oauth.TestNetwork{Classes: public(off)}))
+		url := r.URL + "/mcp"
+		_, err := call(httpClient(t, c, url), url, "tools/list")
+		if got := catch.got(); len(got) != 0 {
+			t.Fatalf("the public host received %q", got)
+		}
+		wantRefused(t, err, netpolicy.Public, "as.localhost resolved to 127.0.0.1, a public address, not a loopback one (RFC 6761)")
+	})
+	t.Run("DNS is not asked", func(t *testing.T) {
+		// DNS would answer a documentation address; the client dials
+		// 127.0.0.1 instead, where the token endpoint is.
+		r := newRemote(t, remoteOpts{meta: map[string]string{"token_endpoint": "http://as.localhost:{port}/token"}})
+		c := client(t, oauth.WithTestNetwork(oauth.Config{}, oauth.TestNetwork{Hosts: map[string]netip.Addr{"as.localhost": netip.MustParseAddr("192.0.2.1")}}))
+		url := r.URL + "/mcp"
+		mustCall(t, httpClient(t, c, url), url, "tools/list")
+		if r.tokens.Load() != 1 {
+			t.Errorf("%d token requests, want 1", r.tokens.Load())
+		}
+	})
 }
 
 // tunnelConn is a connection whose remote address is not an IP address
