@@ -17,33 +17,40 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/netpolicy"
 )
 
-// This file is the address policy of the OAuth requests: every URL a
-// server's metadata, challenge or redirect gives is checked before it is
-// requested (guard.checkURL, guard.checkRedirect), and every connection
-// before it is made, after DNS resolution (guard.dial), so that a remote
-// server cannot steer the client to the local machine or network.
+// This file is the address policy of the OAuth requests and of the MCP
+// requests' redirects: every URL a server's metadata, challenge or
+// redirect gives is checked before it is requested (guard.checkURL,
+// guard.checkRedirect, guard.checkServerRedirect), and every connection
+// but to the MCP server's own host:port before it is made, after DNS
+// resolution (guard.dial), so that a remote server cannot steer the
+// client to the local machine or network.
 
 // ErrRedirectRefused is what the errors of the redirects the client does
 // not follow match with errors.Is: from https to plain http (on every
-// request it makes, the MCP server's included), and, for a POST (a token,
-// registration or revocation request, which carry a code, a verifier or
-// client credentials), to another origin. A redirect to an address the
-// policy refuses is a *netpolicy.RefusedError instead.
+// request it makes, the MCP server's included), and, for a request other
+// than GET or HEAD (a token, registration or revocation request, which
+// carry a code, a verifier or client credentials; an MCP POST, which
+// carries a JSON-RPC message), to another origin, and to a URL the policy
+// refuses for another reason than its address (plain http to a host that
+// is not loopback, a URL with user information). A redirect to an address
+// the policy refuses is a *netpolicy.RefusedError instead.
 var ErrRedirectRefused = errors.New("oauth: redirect refused")
 
-// guard is the address policy of the OAuth requests made for one MCP
-// server.
+// guard is the address policy of the requests made for one MCP server.
 type guard struct {
 	allow        netpolicy.Class // Config.AllowAddresses and the server's own class
 	server       string          // host:port the MCP server is dialled at
+	origin       string          // the MCP server's origin
 	insecureHTTP bool
 	base         *http.Client // Config.HTTPClient, or the default
 	net          *testNetwork // nil but in tests
 
 	proxies sync.Map // host:port of the proxies the transport used → true
 
-	mu      sync.Mutex
-	clients map[*http.Client]*http.Client // base → the same with the policy
+	mu         sync.Mutex
+	clients    map[*http.Client]*http.Client       // base → the same with the policy
+	transports map[*http.Transport]*http.Transport // base → its clone with the dial check
+	std        *http.Transport                     // http.DefaultTransport's clone with the dial check
 }
 
 // testNetwork replaces, in tests, what the policy learns from the
@@ -69,10 +76,12 @@ func (c *Client) newGuard(u *url.URL) *guard {
 	g := &guard{
 		allow:        c.cfg.AllowAddresses,
 		server:       dialAddr(u),
+		origin:       origin(u),
 		insecureHTTP: c.cfg.InsecureHTTP,
 		base:         c.base,
 		net:          c.cfg.testNet,
 		clients:      map[*http.Client]*http.Client{},
+		transports:   map[*http.Transport]*http.Transport{},
 	}
 	if class, _, err := g.hostClass(u); err == nil {
 		g.allow |= class & ownClasses
@@ -142,17 +151,18 @@ func (g *guard) why(class netpolicy.Class) string {
 	case refused&netpolicy.LinkLocal != 0:
 		s = "refused because the MCP server is not on a link-local network"
 	default:
-		s = "refused: OAuth requests do not go to " + refused.String() + " addresses"
+		s = "refused: the client does not go to " + refused.String() + " addresses"
 	}
 	return s + " (see Config.AllowAddresses)"
 }
 
-// checkURL refuses a URL the client must not send OAuth requests to, or
-// send a user to: one that is not absolute http(s), has user information,
-// a host netpolicy.ParseHost refuses or (but at the MCP server's own
-// host:port, which the user chose) of a class the policy does not allow,
-// or is plain http to a host that is not loopback (unless
-// Config.InsecureHTTP). source says where the URL came from.
+// checkURL refuses a URL the client must not send OAuth requests to, send
+// a user to, or follow the MCP server's redirect to: one that is not
+// absolute http(s), has user information, a host netpolicy.ParseHost
+// refuses or (but at the MCP server's own host:port, which the user
+// chose) of a class the policy does not allow, or is plain http to a host
+// that is not loopback (unless Config.InsecureHTTP). source says where the
+// URL came from.
 func (g *guard) checkURL(source, raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -173,7 +183,7 @@ func (g *guard) checkURL(source, raw string) (*url.URL, error) {
 		return nil, fmt.Errorf("%s %q: %w; %s", source, excerpt(raw), err, g.why(class))
 	}
 	if u.Scheme == "http" && !g.insecureHTTP && class != netpolicy.Loopback {
-		return nil, fmt.Errorf("%s %q: OAuth needs https (http only to a loopback host)", source, excerpt(raw))
+		return nil, fmt.Errorf("%s %q: https is required (plain http only to a loopback host, or with Config.InsecureHTTP)", source, excerpt(raw))
 	}
 	return u, nil
 }
@@ -188,12 +198,50 @@ func (g *guard) checkRedirect(req *http.Request, via []*http.Request) error {
 	if err := noDowngrade(req, via); err != nil {
 		return err
 	}
+	if err := sameOriginBody(req, via, "the request carries a code or client credentials"); err != nil {
+		return err
+	}
+	return redirectTo(g.checkURL("redirect from "+excerpt(via[len(via)-1].URL.String())+" to", req.URL.String()))
+}
+
+// checkServerRedirect is the redirect policy of the clients HTTPClient
+// returns (the MCP requests): none from https to http, none of a request
+// other than GET or HEAD (an MCP POST carries a JSON-RPC message, which a
+// 307 or 308 sends again) to another origin, and none that leaves the MCP
+// server's origin to a URL checkURL refuses: the user chose the server,
+// not where it redirects.
+func (g *guard) checkServerRedirect(req *http.Request, via []*http.Request) error {
+	if err := noDowngrade(req, via); err != nil {
+		return err
+	}
+	if err := sameOriginBody(req, via, "its body, a JSON-RPC message, would be sent there"); err != nil {
+		return err
+	}
+	if origin(req.URL) == g.origin {
+		return nil
+	}
+	return redirectTo(g.checkURL("the MCP server's redirect from "+excerpt(via[len(via)-1].URL.String())+" to", req.URL.String()))
+}
+
+// redirectTo returns the error of checkURL on a redirect's target: a
+// refusal of its address as it is, any other reason (plain http, user
+// information) as an ErrRedirectRefused.
+func redirectTo(_ *url.URL, err error) error {
+	if err == nil || errors.Is(err, netpolicy.ErrRefused) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrRedirectRefused, err)
+}
+
+// sameOriginBody refuses a redirect to another origin than the first
+// request's when that request is not a GET or HEAD: carries says what its
+// body, or what a 307 or 308 would send again, carries.
+func sameOriginBody(req *http.Request, via []*http.Request, carries string) error {
 	first := via[0]
 	if first.Method != http.MethodGet && first.Method != http.MethodHead && origin(req.URL) != origin(first.URL) {
-		return fmt.Errorf("%w: %s redirected the %s to another origin, %q (the request carries a code or client credentials)", ErrRedirectRefused, excerpt(first.URL.String()), first.Method, excerpt(req.URL.String()))
+		return fmt.Errorf("%w: %s redirected the %s to another origin, %q (%s)", ErrRedirectRefused, excerpt(first.URL.String()), first.Method, excerpt(req.URL.String()), carries)
 	}
-	_, err := g.checkURL("redirect from "+excerpt(via[len(via)-1].URL.String())+" to", req.URL.String())
-	return err
+	return nil
 }
 
 // noDowngrade refuses a redirect from https to plain http.
@@ -218,7 +266,7 @@ func (g *guard) client(base *http.Client) *http.Client {
 		return hc
 	}
 	hc := *base
-	hc.Transport = g.transport(base.Transport)
+	hc.Transport = g.transportLocked(base.Transport)
 	check := base.CheckRedirect
 	hc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		if err := g.checkRedirect(req, via); err != nil {
@@ -234,26 +282,46 @@ func (g *guard) client(base *http.Client) *http.Client {
 }
 
 // transport returns rt (nil: http.DefaultTransport) with the dial check,
-// when it is an *http.Transport: a clone whose connections are checked
-// after DNS resolution and before they are made (a net.Dialer Control
-// hook), or, when rt has its own DialContext (or Dial, DialTLSContext,
-// DialTLS), whose connections are checked by their remote address once
-// made: before a byte of the request is sent, but, with DialTLSContext or
-// DialTLS, after the TLS handshake (the ClientHello has gone to that
-// address). For http.DefaultTransport,
-// whose DialContext is a net.Dialer's, the clone dials with a net.Dialer
-// of the same timeouts and the hook. Connections to the MCP server's own
+// when it is an *http.Transport: a clone, made once per rt, whose
+// connections are checked after DNS resolution and before they are made
+// (a net.Dialer Control hook), or, when rt has its own DialContext (or
+// Dial, DialTLSContext, DialTLS), whose connections are checked by their
+// remote address once made: before a byte of the request is sent, but,
+// with DialTLSContext or DialTLS, after the TLS handshake (the
+// ClientHello has gone to that address). For http.DefaultTransport, whose
+// DialContext is a net.Dialer's, the clone dials with a net.Dialer of the
+// same timeouts and the hook. Connections to the MCP server's own
 // host:port and to proxies are not checked: the user chose them. Another
 // RoundTripper is returned as it is.
 func (g *guard) transport(rt http.RoundTripper) http.RoundTripper {
-	std := rt == nil
-	if std {
-		rt = http.DefaultTransport
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.transportLocked(rt)
+}
+
+// transportLocked is transport, with g.mu held.
+func (g *guard) transportLocked(rt http.RoundTripper) http.RoundTripper {
+	if rt == nil {
+		if g.std == nil {
+			g.std = g.withDialCheck(http.DefaultTransport.(*http.Transport), true)
+		}
+		return g.std
 	}
 	t, ok := rt.(*http.Transport)
 	if !ok {
 		return rt
 	}
+	if c, ok := g.transports[t]; ok {
+		return c
+	}
+	c := g.withDialCheck(t, false)
+	g.transports[t] = c
+	return c
+}
+
+// withDialCheck returns a clone of t with the dial check; std says that t
+// is http.DefaultTransport, whose DialContext g.dial replaces.
+func (g *guard) withDialCheck(t *http.Transport, std bool) *http.Transport {
 	t = t.Clone()
 	if std {
 		t.DialContext = nil // g.dial's net.Dialer instead
@@ -319,7 +387,7 @@ func (g *guard) dial(ctx context.Context, network, addr string) (net.Conn, error
 	if netpolicy.IsLocalhost(host) {
 		return dialLocalhost(ctx, d, network, port)
 	}
-	if !trusted && g.net != nil {
+	if g.net != nil {
 		if a, ok := g.net.hosts[strings.ToLower(host)]; ok {
 			addr = net.JoinHostPort(a.String(), port)
 		}

@@ -273,10 +273,21 @@ func (e *Error) AuthorizationFailed() bool { return true }
 
 // HTTPClient returns an http.Client that authorizes its requests to the
 // MCP server at serverURL (the URL the transport connects to), built on
-// Config.HTTPClient's transport, jar and redirect policy. Requests to
-// other origins go out as they are, without the token. It follows no
-// redirect from https to plain http.
+// Config.HTTPClient's transport, jar and redirect policy, with the
+// address policy (see the package documentation): the server's own
+// host:port is the user's choice and is not checked, but every other
+// connection is (the dial check, when the transport is an
+// *http.Transport), and so is every redirect. It follows no redirect from
+// https to plain http, none of a request other than GET or HEAD (a POST
+// carries a JSON-RPC message) to another origin, and none that leaves the
+// server's origin for a URL the policy refuses; then Config.HTTPClient's
+// CheckRedirect decides, or at most 10 redirects are followed. Requests to
+// other origins go out without the token.
 func (c *Client) HTTPClient(serverURL string) (*http.Client, error) {
+	s, err := c.server(serverURL)
+	if err != nil {
+		return nil, err
+	}
 	rt, err := c.Transport(serverURL, nil)
 	if err != nil {
 		return nil, err
@@ -288,7 +299,7 @@ func (c *Client) HTTPClient(serverURL string) (*http.Client, error) {
 		check = c.cfg.HTTPClient.CheckRedirect
 	}
 	hc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if err := noDowngrade(req, via); err != nil {
+		if err := s.g.checkServerRedirect(req, via); err != nil {
 			return err
 		}
 		if check != nil {
@@ -304,7 +315,12 @@ func (c *Client) HTTPClient(serverURL string) (*http.Client, error) {
 
 // Transport returns an http.RoundTripper that authorizes the requests to
 // the MCP server at serverURL and sends them with base (default:
-// Config.HTTPClient's transport, or http.DefaultTransport).
+// Config.HTTPClient's transport, or http.DefaultTransport). When base is
+// an *http.Transport, it is cloned (once per server) with the address
+// policy's dial check: the connections to the server's own host:port are
+// not checked (the user chose it), those to any other host are, as the
+// OAuth requests' are. A RoundTripper does not follow redirects: the
+// http.Client that uses it checks them (HTTPClient's does).
 func (c *Client) Transport(serverURL string, base http.RoundTripper) (http.RoundTripper, error) {
 	s, err := c.server(serverURL)
 	if err != nil {
@@ -313,10 +329,7 @@ func (c *Client) Transport(serverURL string, base http.RoundTripper) (http.Round
 	if base == nil && c.cfg.HTTPClient != nil {
 		base = c.cfg.HTTPClient.Transport
 	}
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	return &roundTripper{s: s, base: base}, nil
+	return &roundTripper{s: s, base: s.g.transport(base)}, nil
 }
 
 // Logout forgets the token for the MCP server at serverURL, in memory and

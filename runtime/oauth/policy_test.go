@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -846,6 +847,170 @@ func TestMCPRedirectDowngrade(t *testing.T) {
 	if got := catch.got(); len(got) != 0 {
 		t.Fatalf("the plain http server received %q", got)
 	}
+}
+
+// get GETs url with hc, as a client opening an SSE stream does.
+func get(hc *http.Client, url string) (int, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := hc.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode, nil
+}
+
+// redirector is a remote MCP server that answers every request at /mcp
+// with a redirect (307, which makes a POST send its body again) to the
+// URL in to, and serves /moved itself.
+func redirector(t *testing.T, to *atomic.Value) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/moved" {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+			return
+		}
+		http.Redirect(w, r, to.Load().(string), http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestMCPRedirectInward: the MCP server the user chose cannot use a
+// redirect to send the client's requests (a POST's JSON-RPC message, a
+// GET's session) into the user's machine or network, nor a POST's body
+// to any other origin. The server's own origin is the user's choice.
+func TestMCPRedirectInward(t *testing.T) {
+	v := newVictim(t)
+	vp := port(v.Server)
+	elsewhere := &catcher{}
+	other := httptest.NewServer(elsewhere)
+	defer other.Close()
+	var d net.Dialer
+	// ownDial resolves the names under .test to 127.0.0.1, and dials
+	// nothing outside 127.0.0.1.
+	ownDial := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		host, p, _ := net.SplitHostPort(addr)
+		if strings.HasSuffix(host, ".test") {
+			host = "127.0.0.1"
+		}
+		if host != "127.0.0.1" {
+			return nil, fmt.Errorf("test: no connection to %s", addr)
+		}
+		return d.DialContext(ctx, network, net.JoinHostPort(host, p))
+	}}
+	defer ownDial.CloseIdleConnections()
+	for _, tc := range []struct {
+		name    string
+		method  string
+		to      string // %s: the victim's port
+		own     bool   // Config.HTTPClient with its own DialContext
+		refused netpolicy.Class
+		want    []string
+	}{
+		{name: "POST to loopback", method: "POST", to: "http://127.0.0.1:%s/admin", want: []string{"redirected the POST to another origin", "JSON-RPC message"}},
+		{name: "POST to a public origin", method: "POST", to: other.URL + "/collect", want: []string{"redirected the POST to another origin"}},
+		{name: "GET to loopback", method: "GET", to: "http://127.0.0.1:%s/admin", refused: netpolicy.Loopback, want: []string{"the MCP server's redirect from", "127.0.0.1 is a loopback address; refused because the MCP server is not on loopback"}},
+		{name: "GET to localhost", method: "GET", to: "http://localhost:%s/admin", refused: netpolicy.Loopback, want: []string{"localhost is a loopback name"}},
+		{name: "GET to the cloud metadata service", method: "GET", to: "http://169.254.169.254/latest/meta-data", own: true, refused: netpolicy.LinkLocal | netpolicy.Metadata, want: []string{"cloud metadata service"}},
+		{name: "GET to a name that resolves to loopback", method: "GET", to: "http://rebind.test:%s/admin", refused: netpolicy.Loopback, want: []string{"rebind.test resolved to 127.0.0.1, a loopback address; refused because the MCP server is not on loopback"}},
+		{name: "GET to a name that resolves to loopback, own DialContext", method: "GET", to: "http://rebind.test:%s/admin", own: true, refused: netpolicy.Loopback, want: []string{"rebind.test resolved to 127.0.0.1, a loopback address"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var to atomic.Value
+			if strings.Contains(tc.to, "%s") {
+				to.Store(strings.Replace(tc.to, "%s", vp, 1))
+			} else {
+				to.Store(tc.to)
+			}
+			srv := redirector(t, &to)
+			cfg := oauth.Config{}
+			if tc.own {
+				cfg.HTTPClient = &http.Client{Transport: ownDial}
+			}
+			classes := public(srv, other)
+			c := attacked(t, cfg, oauth.TestNetwork{Classes: classes, Hosts: map[string]netip.Addr{"rebind.test": netip.MustParseAddr("127.0.0.1")}})
+			url := srv.URL + "/mcp"
+			hc := httpClient(t, c, url)
+			var err error
+			if tc.method == "POST" {
+				_, err = call(hc, url, "tools/call")
+			} else {
+				_, err = get(hc, url)
+			}
+			if n := v.hits.Load(); n != 0 {
+				t.Errorf("the loopback service received %d requests", n)
+			}
+			if got := elsewhere.got(); len(got) != 0 {
+				t.Errorf("the other origin received %q", got)
+			}
+			if err == nil {
+				t.Fatal("the redirect was followed")
+			}
+			if tc.refused == 0 {
+				if !errors.Is(err, oauth.ErrRedirectRefused) {
+					t.Errorf("err = %v, want ErrRedirectRefused", err)
+				}
+			} else {
+				var re *netpolicy.RefusedError
+				if !errors.As(err, &re) || re.Class != tc.refused {
+					t.Errorf("err = %v, want a *netpolicy.RefusedError of class %v", err, tc.refused)
+				}
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("err = %v\nwant it to contain %q", err, w)
+				}
+			}
+		})
+	}
+	t.Run("GET from a loopback server to plain http elsewhere", func(t *testing.T) {
+		var to atomic.Value
+		to.Store(other.URL + "/stream")
+		srv := redirector(t, &to) // on loopback, over http: the user's choice
+		c := client(t, oauth.WithTestNetwork(oauth.Config{}, oauth.TestNetwork{Classes: public(other)}))
+		url := srv.URL + "/mcp"
+		_, err := get(httpClient(t, c, url), url)
+		if got := elsewhere.got(); len(got) != 0 {
+			t.Errorf("the other origin received %q", got)
+		}
+		if !errors.Is(err, oauth.ErrRedirectRefused) || !strings.Contains(err.Error(), "https is required") {
+			t.Errorf("err = %v, want ErrRedirectRefused for want of https", err)
+		}
+	})
+	// What the policy lets through: a POST within the server's origin, a
+	// GET to another public origin, and the server's own host:port
+	// whatever its address (a name that resolves to an address of a class
+	// the policy refuses: the user chose it).
+	t.Run("allowed", func(t *testing.T) {
+		var to atomic.Value
+		srv := redirector(t, &to)
+		classes := public(srv, other)
+		c := attacked(t, oauth.Config{}, oauth.TestNetwork{Classes: classes})
+		url := srv.URL + "/mcp"
+		hc := httpClient(t, c, url)
+		to.Store(srv.URL + "/moved")
+		mustCall(t, hc, url, "tools/call")
+		to.Store(other.URL + "/stream")
+		if status, err := get(hc, url); err != nil || status != http.StatusOK {
+			t.Fatalf("GET redirected to a public origin: %d, %v", status, err)
+		}
+		if got := elsewhere.got(); len(got) != 1 || !strings.HasPrefix(got[0], "GET /stream ") {
+			t.Errorf("the other origin received %q, want the GET", got)
+		}
+		classes = map[netip.AddrPort]netpolicy.Class{addrPort(srv): netpolicy.Private}
+		c = attacked(t, oauth.Config{}, oauth.TestNetwork{Classes: classes, Hosts: map[string]netip.Addr{"mcp.test": netip.MustParseAddr("127.0.0.1")}})
+		own := "http://mcp.test:" + port(srv)
+		to.Store(own + "/moved")
+		mustCall(t, httpClient(t, c, own+"/mcp"), own+"/mcp", "tools/call")
+	})
 }
 
 // TestLocalhostName: plain http is allowed to a localhost name as to a
