@@ -1121,3 +1121,69 @@ func TestUncheckableConn(t *testing.T) {
 		})
 	}
 }
+
+// authorizeWith is an Authorizer that requests the authorization URL
+// with the Client's policy client, as an application's own may.
+type authorizeWith struct{ sawClient atomic.Bool }
+
+func (a *authorizeWith) RedirectURL() string { return "http://127.0.0.1:1/callback" }
+
+func (a *authorizeWith) Authorize(ctx context.Context, authURL string) (url.Values, error) {
+	hc := oauth.HTTPClientFrom(ctx)
+	if hc == nil {
+		return nil, errors.New("no client in the context")
+	}
+	a.sawClient.Store(true)
+	client := *hc
+	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, authURL, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	loc, err := resp.Location()
+	if err != nil {
+		return nil, err
+	}
+	return loc.Query(), nil
+}
+
+// TestHTTPClientFrom: an Authorizer of the application's gets the
+// Client's policy client, so that its request of the authorization URL
+// cannot be pointed inward either; outside Authorize there is none.
+func TestHTTPClientFrom(t *testing.T) {
+	if hc := oauth.HTTPClientFrom(context.Background()); hc != nil {
+		t.Errorf("HTTPClientFrom(Background) = %v, want nil", hc)
+	}
+	v := newVictim(t)
+	for name, inward := range map[string]bool{"authorized": false, "pointed inward": true} {
+		t.Run(name, func(t *testing.T) {
+			o := remoteOpts{}
+			if inward {
+				o.meta = map[string]string{"authorization_endpoint": "http://rebind.test:" + port(v.Server) + "/authorize"}
+			}
+			r := newRemote(t, o)
+			a := &authorizeWith{}
+			c := attacked(t, oauth.Config{Authorizer: a}, oauth.TestNetwork{Classes: public(r.Server), Hosts: map[string]netip.Addr{"rebind.test": netip.MustParseAddr("127.0.0.1")}})
+			url := r.URL + "/mcp"
+			_, err := call(httpClient(t, c, url), url, "tools/list")
+			if !a.sawClient.Load() {
+				t.Fatalf("Authorize had no client: %v", err)
+			}
+			if !inward {
+				if err != nil || r.tokens.Load() != 1 {
+					t.Fatalf("err = %v, %d token requests; want the flow done", err, r.tokens.Load())
+				}
+				return
+			}
+			if n := v.hits.Load(); n != 0 {
+				t.Errorf("the loopback service received %d requests", n)
+			}
+			wantRefused(t, err, netpolicy.Loopback, "rebind.test resolved to 127.0.0.1, a loopback address; refused because the MCP server is not on loopback")
+		})
+	}
+}
