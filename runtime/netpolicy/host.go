@@ -24,20 +24,27 @@ type RefusedError struct {
 	// name.
 	Class Class
 	// Resolved says that Addr is what the name Host resolved to when it
-	// was dialled.
+	// was dialled. A localhost name (see IsLocalhost) that resolved to an
+	// address whose Class is not Loopback is refused whatever the
+	// classes allowed.
 	Resolved bool
 	// Spelling, when not empty, is why Host is refused whatever its class:
-	// it is not written as a canonical IP address or an ASCII name.
+	// it is not written as a canonical IP address or an ASCII name, or
+	// (as a client that checks its connections reports it) the address it
+	// was dialled or connected at is not an IP address and port.
 	Spelling string
 }
 
 // Error says what Host is: "10.0.0.5 is a private address (RFC 1918)",
-// "rebind.example resolved to 127.0.0.1, a loopback address", or why its
-// spelling is refused.
+// "rebind.example resolved to 127.0.0.1, a loopback address", "app.localhost
+// resolved to 192.0.2.1, a documentation address, not a loopback one (RFC
+// 6761)", or why its spelling is refused.
 func (e *RefusedError) Error() string {
 	switch {
 	case e.Spelling != "":
 		return fmt.Sprintf("host %q %s", e.Host, e.Spelling)
+	case e.Resolved && IsLocalhost(e.Host) && e.Class&Loopback == 0:
+		return fmt.Sprintf("%s resolved to %s, %s, not a loopback one (RFC 6761)", e.Host, e.addr(), e.Class.describe())
 	case e.Resolved:
 		return fmt.Sprintf("%s resolved to %s, %s", e.Host, e.addr(), e.Class.describe())
 	case !e.Addr.IsValid():
@@ -91,8 +98,7 @@ func ParseHost(host string) (netip.Addr, Class, error) {
 		}
 		return a, Classify(a), nil
 	}
-	name := strings.ToLower(strings.TrimSuffix(host, "."))
-	if name == "localhost" || strings.HasSuffix(name, ".localhost") {
+	if IsLocalhost(host) {
 		return netip.Addr{}, Loopback, nil
 	}
 	if !endsInNumber(host) {
@@ -105,6 +111,16 @@ func ParseHost(host string) (netip.Addr, Class, error) {
 		return netip.Addr{}, 0, &RefusedError{Host: host, Addr: a, Class: Classify(a), Spelling: "is a non-canonical spelling of the IPv4 address " + a.String()}
 	}
 	return netip.Addr{}, 0, &RefusedError{Host: host, Spelling: "ends in a number but is not an IPv4 address"}
+}
+
+// IsLocalhost reports whether host is localhost or a name under
+// .localhost, in any case, with or without a final dot: a name that RFC
+// 6761 (section 6.3) reserves for the loopback addresses, and that a
+// careful client resolves to 127.0.0.1 or ::1 itself rather than asking
+// DNS, which may answer anything.
+func IsLocalhost(host string) bool {
+	name := strings.ToLower(strings.TrimSuffix(host, "."))
+	return name == "localhost" || strings.HasSuffix(name, ".localhost")
 }
 
 // endsInNumber reports whether host's last label (after a final dot, if

@@ -1,7 +1,7 @@
 // Package netpolicy classifies IP addresses and URL hosts by the network
 // they reach: the local machine (loopback), a private network (RFC 1918,
-// unique local, shared CGNAT space), the link (link-local, where cloud
-// metadata services answer), or the internet. A client that follows URLs a
+// unique local, shared CGNAT space), the link (link-local), a cloud
+// metadata service, or the internet. A client that follows URLs a
 // remote party gave it (runtime/oauth reads them from a server's OAuth
 // metadata) uses the classes to refuse those that point inward.
 //
@@ -61,6 +61,16 @@ const (
 	// (but Teredo), the deprecated IPv4-compatible ::/96 and IPv4-translated
 	// ::ffff:0:0:0/96, and IPv6 outside 2000::/3 but the ranges above.
 	Reserved
+	// Metadata is the addresses of the cloud metadata services, which
+	// hand out the machine's credentials to whoever asks from it:
+	// 169.254.169.254 (AWS, Azure, Google Cloud, Oracle Cloud and others),
+	// fd00:ec2::254 (AWS over IPv6), 169.254.170.2 (AWS ECS task
+	// credentials), 169.254.170.23 and fd00:ec2::23 (Amazon EKS Pod
+	// Identity), 100.100.100.200 (Alibaba Cloud) and 168.63.129.16
+	// (Azure's WireServer). An address of this set has this bit besides
+	// the class of its range: 169.254.169.254 is LinkLocal|Metadata,
+	// 168.63.129.16 Metadata alone.
+	Metadata
 )
 
 // Groups of classes.
@@ -69,7 +79,7 @@ const (
 	// and CGNAT.
 	PrivateNetworks = Private | ULA | CGNAT
 	// All is every class.
-	All = Loopback | Private | ULA | CGNAT | LinkLocal | Unspecified | Multicast | Broadcast | Documentation | Reserved
+	All = Loopback | Private | ULA | CGNAT | LinkLocal | Unspecified | Multicast | Broadcast | Documentation | Reserved | Metadata
 )
 
 // classInfo names a class and says what it is.
@@ -88,6 +98,7 @@ var classInfo = []struct {
 	{Broadcast, "broadcast", "the broadcast address"},
 	{Documentation, "documentation", "a documentation address"},
 	{Reserved, "reserved", "a reserved address, not globally routable"},
+	{Metadata, "metadata", "the address of a cloud metadata service"},
 }
 
 // String names the classes of c, joined by "|": "private", "loopback|ULA";
@@ -168,15 +179,36 @@ var v6 = []prefix{
 
 var globalUnicast = netip.MustParsePrefix("2000::/3")
 
+// metadata are the addresses of class Metadata.
+var metadata = map[netip.Addr]bool{
+	netip.MustParseAddr("169.254.169.254"): true,
+	netip.MustParseAddr("169.254.170.2"):   true,
+	netip.MustParseAddr("169.254.170.23"):  true,
+	netip.MustParseAddr("100.100.100.200"): true,
+	netip.MustParseAddr("168.63.129.16"):   true,
+	netip.MustParseAddr("fd00:ec2::254"):   true,
+	netip.MustParseAddr("fd00:ec2::23"):    true,
+}
+
 // Classify returns the class of a. An IPv6 address that carries an IPv4
 // address (see Embedded) is classed by that address too, so that no
-// spelling of 127.0.0.1 or 10.0.0.1 is Public; a zone is ignored. The
-// invalid Addr is Reserved.
+// spelling of 127.0.0.1, 10.0.0.1 or 169.254.169.254 is Public; a zone is
+// ignored. The invalid Addr is Reserved.
 func Classify(a netip.Addr) Class {
 	if !a.IsValid() {
 		return Reserved
 	}
 	a = a.WithZone("")
+	c := classify(a)
+	if metadata[a] {
+		c |= Metadata
+	}
+	return c
+}
+
+// classify is Classify without the Metadata bit of a itself (an embedded
+// IPv4 address's is there).
+func classify(a netip.Addr) Class {
 	if a.Is4() {
 		for _, p := range v4 {
 			if p.p.Contains(a) {

@@ -26,7 +26,13 @@ func TestClassify(t *testing.T) {
 		{"100.64.0.1", netpolicy.CGNAT},
 		{"100.127.255.255", netpolicy.CGNAT},
 		{"100.128.0.1", netpolicy.Public},
-		{"169.254.169.254", netpolicy.LinkLocal},
+		{"169.254.169.254", netpolicy.LinkLocal | netpolicy.Metadata},
+		{"169.254.169.253", netpolicy.LinkLocal},
+		{"169.254.170.2", netpolicy.LinkLocal | netpolicy.Metadata},
+		{"100.100.100.200", netpolicy.CGNAT | netpolicy.Metadata},
+		{"100.100.100.100", netpolicy.CGNAT},
+		{"168.63.129.16", netpolicy.Metadata},
+		{"168.63.129.17", netpolicy.Public},
 		{"0.0.0.0", netpolicy.Unspecified},
 		{"0.1.2.3", netpolicy.Unspecified},
 		{"224.0.0.1", netpolicy.Multicast},
@@ -43,7 +49,9 @@ func TestClassify(t *testing.T) {
 		{"::", netpolicy.Unspecified},
 		{"fd00::1", netpolicy.ULA},
 		{"fc00::1", netpolicy.ULA},
-		{"fd00:ec2::254", netpolicy.ULA},
+		{"fd00:ec2::254", netpolicy.ULA | netpolicy.Metadata},
+		{"fd00:ec2::23", netpolicy.ULA | netpolicy.Metadata},
+		{"fd00:ec2::255", netpolicy.ULA},
 		{"fe80::1", netpolicy.LinkLocal},
 		{"fe80::1%eth0", netpolicy.LinkLocal},
 		{"ff02::1", netpolicy.Multicast},
@@ -55,7 +63,9 @@ func TestClassify(t *testing.T) {
 		// IPv6 forms that carry an IPv4 address are classed by it.
 		{"::ffff:127.0.0.1", netpolicy.Loopback},
 		{"::ffff:7f00:1", netpolicy.Loopback},
-		{"::ffff:169.254.169.254", netpolicy.LinkLocal},
+		{"::ffff:169.254.169.254", netpolicy.LinkLocal | netpolicy.Metadata},
+		{"64:ff9b::169.254.169.254", netpolicy.LinkLocal | netpolicy.Metadata},
+		{"64:ff9b::168.63.129.16", netpolicy.Metadata},
 		{"::ffff:8.8.8.8", netpolicy.Public},
 		{"::127.0.0.1", netpolicy.Loopback | netpolicy.Reserved},
 		{"::ffff:0:10.0.0.1", netpolicy.Private | netpolicy.Reserved},
@@ -63,7 +73,7 @@ func TestClassify(t *testing.T) {
 		{"64:ff9b::127.0.0.1", netpolicy.Loopback},
 		{"64:ff9b::8.8.8.8", netpolicy.Public},
 		{"64:ff9b:1:7f00:0:100::", netpolicy.Loopback | netpolicy.Private},
-		{"2002:a9fe:a9fe::1", netpolicy.LinkLocal},
+		{"2002:a9fe:a9fe::1", netpolicy.LinkLocal | netpolicy.Metadata},
 		{"2002:808:808::1", netpolicy.Public},
 		{"2001:0:4136:e378:8000:63bf:80ff:fffe", netpolicy.Loopback}, // Teredo, client ^0x80fffffe = 127.0.0.1
 	} {
@@ -83,6 +93,7 @@ func TestClassString(t *testing.T) {
 		netpolicy.Private:                           "private",
 		netpolicy.PrivateNetworks:                   "private|ULA|CGNAT",
 		netpolicy.Loopback | netpolicy.LinkLocal:    "loopback|link-local",
+		netpolicy.LinkLocal | netpolicy.Metadata:    "link-local|metadata",
 		netpolicy.Reserved | netpolicy.Class(1<<15): "reserved|unknown",
 	} {
 		if got := c.String(); got != want {
@@ -167,10 +178,30 @@ func TestRefusedErrorText(t *testing.T) {
 		{&netpolicy.RefusedError{Host: "10.0.0.5", Addr: netip.MustParseAddr("10.0.0.5"), Class: netpolicy.Private}, "10.0.0.5 is a private address (RFC 1918)"},
 		{&netpolicy.RefusedError{Host: "rebind.example", Addr: netip.MustParseAddr("127.0.0.1"), Class: netpolicy.Loopback, Resolved: true}, "rebind.example resolved to 127.0.0.1, a loopback address"},
 		{&netpolicy.RefusedError{Host: "localhost", Class: netpolicy.Loopback}, "localhost is a loopback name (RFC 6761)"},
+		{&netpolicy.RefusedError{Host: "as.localhost", Addr: netip.MustParseAddr("192.0.2.1"), Class: netpolicy.Documentation, Resolved: true}, "as.localhost resolved to 192.0.2.1, a documentation address, not a loopback one (RFC 6761)"},
+		{&netpolicy.RefusedError{Host: "169.254.169.254", Addr: netip.MustParseAddr("169.254.169.254"), Class: netpolicy.LinkLocal | netpolicy.Metadata}, "169.254.169.254 is a link-local address and the address of a cloud metadata service"},
 		{&netpolicy.RefusedError{Host: "64:ff9b::a00:5", Addr: netip.MustParseAddr("64:ff9b::a00:5"), Class: netpolicy.Private}, "64:ff9b::a00:5 (NAT64, for 10.0.0.5) is a private address (RFC 1918)"},
 	} {
 		if got := tc.err.Error(); got != tc.want {
 			t.Errorf("Error() = %q, want %q", got, tc.want)
+		}
+	}
+}
+
+func TestIsLocalhost(t *testing.T) {
+	for host, want := range map[string]bool{
+		"localhost":             true,
+		"LocalHost.":            true,
+		"as.localhost":          true,
+		"a.b.LOCALHOST":         true,
+		"localhost.example.com": false,
+		"notlocalhost":          false,
+		"localhost.localdomain": false,
+		"127.0.0.1":             false,
+		"":                      false,
+	} {
+		if got := netpolicy.IsLocalhost(host); got != want {
+			t.Errorf("IsLocalhost(%q) = %v, want %v", host, got, want)
 		}
 	}
 }

@@ -40,7 +40,7 @@ type Headless struct {
 	// (nothing listens there: the redirect is read, not followed).
 	Redirect string
 	// HTTPClient sends the request. Default: the Client's (see
-	// Config.HTTPClient). Its redirect policy is not used (the redirect is
+	// HTTPClientFrom). Its redirect policy is not used (the redirect is
 	// read, not followed). When a Client calls Authorize, the request has
 	// the Client's address policy, as its own requests do.
 	HTTPClient *http.Client
@@ -49,6 +49,22 @@ type Headless struct {
 // guardKey is the context key under which a Client passes the address
 // policy of the MCP server being authorized to Authorize.
 type guardKey struct{}
+
+// HTTPClientFrom returns, when ctx is the context a Client passes to
+// Authorizer.Authorize (or one derived from it), the http.Client the
+// Client sends its own OAuth requests with: Config.HTTPClient (or the
+// default) with the address policy of the MCP server being authorized,
+// applied to its redirects and, when its Transport is an *http.Transport,
+// to its connections (see the package documentation). It returns nil for
+// any other context. An Authorizer that requests the authorization URL
+// itself, as Headless does, sends the request with it, so that a server's
+// metadata cannot point that request at the user's machine or network.
+func HTTPClientFrom(ctx context.Context) *http.Client {
+	if g, _ := ctx.Value(guardKey{}).(*guard); g != nil {
+		return g.oauth()
+	}
+	return nil
+}
 
 // DefaultHeadlessRedirect is Headless's default redirect URI.
 const DefaultHeadlessRedirect = "http://localhost:3000/callback"
@@ -64,13 +80,12 @@ func (h *Headless) RedirectURL() string {
 // Authorize implements Authorizer.
 func (h *Headless) Authorize(ctx context.Context, authURL string) (url.Values, error) {
 	base := h.HTTPClient
-	g, _ := ctx.Value(guardKey{}).(*guard)
-	switch {
-	case g != nil && base == nil:
-		base = g.oauth()
-	case g != nil:
+	if base == nil {
+		base = HTTPClientFrom(ctx)
+	} else if g, _ := ctx.Value(guardKey{}).(*guard); g != nil {
 		base = g.client(base)
-	case base == nil:
+	}
+	if base == nil {
 		base = &http.Client{Timeout: 30 * time.Second}
 	}
 	client := *base

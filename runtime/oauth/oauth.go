@@ -56,52 +56,77 @@
 // The URLs of the OAuth requests come from the MCP server and its
 // authorization server (a challenge's resource_metadata, the
 // authorization_servers of the Protected Resource Metadata, the endpoints
-// of the authorization server metadata, redirects): a remote server could
-// use them to make the client send requests into the user's machine or
-// network. So every such URL is classified with runtime/netpolicy before it
-// is requested (or shown to the user, for the authorization endpoint), and
+// of the authorization server metadata, redirects), and the MCP server may
+// answer the MCP requests with redirects: a remote server could use them
+// to make the client send requests into the user's machine or network. So
+// every such URL is classified with runtime/netpolicy before it is
+// requested (or shown to the user, for the authorization endpoint), and
 // every connection again after DNS resolution, before it is made (a
 // net.Dialer Control hook, so that DNS cannot move a public name to a
 // private address). An address is refused when its class is not allowed:
 //
 //   - public addresses are allowed;
-//   - the class of the MCP server's own host is allowed: loopback
-//     addresses (and localhost names) only when the MCP server's URL is
-//     on loopback, the private networks (RFC 1918, unique local and CGNAT
-//     addresses) when it is on one of them, link-local addresses when it
-//     is link-local; the host of the URL as written decides (a server
-//     given by a DNS name other than localhost is public);
+//   - the class of the MCP server's own host is allowed, and no other:
+//     loopback addresses (and localhost names) only when the MCP server's
+//     URL is on loopback, RFC 1918 addresses only when it is on RFC 1918,
+//     unique local addresses only when it is on one, CGNAT addresses only
+//     when it is on CGNAT (a server on an overlay network's 100.x address
+//     does not open the user's RFC 1918 LAN), link-local addresses only
+//     when it is link-local; the host of the URL as written decides (a
+//     server given by a DNS name other than a localhost name is public,
+//     and allows nothing more);
+//   - the addresses of the cloud metadata services (netpolicy.Metadata:
+//     169.254.169.254, fd00:ec2::254, 100.100.100.200 and a few more) are
+//     never allowed by the MCP server's class, only by
+//     Config.AllowAddresses;
 //   - Config.AllowAddresses allows more classes (such as
 //     netpolicy.PrivateNetworks, for an authorization server on a
-//     private network);
+//     private network the MCP server's URL does not name);
 //   - every other class is refused: loopback, private (RFC 1918), unique
-//     local (fc00::/7), CGNAT (100.64.0.0/10), link-local (169.254.0.0/16,
-//     where cloud metadata services answer, and fe80::/10), unspecified
-//     (0.0.0.0/8, ::), multicast, broadcast, documentation and reserved
-//     addresses, however they are spelled: IPv6 forms that carry an IPv4
-//     address are classed by it, and a host that is a non-canonical
-//     spelling of an IPv4 address (2130706433, 0x7f.1, 127.1) is refused.
+//     local (fc00::/7), CGNAT (100.64.0.0/10), link-local (169.254.0.0/16
+//     and fe80::/10), cloud metadata, unspecified (0.0.0.0/8, ::),
+//     multicast, broadcast, documentation and reserved addresses, however
+//     they are spelled: IPv6 forms that carry an IPv4 address are classed
+//     by it, and a host that is a non-canonical spelling of an IPv4
+//     address (2130706433, 0x7f.1, 127.1) is refused.
 //
 // A host that is not ASCII is refused too (an internationalized name is
 // written in its xn-- form). The MCP server's own host:port is chosen by
-// the user and is not checked, nor is a proxy's (http.Transport.Proxy;
-// through a proxy, the proxy resolves the target's name, and only the URL
-// check applies to it). Headless requests the authorization endpoint with
-// the policy too. Redirects are followed only within the policy, never
-// from https to plain http (on any request the client makes, including
-// those of the clients HTTPClient returns), and, for a POST (token,
-// registration, revocation), never to another origin. A refusal is an
-// error naming the URL, where it came from, the host's class and why; it
-// matches netpolicy.ErrRefused (a *netpolicy.RefusedError) or
-// ErrRedirectRefused.
+// the user: its URLs pass the class check and its connections are not
+// checked, nor are a proxy's (http.Transport.Proxy; through a proxy, the
+// proxy resolves the target's name, and only the URL check applies to
+// it).
+//
+// Plain http is allowed only to a loopback host (unless
+// Config.InsecureHTTP). A localhost name is therefore not looked up in
+// DNS: it is dialled at 127.0.0.1, then ::1 (RFC 6761 section 6.3), and a
+// connection of a localhost name that reached another address (through a
+// dialer of Config.HTTPClient's) is refused.
+//
+// Redirects: the OAuth requests follow at most 10, only within the
+// policy, never from https to plain http, and, for a POST (token,
+// registration, revocation), never to another origin. The MCP requests
+// (the clients HTTPClient returns) follow none from https to plain http,
+// none of a request other than GET or HEAD to another origin (a 307 would
+// send a POST's JSON-RPC message there again), and none that leaves the
+// MCP server's origin for a URL the policy refuses; their connections to
+// any host:port but the MCP server's have the dial check. Headless
+// requests the authorization endpoint with the policy too, and so can an
+// Authorizer of the application's (HTTPClientFrom). A refusal is an error
+// naming the URL, where it came from, the host's class and why; it matches
+// netpolicy.ErrRefused (a *netpolicy.RefusedError) or ErrRedirectRefused.
 //
 // With a Config.HTTPClient, the URL and redirect checks always apply; the
 // connection check applies when its Transport is an *http.Transport (it is
 // cloned): before each connection is made, or, when the transport has its
-// own DialContext, DialTLSContext, Dial or DialTLS, on the connection's
-// remote address once made and before the request is sent. Another
-// RoundTripper (a wrapper, say) gets the URL and redirect checks only: the
-// addresses a name resolves to are not checked.
+// own DialContext or Dial, on the connection's remote address once made
+// and before the request is sent, or, with its own DialTLSContext or
+// DialTLS, once the TLS handshake is done (the ClientHello has gone to
+// that address by then). A connection whose remote address is not an IP
+// address and port (a tunnel's) cannot be checked and is refused, unless
+// Config.AllowAddresses is netpolicy.All. Another RoundTripper (a
+// wrapper, say) gets the URL and redirect checks only: the addresses a
+// name resolves to are not checked.
 package oauth
 
 import (
@@ -150,17 +175,26 @@ type Config struct {
 	// requests, with the address policy (see the package documentation:
 	// the policy applies to its redirects always, and to its connections
 	// when its Transport is an *http.Transport), and is the base of the
-	// clients HTTPClient returns. Default: one on http.DefaultTransport,
-	// with a 30 s timeout for the OAuth requests only.
+	// clients HTTPClient returns (whose connections to hosts other than
+	// the MCP server's have the policy's dial check too). Default: one on
+	// http.DefaultTransport, with a 30 s timeout for the OAuth requests
+	// only.
 	HTTPClient *http.Client
-	// AllowAddresses are the classes of addresses the OAuth requests may
-	// reach besides public ones and those of the MCP server's own class
-	// (see the package documentation). Default none: a remote server's
-	// metadata cannot point the client at loopback, private, link-local
-	// or other special addresses. A deployment whose authorization server
-	// sits on a private network that the MCP server's URL does not name
-	// sets netpolicy.PrivateNetworks (or only the classes it needs);
-	// netpolicy.All turns the address policy off.
+	// AllowAddresses are the classes of addresses the OAuth requests and
+	// the MCP server's redirects may reach besides public ones and those
+	// of the MCP server's own class (see the package documentation).
+	// Default none: a remote server's metadata or redirects cannot point
+	// the client at loopback, private, link-local, cloud metadata or
+	// other special addresses, and a server on one kind of private
+	// network (CGNAT, say) cannot point it at another (RFC 1918). A
+	// deployment whose authorization server sits on a private network
+	// that the MCP server's URL does not name sets
+	// netpolicy.PrivateNetworks (or only the classes it needs);
+	// netpolicy.Metadata is the only way to a cloud metadata service's
+	// address; netpolicy.All turns the address policy off, and lets
+	// through the connections of a Config.HTTPClient's own dialer whose
+	// remote address is not an IP address and port (a tunnel's), which
+	// are refused otherwise.
 	AllowAddresses netpolicy.Class
 	// InsecureHTTP allows http URLs for authorization servers and
 	// metadata on hosts other than loopback ones. For tests. It does not
@@ -273,10 +307,21 @@ func (e *Error) AuthorizationFailed() bool { return true }
 
 // HTTPClient returns an http.Client that authorizes its requests to the
 // MCP server at serverURL (the URL the transport connects to), built on
-// Config.HTTPClient's transport, jar and redirect policy. Requests to
-// other origins go out as they are, without the token. It follows no
-// redirect from https to plain http.
+// Config.HTTPClient's transport, jar and redirect policy, with the
+// address policy (see the package documentation): the server's own
+// host:port is the user's choice and is not checked, but every other
+// connection is (the dial check, when the transport is an
+// *http.Transport), and so is every redirect. It follows no redirect from
+// https to plain http, none of a request other than GET or HEAD (a POST
+// carries a JSON-RPC message) to another origin, and none that leaves the
+// server's origin for a URL the policy refuses; then Config.HTTPClient's
+// CheckRedirect decides, or at most 10 redirects are followed. Requests to
+// other origins go out without the token.
 func (c *Client) HTTPClient(serverURL string) (*http.Client, error) {
+	s, err := c.server(serverURL)
+	if err != nil {
+		return nil, err
+	}
 	rt, err := c.Transport(serverURL, nil)
 	if err != nil {
 		return nil, err
@@ -288,7 +333,7 @@ func (c *Client) HTTPClient(serverURL string) (*http.Client, error) {
 		check = c.cfg.HTTPClient.CheckRedirect
 	}
 	hc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if err := noDowngrade(req, via); err != nil {
+		if err := s.g.checkServerRedirect(req, via); err != nil {
 			return err
 		}
 		if check != nil {
@@ -304,7 +349,12 @@ func (c *Client) HTTPClient(serverURL string) (*http.Client, error) {
 
 // Transport returns an http.RoundTripper that authorizes the requests to
 // the MCP server at serverURL and sends them with base (default:
-// Config.HTTPClient's transport, or http.DefaultTransport).
+// Config.HTTPClient's transport, or http.DefaultTransport). When base is
+// an *http.Transport, it is cloned (once per server) with the address
+// policy's dial check: the connections to the server's own host:port are
+// not checked (the user chose it), those to any other host are, as the
+// OAuth requests' are. A RoundTripper does not follow redirects: the
+// http.Client that uses it checks them (HTTPClient's does).
 func (c *Client) Transport(serverURL string, base http.RoundTripper) (http.RoundTripper, error) {
 	s, err := c.server(serverURL)
 	if err != nil {
@@ -313,10 +363,7 @@ func (c *Client) Transport(serverURL string, base http.RoundTripper) (http.Round
 	if base == nil && c.cfg.HTTPClient != nil {
 		base = c.cfg.HTTPClient.Transport
 	}
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	return &roundTripper{s: s, base: base}, nil
+	return &roundTripper{s: s, base: s.g.transport(base)}, nil
 }
 
 // Logout forgets the token for the MCP server at serverURL, in memory and

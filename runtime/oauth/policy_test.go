@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -58,7 +59,7 @@ func addrPort(srv *httptest.Server) netip.AddrPort {
 type remoteOpts struct {
 	challenge   string            // parameters of the 401's Bearer challenge
 	as          string            // the issuer its metadata names; default itself
-	meta        map[string]string // authorization server metadata members to replace
+	meta        map[string]string // authorization server metadata members to replace; {port} is its own port
 	prmRedirect string            // where its metadata redirects, if anywhere
 }
 
@@ -104,8 +105,9 @@ func newRemote(t *testing.T, o remoteOpts) *remote {
 			"code_challenge_methods_supported":      []string{"S256"},
 			"token_endpoint_auth_methods_supported": []string{"none"},
 		}
+		_, self, _ := net.SplitHostPort(req.Host)
 		for k, v := range o.meta {
-			m[k] = v
+			m[k] = strings.ReplaceAll(v, "{port}", self)
 		}
 		writeJSON(w, 200, m)
 	})
@@ -229,14 +231,14 @@ func TestSteeredInward(t *testing.T) {
 		{
 			name:  "token endpoint at the cloud metadata service",
 			opts:  remoteOpts{meta: map[string]string{"token_endpoint": "https://169.254.169.254/latest/api/token"}},
-			class: netpolicy.LinkLocal,
-			want:  []string{`names token_endpoint "https://169.254.169.254/latest/api/token"`, "169.254.169.254 is a link-local address"},
+			class: netpolicy.LinkLocal | netpolicy.Metadata,
+			want:  []string{`names token_endpoint "https://169.254.169.254/latest/api/token"`, "169.254.169.254 is a link-local address and the address of a cloud metadata service"},
 		},
 		{
 			name:  "authorization endpoint on RFC 1918",
 			opts:  remoteOpts{meta: map[string]string{"authorization_endpoint": "https://10.0.0.5/authorize"}},
 			class: netpolicy.Private,
-			want:  []string{"10.0.0.5 is a private address (RFC 1918); refused because the MCP server is not on a private network (see Config.AllowAddresses)"},
+			want:  []string{"10.0.0.5 is a private address (RFC 1918); refused because the MCP server is not on a private network (RFC 1918) (see Config.AllowAddresses)"},
 		},
 		{
 			name:  "token endpoint on ULA",
@@ -372,57 +374,158 @@ func TestDNSRebinding(t *testing.T) {
 
 // TestPrivateNetworkOptOut: an authorization server on a private network
 // is refused for a public MCP server, allowed with
-// Config.AllowAddresses, and allowed for an MCP server on a private
-// network.
+// Config.AllowAddresses, and allowed for an MCP server on the same class
+// of network only: a server on an overlay network (CGNAT, such as
+// Tailscale's 100.x addresses) or on a unique local network does not
+// open the user's RFC 1918 LAN, nor one on RFC 1918 the ULA ones.
 func TestPrivateNetworkOptOut(t *testing.T) {
+	const (
+		notPrivate = "is a private address (RFC 1918); refused because the MCP server is not on a private network (RFC 1918) (see Config.AllowAddresses)"
+		notULA     = "is a unique local address (RFC 4193); refused because the MCP server is not on a unique local network (RFC 4193)"
+		notCGNAT   = "is a shared address of carrier-grade NAT (RFC 6598); refused because the MCP server is not on a CGNAT network (RFC 6598)"
+	)
 	for _, tc := range []struct {
 		name   string
 		allow  netpolicy.Class
 		server netpolicy.Class // the MCP server's class
-		ok     bool
+		as     netpolicy.Class // the authorization server's class
+		refuse string          // in the refusal; "" if allowed
 	}{
-		{"public server", 0, netpolicy.Public, false},
-		{"public server, private networks allowed", netpolicy.PrivateNetworks, netpolicy.Public, true},
-		{"public server, loopback allowed", netpolicy.Loopback, netpolicy.Public, false},
-		{"server on a private network", 0, netpolicy.Private, true},
-		{"server on a unique local network", 0, netpolicy.ULA, true},
-		{"server on link-local", 0, netpolicy.LinkLocal, false},
+		{"public server", 0, netpolicy.Public, netpolicy.Private, notPrivate},
+		{"public server, private networks allowed", netpolicy.PrivateNetworks, netpolicy.Public, netpolicy.Private, ""},
+		{"public server, loopback allowed", netpolicy.Loopback, netpolicy.Public, netpolicy.Private, notPrivate},
+		{"server on RFC 1918", 0, netpolicy.Private, netpolicy.Private, ""},
+		{"server on RFC 1918, AS on ULA", 0, netpolicy.Private, netpolicy.ULA, notULA},
+		{"server on RFC 1918, AS on CGNAT", 0, netpolicy.Private, netpolicy.CGNAT, notCGNAT},
+		{"server on ULA", 0, netpolicy.ULA, netpolicy.ULA, ""},
+		{"server on ULA, AS on RFC 1918", 0, netpolicy.ULA, netpolicy.Private, notPrivate},
+		{"server on CGNAT", 0, netpolicy.CGNAT, netpolicy.CGNAT, ""},
+		{"server on CGNAT, AS on RFC 1918", 0, netpolicy.CGNAT, netpolicy.Private, notPrivate},
+		{"server on CGNAT, AS on ULA", 0, netpolicy.CGNAT, netpolicy.ULA, notULA},
+		{"server on CGNAT, AS on RFC 1918, RFC 1918 allowed", netpolicy.Private, netpolicy.CGNAT, netpolicy.Private, ""},
+		{"server on link-local", 0, netpolicy.LinkLocal, netpolicy.Private, notPrivate},
+		{"server on loopback", 0, netpolicy.Loopback, netpolicy.Loopback, ""},
+		{"server on loopback, AS on RFC 1918", 0, netpolicy.Loopback, netpolicy.Private, notPrivate},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			as := newRemote(t, remoteOpts{})
 			r := newRemote(t, remoteOpts{as: as.URL})
-			classes := map[netip.AddrPort]netpolicy.Class{addrPort(r.Server): tc.server, addrPort(as.Server): netpolicy.Private}
+			classes := map[netip.AddrPort]netpolicy.Class{addrPort(r.Server): tc.server, addrPort(as.Server): tc.as}
 			c := attacked(t, oauth.Config{AllowAddresses: tc.allow}, oauth.TestNetwork{Classes: classes})
 			url := r.URL + "/mcp"
 			// The remote server accepts the tokens its authorization server,
 			// as, issues ("good").
 			_, err := call(httpClient(t, c, url), url, "tools/list")
-			if tc.ok {
+			if tc.refuse == "" {
 				if err != nil {
 					t.Fatal(err)
 				}
+				if as.tokens.Load() != 1 {
+					t.Errorf("%d token requests at the authorization server, want 1", as.tokens.Load())
+				}
 				return
 			}
-			wantRefused(t, err, netpolicy.Private, "is a private address (RFC 1918); refused because the MCP server is not on a private network")
-			if n := as.registrations.Load() + as.authorizes.Load(); n != 0 {
+			wantRefused(t, err, tc.as, tc.refuse)
+			if n := as.registrations.Load() + as.authorizes.Load() + as.tokens.Load(); n != 0 {
 				t.Errorf("the private authorization server received %d requests", n)
 			}
 		})
 	}
 }
 
-// TestPrivateServerNotLoopback: an MCP server on a private network allows
-// private addresses, not loopback ones.
+// TestPrivateServerNotLoopback: an MCP server on a private or link-local
+// network does not open loopback.
 func TestPrivateServerNotLoopback(t *testing.T) {
 	v := newVictim(t)
-	r := newRemote(t, remoteOpts{as: v.URL})
-	c := attacked(t, oauth.Config{}, oauth.TestNetwork{Classes: map[netip.AddrPort]netpolicy.Class{addrPort(r.Server): netpolicy.Private}})
-	url := r.URL + "/mcp"
-	_, err := call(httpClient(t, c, url), url, "tools/list")
-	if n := v.hits.Load(); n != 0 {
-		t.Errorf("the loopback service received %d requests", n)
+	for _, class := range []netpolicy.Class{netpolicy.Private, netpolicy.ULA, netpolicy.CGNAT, netpolicy.LinkLocal} {
+		t.Run(class.String(), func(t *testing.T) {
+			r := newRemote(t, remoteOpts{as: v.URL})
+			c := attacked(t, oauth.Config{}, oauth.TestNetwork{Classes: map[netip.AddrPort]netpolicy.Class{addrPort(r.Server): class}})
+			url := r.URL + "/mcp"
+			_, err := call(httpClient(t, c, url), url, "tools/list")
+			if n := v.hits.Load(); n != 0 {
+				t.Errorf("the loopback service received %d requests", n)
+			}
+			wantRefused(t, err, netpolicy.Loopback, "refused because the MCP server is not on loopback")
+		})
 	}
-	wantRefused(t, err, netpolicy.Loopback, "refused because the MCP server is not on loopback")
+}
+
+// localOnly returns an http.Client whose transport dials 127.0.0.1 for
+// any host: a test whose URLs name other addresses (a cloud metadata
+// service) reaches nothing outside the machine, whatever the policy does.
+// dialled records the addresses it was asked for.
+func localOnly(t *testing.T, dialled *[]string) *http.Client {
+	var mu sync.Mutex
+	var d net.Dialer
+	tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		host, p, err := net.SplitHostPort(addr)
+		if err != nil {
+			return nil, err
+		}
+		if host != "127.0.0.1" {
+			mu.Lock()
+			*dialled = append(*dialled, addr)
+			mu.Unlock()
+			return nil, errors.New("test: no connection outside 127.0.0.1")
+		}
+		return d.DialContext(ctx, network, net.JoinHostPort(host, p))
+	}}
+	t.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr}
+}
+
+// TestMetadataServiceNeverLent: the cloud metadata services' addresses,
+// though link-local, unique local or CGNAT, are not opened by an MCP
+// server on that class of network; only netpolicy.Metadata in
+// Config.AllowAddresses opens them.
+func TestMetadataServiceNeverLent(t *testing.T) {
+	for _, tc := range []struct {
+		server   netpolicy.Class
+		endpoint string
+		class    netpolicy.Class
+	}{
+		{netpolicy.LinkLocal, "https://169.254.169.254/latest/api/token", netpolicy.LinkLocal | netpolicy.Metadata},
+		{netpolicy.LinkLocal, "https://169.254.170.2/v2/credentials", netpolicy.LinkLocal | netpolicy.Metadata},
+		{netpolicy.ULA, "https://[fd00:ec2::254]/latest/api/token", netpolicy.ULA | netpolicy.Metadata},
+		{netpolicy.CGNAT, "https://100.100.100.200/latest/meta-data", netpolicy.CGNAT | netpolicy.Metadata},
+		{netpolicy.Public, "https://168.63.129.16/machine", netpolicy.Metadata},
+		{netpolicy.LinkLocal, "https://[::ffff:169.254.169.254]/latest/api/token", netpolicy.LinkLocal | netpolicy.Metadata},
+	} {
+		t.Run(tc.server.String()+" "+tc.endpoint, func(t *testing.T) {
+			r := newRemote(t, remoteOpts{meta: map[string]string{"token_endpoint": tc.endpoint}})
+			var dialled []string
+			c := attacked(t, oauth.Config{HTTPClient: localOnly(t, &dialled)}, oauth.TestNetwork{Classes: map[netip.AddrPort]netpolicy.Class{addrPort(r.Server): tc.server}})
+			url := r.URL + "/mcp"
+			_, err := call(httpClient(t, c, url), url, "tools/list")
+			wantRefused(t, err, tc.class, "the address of a cloud metadata service; refused: a cloud metadata service's address is allowed only by netpolicy.Metadata")
+			if len(dialled) != 0 || r.authorizes.Load() != 0 {
+				t.Errorf("dialled %q, %d authorizations; want none", dialled, r.authorizes.Load())
+			}
+		})
+	}
+	// The opt-out: an authorization server that the test network puts at
+	// a metadata address.
+	for name, allow := range map[string]netpolicy.Class{"refused": 0, "allowed by netpolicy.Metadata": netpolicy.Metadata} {
+		t.Run("authorization server at a metadata address "+name, func(t *testing.T) {
+			as := newRemote(t, remoteOpts{})
+			r := newRemote(t, remoteOpts{as: as.URL})
+			classes := map[netip.AddrPort]netpolicy.Class{addrPort(r.Server): netpolicy.LinkLocal, addrPort(as.Server): netpolicy.LinkLocal | netpolicy.Metadata}
+			c := attacked(t, oauth.Config{AllowAddresses: allow}, oauth.TestNetwork{Classes: classes})
+			url := r.URL + "/mcp"
+			_, err := call(httpClient(t, c, url), url, "tools/list")
+			if allow == 0 {
+				wantRefused(t, err, netpolicy.LinkLocal|netpolicy.Metadata, "netpolicy.Metadata")
+				if n := as.registrations.Load() + as.authorizes.Load() + as.tokens.Load(); n != 0 {
+					t.Errorf("the metadata address received %d requests", n)
+				}
+				return
+			}
+			if err != nil || as.tokens.Load() != 1 {
+				t.Fatalf("err = %v, %d token requests; want the flow through the allowed address", err, as.tokens.Load())
+			}
+		})
+	}
 }
 
 // TestCustomHTTPClient: a Config.HTTPClient keeps the policy: the URL
@@ -743,5 +846,344 @@ func TestMCPRedirectDowngrade(t *testing.T) {
 	}
 	if got := catch.got(); len(got) != 0 {
 		t.Fatalf("the plain http server received %q", got)
+	}
+}
+
+// get GETs url with hc, as a client opening an SSE stream does.
+func get(hc *http.Client, url string) (int, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := hc.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode, nil
+}
+
+// redirector is a remote MCP server that answers every request at /mcp
+// with a redirect (307, which makes a POST send its body again) to the
+// URL in to, and serves /moved itself.
+func redirector(t *testing.T, to *atomic.Value) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/moved" {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+			return
+		}
+		http.Redirect(w, r, to.Load().(string), http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestMCPRedirectInward: the MCP server the user chose cannot use a
+// redirect to send the client's requests (a POST's JSON-RPC message, a
+// GET's session) into the user's machine or network, nor a POST's body
+// to any other origin. The server's own origin is the user's choice.
+func TestMCPRedirectInward(t *testing.T) {
+	v := newVictim(t)
+	vp := port(v.Server)
+	elsewhere := &catcher{}
+	other := httptest.NewServer(elsewhere)
+	defer other.Close()
+	var d net.Dialer
+	// ownDial resolves the names under .test to 127.0.0.1, and dials
+	// nothing outside 127.0.0.1.
+	ownDial := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		host, p, _ := net.SplitHostPort(addr)
+		if strings.HasSuffix(host, ".test") {
+			host = "127.0.0.1"
+		}
+		if host != "127.0.0.1" {
+			return nil, fmt.Errorf("test: no connection to %s", addr)
+		}
+		return d.DialContext(ctx, network, net.JoinHostPort(host, p))
+	}}
+	defer ownDial.CloseIdleConnections()
+	for _, tc := range []struct {
+		name    string
+		method  string
+		to      string // %s: the victim's port
+		own     bool   // Config.HTTPClient with its own DialContext
+		refused netpolicy.Class
+		want    []string
+	}{
+		{name: "POST to loopback", method: "POST", to: "http://127.0.0.1:%s/admin", want: []string{"redirected the POST to another origin", "JSON-RPC message"}},
+		{name: "POST to a public origin", method: "POST", to: other.URL + "/collect", want: []string{"redirected the POST to another origin"}},
+		{name: "GET to loopback", method: "GET", to: "http://127.0.0.1:%s/admin", refused: netpolicy.Loopback, want: []string{"the MCP server's redirect from", "127.0.0.1 is a loopback address; refused because the MCP server is not on loopback"}},
+		{name: "GET to localhost", method: "GET", to: "http://localhost:%s/admin", refused: netpolicy.Loopback, want: []string{"localhost is a loopback name"}},
+		{name: "GET to the cloud metadata service", method: "GET", to: "http://169.254.169.254/latest/meta-data", own: true, refused: netpolicy.LinkLocal | netpolicy.Metadata, want: []string{"cloud metadata service"}},
+		{name: "GET to a name that resolves to loopback", method: "GET", to: "http://rebind.test:%s/admin", refused: netpolicy.Loopback, want: []string{"rebind.test resolved to 127.0.0.1, a loopback address; refused because the MCP server is not on loopback"}},
+		{name: "GET to a name that resolves to loopback, own DialContext", method: "GET", to: "http://rebind.test:%s/admin", own: true, refused: netpolicy.Loopback, want: []string{"rebind.test resolved to 127.0.0.1, a loopback address"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var to atomic.Value
+			if strings.Contains(tc.to, "%s") {
+				to.Store(strings.Replace(tc.to, "%s", vp, 1))
+			} else {
+				to.Store(tc.to)
+			}
+			srv := redirector(t, &to)
+			cfg := oauth.Config{}
+			if tc.own {
+				cfg.HTTPClient = &http.Client{Transport: ownDial}
+			}
+			classes := public(srv, other)
+			c := attacked(t, cfg, oauth.TestNetwork{Classes: classes, Hosts: map[string]netip.Addr{"rebind.test": netip.MustParseAddr("127.0.0.1")}})
+			url := srv.URL + "/mcp"
+			hc := httpClient(t, c, url)
+			var err error
+			if tc.method == "POST" {
+				_, err = call(hc, url, "tools/call")
+			} else {
+				_, err = get(hc, url)
+			}
+			if n := v.hits.Load(); n != 0 {
+				t.Errorf("the loopback service received %d requests", n)
+			}
+			if got := elsewhere.got(); len(got) != 0 {
+				t.Errorf("the other origin received %q", got)
+			}
+			if err == nil {
+				t.Fatal("the redirect was followed")
+			}
+			if tc.refused == 0 {
+				if !errors.Is(err, oauth.ErrRedirectRefused) {
+					t.Errorf("err = %v, want ErrRedirectRefused", err)
+				}
+			} else {
+				var re *netpolicy.RefusedError
+				if !errors.As(err, &re) || re.Class != tc.refused {
+					t.Errorf("err = %v, want a *netpolicy.RefusedError of class %v", err, tc.refused)
+				}
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("err = %v\nwant it to contain %q", err, w)
+				}
+			}
+		})
+	}
+	t.Run("GET from a loopback server to plain http elsewhere", func(t *testing.T) {
+		var to atomic.Value
+		to.Store(other.URL + "/stream")
+		srv := redirector(t, &to) // on loopback, over http: the user's choice
+		c := client(t, oauth.WithTestNetwork(oauth.Config{}, oauth.TestNetwork{Classes: public(other)}))
+		url := srv.URL + "/mcp"
+		_, err := get(httpClient(t, c, url), url)
+		if got := elsewhere.got(); len(got) != 0 {
+			t.Errorf("the other origin received %q", got)
+		}
+		if !errors.Is(err, oauth.ErrRedirectRefused) || !strings.Contains(err.Error(), "https is required") {
+			t.Errorf("err = %v, want ErrRedirectRefused for want of https", err)
+		}
+	})
+	// What the policy lets through: a POST within the server's origin, a
+	// GET to another public origin, and the server's own host:port
+	// whatever its address (a name that resolves to an address of a class
+	// the policy refuses: the user chose it).
+	t.Run("allowed", func(t *testing.T) {
+		var to atomic.Value
+		srv := redirector(t, &to)
+		classes := public(srv, other)
+		c := attacked(t, oauth.Config{}, oauth.TestNetwork{Classes: classes})
+		url := srv.URL + "/mcp"
+		hc := httpClient(t, c, url)
+		to.Store(srv.URL + "/moved")
+		mustCall(t, hc, url, "tools/call")
+		to.Store(other.URL + "/stream")
+		if status, err := get(hc, url); err != nil || status != http.StatusOK {
+			t.Fatalf("GET redirected to a public origin: %d, %v", status, err)
+		}
+		if got := elsewhere.got(); len(got) != 1 || !strings.HasPrefix(got[0], "GET /stream ") {
+			t.Errorf("the other origin received %q, want the GET", got)
+		}
+		classes = map[netip.AddrPort]netpolicy.Class{addrPort(srv): netpolicy.Private}
+		c = attacked(t, oauth.Config{}, oauth.TestNetwork{Classes: classes, Hosts: map[string]netip.Addr{"mcp.test": netip.MustParseAddr("127.0.0.1")}})
+		own := "http://mcp.test:" + port(srv)
+		to.Store(own + "/moved")
+		mustCall(t, httpClient(t, c, own+"/mcp"), own+"/mcp", "tools/call")
+	})
+}
+
+// TestLocalhostName: plain http is allowed to a localhost name as to a
+// loopback host, so a localhost name must reach loopback: the client
+// resolves it to 127.0.0.1 or ::1 itself (RFC 6761 section 6.3) rather
+// than asking DNS, and refuses a connection of one that reached another
+// address (through a Config.HTTPClient's own dialer, or a test network
+// that calls 127.0.0.1 public); otherwise the code, the PKCE verifier and
+// a client secret would go off the machine in cleartext.
+func TestLocalhostName(t *testing.T) {
+	loop := netip.MustParseAddr("127.0.0.1")
+	t.Run("resolves to a public address", func(t *testing.T) {
+		catch := &catcher{}
+		off := httptest.NewServer(catch) // a "public" host
+		defer off.Close()
+		// An MCP server on loopback, which allows loopback names.
+		r := newRemote(t, remoteOpts{meta: map[string]string{"token_endpoint": "http://as.localhost:" + port(off) + "/token"}})
+		c := client(t, oauth.WithTestNetwork(oauth.Config{}, oauth.TestNetwork{Classes: public(off), Hosts: map[string]netip.Addr{"as.localhost": loop}}))
+		url := r.URL + "/mcp"
+		_, err := call(httpClient(t, c, url), url, "tools/list")
+		if got := catch.got(); len(got) != 0 {
+			t.Fatalf("the public host received %q", got)
+		}
+		wantRefused(t, err, netpolicy.Public, "as.localhost resolved to 127.0.0.1, a public address, not a loopback one (RFC 6761)")
+	})
+	t.Run("own DialContext", func(t *testing.T) {
+		catch := &catcher{}
+		off := httptest.NewServer(catch)
+		defer off.Close()
+		var d net.Dialer
+		tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			host, p, _ := net.SplitHostPort(addr)
+			if netpolicy.IsLocalhost(host) {
+				addr = net.JoinHostPort("127.0.0.1", p) // a resolver that answers the "public" host
+			}
+			return d.DialContext(ctx, network, addr)
+		}}
+		defer tr.CloseIdleConnections()
+		r := newRemote(t, remoteOpts{meta: map[string]string{"token_endpoint": "http://as.localhost:" + port(off) + "/token"}})
+		c := client(t, oauth.WithTestNetwork(oauth.Config{HTTPClient: &http.Client{Transport: tr}}, oauth.TestNetwork{Classes: public(off)}))
+		url := r.URL + "/mcp"
+		_, err := call(httpClient(t, c, url), url, "tools/list")
+		if got := catch.got(); len(got) != 0 {
+			t.Fatalf("the public host received %q", got)
+		}
+		wantRefused(t, err, netpolicy.Public, "as.localhost resolved to 127.0.0.1, a public address, not a loopback one (RFC 6761)")
+	})
+	t.Run("DNS is not asked", func(t *testing.T) {
+		// DNS would answer a documentation address; the client dials
+		// 127.0.0.1 instead, where the token endpoint is.
+		r := newRemote(t, remoteOpts{meta: map[string]string{"token_endpoint": "http://as.localhost:{port}/token"}})
+		c := client(t, oauth.WithTestNetwork(oauth.Config{}, oauth.TestNetwork{Hosts: map[string]netip.Addr{"as.localhost": netip.MustParseAddr("192.0.2.1")}}))
+		url := r.URL + "/mcp"
+		mustCall(t, httpClient(t, c, url), url, "tools/list")
+		if r.tokens.Load() != 1 {
+			t.Errorf("%d token requests, want 1", r.tokens.Load())
+		}
+	})
+}
+
+// tunnelConn is a connection whose remote address is not an IP address
+// and port, as a tunnel's may be.
+type tunnelConn struct{ net.Conn }
+
+type tunnelAddr struct{}
+
+func (tunnelAddr) Network() string      { return "tunnel" }
+func (tunnelAddr) String() string       { return "tunnel-7" }
+func (tunnelConn) RemoteAddr() net.Addr { return tunnelAddr{} }
+
+// TestUncheckableConn: a Config.HTTPClient's own dialer whose connection
+// has no IP remote address cannot be checked, and is refused (not let
+// through); netpolicy.All, the policy turned off, lets it through.
+func TestUncheckableConn(t *testing.T) {
+	for name, allow := range map[string]netpolicy.Class{"policy on": 0, "policy off": netpolicy.All} {
+		t.Run(name, func(t *testing.T) {
+			v := newVictim(t)
+			var d net.Dialer
+			tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+				host, p, _ := net.SplitHostPort(addr)
+				if host != "tunnel.test" {
+					return d.DialContext(ctx, network, addr)
+				}
+				conn, err := d.DialContext(ctx, network, net.JoinHostPort("127.0.0.1", p))
+				if err != nil {
+					return nil, err
+				}
+				return tunnelConn{conn}, nil
+			}}
+			defer tr.CloseIdleConnections()
+			r := newRemote(t, remoteOpts{meta: map[string]string{"registration_endpoint": "http://tunnel.test:" + port(v.Server) + "/register"}})
+			c := attacked(t, oauth.Config{AllowAddresses: allow, HTTPClient: &http.Client{Transport: tr}}, oauth.TestNetwork{Classes: public(r.Server)})
+			url := r.URL + "/mcp"
+			_, err := call(httpClient(t, c, url), url, "tools/list")
+			if allow == netpolicy.All {
+				if v.hits.Load() != 1 || errors.Is(err, netpolicy.ErrRefused) {
+					t.Errorf("with the policy off: %d requests through the tunnel, err = %v; want 1 and no refusal", v.hits.Load(), err)
+				}
+				return
+			}
+			if n := v.hits.Load(); n != 0 {
+				t.Errorf("the service behind the tunnel received %d requests", n)
+			}
+			var re *netpolicy.RefusedError
+			if !errors.As(err, &re) || re.Host != "tunnel.test" || !strings.Contains(err.Error(), `host "tunnel.test" was connected to "tunnel-7", not an IP address and port`) {
+				t.Errorf("err = %v, want a refusal of the connection to tunnel.test", err)
+			}
+		})
+	}
+}
+
+// authorizeWith is an Authorizer that requests the authorization URL
+// with the Client's policy client, as an application's own may.
+type authorizeWith struct{ sawClient atomic.Bool }
+
+func (a *authorizeWith) RedirectURL() string { return "http://127.0.0.1:1/callback" }
+
+func (a *authorizeWith) Authorize(ctx context.Context, authURL string) (url.Values, error) {
+	hc := oauth.HTTPClientFrom(ctx)
+	if hc == nil {
+		return nil, errors.New("no client in the context")
+	}
+	a.sawClient.Store(true)
+	client := *hc
+	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, authURL, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	loc, err := resp.Location()
+	if err != nil {
+		return nil, err
+	}
+	return loc.Query(), nil
+}
+
+// TestHTTPClientFrom: an Authorizer of the application's gets the
+// Client's policy client, so that its request of the authorization URL
+// cannot be pointed inward either; outside Authorize there is none.
+func TestHTTPClientFrom(t *testing.T) {
+	if hc := oauth.HTTPClientFrom(context.Background()); hc != nil {
+		t.Errorf("HTTPClientFrom(Background) = %v, want nil", hc)
+	}
+	v := newVictim(t)
+	for name, inward := range map[string]bool{"authorized": false, "pointed inward": true} {
+		t.Run(name, func(t *testing.T) {
+			o := remoteOpts{}
+			if inward {
+				o.meta = map[string]string{"authorization_endpoint": "http://rebind.test:" + port(v.Server) + "/authorize"}
+			}
+			r := newRemote(t, o)
+			a := &authorizeWith{}
+			c := attacked(t, oauth.Config{Authorizer: a}, oauth.TestNetwork{Classes: public(r.Server), Hosts: map[string]netip.Addr{"rebind.test": netip.MustParseAddr("127.0.0.1")}})
+			url := r.URL + "/mcp"
+			_, err := call(httpClient(t, c, url), url, "tools/list")
+			if !a.sawClient.Load() {
+				t.Fatalf("Authorize had no client: %v", err)
+			}
+			if !inward {
+				if err != nil || r.tokens.Load() != 1 {
+					t.Fatalf("err = %v, %d token requests; want the flow done", err, r.tokens.Load())
+				}
+				return
+			}
+			if n := v.hits.Load(); n != 0 {
+				t.Errorf("the loopback service received %d requests", n)
+			}
+			wantRefused(t, err, netpolicy.Loopback, "rebind.test resolved to 127.0.0.1, a loopback address; refused because the MCP server is not on loopback")
+		})
 	}
 }

@@ -26,7 +26,13 @@ const maxReplayBody = 64 << 20
 func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	s := rt.s
 	if origin(req.URL) != s.origin {
-		return rt.base.RoundTrip(req)
+		// A redirect away from the server, say: a connection the dial
+		// check refused says why.
+		resp, err := rt.base.RoundTrip(req)
+		if err != nil {
+			return nil, s.g.explain(err)
+		}
+		return resp, nil
 	}
 	ctx := req.Context()
 	getBody := req.GetBody
