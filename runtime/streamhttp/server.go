@@ -106,6 +106,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/mcpgen/mcpgen/runtime/internal/httpguard"
 	"github.com/mcpgen/mcpgen/runtime/internal/httpmsg"
+	"github.com/mcpgen/mcpgen/runtime/internal/quota"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/revision"
 	"github.com/mcpgen/mcpgen/runtime/session"
@@ -188,17 +189,20 @@ type ServerOptions struct {
 	SessionBufferBytes  int64
 	// MaxSessions is the most sessions alive at once. An initialize beyond it
 	// is refused with 503 Service Unavailable and a JSON-RPC error (code
-	// session.Busy) carrying its id; a session that ends (DELETE, idle,
-	// Server.Close) frees its place at once. Default 10,000 (an idle
-	// session costs the memory stated in the package doc); negative means
-	// no limit.
+	// session.Busy) carrying its id. A session keeps its place until it
+	// has ended, however it ends (DELETE, idle, Server.Close): its id is
+	// unknown at once, but its place is freed only once the handlers of
+	// its requests have returned (see session.Options.DrainTimeout) and
+	// its streams have ended. Default 10,000 (an idle session costs the
+	// memory stated in the package doc); negative means no limit.
 	MaxSessions int
 	// MaxSessionsPerPrincipal is the most sessions alive at once of one
 	// principal (see Principal), so that one user cannot take every place
 	// of MaxSessions from the others. An initialize beyond it is refused
 	// with 429 Too Many Requests and a JSON-RPC error (code session.Busy)
 	// carrying its id and naming the limit; a session of the principal
-	// that ends frees a place at once. Only requests that speak for a
+	// frees a place once it has ended, as for MaxSessions. Only requests
+	// that speak for a
 	// principal (not "") count: without an authorization layer in front,
 	// MaxSessions alone applies.
 	//
@@ -256,22 +260,6 @@ const DefaultMaxSessions = 10_000
 // least 10.
 const DefaultMaxSessionsPerPrincipal = DefaultMaxSessions / 100
 
-// minSessionsPerPrincipal is the least default MaxSessionsPerPrincipal.
-const minSessionsPerPrincipal = 10
-
-// defaultPerPrincipal returns the default MaxSessionsPerPrincipal for
-// maxSessions (negative: no limit).
-func defaultPerPrincipal(maxSessions int) int {
-	if maxSessions < 0 {
-		return DefaultMaxSessionsPerPrincipal
-	}
-	return max(maxSessions/100, minSessionsPerPrincipal)
-}
-
-// principalOf is the default ServerOptions.Principal: the principal in
-// the request's context.
-func principalOf(r *http.Request) string { return session.PrincipalOf(r.Context()) }
-
 // DefaultSessionRetentionBytes and DefaultServerRetentionBytes are the
 // defaults of ServerOptions.SessionRetentionBytes and ServerRetentionBytes.
 const (
@@ -288,9 +276,10 @@ type Server struct {
 	store      EventStore
 	log        *slog.Logger
 
+	quota *quota.Sessions // MaxSessions, MaxSessionsPerPrincipal
+
 	mu        sync.Mutex
 	sessions  map[string]*conn
-	owned     map[string]int // live sessions per principal, for those with one
 	closed    bool
 	stop      chan struct{}
 	closeDone chan struct{} // closed when Close has returned
@@ -338,15 +327,15 @@ func NewServer(newHandler func() session.Handler, opts ServerOptions) *Server {
 		opts.MaxSessions = DefaultMaxSessions
 	}
 	if opts.MaxSessionsPerPrincipal == 0 {
-		opts.MaxSessionsPerPrincipal = defaultPerPrincipal(opts.MaxSessions)
+		opts.MaxSessionsPerPrincipal = quota.DefaultPerPrincipal(opts.MaxSessions)
 	}
 	if opts.Principal == nil {
-		opts.Principal = principalOf
+		opts.Principal = quota.PrincipalOf
 	}
 	if opts.WriteTimeout == 0 {
 		opts.WriteTimeout = DefaultWriteTimeout
 	}
-	s := &Server{newHandler: newHandler, opts: opts, guard: httpguard.Guard{Hosts: opts.AllowedHosts, Origins: opts.AllowedOrigins}, store: opts.EventStore, log: opts.Logger, sessions: map[string]*conn{}, owned: map[string]int{}, stop: make(chan struct{}), closeDone: make(chan struct{})}
+	s := &Server{newHandler: newHandler, opts: opts, guard: httpguard.Guard{Hosts: opts.AllowedHosts, Origins: opts.AllowedOrigins}, store: opts.EventStore, log: opts.Logger, quota: quota.New(opts.MaxSessions, opts.MaxSessionsPerPrincipal), sessions: map[string]*conn{}, stop: make(chan struct{}), closeDone: make(chan struct{})}
 	if s.store == nil {
 		s.store = NewMemoryStore()
 	}
@@ -783,17 +772,13 @@ func (s *Server) sessionless(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-// forget removes c from the sessions, freeing its place (and its
-// principal's): later requests naming it get 404.
+// forget removes c from the sessions: later requests naming it get 404.
+// Its place (and its principal's) is freed only once it has ended
+// (conn.Close).
 func (s *Server) forget(c *conn) {
 	s.mu.Lock()
 	if s.sessions[c.id] == c {
 		delete(s.sessions, c.id)
-		if c.principal != "" {
-			if s.owned[c.principal]--; s.owned[c.principal] <= 0 {
-				delete(s.owned, c.principal)
-			}
-		}
 	}
 	s.mu.Unlock()
 }
@@ -826,23 +811,20 @@ func (s *Server) newConn(r *http.Request) (*conn, int, *jsonrpc.Error) {
 		s.mu.Unlock()
 		return nil, http.StatusServiceUnavailable, errClosing
 	}
-	if max := s.opts.MaxSessions; max > 0 && len(s.sessions) >= max {
+	if limit := s.quota.Acquire(c.principal); limit != nil {
 		s.mu.Unlock()
-		s.log.Warn("mcp http: initialize refused: too many sessions", "max", max)
-		return nil, http.StatusServiceUnavailable, &jsonrpc.Error{Code: session.Busy, Message: fmt.Sprintf("the server has reached its limit of %d sessions; try again later", max)}
-	}
-	if max := s.opts.MaxSessionsPerPrincipal; max > 0 && c.principal != "" && s.owned[c.principal] >= max {
-		s.mu.Unlock()
-		s.log.Warn("mcp http: initialize refused: the principal has too many sessions", "max", max, "remote", r.RemoteAddr)
-		return nil, http.StatusTooManyRequests, &jsonrpc.Error{Code: session.Busy, Message: fmt.Sprintf("this user (principal) has reached its limit of %d sessions at once; end one with DELETE, or try again once one has ended", max)}
+		if limit.PerPrincipal {
+			s.log.Warn("mcp http: initialize refused: the principal has too many sessions", "max", limit.Max, "remote", r.RemoteAddr)
+			return nil, http.StatusTooManyRequests, &jsonrpc.Error{Code: session.Busy, Message: fmt.Sprintf("this user (principal) has reached its limit of %d sessions at once; end one with DELETE, or try again once one has ended", limit.Max)}
+		}
+		s.log.Warn("mcp http: initialize refused: too many sessions", "max", limit.Max)
+		return nil, http.StatusServiceUnavailable, &jsonrpc.Error{Code: session.Busy, Message: fmt.Sprintf("the server has reached its limit of %d sessions; try again later", limit.Max)}
 	}
 	// The session is started before the conn is published: it sets c.push,
-	// and other requests may find c at once.
+	// and other requests may find c at once. Its place is given back when
+	// it has ended (conn.Close).
 	c.sess = session.New(session.Server, c, h, s.opts.Session)
 	s.sessions[c.id] = c
-	if c.principal != "" {
-		s.owned[c.principal]++
-	}
 	s.mu.Unlock()
 	s.log.Debug("mcp http: session opened", "sessionTag", c.tag(), "remote", r.RemoteAddr)
 	return c, 0, nil
@@ -1166,10 +1148,13 @@ func (c *conn) appendLocked(st *stream, data []byte) error {
 
 // Close implements transport.Transport: the session ended (however it
 // ended: DELETE, idle, Server.Close, its peer), after its last answer was
-// written. The session leaves the server's sessions (a request naming it
-// gets 404), the SSE connections still open write what their streams hold
-// and a session-ended event, and end (see serveSSE); once they have, or
-// the flush limit passed, the streams are dropped with their events.
+// written and its handlers returned. The session leaves the server's
+// sessions (a request naming it gets 404), the SSE connections still open
+// write what their streams hold and a session-ended event, and end (see
+// serveSSE); once they have, or the flush limit passed, the streams are
+// dropped with their events, and the session's place (MaxSessions,
+// MaxSessionsPerPrincipal) is freed: this is the one place that frees it,
+// once, whichever way the session ended.
 func (c *conn) Close() error {
 	c.closeOnce.Do(func() {
 		c.srv.forget(c)
@@ -1211,6 +1196,7 @@ func (c *conn) Close() error {
 			c.srv.store.Drop(id)
 		}
 		c.mu.Unlock()
+		c.srv.quota.Release(c.principal)
 	})
 	return nil
 }
