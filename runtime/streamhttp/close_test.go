@@ -86,3 +86,55 @@ func TestServerCloseEndsSessionsTogether(t *testing.T) {
 		}
 	}
 }
+
+// Server.Close returns once every session has ended, also one that a
+// DELETE forgot just before Close was called, whose handler, ignoring its
+// cancelled context, still runs: an application that stops its process
+// when Close returns must not cut that handler off.
+func TestServerCloseWaitsForForgottenSessions(t *testing.T) {
+	started, returned, gate := make(chan struct{}, 1), make(chan struct{}, 1), make(chan struct{})
+	var once sync.Once
+	release := func() { once.Do(func() { close(gate) }) }
+	srv := stubbornServer(started, returned, gate)
+	h := streamhttp.NewServer(func() session.Handler { return mcp.NewServerHandler(srv) },
+		streamhttp.ServerOptions{Session: session.Options{DrainTimeout: -1}})
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	defer release() // before the HTTP server closes
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	sid := openSession(t, ts.URL, "")
+	goSend(ctx, http.MethodPost, ts.URL, "", sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"stubborn"}}`)
+	receive(t, "the call's handler started", started)
+	deleted := goSend(ctx, http.MethodDelete, ts.URL, "", sid, "")
+	deadline := time.Now().Add(20 * time.Second)
+	for send(t, http.MethodPost, ts.URL, "", sid, `{"jsonrpc":"2.0","id":3,"method":"ping"}`).status != http.StatusNotFound {
+		if time.Now().After(deadline) {
+			t.Fatal("the DELETEd session still answers after 20s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	closed := make(chan struct{})
+	go func() {
+		h.Close()
+		close(closed)
+	}()
+	// Close must wait for the handler; it gets a while to return wrongly
+	// before the handler is let go.
+	select {
+	case <-closed:
+		t.Fatal("Server.Close returned while a session DELETEd just before still ran its handler")
+	case <-time.After(200 * time.Millisecond):
+	}
+	release()
+	receive(t, "Server.Close", closed)
+	select {
+	case <-returned:
+	default:
+		t.Error("Server.Close returned before the handler")
+	}
+	if status := receive(t, "the DELETE's answer", deleted); status != http.StatusNoContent {
+		t.Errorf("DELETE: %d; want 204", status)
+	}
+}

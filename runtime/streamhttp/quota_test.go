@@ -115,7 +115,8 @@ func stubbornServer(started, returned chan<- struct{}, gate <-chan struct{}) *mc
 	return srv
 }
 
-// goSend sends an MCP request as send does, on a goroutine, and returns
+// goSend sends an MCP request as send does (with token, none if "", in
+// session sid, none if ""), on a goroutine, and returns
 // the channel its status arrives on (0 when it could not be sent).
 func goSend(ctx context.Context, method, url, token, sid, body string) <-chan int {
 	status := make(chan int, 1)
@@ -127,7 +128,9 @@ func goSend(ctx context.Context, method, url, token, sid, body string) <-chan in
 		}
 		r.Header.Set("Content-Type", "application/json")
 		r.Header.Set("Accept", "application/json, text/event-stream")
-		r.Header.Set("Authorization", "Bearer "+token)
+		if token != "" {
+			r.Header.Set("Authorization", "Bearer "+token)
+		}
 		if sid != "" {
 			r.Header.Set("Mcp-Session-Id", sid)
 			r.Header.Set("MCP-Protocol-Version", "2025-11-25")

@@ -277,6 +277,10 @@ type Server struct {
 	log        *slog.Logger
 
 	quota *quota.Sessions // MaxSessions, MaxSessionsPerPrincipal
+	// live counts the sessions that have not ended: Add in newConn, Done
+	// when conn.Close has finished. Close waits for it, so also for the
+	// sessions a DELETE or the reaper forgot just before.
+	live sync.WaitGroup
 
 	mu        sync.Mutex
 	sessions  map[string]*conn
@@ -386,6 +390,10 @@ var ErrStreamFull = errors.New("SSE stream full: the client is not reading it")
 //  4. It forgets the sessions and their streams: a request naming one is
 //     then answered 404, which tells a client that the session is gone.
 //
+// It returns once the sessions a DELETE or the idle reaper ended just
+// before have ended too (their handlers returned, their streams flushed),
+// within the same limits.
+//
 // Close does not close connections: with an http.Server, call its
 // Shutdown, registering Close with RegisterOnShutdown, so that the
 // connections end once their streams have. Calling Close again waits until
@@ -416,6 +424,9 @@ func (s *Server) Close() {
 		wg.Go(func() { c.sess.Close() })
 	}
 	wg.Wait()
+	// The sessions forgotten before s.sessions was listed, ending on their
+	// own goroutines (no newConn adds one once closed is set).
+	s.live.Wait()
 	close(s.closeDone)
 }
 
@@ -823,6 +834,7 @@ func (s *Server) newConn(r *http.Request) (*conn, int, *jsonrpc.Error) {
 	// The session is started before the conn is published: it sets c.push,
 	// and other requests may find c at once. Its place is given back when
 	// it has ended (conn.Close).
+	s.live.Add(1) // Done by conn.Close
 	c.sess = session.New(session.Server, c, h, s.opts.Session)
 	s.sessions[c.id] = c
 	s.mu.Unlock()
@@ -1197,6 +1209,7 @@ func (c *conn) Close() error {
 		}
 		c.mu.Unlock()
 		c.srv.quota.Release(c.principal)
+		c.srv.live.Done()
 	})
 	return nil
 }
