@@ -2,6 +2,7 @@ package streamhttp_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -136,5 +137,29 @@ func TestServerCloseWaitsForForgottenSessions(t *testing.T) {
 	}
 	if status := receive(t, "the DELETE's answer", deleted); status != http.StatusNoContent {
 		t.Errorf("DELETE: %d; want 204", status)
+	}
+}
+
+// Once Close has begun, an initialize is refused as a request in a live
+// session is: 503 and a JSON-RPC error of code session.Busy (try again,
+// elsewhere or later) carrying its id, whose message says the server is
+// shutting down, not an internal error.
+func TestInitializeRefusedWhileClosing(t *testing.T) {
+	h := streamhttp.NewServer(func() session.Handler { return mcp.NewServerHandler(whisperServer()) }, streamhttp.ServerOptions{})
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	h.Close()
+	x := send(t, http.MethodPost, ts.URL, "", "", strings.Replace(initBody, `"id":1`, `"id":"late"`, 1))
+	var e struct {
+		ID    string
+		Error struct {
+			Code    int64
+			Message string
+		}
+	}
+	if err := json.Unmarshal([]byte(x.body), &e); err != nil || x.status != http.StatusServiceUnavailable || x.header.Get("Mcp-Session-Id") != "" ||
+		e.ID != "late" || e.Error.Code != session.Busy || !strings.HasPrefix(e.Error.Message, "the server is shutting down: ") {
+		t.Errorf("initialize after Close: %d %q %s (%v); want 503, no session, and a %d error with id \"late\" saying the server is shutting down",
+			x.status, x.header.Get("Mcp-Session-Id"), x.body, err, session.Busy)
 	}
 }

@@ -794,8 +794,9 @@ func (s *Server) forget(c *conn) {
 	s.mu.Unlock()
 }
 
-// errClosing refuses an initialize (503) once Close was called.
-var errClosing = &jsonrpc.Error{Code: jsonrpc.InternalError, Message: "the server is closing"}
+// errClosing refuses an initialize (503) once Close was called, as a
+// request in a live session is then refused: with session.Busy.
+var errClosing = &jsonrpc.Error{Code: session.Busy, Message: "the server is shutting down: the initialize was not handled"}
 
 // newConn starts a session for the initialize r, or returns the HTTP
 // status and the error that refuse it: 503 when the server is closing or
