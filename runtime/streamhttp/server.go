@@ -289,6 +289,10 @@ type Server struct {
 	closeDone chan struct{} // closed when Close has returned
 	shutting  atomic.Bool   // closed, read without mu
 
+	// testHookWrite, when set (by tests only), is called by conn.Write
+	// with its data after its first look at closed, before it takes mu.
+	testHookWrite func(data []byte)
+
 	// The streams the sessions retain, oldest first, and their bytes (see
 	// ServerOptions.ServerRetentionBytes). rmu is taken after a conn's mu,
 	// never before.
@@ -1017,7 +1021,8 @@ func (c *conn) Read(ctx context.Context) ([]byte, error) {
 }
 
 // Write implements transport.Transport: it puts a message on the stream it
-// belongs to (T-M2: exactly one).
+// belongs to (T-M2: exactly one). Once the session has ended, it returns
+// net.ErrClosed: its streams are dropped.
 func (c *conn) Write(ctx context.Context, data []byte) error {
 	select {
 	case <-c.closed:
@@ -1030,6 +1035,9 @@ func (c *conn) Write(ctx context.Context, data []byte) error {
 	}
 	_, isMethod := wire.Member(first, "method")
 	evict := false // a stream was retained beyond ServerRetentionBytes
+	if h := c.srv.testHookWrite; h != nil {
+		h(data)
+	}
 	c.mu.Lock()
 	defer func() {
 		c.mu.Unlock()
@@ -1037,6 +1045,9 @@ func (c *conn) Write(ctx context.Context, data []byte) error {
 			c.srv.evictRetained()
 		}
 	}()
+	if c.endedLocked() {
+		return net.ErrClosed
+	}
 	if !isMethod {
 		// A response: on the stream of the request it answers.
 		var id wire.ID
@@ -1098,8 +1109,24 @@ func (c *conn) Write(ctx context.Context, data []byte) error {
 		if err != nil {
 			return err
 		}
+		if c.endedLocked() {
+			return net.ErrClosed
+		}
 	}
 	return c.appendLocked(st, data)
+}
+
+// endedLocked reports whether the session has ended and dropped, or is
+// dropping, its streams (c.mu is held: Close drops them under it once
+// closed is closed). A Write that finds it so must not append: that would
+// make the store recreate a dropped stream, which nothing would drop again.
+func (c *conn) endedLocked() bool {
+	select {
+	case <-c.closed:
+		return true
+	default:
+		return false
+	}
 }
 
 // roomLocked reports whether an event of n bytes fits the unsent events of
