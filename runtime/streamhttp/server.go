@@ -1021,7 +1021,7 @@ func (c *conn) Read(ctx context.Context) ([]byte, error) {
 }
 
 // Write implements transport.Transport: it puts a message on the stream it
-// belongs to (T-M2: exactly one). Once the session has ended, it returns
+// belongs to (exactly one). Once the session has ended, it returns
 // net.ErrClosed: its streams are dropped.
 func (c *conn) Write(ctx context.Context, data []byte) error {
 	select {
