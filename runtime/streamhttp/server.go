@@ -202,9 +202,8 @@ type ServerOptions struct {
 	// with 429 Too Many Requests and a JSON-RPC error (code session.Busy)
 	// carrying its id and naming the limit; a session of the principal
 	// frees a place once it has ended, as for MaxSessions. Only requests
-	// that speak for a
-	// principal (not "") count: without an authorization layer in front,
-	// MaxSessions alone applies.
+	// that speak for a principal (not "") count: without an authorization
+	// layer in front, MaxSessions alone applies.
 	//
 	// Default: MaxSessions/100, at least 10 (DefaultMaxSessionsPerPrincipal,
 	// 100, with the default MaxSessions, and when MaxSessions is
