@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -296,7 +297,7 @@ func ResolveEndpoint(base *url.URL, data []byte) (*url.URL, error) {
 		return nil, errors.New("the endpoint event has no URL")
 	}
 	if !utf8.ValidString(s) || strings.ContainsAny(s, "\r\n\x00") {
-		return nil, fmt.Errorf("the endpoint event's data %q is not one URL", httpmsg.Excerpt(data))
+		return nil, fmt.Errorf("the endpoint event's data %q is not one URL", shownData(s))
 	}
 	ref, err := url.Parse(s)
 	if err != nil {
@@ -305,9 +306,36 @@ func ResolveEndpoint(base *url.URL, data []byte) (*url.URL, error) {
 	u := base.ResolveReference(ref)
 	u.Fragment, u.RawFragment = "", ""
 	if origin(u) != origin(base) {
-		return nil, fmt.Errorf("the endpoint %s is not of the SSE stream's origin %s", u.Redacted(), origin(base))
+		return nil, fmt.Errorf("the endpoint %s is not of the SSE stream's origin %s", shownEndpoint(u), origin(base))
 	}
 	return u, nil
+}
+
+// queryValues returns the values of u's query (the endpoint's, which name
+// the session) that an error must not quote, longest first (one may hold
+// another): those of at least 8 bytes. A shorter one is no credential
+// worth the name, and replacing it everywhere would garble what quotes it.
+func queryValues(u *url.URL) []string {
+	var vs []string
+	for _, values := range u.Query() {
+		for _, v := range values {
+			if len(v) >= 8 {
+				vs = append(vs, v)
+			}
+		}
+	}
+	slices.SortFunc(vs, func(a, b string) int { return len(b) - len(a) })
+	return vs
+}
+
+// shownData returns the data of an endpoint event that is not one URL for
+// an error, as shownEndpoint shows a URL: its query, which names the
+// session, as "?…".
+func shownData(s string) string {
+	if i := strings.IndexByte(s, '?'); i >= 0 {
+		return httpmsg.Excerpt([]byte(s[:i])) + "?…"
+	}
+	return httpmsg.Excerpt([]byte(s))
 }
 
 // origin returns scheme://host:port of u, lower case, with the scheme's
@@ -463,7 +491,7 @@ func (c *Client) Write(ctx context.Context, data []byte) error {
 		return err
 	}
 	c.mu.Lock()
-	endpoint, shown := c.endpoint.String(), shownEndpoint(c.endpoint)
+	endpoint, shown, secrets := c.endpoint.String(), shownEndpoint(c.endpoint), queryValues(c.endpoint)
 	c.mu.Unlock()
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -492,6 +520,7 @@ func (c *Client) Write(ctx context.Context, data []byte) error {
 		return nil
 	}
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	body = httpmsg.Hide(body, secrets...) // a server may quote them
 	msg := fmt.Sprintf("ssehttp: POST %s: %s", shown, resp.Status)
 	if e := httpmsg.Excerpt(body); e != "" {
 		msg += ": " + e

@@ -30,12 +30,10 @@ func HeldBy(s *Server, sid string) (h Held, ok bool) {
 	return Held{Queued: len(c.queue), Bytes: int(c.queueBytes), Waiting: c.waiting}, true
 }
 
-// Sessions returns how many sessions s has.
-func Sessions(s *Server) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.sessions)
-}
+// Sessions returns how many sessions s has that have not ended: they hold
+// a place of MaxSessions (one whose id is forgotten holds it until its
+// handlers have returned).
+func Sessions(s *Server) int { return s.quota.Live() }
 
 // QueuedBy reports how many messages c holds for Read.
 func QueuedBy(c *Client) int {

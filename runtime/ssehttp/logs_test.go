@@ -2,15 +2,18 @@ package ssehttp_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/mcpgen/mcpgen/runtime/bearer"
 	"github.com/mcpgen/mcpgen/runtime/internal/httpmsg"
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/ssehttp"
 )
 
@@ -82,5 +85,77 @@ func TestLogsHoldNoSessionID(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("the log has no line with %s:\n%s", want, out)
 		}
+	}
+}
+
+// An endpoint event the Client refuses (of another origin, or not one URL)
+// is named in the error without its query, which names the session: the
+// error goes into logs (here the Client's, at debug level) and to callers.
+func TestClientRefusedEndpointHidesSessionID(t *testing.T) {
+	const sid = "5e55105e55105e55105e55105e55105e"
+	base, _ := url.Parse("http://127.0.0.1:8080/sse")
+	for _, data := range []string{
+		"http://evil.example/messages?sessionId=" + sid,
+		"//127.0.0.1:1/messages?sessionId=" + sid,
+		"/messages?sessionId=" + sid + "\n/other",
+	} {
+		_, err := ssehttp.ResolveEndpoint(base, []byte(data))
+		if err == nil || strings.Contains(err.Error(), sid) || !strings.Contains(err.Error(), "?…") {
+			t.Errorf("ResolveEndpoint(%q): %v; want an error naming the endpoint without its query", data, err)
+		}
+	}
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "event: endpoint\ndata: http://evil.example/messages?sessionId="+sid+"\n\n")
+	}))
+	defer hs.Close()
+	logs := &syncBuffer{}
+	c := ssehttp.NewClient(hs.URL+"/sse", ssehttp.ClientOptions{Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	if err := c.Open(ctx); err == nil || strings.Contains(err.Error(), sid) {
+		t.Errorf("Open with an endpoint of another origin: %v; want an error without the session id", err)
+	}
+	if out := logs.String(); strings.Contains(out, sid) {
+		t.Errorf("the log holds the session id:\n%s", out)
+	}
+}
+
+// A server whose refusal of a POST names the session id (in its message)
+// does not get it into the error of the Client's Write, nor its log: the
+// id is shown by its tag.
+func TestClientPOSTRefusalHidesSessionID(t *testing.T) {
+	const sid = "5e55105e55105e55105e55105e55105e"
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusNotFound)
+			io.WriteString(w, `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"session `+sid+` not found"}}`)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "event: endpoint\ndata: /post?sessionId="+sid+"\n\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	defer hs.Close()
+	logs := &syncBuffer{}
+	c := ssehttp.NewClient(hs.URL+"/sse", ssehttp.ClientOptions{Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	err := c.Write(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	var rpc *jsonrpc.Error
+	if ssehttp.StatusCode(err) != http.StatusNotFound || !errors.As(err, &rpc) {
+		t.Fatalf("Write: %v; want a 404 wrapping the server's JSON-RPC error", err)
+	}
+	for _, s := range []string{err.Error(), rpc.Message} {
+		if strings.Contains(s, sid) || !strings.Contains(s, "session "+httpmsg.Tag(sid)+" not found") {
+			t.Errorf("%q holds the session id, or not its tag", s)
+		}
+	}
+	if out := logs.String(); strings.Contains(out, sid) {
+		t.Errorf("the log holds the session id:\n%s", out)
 	}
 }

@@ -62,9 +62,15 @@ func bearerOf(token string) []string { return []string{"Authorization", "Bearer 
 // it (an endpoint left unprotected by mistake).
 func protectedServer(t *testing.T, opts ssehttp.ServerOptions) (*ssehttp.Server, string, *syncBuffer) {
 	t.Helper()
+	return protectedServerWith(t, newTestServer(t), opts)
+}
+
+// protectedServerWith is protectedServer for the MCP server srv.
+func protectedServerWith(t *testing.T, srv *testServer, opts ssehttp.ServerOptions) (*ssehttp.Server, string, *syncBuffer) {
+	t.Helper()
 	logs := &syncBuffer{}
 	opts.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	h := ssehttp.NewServer(newTestServer(t).Handler, opts)
+	h := ssehttp.NewServer(srv.Handler, opts)
 	p, err := bearer.New(bearer.Options{
 		Resource:             "https://mcp.test/sse",
 		AuthorizationServers: []string{"https://as.test"},

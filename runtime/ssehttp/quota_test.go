@@ -1,13 +1,17 @@
 package ssehttp_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	mcp "github.com/mcpgen/mcpgen/protocol/mcp20251125"
 	"github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/ssehttp"
 )
@@ -94,4 +98,58 @@ func TestSessionsPerPrincipalOff(t *testing.T) {
 	for range 12 { // past the default of 10
 		openStream(t, url+"/sse", bearerOf(tokenAlice)...)
 	}
+}
+
+// A session keeps its place, and its principal's, until it has really
+// ended. A user loops: open a stream, start a call whose handler ignores
+// its context, close the stream. The session is forgotten at once, but
+// while the handler still runs, the user cannot open one more stream past
+// MaxSessionsPerPrincipal, which would let them hold any number of running
+// handlers. Once the handler returns, the place is free.
+func TestSessionsPerPrincipalHeldUntilEnded(t *testing.T) {
+	started, returned, gate := make(chan struct{}, 1), make(chan struct{}, 1), make(chan struct{})
+	var once sync.Once
+	release := func() { once.Do(func() { close(gate) }) }
+	ts := newTestServer(t)
+	err := ts.AddTool(mcp.Tool{Name: "stubborn", InputSchema: []byte(`{"type":"object"}`)},
+		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+			started <- struct{}{}
+			defer func() { returned <- struct{}{} }()
+			select { // its context is not looked at
+			case <-gate:
+			case <-time.After(waitLimit): // a bound for a failing test
+			}
+			return &mcp.CallToolResult{}, nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, url, _ := protectedServerWith(t, ts, ssehttp.ServerOptions{MaxSessionsPerPrincipal: 1})
+	t.Cleanup(release) // before the server closes
+
+	s := openStream(t, url+"/sse", bearerOf(tokenAlice)...)
+	s.initializeWith(bearerOf(tokenAlice)...)
+	if code, body := post(t, s.endpoint, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"stubborn"}}`, bearerOf(tokenAlice)...); code != http.StatusAccepted {
+		t.Fatalf("POST the call: %d %s", code, body)
+	}
+	select {
+	case <-started:
+	case <-time.After(waitLimit):
+		t.Fatal("the call's handler did not start")
+	}
+	s.resp.Body.Close()
+	eventually(t, "the session forgotten", func() bool { return ssehttp.SessionOf(h, s.sid) == nil })
+	if _, code, body := getStream(t, url+"/sse", bearerOf(tokenAlice)...); code != http.StatusTooManyRequests {
+		t.Fatalf("alice's GET while her closed session's handler still runs: %d %s; want 429", code, body)
+	}
+	select {
+	case <-returned:
+		t.Fatal("the handler returned before its gate opened")
+	default:
+	}
+	release()
+	eventually(t, "alice's GET once the handler returned", func() bool {
+		_, code, _ := getStream(t, url+"/sse", bearerOf(tokenAlice)...)
+		return code == http.StatusOK
+	})
 }

@@ -96,6 +96,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/mcpgen/mcpgen/runtime/internal/httpguard"
 	"github.com/mcpgen/mcpgen/runtime/internal/httpmsg"
+	"github.com/mcpgen/mcpgen/runtime/internal/quota"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/transport"
@@ -137,15 +138,19 @@ type ServerOptions struct {
 	// DefaultMaxBodyBytes.
 	MaxBodyBytes int64
 	// MaxSessions is the most sessions (open SSE streams) at once; a GET
-	// beyond it is refused with 503. Default DefaultMaxSessions; negative
-	// means no limit.
+	// beyond it is refused with 503. A session keeps its place until it
+	// has ended: its stream closed and the handlers of its requests
+	// returned (they are cancelled when the stream ends, and one that
+	// ignores its context holds the place until it returns). Default
+	// DefaultMaxSessions; negative means no limit.
 	MaxSessions int
 	// MaxSessionsPerPrincipal is the most sessions (open SSE streams) of
 	// one principal at once (see Principal), so that one user cannot take
 	// every place of MaxSessions from the others. A GET beyond it is
 	// refused with 429 Too Many Requests and a JSON-RPC error (code
 	// session.Busy, without an id: a GET carries no request) naming the
-	// limit; a stream of the principal that ends frees a place at once.
+	// limit; a session of the principal frees a place once it has ended,
+	// as for MaxSessions.
 	// Only requests that speak for a principal (not "") count: without an
 	// authorization layer in front, MaxSessions alone applies.
 	//
@@ -211,9 +216,10 @@ type Server struct {
 	guard      httpguard.Guard
 	log        *slog.Logger
 
+	quota *quota.Sessions // MaxSessions, MaxSessionsPerPrincipal
+
 	mu       sync.Mutex
 	sessions map[string]*conn
-	owned    map[string]int // open streams per principal, for those with one
 	closed   bool
 	streams  sync.WaitGroup // GET handlers
 }
@@ -225,13 +231,9 @@ type Server struct {
 func NewServer(newHandler func() session.Handler, opts ServerOptions) *Server {
 	orDefault(&opts.MaxBodyBytes, DefaultMaxBodyBytes)
 	orDefault(&opts.MaxSessions, DefaultMaxSessions)
-	if opts.MaxSessions < 0 {
-		orDefault(&opts.MaxSessionsPerPrincipal, DefaultMaxSessionsPerPrincipal)
-	} else {
-		orDefault(&opts.MaxSessionsPerPrincipal, max(opts.MaxSessions/100, 10))
-	}
+	orDefault(&opts.MaxSessionsPerPrincipal, quota.DefaultPerPrincipal(opts.MaxSessions))
 	if opts.Principal == nil {
-		opts.Principal = func(r *http.Request) string { return session.PrincipalOf(r.Context()) }
+		opts.Principal = quota.PrincipalOf
 	}
 	orDefault(&opts.QueueEvents, DefaultQueueEvents)
 	orDefault(&opts.QueueBytes, DefaultQueueBytes)
@@ -245,8 +247,8 @@ func NewServer(newHandler func() session.Handler, opts ServerOptions) *Server {
 		opts:       opts,
 		guard:      httpguard.Guard{Hosts: opts.AllowedHosts, Origins: opts.AllowedOrigins},
 		log:        opts.Logger,
+		quota:      quota.New(opts.MaxSessions, opts.MaxSessionsPerPrincipal),
 		sessions:   map[string]*conn{},
-		owned:      map[string]int{},
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -367,6 +369,9 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.streams.Done()
+	// The session's place is freed once it has ended, its stream and its
+	// handlers (which Abort waits for) both: the one place that frees it.
+	defer s.quota.Release(c.principal)
 	endpoint, err := s.endpoint(r, c.id)
 	if err != nil {
 		s.forget(c)
@@ -427,35 +432,27 @@ func (s *Server) newConn(r *http.Request) (*conn, int, error) {
 	if s.closed {
 		return nil, http.StatusServiceUnavailable, errClosing
 	}
-	if max := s.opts.MaxSessions; max > 0 && len(s.sessions) >= max {
-		s.log.Warn("mcp sse: stream refused: too many sessions", "max", max)
-		return nil, http.StatusServiceUnavailable, fmt.Errorf("the server has reached its limit of %d sessions; try again later", max)
-	}
-	if max := s.opts.MaxSessionsPerPrincipal; max > 0 && c.principal != "" && s.owned[c.principal] >= max {
-		s.log.Warn("mcp sse: stream refused: the principal has too many sessions", "max", max, "remote", r.RemoteAddr)
-		return nil, http.StatusTooManyRequests, fmt.Errorf("this user (principal) has reached its limit of %d sessions (open SSE streams) at once; close one, or try again once one has ended", max)
+	if limit := s.quota.Acquire(c.principal); limit != nil {
+		if limit.PerPrincipal {
+			s.log.Warn("mcp sse: stream refused: the principal has too many sessions", "max", limit.Max, "remote", r.RemoteAddr)
+			return nil, http.StatusTooManyRequests, fmt.Errorf("this user (principal) has reached its limit of %d sessions (open SSE streams) at once; close one, or try again once one has ended", limit.Max)
+		}
+		s.log.Warn("mcp sse: stream refused: too many sessions", "max", limit.Max)
+		return nil, http.StatusServiceUnavailable, fmt.Errorf("the server has reached its limit of %d sessions; try again later", limit.Max)
 	}
 	// Started before it is published: the session sets c's push function.
 	c.sess = session.New(session.Server, c, h, s.opts.Session)
 	s.sessions[c.id] = c
-	if c.principal != "" {
-		s.owned[c.principal]++
-	}
 	s.streams.Add(1)
 	return c, 0, nil
 }
 
-// forget removes c from the sessions, freeing its place (and its
-// principal's): later POSTs naming it get 404.
+// forget removes c from the sessions: later POSTs naming it get 404. Its
+// place (and its principal's) is freed only once it has ended (see get).
 func (s *Server) forget(c *conn) {
 	s.mu.Lock()
 	if s.sessions[c.id] == c {
 		delete(s.sessions, c.id)
-		if c.principal != "" {
-			if s.owned[c.principal]--; s.owned[c.principal] <= 0 {
-				delete(s.owned, c.principal)
-			}
-		}
 	}
 	s.mu.Unlock()
 }

@@ -389,7 +389,7 @@ func (c *Client) Write(ctx context.Context, data []byte) error {
 	switch {
 	case resp.StatusCode >= 400:
 		stop()
-		err := c.statusError(g, "POST", resp, sid, requests)
+		err := c.statusError(g, "POST", resp, sid, "", requests)
 		cancelReq()
 		return err
 	case resp.StatusCode/100 != 2:
@@ -508,9 +508,13 @@ func (c *Client) requestError(ctx context.Context, g *clientConn, method string,
 // the body is the server's JSON-RPC error response to one of requests (the
 // ids of the POST's requests), or one without an id (the server could not
 // read it), the error wraps that *jsonrpc.Error: it is the request's answer.
-func (c *Client) statusError(g *clientConn, method string, resp *http.Response, sid string, requests []wire.ID) error {
+// In the body, the session id sid and the event id lastID (the request's
+// Last-Event-ID, "" for none) are replaced by their tags: a server may
+// quote them, and the error goes to the caller and into logs.
+func (c *Client) statusError(g *clientConn, method string, resp *http.Response, sid, lastID string, requests []wire.ID) error {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, clientErrorBodyLength))
 	resp.Body.Close()
+	body = httpmsg.Hide(body, lastID, sid) // the event id may hold sid: first
 	msg := fmt.Sprintf("streamhttp: %s %s: %s", method, c.endpoint, resp.Status)
 	if excerpt := httpmsg.Excerpt(body); excerpt != "" {
 		msg += ": " + excerpt
@@ -910,7 +914,7 @@ func (c *Client) resume(g *clientConn, st *clientStream, answered func([]wire.ID
 	}
 	defer cancel()
 	if resp.StatusCode != http.StatusOK {
-		err := c.statusError(g, "GET", resp, sid, nil)
+		err := c.statusError(g, "GET", resp, sid, st.lastID, nil)
 		return false, resp.StatusCode >= 500, err
 	}
 	if mt := httpmsg.MediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
@@ -1056,14 +1060,14 @@ func (c *Client) getStream(g *clientConn, sid string, ready chan struct{}) {
 			// carries what comes next. 409: the server still holds the
 			// dropped connection as the session's GET stream, until it
 			// notices the drop. Both are tried again as a failure.
-			err = c.statusError(g, "GET", resp, sid, nil)
+			err = c.statusError(g, "GET", resp, sid, st.lastID, nil)
 			cancel()
 			if resp.StatusCode == http.StatusGone {
 				c.log.Warn("streamhttp: the GET stream cannot be resumed: messages the server sent on it are lost; opening a fresh one", "lastEventIDTag", eventIDTag(st.lastID), "err", err)
 				st.lastID = ""
 			}
 		case resp.StatusCode != http.StatusOK:
-			err = c.statusError(g, "GET", resp, sid, nil)
+			err = c.statusError(g, "GET", resp, sid, st.lastID, nil)
 			cancel()
 			if resp.StatusCode < 500 {
 				c.log.Warn("streamhttp: the GET stream was refused", "err", err)
@@ -1171,8 +1175,9 @@ func (c *Client) deleteSession(sid, version string) error {
 		resp.Body.Close()
 		return nil
 	}
-	excerpt := httpmsg.BodyExcerpt(resp.Body)
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, clientErrorBodyLength))
 	resp.Body.Close()
+	excerpt := httpmsg.Excerpt(httpmsg.Hide(body, sid))
 	msg := fmt.Sprintf("streamhttp: DELETE %s: %s", c.endpoint, resp.Status)
 	if excerpt != "" {
 		msg += ": " + excerpt

@@ -1,6 +1,25 @@
 package streamhttp
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/mcpgen/mcpgen/runtime/transport"
+)
+
+// SetWriteHook makes the Write of the sessions of s call hook with its
+// data after its first look at whether the session has ended, before it
+// takes the session's lock. Set it before any session starts.
+func SetWriteHook(s *Server, hook func(data []byte)) { s.testHookWrite = hook }
+
+// TransportOf returns the transport of session sid of s, or nil.
+func TransportOf(s *Server, sid string) transport.Transport {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c := s.sessions[sid]; c != nil {
+		return c
+	}
+	return nil
+}
 
 // Held is what a session of s holds, for tests: its SSE streams, the
 // events and bytes its streams keep in the MemoryStore, how many of its

@@ -102,9 +102,14 @@ func protectedServer(t *testing.T, opts streamhttp.ServerOptions) (string, *sync
 // protectedServerOf is protectedServer that also returns the Server.
 func protectedServerOf(t *testing.T, opts streamhttp.ServerOptions) (string, *syncBuffer, *streamhttp.Server) {
 	t.Helper()
+	return protectedServerWith(t, whisperServer(), opts)
+}
+
+// protectedServerWith is protectedServerOf for the MCP server srv.
+func protectedServerWith(t *testing.T, srv *mcp.StandardServer, opts streamhttp.ServerOptions) (string, *syncBuffer, *streamhttp.Server) {
+	t.Helper()
 	logs := &syncBuffer{}
 	opts.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	srv := whisperServer()
 	h := streamhttp.NewServer(func() session.Handler { return mcp.NewServerHandler(srv) }, opts)
 	p, err := bearer.New(bearer.Options{
 		Resource:             "https://mcp.test/mcp",

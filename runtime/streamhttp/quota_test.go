@@ -1,13 +1,17 @@
 package streamhttp_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	mcp "github.com/mcpgen/mcpgen/protocol/mcp20251125"
 	"github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 )
@@ -92,4 +96,111 @@ func TestSessionsPerPrincipalIdle(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// stubbornServer is an MCP server whose tool stubborn signals started,
+// then waits for gate, ignoring its context (bounded by 20 seconds, so that
+// a failing test ends), and tells returned when it returns.
+func stubbornServer(started, returned chan<- struct{}, gate <-chan struct{}) *mcp.StandardServer {
+	srv := mcp.NewServer(mcp.Implementation{Name: "stubborn", Version: "1"})
+	srv.AddTool(mcp.Tool{Name: "stubborn", InputSchema: objectSchema}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		started <- struct{}{}
+		defer func() { returned <- struct{}{} }()
+		select {
+		case <-gate:
+		case <-time.After(20 * time.Second): // a bound for a failing test
+		}
+		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: "done"}}}}, nil
+	})
+	return srv
+}
+
+// goSend sends an MCP request as send does (with token, none if "", in
+// session sid, none if ""), on a goroutine, and returns
+// the channel its status arrives on (0 when it could not be sent).
+func goSend(ctx context.Context, method, url, token, sid, body string) <-chan int {
+	status := make(chan int, 1)
+	go func() {
+		r, err := http.NewRequestWithContext(ctx, method, url, strings.NewReader(body))
+		if err != nil {
+			status <- 0
+			return
+		}
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		if token != "" {
+			r.Header.Set("Authorization", "Bearer "+token)
+		}
+		if sid != "" {
+			r.Header.Set("Mcp-Session-Id", sid)
+			r.Header.Set("MCP-Protocol-Version", "2025-11-25")
+		}
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			status <- 0
+			return
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		status <- resp.StatusCode
+	}()
+	return status
+}
+
+// receive waits, at most 20 seconds, for a value on ch.
+func receive[T any](t *testing.T, what string, ch <-chan T) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(20 * time.Second):
+		t.Fatalf("%s: not within 20s", what)
+		panic("unreachable")
+	}
+}
+
+// A session keeps its place, and its principal's, until it has really
+// ended. A user loops initialize, a call whose handler ignores its
+// context, DELETE (without waiting for its answer): the DELETE makes the
+// session id unknown at once, but while the handler still runs, the user
+// cannot open one more session past MaxSessionsPerPrincipal, which would
+// let them hold any number of running handlers. Once the handler returns,
+// the DELETE is answered and the place is free.
+func TestSessionsPerPrincipalHeldUntilEnded(t *testing.T) {
+	started, returned, gate := make(chan struct{}, 1), make(chan struct{}, 1), make(chan struct{})
+	var once sync.Once
+	release := func() { once.Do(func() { close(gate) }) }
+	url, _, _ := protectedServerWith(t, stubbornServer(started, returned, gate), streamhttp.ServerOptions{
+		MaxSessionsPerPrincipal: 1,
+		Session:                 session.Options{DrainTimeout: 20 * time.Millisecond}, // cancelled soon: ignored
+	})
+	t.Cleanup(release) // before the server closes
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	sid := openSession(t, url+"/mcp", tokenAlice)
+	goSend(ctx, http.MethodPost, url+"/mcp", tokenAlice, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"stubborn"}}`)
+	receive(t, "the call's handler started", started)
+	deleted := goSend(ctx, http.MethodDelete, url+"/mcp", tokenAlice, sid, "")
+	deadline := time.Now().Add(20 * time.Second)
+	for send(t, http.MethodPost, url+"/mcp", tokenAlice, sid, `{"jsonrpc":"2.0","id":3,"method":"ping"}`).status != http.StatusNotFound {
+		if time.Now().After(deadline) {
+			t.Fatal("the DELETEd session still answers after 20s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if x := send(t, http.MethodPost, url+"/mcp", tokenAlice, "", initBody); x.status != http.StatusTooManyRequests {
+		t.Fatalf("alice's initialize while her DELETEd session's handler still runs: %d %s; want 429", x.status, x.body)
+	}
+	select {
+	case <-returned:
+		t.Fatal("the handler returned before its gate opened")
+	default:
+	}
+	release()
+	receive(t, "the handler returned", returned)
+	if status := receive(t, "the DELETE's answer", deleted); status != http.StatusNoContent {
+		t.Fatalf("DELETE: %d; want 204", status)
+	}
+	openSession(t, url+"/mcp", tokenAlice) // the session has ended: its place is free
 }

@@ -106,6 +106,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/mcpgen/mcpgen/runtime/internal/httpguard"
 	"github.com/mcpgen/mcpgen/runtime/internal/httpmsg"
+	"github.com/mcpgen/mcpgen/runtime/internal/quota"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/revision"
 	"github.com/mcpgen/mcpgen/runtime/session"
@@ -188,19 +189,21 @@ type ServerOptions struct {
 	SessionBufferBytes  int64
 	// MaxSessions is the most sessions alive at once. An initialize beyond it
 	// is refused with 503 Service Unavailable and a JSON-RPC error (code
-	// session.Busy) carrying its id; a session that ends (DELETE, idle,
-	// Server.Close) frees its place at once. Default 10,000 (an idle
-	// session costs the memory stated in the package doc); negative means
-	// no limit.
+	// session.Busy) carrying its id. A session keeps its place until it
+	// has ended, however it ends (DELETE, idle, Server.Close): its id is
+	// unknown at once, but its place is freed only once the handlers of
+	// its requests have returned (see session.Options.DrainTimeout) and
+	// its streams have ended. Default 10,000 (an idle session costs the
+	// memory stated in the package doc); negative means no limit.
 	MaxSessions int
 	// MaxSessionsPerPrincipal is the most sessions alive at once of one
 	// principal (see Principal), so that one user cannot take every place
 	// of MaxSessions from the others. An initialize beyond it is refused
 	// with 429 Too Many Requests and a JSON-RPC error (code session.Busy)
 	// carrying its id and naming the limit; a session of the principal
-	// that ends frees a place at once. Only requests that speak for a
-	// principal (not "") count: without an authorization layer in front,
-	// MaxSessions alone applies.
+	// frees a place once it has ended, as for MaxSessions. Only requests
+	// that speak for a principal (not "") count: without an authorization
+	// layer in front, MaxSessions alone applies.
 	//
 	// Default: MaxSessions/100, at least 10 (DefaultMaxSessionsPerPrincipal,
 	// 100, with the default MaxSessions, and when MaxSessions is
@@ -256,22 +259,6 @@ const DefaultMaxSessions = 10_000
 // least 10.
 const DefaultMaxSessionsPerPrincipal = DefaultMaxSessions / 100
 
-// minSessionsPerPrincipal is the least default MaxSessionsPerPrincipal.
-const minSessionsPerPrincipal = 10
-
-// defaultPerPrincipal returns the default MaxSessionsPerPrincipal for
-// maxSessions (negative: no limit).
-func defaultPerPrincipal(maxSessions int) int {
-	if maxSessions < 0 {
-		return DefaultMaxSessionsPerPrincipal
-	}
-	return max(maxSessions/100, minSessionsPerPrincipal)
-}
-
-// principalOf is the default ServerOptions.Principal: the principal in
-// the request's context.
-func principalOf(r *http.Request) string { return session.PrincipalOf(r.Context()) }
-
 // DefaultSessionRetentionBytes and DefaultServerRetentionBytes are the
 // defaults of ServerOptions.SessionRetentionBytes and ServerRetentionBytes.
 const (
@@ -288,13 +275,22 @@ type Server struct {
 	store      EventStore
 	log        *slog.Logger
 
+	quota *quota.Sessions // MaxSessions, MaxSessionsPerPrincipal
+	// live counts the sessions that have not ended: Add in newConn, Done
+	// when conn.Close has finished. Close waits for it, so also for the
+	// sessions a DELETE or the reaper forgot just before.
+	live sync.WaitGroup
+
 	mu        sync.Mutex
 	sessions  map[string]*conn
-	owned     map[string]int // live sessions per principal, for those with one
 	closed    bool
 	stop      chan struct{}
 	closeDone chan struct{} // closed when Close has returned
 	shutting  atomic.Bool   // closed, read without mu
+
+	// testHookWrite, when set (by tests only), is called by conn.Write
+	// with its data after its first look at closed, before it takes mu.
+	testHookWrite func(data []byte)
 
 	// The streams the sessions retain, oldest first, and their bytes (see
 	// ServerOptions.ServerRetentionBytes). rmu is taken after a conn's mu,
@@ -338,15 +334,15 @@ func NewServer(newHandler func() session.Handler, opts ServerOptions) *Server {
 		opts.MaxSessions = DefaultMaxSessions
 	}
 	if opts.MaxSessionsPerPrincipal == 0 {
-		opts.MaxSessionsPerPrincipal = defaultPerPrincipal(opts.MaxSessions)
+		opts.MaxSessionsPerPrincipal = quota.DefaultPerPrincipal(opts.MaxSessions)
 	}
 	if opts.Principal == nil {
-		opts.Principal = principalOf
+		opts.Principal = quota.PrincipalOf
 	}
 	if opts.WriteTimeout == 0 {
 		opts.WriteTimeout = DefaultWriteTimeout
 	}
-	s := &Server{newHandler: newHandler, opts: opts, guard: httpguard.Guard{Hosts: opts.AllowedHosts, Origins: opts.AllowedOrigins}, store: opts.EventStore, log: opts.Logger, sessions: map[string]*conn{}, owned: map[string]int{}, stop: make(chan struct{}), closeDone: make(chan struct{})}
+	s := &Server{newHandler: newHandler, opts: opts, guard: httpguard.Guard{Hosts: opts.AllowedHosts, Origins: opts.AllowedOrigins}, store: opts.EventStore, log: opts.Logger, quota: quota.New(opts.MaxSessions, opts.MaxSessionsPerPrincipal), sessions: map[string]*conn{}, stop: make(chan struct{}), closeDone: make(chan struct{})}
 	if s.store == nil {
 		s.store = NewMemoryStore()
 	}
@@ -397,6 +393,10 @@ var ErrStreamFull = errors.New("SSE stream full: the client is not reading it")
 //  4. It forgets the sessions and their streams: a request naming one is
 //     then answered 404, which tells a client that the session is gone.
 //
+// It returns once the sessions a DELETE or the idle reaper ended just
+// before have ended too (their handlers returned, their streams flushed),
+// within the same limits.
+//
 // Close does not close connections: with an http.Server, call its
 // Shutdown, registering Close with RegisterOnShutdown, so that the
 // connections end once their streams have. Calling Close again waits until
@@ -427,6 +427,9 @@ func (s *Server) Close() {
 		wg.Go(func() { c.sess.Close() })
 	}
 	wg.Wait()
+	// The sessions forgotten before s.sessions was listed, ending on their
+	// own goroutines (no newConn adds one once closed is set).
+	s.live.Wait()
 	close(s.closeDone)
 }
 
@@ -783,23 +786,20 @@ func (s *Server) sessionless(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-// forget removes c from the sessions, freeing its place (and its
-// principal's): later requests naming it get 404.
+// forget removes c from the sessions: later requests naming it get 404.
+// Its place (and its principal's) is freed only once it has ended
+// (conn.Close).
 func (s *Server) forget(c *conn) {
 	s.mu.Lock()
 	if s.sessions[c.id] == c {
 		delete(s.sessions, c.id)
-		if c.principal != "" {
-			if s.owned[c.principal]--; s.owned[c.principal] <= 0 {
-				delete(s.owned, c.principal)
-			}
-		}
 	}
 	s.mu.Unlock()
 }
 
-// errClosing refuses an initialize (503) once Close was called.
-var errClosing = &jsonrpc.Error{Code: jsonrpc.InternalError, Message: "the server is closing"}
+// errClosing refuses an initialize (503) once Close was called, as a
+// request in a live session is then refused: with session.Busy.
+var errClosing = &jsonrpc.Error{Code: session.Busy, Message: "the server is shutting down: the initialize was not handled"}
 
 // newConn starts a session for the initialize r, or returns the HTTP
 // status and the error that refuse it: 503 when the server is closing or
@@ -826,23 +826,21 @@ func (s *Server) newConn(r *http.Request) (*conn, int, *jsonrpc.Error) {
 		s.mu.Unlock()
 		return nil, http.StatusServiceUnavailable, errClosing
 	}
-	if max := s.opts.MaxSessions; max > 0 && len(s.sessions) >= max {
+	if limit := s.quota.Acquire(c.principal); limit != nil {
 		s.mu.Unlock()
-		s.log.Warn("mcp http: initialize refused: too many sessions", "max", max)
-		return nil, http.StatusServiceUnavailable, &jsonrpc.Error{Code: session.Busy, Message: fmt.Sprintf("the server has reached its limit of %d sessions; try again later", max)}
-	}
-	if max := s.opts.MaxSessionsPerPrincipal; max > 0 && c.principal != "" && s.owned[c.principal] >= max {
-		s.mu.Unlock()
-		s.log.Warn("mcp http: initialize refused: the principal has too many sessions", "max", max, "remote", r.RemoteAddr)
-		return nil, http.StatusTooManyRequests, &jsonrpc.Error{Code: session.Busy, Message: fmt.Sprintf("this user (principal) has reached its limit of %d sessions at once; end one with DELETE, or try again once one has ended", max)}
+		if limit.PerPrincipal {
+			s.log.Warn("mcp http: initialize refused: the principal has too many sessions", "max", limit.Max, "remote", r.RemoteAddr)
+			return nil, http.StatusTooManyRequests, &jsonrpc.Error{Code: session.Busy, Message: fmt.Sprintf("this user (principal) has reached its limit of %d sessions at once; end one with DELETE, or try again once one has ended", limit.Max)}
+		}
+		s.log.Warn("mcp http: initialize refused: too many sessions", "max", limit.Max)
+		return nil, http.StatusServiceUnavailable, &jsonrpc.Error{Code: session.Busy, Message: fmt.Sprintf("the server has reached its limit of %d sessions; try again later", limit.Max)}
 	}
 	// The session is started before the conn is published: it sets c.push,
-	// and other requests may find c at once.
+	// and other requests may find c at once. Its place is given back when
+	// it has ended (conn.Close).
+	s.live.Add(1) // Done by conn.Close
 	c.sess = session.New(session.Server, c, h, s.opts.Session)
 	s.sessions[c.id] = c
-	if c.principal != "" {
-		s.owned[c.principal]++
-	}
 	s.mu.Unlock()
 	s.log.Debug("mcp http: session opened", "sessionTag", c.tag(), "remote", r.RemoteAddr)
 	return c, 0, nil
@@ -1022,7 +1020,8 @@ func (c *conn) Read(ctx context.Context) ([]byte, error) {
 }
 
 // Write implements transport.Transport: it puts a message on the stream it
-// belongs to (T-M2: exactly one).
+// belongs to (exactly one). Once the session has ended, it returns
+// net.ErrClosed: its streams are dropped.
 func (c *conn) Write(ctx context.Context, data []byte) error {
 	select {
 	case <-c.closed:
@@ -1035,6 +1034,9 @@ func (c *conn) Write(ctx context.Context, data []byte) error {
 	}
 	_, isMethod := wire.Member(first, "method")
 	evict := false // a stream was retained beyond ServerRetentionBytes
+	if h := c.srv.testHookWrite; h != nil {
+		h(data)
+	}
 	c.mu.Lock()
 	defer func() {
 		c.mu.Unlock()
@@ -1042,6 +1044,9 @@ func (c *conn) Write(ctx context.Context, data []byte) error {
 			c.srv.evictRetained()
 		}
 	}()
+	if c.endedLocked() {
+		return net.ErrClosed
+	}
 	if !isMethod {
 		// A response: on the stream of the request it answers.
 		var id wire.ID
@@ -1103,8 +1108,24 @@ func (c *conn) Write(ctx context.Context, data []byte) error {
 		if err != nil {
 			return err
 		}
+		if c.endedLocked() {
+			return net.ErrClosed
+		}
 	}
 	return c.appendLocked(st, data)
+}
+
+// endedLocked reports whether the session has ended and dropped, or is
+// dropping, its streams (c.mu is held: Close drops them under it once
+// closed is closed). A Write that finds it so must not append: that would
+// make the store recreate a dropped stream, which nothing would drop again.
+func (c *conn) endedLocked() bool {
+	select {
+	case <-c.closed:
+		return true
+	default:
+		return false
+	}
 }
 
 // roomLocked reports whether an event of n bytes fits the unsent events of
@@ -1166,10 +1187,13 @@ func (c *conn) appendLocked(st *stream, data []byte) error {
 
 // Close implements transport.Transport: the session ended (however it
 // ended: DELETE, idle, Server.Close, its peer), after its last answer was
-// written. The session leaves the server's sessions (a request naming it
-// gets 404), the SSE connections still open write what their streams hold
-// and a session-ended event, and end (see serveSSE); once they have, or
-// the flush limit passed, the streams are dropped with their events.
+// written and its handlers returned. The session leaves the server's
+// sessions (a request naming it gets 404), the SSE connections still open
+// write what their streams hold and a session-ended event, and end (see
+// serveSSE); once they have, or the flush limit passed, the streams are
+// dropped with their events, and the session's place (MaxSessions,
+// MaxSessionsPerPrincipal) is freed: this is the one place that frees it,
+// once, whichever way the session ended.
 func (c *conn) Close() error {
 	c.closeOnce.Do(func() {
 		c.srv.forget(c)
@@ -1211,6 +1235,8 @@ func (c *conn) Close() error {
 			c.srv.store.Drop(id)
 		}
 		c.mu.Unlock()
+		c.srv.quota.Release(c.principal)
+		c.srv.live.Done()
 	})
 	return nil
 }

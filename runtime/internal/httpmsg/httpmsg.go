@@ -5,9 +5,11 @@
 package httpmsg
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"io"
 	"mime"
 	"net/http"
@@ -84,4 +86,52 @@ func AuthDigest(credential string) string {
 func Tag(id string) string {
 	sum := sha256.Sum256([]byte(id))
 	return hex.EncodeToString(sum[:4])
+}
+
+// Hide returns body, a peer's answer, with each occurrence of each of ids
+// (a session id, an SSE event id that holds one) replaced by its Tag: a
+// peer may quote them in a refusal, and what is made of its answer goes
+// into errors and logs, which never hold them. An id is found as it is and
+// as escaped in a JSON string (with and without the escaping of <, > and
+// &). An id that contains another comes first in ids; empty ones are
+// skipped. body itself is not changed.
+func Hide(body []byte, ids ...string) []byte {
+	for _, id := range ids {
+		if id == "" {
+			continue
+		}
+		tag := []byte(Tag(id))
+		for _, form := range jsonForms(id) {
+			if bytes.Contains(body, form) {
+				body = bytes.ReplaceAll(body, form, tag)
+			}
+		}
+	}
+	return body
+}
+
+// jsonForms returns id as it is and as escaped in a JSON string, with and
+// without the escaping of HTML's characters, each once.
+func jsonForms(id string) [][]byte {
+	forms := [][]byte{[]byte(id)}
+	add := func(quoted []byte) {
+		form := bytes.Clone(bytes.TrimSuffix(bytes.TrimPrefix(bytes.TrimSpace(quoted), []byte(`"`)), []byte(`"`)))
+		for _, f := range forms {
+			if bytes.Equal(f, form) {
+				return
+			}
+		}
+		forms = append(forms, form)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	if enc.Encode(id) == nil {
+		add(b.Bytes())
+	}
+	b.Reset()
+	enc.SetEscapeHTML(false)
+	if enc.Encode(id) == nil {
+		add(b.Bytes())
+	}
+	return forms
 }

@@ -47,3 +47,26 @@ func TestTag(t *testing.T) {
 		t.Errorf("Tag(%q) = %q is part of the id", id, Tag(id))
 	}
 }
+
+// Hide replaces each id by its tag, as it is and as escaped in JSON, the
+// longer (an event id that holds a session id) first.
+func TestHide(t *testing.T) {
+	const sid, event = "5e55105e55105e55", "5e55105e55105e55-1_7"
+	odd := `a<b>&"c\`
+	for _, tc := range []struct {
+		body string
+		ids  []string
+		want string
+	}{
+		{"no such session " + sid + ".", []string{event, sid}, "no such session " + Tag(sid) + "."},
+		{`{"message":"` + sid + ` after ` + event + `"}`, []string{event, sid}, `{"message":"` + Tag(sid) + ` after ` + Tag(event) + `"}`},
+		{`{"m":"a\u003cb\u003e\u0026\"c\\"}`, []string{odd}, `{"m":"` + Tag(odd) + `"}`},
+		{`{"m":"a<b>&\"c\\"}`, []string{odd}, `{"m":"` + Tag(odd) + `"}`},
+		{"a<b>&\"c\\", []string{odd}, Tag(odd)},
+		{"nothing to hide", []string{"", sid}, "nothing to hide"},
+	} {
+		if got := string(Hide([]byte(tc.body), tc.ids...)); got != tc.want {
+			t.Errorf("Hide(%q, %q) = %q, want %q", tc.body, tc.ids, got, tc.want)
+		}
+	}
+}
