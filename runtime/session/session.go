@@ -33,8 +33,8 @@
 // notifications it already queued get the same time to be handled, and
 // only then is the transport closed and Wait returns. On stdio, answers
 // the peer does not take are given up once no write has gone through for
-// DrainTimeout (ErrPeerNotReading): a peer that stopped reading cannot
-// keep the session, or the process, alive.
+// Options.StallTimeout (ErrPeerNotReading): a peer that stopped reading
+// cannot keep the session, or the process, alive.
 package session
 
 import (
@@ -112,27 +112,39 @@ type Options struct {
 	// closed its side, the transport failed, or Close was called) lets the
 	// handlers of requests already received run before it cancels their
 	// contexts. Either way each of those requests is answered, if the
-	// transport still takes the answer, before the transport is closed.
+	// transport still takes the answer, before the transport is closed
+	// (on stdio, see StallTimeout for a peer that does not take it).
 	// Notifications already queued get the same time to be handled; past
 	// it, the session ends without waiting for their handlers, whose
 	// context it cancels.
 	//
-	// On a byte-stream transport (InputEnder: stdio's) it also bounds how
-	// long a peer that stopped reading can hold the session: once the
-	// session is ending, or the transport's input has ended (the session
-	// may still be held back from reading the rest, see MaxInFlight), a
-	// write to the peer that has not gone through for DrainTimeout, with
-	// no other write going through meanwhile, means the peer stopped
-	// reading. The session
-	// then gives up the messages still waiting to be written (their
-	// handlers may still be running, their goroutines blocked in the
-	// transport's Write until it returns) and ends; Wait returns an error
-	// wrapping ErrPeerNotReading. A peer that reads, however slowly, lets a
-	// write through now and then and is waited for.
-	//
-	// Default DefaultDrainTimeout; negative cancels the handlers at once
-	// (and waits DefaultDrainTimeout for writes that do not go through).
+	// Default DefaultDrainTimeout; negative cancels the handlers at once.
 	DrainTimeout time.Duration
+	// StallTimeout bounds, on a byte-stream transport (InputEnder:
+	// stdio's), how long a peer that stopped reading can hold the session
+	// once nothing else does: from the moment the transport's input has
+	// ended (the session, held back, may not have read all of it yet, see
+	// MaxInFlight) or the session began to end (Close, SIGTERM in the
+	// examples, or the end of the input itself), the session gives up as
+	// soon as a write to the peer has been waiting for StallTimeout with
+	// no write going through meanwhile. Time spent waiting before that
+	// moment does not count. It then gives up the messages still waiting
+	// to be written (their handlers may still be running; a write already
+	// under way stays blocked in the transport's Write until it returns,
+	// which closing the transport may cause) and ends; Wait returns an
+	// error wrapping ErrPeerNotReading. A peer that reads, however slowly,
+	// lets a write through now and then and is waited for, and so is one
+	// that pauses for less than StallTimeout; a write goes through when the
+	// whole message has, so a peer that takes longer than StallTimeout to
+	// read one message counts as one that stopped. Before its input ends
+	// and while the session is not ending, a session waits for its peer to
+	// read for as long as it takes (stdio.WithWriteTimeout bounds that).
+	//
+	// Default DefaultStallTimeout; negative never gives up (a peer that
+	// stops reading then keeps the session, and its process, until it
+	// reads or closes its end). Transports that are not InputEnders
+	// ignore it.
+	StallTimeout time.Duration
 	// Logger receives diagnostics (malformed messages, late responses). Default:
 	// discard.
 	Logger *slog.Logger
@@ -190,6 +202,12 @@ type Options struct {
 // server's answers rather than killing it.
 const DefaultDrainTimeout = 3 * time.Second
 
+// DefaultStallTimeout is Options.StallTimeout's default: long enough for a
+// consumer that pauses (a pipeline stage that is busy, a terminal scrolled
+// back), short enough that a process whose peer stopped reading ends on its
+// own.
+const DefaultStallTimeout = 30 * time.Second
+
 // Busy is the error code for a request refused because MaxInFlight requests
 // are already being handled, or because it arrived while the session was
 // ending.
@@ -204,7 +222,7 @@ var ErrClosed = errors.New("session closed")
 
 // ErrPeerNotReading is wrapped by the error Wait returns when the session
 // gave up messages it could not write because the peer stopped reading
-// them (see Options.DrainTimeout).
+// them (see Options.StallTimeout).
 var ErrPeerNotReading = errors.New("the peer stopped reading")
 
 // closedError is the error of calls the session ended for cause.
@@ -228,7 +246,7 @@ func (e *closedError) Unwrap() []error { return []error{ErrClosed, e.cause} }
 // its input. On such a transport a write that does not go through means
 // that the peer is not reading (a write there waits for nothing else), so
 // the session gives up on a peer that stopped reading (see
-// Options.DrainTimeout) instead of waiting for room that will never come,
+// Options.StallTimeout) instead of waiting for room that will never come,
 // or for answers it cannot deliver.
 type InputEnder interface {
 	InputEnded() <-chan struct{}
@@ -275,7 +293,6 @@ type Session struct {
 	subs      map[string]bool           // resources/subscribe kept by the engine (modern handler, legacy session)
 	ended     bool                      // the transport is closed, or about to be
 	closeErr  error                     // what calls get once the session is ending: ErrClosed, wrapped with the cause
-	watching  bool                      // watchWrites has started
 	stalled   chan struct{}             // closed once the peer is taken for one that stopped reading
 	stallErr  error                     // why stalled was closed
 	abort     bool                      // Abort was called: no drain
@@ -294,9 +311,13 @@ type Session struct {
 	done     chan struct{}
 	err      error
 
-	// The session's writes to the transport: started and finished, for
-	// watchWrites.
+	// The session's writes to the transport: started and finished, and
+	// once watchWrites has started (watching) when the last one went
+	// through or began while none was waiting (lastWrite).
 	writes, wrote atomic.Int64
+	watching      atomic.Bool
+	lastWrite     atomic.Int64 // since epoch
+	epoch         time.Time    // the session's start: a monotonic time base
 }
 
 type callResult struct {
@@ -321,6 +342,9 @@ func New(role Role, t transport.Transport, h Handler, opts Options) *Session {
 	if opts.DrainTimeout == 0 {
 		opts.DrainTimeout = DefaultDrainTimeout
 	}
+	if opts.StallTimeout == 0 {
+		opts.StallTimeout = DefaultStallTimeout
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -336,6 +360,7 @@ func New(role Role, t transport.Transport, h Handler, opts Options) *Session {
 		work:     make(chan func()),
 		done:     make(chan struct{}),
 		stalled:  make(chan struct{}),
+		epoch:    time.Now(),
 	}
 	s.room.L = &s.mu
 	s.noteRoom.L = &s.mu
@@ -442,7 +467,9 @@ func (s *Session) Wait() error {
 // with ErrClosed, the requests already received are answered (their
 // handlers run for up to Options.DrainTimeout before their contexts are
 // cancelled, and are waited for), and then the transport is closed. A
-// handler that ignores its context delays Close until it returns.
+// handler that ignores its context delays Close until it returns. On a
+// byte-stream transport, Close waits for the answers to be written as long
+// as the peer takes one now and then (see Options.StallTimeout).
 func (s *Session) Close() error {
 	s.shutdown(nil)
 	<-s.done
@@ -663,45 +690,39 @@ func (s *Session) watchInput(ended <-chan struct{}) {
 	}
 }
 
-// stallLimit is how long a write may stay blocked, with no other write
-// going through, before the peer is taken for one that stopped reading.
-func (s *Session) stallLimit() time.Duration {
-	if d := s.opts.DrainTimeout; d > 0 {
-		return d
-	}
-	return DefaultDrainTimeout
-}
-
-// watchWrites starts, once, the watch for a peer that stopped reading: on
-// a goroutine that runs until the session is done, it checks every
-// stallLimit whether a write that was waiting at the previous check is
-// still waiting with none gone through since. If so, the session ends
-// (stall) and gives up what it could not write.
+// watchWrites starts, once, the watch for a peer that stopped reading
+// (Options.StallTimeout): on a goroutine that runs until the session is
+// done, it ends the session (stall) once a write has been waiting for
+// StallTimeout with none going through meanwhile, counting from the later
+// of the watch's start, the last write that went through, and the start
+// of a write while none was waiting (send keeps the last two in lastWrite).
 func (s *Session) watchWrites() {
-	s.mu.Lock()
-	if s.watching || s.isDone() {
-		s.mu.Unlock()
+	d := s.opts.StallTimeout
+	if d < 0 || s.isDone() || !s.watching.CompareAndSwap(false, true) {
 		return
 	}
-	s.watching = true
-	s.mu.Unlock()
-	d := s.stallLimit()
 	go func() {
-		tick := time.NewTicker(d)
-		defer tick.Stop()
-		started, finished := s.writes.Load(), s.wrote.Load()
+		start := int64(time.Since(s.epoch))
+		t := time.NewTimer(d)
+		defer t.Stop()
 		for {
 			select {
-			case <-tick.C:
+			case <-t.C:
 			case <-s.done:
 				return
 			}
-			st, fin := s.writes.Load(), s.wrote.Load()
-			if started > finished && fin == finished {
-				s.stall(fmt.Errorf("session: %w: no message could be written for %v, %d still waiting; they were given up", ErrPeerNotReading, d, st-fin))
-				return
+			if s.writes.Load() == s.wrote.Load() {
+				t.Reset(d) // nothing waits: a write that starts later is timed from its start
+				continue
 			}
-			started, finished = st, fin
+			since := max(start, s.lastWrite.Load())
+			if wait := time.Duration(since) + d - time.Since(s.epoch); wait > 0 {
+				t.Reset(wait)
+				continue
+			}
+			waiting := s.writes.Load() - s.wrote.Load()
+			s.stall(fmt.Errorf("session: %w: no message could be written for %v, %d still waiting; they were given up", ErrPeerNotReading, d, waiting))
+			return
 		}
 	}()
 }
@@ -792,8 +813,14 @@ func (s *Session) write(data []byte) {
 // send writes one payload to the transport, counting it for watchWrites.
 // Every write of the session goes through it.
 func (s *Session) send(ctx context.Context, data []byte) error {
-	s.writes.Add(1)
+	watching := s.watching.Load()
+	if s.writes.Add(1) == s.wrote.Load()+1 && watching {
+		s.lastWrite.Store(int64(time.Since(s.epoch))) // none was waiting: the wait starts now
+	}
 	err := s.t.Write(ctx, data)
+	if watching || s.watching.Load() {
+		s.lastWrite.Store(int64(time.Since(s.epoch)))
+	}
 	s.wrote.Add(1)
 	return err
 }
