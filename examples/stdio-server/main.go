@@ -20,12 +20,14 @@
 // In stdio mode it does not wait forever for a client that stops reading
 // its standard output: a write that has not gone through within
 // --write-timeout (30 s) fails, which ends the session, and the server
-// exits with status 1 saying the client is not reading. (Without that
-// limit the session still reads no further while MaxInFlight answers wait
-// to be written, and SIGTERM or the end of input gives them up after the
-// drain limit: only a client that keeps its input open and never reads
-// would keep it waiting.) Choose the limit longer than a client may
-// legitimately pause reading.
+// exits with status 1 saying the client is not reading. Once standard
+// input has ended, or on SIGTERM, it also gives up the answers still to be
+// written when no write has gone through for --stall-timeout (30 s,
+// session.Options.StallTimeout), and exits with status 1 saying the client
+// stopped reading. (Without the write timeout the session still reads no
+// further while MaxInFlight answers wait to be written, so only a client
+// that keeps its input open and never reads would keep it waiting.)
+// Choose both longer than a client may legitimately pause reading.
 //
 //	go run ./examples/stdio-server
 //	go run ./examples/stdio-server --http 127.0.0.1:8080
@@ -59,6 +61,7 @@ import (
 func main() {
 	httpAddr := flag.String("http", "", "serve HTTP on `ADDR` (such as 127.0.0.1:8080) instead of stdio: Streamable HTTP at /mcp, HTTP+SSE (2024-11-05) at /sse")
 	writeTimeout := flag.Duration("write-timeout", 30*time.Second, "in stdio mode, give up on a client that has not read a message within `D` (0: wait as long as it takes)")
+	stallTimeout := flag.Duration("stall-timeout", session.DefaultStallTimeout, "in stdio mode, once standard input has ended or on SIGTERM, give up on a client that has read nothing for `D` (negative: wait as long as it takes)")
 	flag.Parse()
 	log.SetFlags(0)
 	log.SetOutput(os.Stderr) // stdout carries protocol messages only (T-IO3)
@@ -71,7 +74,7 @@ func main() {
 	if *httpAddr != "" {
 		err = serveHTTP(ctx, *httpAddr, srv)
 	} else {
-		err = srv.Serve(ctx, stdio.New(os.Stdin, os.Stdout, stdio.WithWriteTimeout(*writeTimeout)), session.Options{})
+		err = srv.Serve(ctx, stdio.New(os.Stdin, os.Stdout, stdio.WithWriteTimeout(*writeTimeout)), session.Options{StallTimeout: *stallTimeout})
 	}
 	if err != nil {
 		log.Fatal(err)

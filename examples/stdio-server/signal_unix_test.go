@@ -85,8 +85,9 @@ func TestSIGTERMEndsCleanly(t *testing.T) {
 // forever, through SIGTERM (only SIGKILL ended it), since the answer it
 // was writing could never be written. Here the client reads the start of
 // a 256 KiB answer, more than a pipe holds, and nothing more: SIGTERM
-// must still end the server, and so must the write timeout by itself,
-// each with exit status 1 and a message saying the client stopped reading.
+// must still end the server (once no write has gone through for its
+// --stall-timeout), and so must the write timeout by itself, each with
+// exit status 1 and a message saying the client stopped reading.
 func TestClientThatStopsReading(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -94,7 +95,7 @@ func TestClientThatStopsReading(t *testing.T) {
 		sigterm bool
 		want    string
 	}{
-		{"SIGTERM", nil, true, "the peer stopped reading"},
+		{"SIGTERM", []string{"--stall-timeout", "200ms"}, true, "the peer stopped reading"},
 		{"write timeout", []string{"--write-timeout", "200ms"}, false, "the peer is not reading"},
 	}
 	for _, tt := range tests {

@@ -27,3 +27,22 @@ func NewProcessKey(t testing.TB) {
 	processSealer.Store(&reqSealer{&reqstate.Sealer{Ring: reqstate.NewEphemeralRing()}})
 	t.Cleanup(func() { processSealer.Store(prev) })
 }
+
+// Answering returns how many answers of s wait to be written (or are
+// being written): tests wait for it to know that an answer is blocked.
+func Answering(s *Session) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.answering
+}
+
+// MaxParked is how many bytes of payloads the reader parks at most before
+// it waits (see waitRoom).
+const MaxParked = maxParked
+
+// Parked returns the bytes of payloads parked by the reader of s.
+func Parked(s *Session) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.parkedLen
+}

@@ -160,8 +160,9 @@ func (s *Session) dispatch(m *jsonrpc.Message, hc *handlerCtx, inline bool, repl
 		defer s.handlers.Done()
 		res, err := run()
 		// The handler is done, but the request counts toward the room the
-		// reader waits for until its answer is written: a peer that does
-		// not read holds the reader back (waitRoom).
+		// reader waits for until its answer is written (or, on a byte
+		// stream, queued for writing, where it counts until written): a
+		// peer that does not read holds the reader back (waitRoom).
 		s.mu.Lock()
 		delete(s.inflight, m.ID)
 		s.answering++
@@ -245,7 +246,7 @@ func (s *Session) respond(reply replier, id wire.ID, method string, res wire.App
 			return
 		}
 	}
-	s.write(b)
+	s.writeAnswer(b)
 }
 
 func resultError(method string, err error) *jsonrpc.Error {
@@ -562,9 +563,13 @@ func (s *Session) notification(m *jsonrpc.Message) {
 		}
 		s.mu.Lock()
 		hc := s.inflight[id]
+		dropped := hc == nil && s.unpark(id) // waiting for room (see waitRoom)
 		s.mu.Unlock()
 		if hc != nil {
 			hc.cancelByPeer()
+		}
+		if dropped {
+			s.log.Debug("mcp: a request waiting for room was cancelled", "id", id)
 		}
 		return
 	case "notifications/progress":

@@ -22,8 +22,11 @@
 // it waits for the answer anyway; notifications are handled one at a time,
 // in order, on a worker that runs while any are queued (at most 256: past
 // that, whoever delivers the next one waits). While MaxInFlight requests
-// run or wait for their answers to be written, the reader does not read on
-// (see Options.MaxInFlight).
+// run or wait for their answers to be written, the reader reads on only
+// while this side awaits answers to calls of its own, and then keeps the
+// requests it reads for later (see Options.MaxInFlight). On a byte stream
+// (InputEnder: stdio) the answers are written in order by one goroutine,
+// never by the reader, so that the reader never waits for the peer to read.
 //
 // Ending: when the peer closes the connection, the transport fails, or
 // Close is called, the session stops reading and fails its pending calls
@@ -33,8 +36,8 @@
 // notifications it already queued get the same time to be handled, and
 // only then is the transport closed and Wait returns. On stdio, answers
 // the peer does not take are given up once no write has gone through for
-// DrainTimeout (ErrPeerNotReading): a peer that stopped reading cannot
-// keep the session, or the process, alive.
+// Options.StallTimeout (ErrPeerNotReading): a peer that stopped reading
+// cannot keep the session, or the process, alive.
 package session
 
 import (
@@ -91,18 +94,34 @@ type Options struct {
 	// registered in the binary.
 	Revisions []string
 	// MaxInFlight is the most peer requests handled at once. Default 64.
-	// When that many are handled or answered, a transport the session
-	// reads from (stdio) is not read until one ends, unless this side
-	// awaits answers to its own calls. There a request counts until its
-	// answer has been written (or its write failed), and the answer to a
-	// batch counts as one while it is written: a peer that does not read
-	// its answers holds the session back from reading more, so the memory
-	// and goroutines it costs stay bounded. Requests beyond it that arrive
-	// anyway (in a batch, pushed by the transport as Streamable HTTP does,
-	// or while awaiting answers) are answered with error -32000 (Busy);
-	// for that refusal a request counts while its handler runs, so that a
-	// peer that sends its next request as soon as it has an answer is not
-	// refused.
+	//
+	// On a transport the session reads from (stdio), a request counts
+	// until its answer has been written (or its write failed), and the
+	// answer to a batch counts as one while it waits to be written: a peer
+	// that does not read its answers holds the session back from reading
+	// more, so the memory and goroutines it costs stay bounded. When
+	// MaxInFlight count, the session reads no further until one is done,
+	// unless this side awaits answers to calls of its own: those answers
+	// must be read, or a handler waiting for one would never end (and two
+	// sessions that each wait for the other to read would never move
+	// again). It then reads on, and handles each answer and notification
+	// at once; each payload that carries requests is kept, in order, until
+	// there is room to handle it, and only once the payloads kept reach
+	// 1 MiB (each counted at its length plus 256 bytes) does the reader
+	// wait too. So a session holds at most MaxInFlight requests, and
+	// requests waiting for room of 1 MiB plus one payload, and it reads
+	// the answers to its calls as long as the peer's requests it has not
+	// answered fit in that. A request the peer cancels
+	// (notifications/cancelled) while it waits is dropped, unanswered.
+	// When the session ends (its input ended, or it was closed), each
+	// request still waiting is answered with error -32000 (Busy), as one
+	// that arrives then is.
+	//
+	// Requests beyond MaxInFlight that arrive anyway (in a batch, or
+	// pushed by the transport as Streamable HTTP does) are answered with
+	// error -32000 (Busy); for that refusal a request counts while its
+	// handler runs, so that a peer that sends its next request as soon as
+	// it has an answer is not refused.
 	MaxInFlight int
 	// CallTimeout bounds every outgoing request unless its context has an
 	// earlier deadline; on expiry the request is cancelled (L-15). Default
@@ -112,27 +131,39 @@ type Options struct {
 	// closed its side, the transport failed, or Close was called) lets the
 	// handlers of requests already received run before it cancels their
 	// contexts. Either way each of those requests is answered, if the
-	// transport still takes the answer, before the transport is closed.
+	// transport still takes the answer, before the transport is closed
+	// (on stdio, see StallTimeout for a peer that does not take it).
 	// Notifications already queued get the same time to be handled; past
 	// it, the session ends without waiting for their handlers, whose
 	// context it cancels.
 	//
-	// On a byte-stream transport (InputEnder: stdio's) it also bounds how
-	// long a peer that stopped reading can hold the session: once the
-	// session is ending, or the transport's input has ended (the session
-	// may still be held back from reading the rest, see MaxInFlight), a
-	// write to the peer that has not gone through for DrainTimeout, with
-	// no other write going through meanwhile, means the peer stopped
-	// reading. The session
-	// then gives up the messages still waiting to be written (their
-	// handlers may still be running, their goroutines blocked in the
-	// transport's Write until it returns) and ends; Wait returns an error
-	// wrapping ErrPeerNotReading. A peer that reads, however slowly, lets a
-	// write through now and then and is waited for.
-	//
-	// Default DefaultDrainTimeout; negative cancels the handlers at once
-	// (and waits DefaultDrainTimeout for writes that do not go through).
+	// Default DefaultDrainTimeout; negative cancels the handlers at once.
 	DrainTimeout time.Duration
+	// StallTimeout bounds, on a byte-stream transport (InputEnder:
+	// stdio's), how long a peer that stopped reading can hold the session
+	// once nothing else does: from the moment the transport's input has
+	// ended (the session, held back, may not have read all of it yet, see
+	// MaxInFlight) or the session began to end (Close, SIGTERM in the
+	// examples, or the end of the input itself), the session gives up as
+	// soon as a write to the peer has been waiting for StallTimeout with
+	// no write going through meanwhile. Time spent waiting before that
+	// moment does not count. It then gives up the messages still waiting
+	// to be written (their handlers may still be running; a write already
+	// under way stays blocked in the transport's Write until it returns,
+	// which closing the transport may cause) and ends; Wait returns an
+	// error wrapping ErrPeerNotReading. A peer that reads, however slowly,
+	// lets a write through now and then and is waited for, and so is one
+	// that pauses for less than StallTimeout; a write goes through when the
+	// whole message has, so a peer that takes longer than StallTimeout to
+	// read one message counts as one that stopped. Before its input ends
+	// and while the session is not ending, a session waits for its peer to
+	// read for as long as it takes (stdio.WithWriteTimeout bounds that).
+	//
+	// Default DefaultStallTimeout; negative never gives up (a peer that
+	// stops reading then keeps the session, and its process, until it
+	// reads or closes its end). Transports that are not InputEnders
+	// ignore it.
+	StallTimeout time.Duration
 	// Logger receives diagnostics (malformed messages, late responses). Default:
 	// discard.
 	Logger *slog.Logger
@@ -190,6 +221,12 @@ type Options struct {
 // server's answers rather than killing it.
 const DefaultDrainTimeout = 3 * time.Second
 
+// DefaultStallTimeout is Options.StallTimeout's default: long enough for a
+// consumer that pauses (a pipeline stage that is busy, a terminal scrolled
+// back), short enough that a process whose peer stopped reading ends on its
+// own.
+const DefaultStallTimeout = 30 * time.Second
+
 // Busy is the error code for a request refused because MaxInFlight requests
 // are already being handled, or because it arrived while the session was
 // ending.
@@ -204,7 +241,7 @@ var ErrClosed = errors.New("session closed")
 
 // ErrPeerNotReading is wrapped by the error Wait returns when the session
 // gave up messages it could not write because the peer stopped reading
-// them (see Options.DrainTimeout).
+// them (see Options.StallTimeout).
 var ErrPeerNotReading = errors.New("the peer stopped reading")
 
 // closedError is the error of calls the session ended for cause.
@@ -228,8 +265,10 @@ func (e *closedError) Unwrap() []error { return []error{ErrClosed, e.cause} }
 // its input. On such a transport a write that does not go through means
 // that the peer is not reading (a write there waits for nothing else), so
 // the session gives up on a peer that stopped reading (see
-// Options.DrainTimeout) instead of waiting for room that will never come,
-// or for answers it cannot deliver.
+// Options.StallTimeout) instead of waiting for room that will never come,
+// or for answers it cannot deliver. Its writes are serialized anyway, so
+// the session writes its answers on it from one goroutine, in order, and
+// the reader never waits for a write.
 type InputEnder interface {
 	InputEnded() <-chan struct{}
 }
@@ -267,6 +306,8 @@ type Session struct {
 	pending   map[wire.ID]chan callResult
 	inflight  map[wire.ID]*handlerCtx // requests whose handler runs
 	answering int                     // answers (to a request or a batch) being written: they hold back the reader too (waitRoom)
+	parked    []parked                // payloads with requests, read while full, waiting for room (waitRoom)
+	parkedLen int                     // their sizes in all (see maxParked)
 	progress  map[wire.ID]func(Progress)
 	logLevel  int                       // index in logLevels; messages below are not sent
 	modern    bool                      // a server whose handler speaks the stateless era (see Modern)
@@ -275,7 +316,6 @@ type Session struct {
 	subs      map[string]bool           // resources/subscribe kept by the engine (modern handler, legacy session)
 	ended     bool                      // the transport is closed, or about to be
 	closeErr  error                     // what calls get once the session is ending: ErrClosed, wrapped with the cause
-	watching  bool                      // watchWrites has started
 	stalled   chan struct{}             // closed once the peer is taken for one that stopped reading
 	stallErr  error                     // why stalled was closed
 	abort     bool                      // Abort was called: no drain
@@ -294,10 +334,41 @@ type Session struct {
 	done     chan struct{}
 	err      error
 
-	// The session's writes to the transport: started and finished, for
-	// watchWrites.
+	// Answers on a byte-stream transport (InputEnder): queued by
+	// writeAnswer, written in order by runOut, so that the reader never
+	// waits for a write.
+	outbox  bool
+	outQ    [][]byte // answers waiting to be written, from outHead on; each counts in answering
+	outHead int
+	outBusy bool      // runOut is running
+	outIdle sync.Cond // on mu: signalled when runOut stops
+	outRun  func()    // s.runOut, made once
+
+	// The session's writes to the transport: started and finished, and
+	// once watchWrites has started (watching) when the last one went
+	// through or began while none was waiting (lastWrite).
 	writes, wrote atomic.Int64
+	watching      atomic.Bool
+	lastWrite     atomic.Int64 // since epoch
+	epoch         time.Time    // the session's start: a monotonic time base
 }
+
+// parked is a payload the reader read while full: the requests (and
+// invalid items, which are answered too) of one message or batch, which
+// wait for room to be handled (see waitRoom).
+type parked struct {
+	items []jsonrpc.Item
+	batch bool
+	size  int // the payload's length plus parkedOverhead
+}
+
+// maxParked bounds the payloads the reader parks (see waitRoom): it reads
+// on while their sizes in all, each plus parkedOverhead for its decoded
+// form, are below it.
+const (
+	maxParked      = 1 << 20
+	parkedOverhead = 256
+)
 
 type callResult struct {
 	raw jsontext.Value
@@ -321,6 +392,9 @@ func New(role Role, t transport.Transport, h Handler, opts Options) *Session {
 	if opts.DrainTimeout == 0 {
 		opts.DrainTimeout = DefaultDrainTimeout
 	}
+	if opts.StallTimeout == 0 {
+		opts.StallTimeout = DefaultStallTimeout
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -336,9 +410,11 @@ func New(role Role, t transport.Transport, h Handler, opts Options) *Session {
 		work:     make(chan func()),
 		done:     make(chan struct{}),
 		stalled:  make(chan struct{}),
+		epoch:    time.Now(),
 	}
 	s.room.L = &s.mu
 	s.noteRoom.L = &s.mu
+	s.outIdle.L = &s.mu
 	s.modern = role == Server && Modern(h)
 	s.mw = chain(opts.Middleware)
 	if p, ok := t.(transport.Pusher); ok {
@@ -350,6 +426,8 @@ func New(role Role, t transport.Transport, h Handler, opts Options) *Session {
 		})
 	}
 	if ie, ok := t.(InputEnder); ok {
+		s.outbox = true
+		s.outRun = s.runOut
 		go s.watchInput(ie.InputEnded())
 	}
 	go s.read()
@@ -441,8 +519,11 @@ func (s *Session) Wait() error {
 // when the peer closes the connection: reading stops, pending calls fail
 // with ErrClosed, the requests already received are answered (their
 // handlers run for up to Options.DrainTimeout before their contexts are
-// cancelled, and are waited for), and then the transport is closed. A
-// handler that ignores its context delays Close until it returns.
+// cancelled, and are waited for; requests still waiting for room, see
+// Options.MaxInFlight, get Busy), and then the transport is closed. A
+// handler that ignores its context delays Close until it returns. On a
+// byte-stream transport, Close waits for the answers to be written as long
+// as the peer takes one now and then (see Options.StallTimeout).
 func (s *Session) Close() error {
 	s.shutdown(nil)
 	<-s.done
@@ -497,10 +578,47 @@ func (s *Session) end(reason, cause error) {
 		ch <- callResult{err: s.closeErr}
 		delete(s.pending, id)
 	}
+	// Requests read and kept for later are answered: nothing new is
+	// handled, so with Busy (the answers this side awaits, which made the
+	// reader read them, will not come). drain waits for those answers too.
+	refuse := s.parked
+	s.parked, s.parkedLen = nil, 0
+	if len(refuse) > 0 {
+		s.handlers.Add(1)
+	}
 	s.room.Broadcast()
 	s.mu.Unlock()
 	s.stopRead()
+	if len(refuse) > 0 {
+		go s.refuseParked(refuse)
+	}
 	go s.drain(reason)
+}
+
+// refuseParked answers the requests of payloads parked when the session
+// began to end (see end) with Busy, and invalid items with their error.
+func (s *Session) refuseParked(ps []parked) {
+	defer s.handlers.Done()
+	for _, p := range ps {
+		answers := make([]*jsonrpc.Message, 0, len(p.items))
+		for _, it := range p.items {
+			if it.Err != nil {
+				answers = append(answers, errorMessage(it.ID, it.Err))
+				continue
+			}
+			answers = append(answers, errorMessage(it.Msg.ID, &jsonrpc.Error{Code: Busy, Message: fmt.Sprintf("the session is ending: %s not handled", it.Msg.Method)}))
+		}
+		if !p.batch {
+			s.writeMessage(answers[0])
+			continue
+		}
+		b, err := jsonrpc.AppendBatch(nil, answers)
+		if err != nil {
+			s.log.Error("mcp: cannot encode a batch response", "err", err)
+			continue
+		}
+		s.writeAnswer(b)
+	}
 }
 
 // drain lets the handlers in flight answer, cancelling them past the drain
@@ -509,12 +627,18 @@ func (s *Session) end(reason, cause error) {
 // cannot be written because the peer stopped reading are given up
 // (watchWrites).
 func (s *Session) drain(reason error) {
-	if _, ok := s.t.(InputEnder); ok {
+	if s.outbox {
 		s.watchWrites()
 	}
 	drained := make(chan struct{})
 	go func() {
 		s.handlers.Wait()
+		// Every answer is queued: wait until they are written.
+		s.mu.Lock()
+		for s.outBusy {
+			s.outIdle.Wait()
+		}
+		s.mu.Unlock()
 		close(drained)
 	}()
 	// Notification handlers queued before the end get the same time, but
@@ -605,12 +729,15 @@ func (s *Session) worker(fn func()) {
 // read is the one reader of the connection.
 func (s *Session) read() {
 	for {
-		s.waitRoom()
+		if p, ok := s.waitRoom(); ok {
+			s.items(nil, p.items, p.batch, false)
+			continue
+		}
 		data, err := s.t.Read(s.readCtx)
 		if errors.Is(err, transport.ErrSkipped) {
 			// One payload lost, the connection fine: say so and read on.
 			s.log.Debug("mcp: payload skipped by the transport", "err", err)
-			s.writeMessage(errorMessage(wire.ID{}, &jsonrpc.Error{Code: jsonrpc.InvalidRequest, Message: err.Error()}))
+			s.received([]jsonrpc.Item{{Err: &jsonrpc.Error{Code: jsonrpc.InvalidRequest, Message: err.Error()}}}, false, 0)
 			continue
 		}
 		if err != nil {
@@ -621,40 +748,129 @@ func (s *Session) read() {
 			s.end(reason, err)
 			return
 		}
-		s.payloadFrom(nil, data, false)
+		items, batch, e := s.decode(data)
+		if e != nil {
+			items, batch = []jsonrpc.Item{{Err: e}}, false // answered with e
+		}
+		s.received(items, batch, len(data))
 	}
+}
+
+// received handles a payload the reader read: at once when there is room
+// (see waitRoom), as always when nothing waits; otherwise (this side
+// awaits answers to its calls, so the reader read on while full) the
+// answers and notifications in it at once, and what needs an answer is
+// parked until there is room, after what was parked before.
+func (s *Session) received(items []jsonrpc.Item, batch bool, size int) {
+	s.mu.Lock()
+	park := len(s.parked) > 0 || s.full()
+	s.mu.Unlock()
+	if !park {
+		s.items(nil, items, batch, false)
+		return
+	}
+	var keep []jsonrpc.Item
+	for _, it := range items {
+		if answered(it) {
+			keep = append(keep, it)
+		}
+	}
+	if len(keep) > 0 {
+		// Parked first, so that a cancellation later in a batch finds it.
+		s.mu.Lock()
+		closed := s.state == stateClosed
+		if !closed {
+			p := parked{keep, batch, size + parkedOverhead}
+			s.parked = append(s.parked, p)
+			s.parkedLen += p.size
+		}
+		s.mu.Unlock()
+		if closed {
+			s.items(nil, keep, batch, false) // the session is ending: refused
+		}
+	}
+	for _, it := range items {
+		if !answered(it) {
+			s.item(nil, it, batch, false, nil) // a response or notification: no answer
+		}
+	}
+}
+
+// popParked removes and returns the first parked payload. mu is held.
+func (s *Session) popParked() parked {
+	p := s.parked[0]
+	s.parked[0] = parked{}
+	s.parked = s.parked[1:]
+	s.parkedLen -= p.size
+	if len(s.parked) == 0 {
+		s.parked = nil // an idle session keeps no queue
+	}
+	return p
+}
+
+// unpark drops the parked request id, which the peer cancelled before it
+// was handled: a cancelled request gets no answer. It reports whether
+// there was one. mu is held.
+func (s *Session) unpark(id wire.ID) bool {
+	for i, p := range s.parked {
+		if p.batch || p.items[0].Err != nil || p.items[0].Msg.ID != id || p.items[0].Msg.Method == "initialize" {
+			continue
+		}
+		s.parked = append(s.parked[:i], s.parked[i+1:]...)
+		s.parkedLen -= p.size
+		if len(s.parked) == 0 {
+			s.parked = nil
+		}
+		s.room.Signal() // the reader may wait for room in the queue
+		return true
+	}
+	return false
 }
 
 // waitRoom holds the reader back while MaxInFlight requests are being
 // handled or answered, so that a peer that sends faster than the handlers
 // answer (a file piped into a stdio server), or than it reads the answers,
 // is slowed down by its transport instead of being refused with Busy. It
-// does not wait for handlers while this side has calls of its own in
-// flight: their answers must be read, or a handler waiting for one would
-// never end (its call would time out). Answers waiting to be written hold
-// it back even then: they do not depend on what the reader reads, and a
-// peer that does not read them must not make the session read on. Requests
-// pushed by the transport (transport.Pusher) are not held back: past
-// MaxInFlight they get Busy.
-func (s *Session) waitRoom() {
+// returns the first parked payload once there is room for it (ok), or
+// says to read (not ok).
+//
+// While this side has calls of its own in flight, it does not hold the
+// reader back for room: the answers to those calls must be read, or a
+// handler waiting for one would never end (its call would time out), and
+// two sessions whose answers wait for each other to read would never move
+// again. The reader then reads on, handles answers and notifications at
+// once, and parks the payloads that carry requests (received), up to
+// maxParked of them: only past that does it wait, so that a peer that
+// never reads cannot make it hold more. Requests pushed by the transport
+// (transport.Pusher) are not held back: past MaxInFlight they get Busy.
+func (s *Session) waitRoom() (p parked, ok bool) {
 	s.mu.Lock()
-	for s.full() && s.state != stateClosed {
+	defer s.mu.Unlock()
+	for s.state != stateClosed {
+		if !s.full() {
+			if len(s.parked) > 0 {
+				return s.popParked(), true
+			}
+			return parked{}, false
+		}
+		if len(s.pending) > 0 && s.parkedLen < maxParked {
+			return parked{}, false
+		}
 		s.room.Wait()
 	}
-	s.mu.Unlock()
+	return parked{}, false
 }
 
-// full reports whether the reader must wait for room (see waitRoom). mu is
-// held.
+// full reports whether MaxInFlight requests are being handled or answered
+// (see waitRoom). mu is held.
 func (s *Session) full() bool {
-	limit := s.opts.MaxInFlight
-	return s.answering >= limit || len(s.pending) == 0 && len(s.inflight)+s.answering >= limit
+	return len(s.inflight)+s.answering >= s.opts.MaxInFlight
 }
 
 // watchInput waits for the end of the transport's input (InputEnder), and
 // then starts watchWrites: the reader may not see that end, held back
-// while answers wait to be written, or blocked writing one itself, and a
-// peer that stopped reading as well must not keep the session waiting.
+// while answers wait to be written, and a peer that stopped reading as
+// well must not keep the session waiting.
 func (s *Session) watchInput(ended <-chan struct{}) {
 	select {
 	case <-ended:
@@ -663,45 +879,42 @@ func (s *Session) watchInput(ended <-chan struct{}) {
 	}
 }
 
-// stallLimit is how long a write may stay blocked, with no other write
-// going through, before the peer is taken for one that stopped reading.
-func (s *Session) stallLimit() time.Duration {
-	if d := s.opts.DrainTimeout; d > 0 {
-		return d
-	}
-	return DefaultDrainTimeout
-}
-
-// watchWrites starts, once, the watch for a peer that stopped reading: on
-// a goroutine that runs until the session is done, it checks every
-// stallLimit whether a write that was waiting at the previous check is
-// still waiting with none gone through since. If so, the session ends
-// (stall) and gives up what it could not write.
+// watchWrites starts, once, the watch for a peer that stopped reading
+// (Options.StallTimeout): on a goroutine that runs until the session is
+// done, it ends the session (stall) once a write has been waiting for
+// StallTimeout with none going through meanwhile, counting from the later
+// of the watch's start, the last write that went through, and the start
+// of a write while none was waiting (send keeps the last two in lastWrite).
 func (s *Session) watchWrites() {
-	s.mu.Lock()
-	if s.watching || s.isDone() {
-		s.mu.Unlock()
+	d := s.opts.StallTimeout
+	if d < 0 || s.isDone() || !s.watching.CompareAndSwap(false, true) {
 		return
 	}
-	s.watching = true
-	s.mu.Unlock()
-	d := s.stallLimit()
 	go func() {
-		tick := time.NewTicker(d)
-		defer tick.Stop()
-		started, finished := s.writes.Load(), s.wrote.Load()
+		start := int64(time.Since(s.epoch))
+		t := time.NewTimer(d)
+		defer t.Stop()
 		for {
 			select {
-			case <-tick.C:
+			case <-t.C:
 			case <-s.done:
 				return
 			}
-			st, fin := s.writes.Load(), s.wrote.Load()
-			if started > finished && fin == finished {
-				s.stall(fmt.Errorf("session: %w: no message could be written for %v, %d still waiting; they were given up", ErrPeerNotReading, d, st-fin))
-				return
+			if s.writes.Load() == s.wrote.Load() {
+				t.Reset(d) // nothing waits: a write that starts later is timed from its start
+				continue
 			}
-			started, finished = st, fin
+			since := max(start, s.lastWrite.Load())
+			if wait := time.Duration(since) + d - time.Since(s.epoch); wait > 0 {
+				t.Reset(wait)
+				continue
+			}
+			s.mu.Lock()
+			queued := len(s.outQ) - s.outHead
+			s.mu.Unlock()
+			waiting := s.writes.Load() - s.wrote.Load() + int64(queued)
+			s.stall(fmt.Errorf("session: %w: no message could be written for %v, %d still waiting; they were given up", ErrPeerNotReading, d, waiting))
+			return
 		}
 	}()
 }
@@ -789,15 +1002,70 @@ func (s *Session) write(data []byte) {
 	}
 }
 
+// writeAnswer sends an answer (to a request, a batch, or a malformed
+// payload). On a byte-stream transport it is queued for runOut, which
+// writes the answers in order, and counts toward MaxInFlight until
+// written: so whoever answers, the reader included, never waits for the
+// peer to read, and what the queue holds is bounded by MaxInFlight (see
+// waitRoom). Elsewhere it is written at once.
+func (s *Session) writeAnswer(data []byte) {
+	if !s.outbox {
+		s.write(data)
+		return
+	}
+	s.mu.Lock()
+	s.answering++
+	s.outQ = append(s.outQ, data)
+	start := !s.outBusy
+	s.outBusy = true
+	s.mu.Unlock()
+	if start {
+		s.spawn(s.outRun)
+	}
+}
+
+// runOut writes the queued answers (writeAnswer) until none is left.
+func (s *Session) runOut() {
+	for {
+		s.mu.Lock()
+		if s.outHead == len(s.outQ) {
+			s.outQ, s.outHead = s.outQ[:0], 0
+			if cap(s.outQ) > 64 {
+				s.outQ = nil // do not keep a queue grown by a burst
+			}
+			s.outBusy = false
+			s.outIdle.Broadcast()
+			s.mu.Unlock()
+			return
+		}
+		b := s.outQ[s.outHead]
+		s.outQ[s.outHead] = nil
+		s.outHead++
+		s.mu.Unlock()
+		s.write(b)
+		s.mu.Lock()
+		s.answering--
+		s.room.Signal() // the reader may wait for room (waitRoom)
+		s.mu.Unlock()
+	}
+}
+
 // send writes one payload to the transport, counting it for watchWrites.
 // Every write of the session goes through it.
 func (s *Session) send(ctx context.Context, data []byte) error {
-	s.writes.Add(1)
+	watching := s.watching.Load()
+	if s.writes.Add(1) == s.wrote.Load()+1 && watching {
+		s.lastWrite.Store(int64(time.Since(s.epoch))) // none was waiting: the wait starts now
+	}
 	err := s.t.Write(ctx, data)
+	if watching || s.watching.Load() {
+		s.lastWrite.Store(int64(time.Since(s.epoch)))
+	}
 	s.wrote.Add(1)
 	return err
 }
 
+// writeMessage encodes an answer and sends it (writeAnswer).
 func (s *Session) writeMessage(m *jsonrpc.Message) {
 	b, err := m.AppendJSON(nil)
 	if err != nil {
@@ -809,7 +1077,7 @@ func (s *Session) writeMessage(m *jsonrpc.Message) {
 			return
 		}
 	}
-	s.write(b)
+	s.writeAnswer(b)
 }
 
 func errorMessage(id wire.ID, e *jsonrpc.Error) *jsonrpc.Message {
@@ -823,6 +1091,17 @@ func (s *Session) payload(data []byte, inline bool) { s.payloadFrom(nil, data, i
 // payloadFrom is payload for a payload that came with the values vals
 // (see ItemPusher), nil for none.
 func (s *Session) payloadFrom(vals valuer, data []byte, inline bool) {
+	items, batch, e := s.decode(data)
+	if e != nil {
+		s.writeMessage(errorMessage(wire.ID{}, e))
+		return
+	}
+	s.items(vals, items, batch, inline)
+}
+
+// decode decodes a payload, a batch only if the negotiated revision has
+// them; a malformed one gives the error to answer it with.
+func (s *Session) decode(data []byte) ([]jsonrpc.Item, bool, *jsonrpc.Error) {
 	s.mu.Lock()
 	batching := s.rev != nil && s.rev.Batching
 	s.mu.Unlock()
@@ -836,10 +1115,9 @@ func (s *Session) payloadFrom(vals valuer, data []byte, inline bool) {
 			e = de.RPCError()
 		}
 		s.log.Debug("mcp: malformed payload", "err", err)
-		s.writeMessage(errorMessage(wire.ID{}, e))
-		return
+		return nil, false, e
 	}
-	s.items(vals, items, batch, inline)
+	return items, batch, nil
 }
 
 // ItemPusher is implemented by transports that decode each payload
@@ -916,7 +1194,7 @@ func (s *Session) items(vals valuer, items []jsonrpc.Item, batch, inline bool) {
 		s.mu.Lock()
 		s.answering++
 		s.mu.Unlock()
-		s.write(b)
+		s.writeAnswer(b)
 		s.mu.Lock()
 		s.answering--
 		s.room.Signal()

@@ -125,8 +125,9 @@ func floodLine(i int) string {
 // (as SIGTERM ends the examples'). The writer hides its Close, as
 // os.Stdout's does not interrupt a write blocked on a full pipe: only
 // giving the answers up can end the session. A call of the server's own
-// waiting for its answer (here a ping a handler sends) does not make the
-// server read on either.
+// waiting for its answer (here a ping a handler sends) makes the server
+// read on, for that answer, but not handle more: the requests it reads
+// meanwhile wait, within a bound, and are refused when it ends.
 func TestNeverReadingPeerIsHeldBack(t *testing.T) {
 	const maxInFlight, calls = 8, 2000
 	tests := []struct {
@@ -163,7 +164,7 @@ func TestNeverReadingPeerIsHeldBack(t *testing.T) {
 			tr := New(inR, struct{ io.Writer }{outW})
 			served := make(chan error, 1)
 			go func() {
-				served <- mcp.Serve(sctx, tr, srv, session.Options{MaxInFlight: maxInFlight, DrainTimeout: 100 * time.Millisecond})
+				served <- mcp.Serve(sctx, tr, srv, session.Options{MaxInFlight: maxInFlight, DrainTimeout: 100 * time.Millisecond, StallTimeout: 100 * time.Millisecond})
 			}()
 			if _, err := io.WriteString(inW, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n"); err != nil {
 				t.Fatal(err)
@@ -218,16 +219,11 @@ func TestNeverReadingPeerIsHeldBack(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), "stopped reading") {
 				t.Errorf("Serve = %v, want an error saying the peer stopped reading", err)
 			}
-			// With a call pending, requests are read while their handlers run
-			// (the call's answer must be read), but not past MaxInFlight
-			// answers waiting to be written, and past MaxInFlight handlers
-			// they are refused.
-			limit := int64(maxInFlight)
-			if tt.call {
-				limit = 2 * maxInFlight
-			}
-			if n := handled.Load(); n > limit {
-				t.Errorf("%d requests handled for a peer that reads nothing, want at most %d", n, limit)
+			// With a call pending, requests are read (the call's answer must
+			// be read), but not handled past MaxInFlight answers waiting to
+			// be written: they wait, and are refused when the session ends.
+			if n := handled.Load(); n > maxInFlight {
+				t.Errorf("%d requests handled for a peer that reads nothing, want at most MaxInFlight (%d)", n, maxInFlight)
 			}
 		})
 	}
@@ -289,5 +285,67 @@ func TestReadingPeerGetsEveryAnswer(t *testing.T) {
 		if !ids[fmt.Sprint(i)] {
 			t.Fatalf("request %d was not answered with a result (%d answers)", i, len(ids))
 		}
+	}
+}
+
+// Defect: once its input had ended, a stdio server gave up on a consumer
+// that had not read anything for twice its DrainTimeout (3 to 6 s by
+// default), and lost the answers, as `server < requests | consumer` did
+// with a consumer that paused. How long handlers may run when the session
+// ends says nothing about how long a reader may pause: a consumer that
+// pauses for less than StallTimeout (30 s by default) gets every answer.
+// Here DrainTimeout is 20 ms and the consumer pauses for 25 times that.
+func TestPausingConsumerGetsEveryAnswer(t *testing.T) {
+	const calls = 40
+	ctx := testCtx(t)
+	srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"})
+	srv.AddTool(mcp.Tool{Name: "big", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: strings.Repeat("x", 64<<10)}}}}, nil
+	})
+	lines := []string{
+		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+	}
+	for i := range calls {
+		lines = append(lines, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"big","arguments":{}}}`, i+1))
+	}
+	outR, outW := io.Pipe()
+	defer outR.Close()
+	served := make(chan error, 1)
+	go func() {
+		// The whole input at once, then its end: answers of 2.5 MiB in all
+		// wait for the consumer.
+		served <- mcp.Serve(ctx, New(strings.NewReader(strings.Join(lines, "\n")+"\n"), outW), srv, session.Options{DrainTimeout: 20 * time.Millisecond})
+	}()
+	out := bufio.NewReader(outR)
+	if line, err := out.ReadString('\n'); err != nil || !strings.Contains(line, `"protocolVersion"`) {
+		t.Fatalf("initialize answer: %q, %v", line, err)
+	}
+	time.Sleep(500 * time.Millisecond) // the consumer is busy: not a timing assertion
+	answered := make(chan int, 1)
+	go func() {
+		n := 0
+		for {
+			line, err := out.ReadString('\n')
+			if err != nil {
+				break
+			}
+			if strings.Contains(line, `"result"`) {
+				n++
+			}
+		}
+		answered <- n
+	}()
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Errorf("Serve = %v, want nil: the consumer read everything", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("Serve did not return")
+	}
+	outW.Close()
+	if n := <-answered; n != calls {
+		t.Errorf("%d of %d calls answered, want all", n, calls)
 	}
 }

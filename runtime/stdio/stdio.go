@@ -17,14 +17,18 @@
 //
 // A peer that stops reading, while it keeps its end open, makes a Write
 // block once the pipe is full. What that costs is bounded without any
-// option: a session (runtime/session) reads no further while MaxInFlight
-// answers wait to be written, the transport reads at most MaxReadAhead
+// option: a session (runtime/session) takes no more requests while
+// MaxInFlight answers wait to be written (it reads on only while it awaits
+// answers to calls of its own, and then keeps the requests it reads for
+// later until they reach 1 MiB), the transport reads at most MaxReadAhead
 // bytes ahead of it, and once the input has ended or the session is
-// closed (SIGTERM, say), answers that cannot be written within the
-// session's DrainTimeout are given up, so Serve returns, with an error
-// wrapping session.ErrPeerNotReading. WithWriteTimeout (off by default)
-// bounds each write as well, for a peer that keeps its end open and never
-// reads again.
+// closed (SIGTERM, say), the session gives up the answers still to be
+// written as soon as no write has gone through for its StallTimeout
+// (session.DefaultStallTimeout, 30 s), so Serve returns, with an error
+// wrapping session.ErrPeerNotReading. A consumer that pauses for less
+// than that loses nothing. WithWriteTimeout (off by default) bounds each
+// write as well, also before the input ends, for a peer that keeps its
+// end open and never reads again.
 package stdio
 
 import (
@@ -133,12 +137,13 @@ func WithGrace(d time.Duration) Option {
 // purpose (it holds back a side that sends faster than it can handle, or
 // it is paused in a debugger), and such a peer must not lose its answers;
 // nor is a limit needed to bound what a peer that never reads again
-// costs: a session over the transport reads no further while MaxInFlight
-// answers wait to be written, and once its input ends or it is closed it
-// gives up after its DrainTimeout the answers that do not go through (see
-// the package documentation). What the limit adds is an end to a session
-// whose peer keeps its end open and never reads: choose d longer than the
-// pauses a legitimate peer makes (the examples use 30 s).
+// costs: a session over the transport takes no more requests while
+// MaxInFlight answers wait to be written, and once its input ends or it
+// is closed it gives up the answers that do not go through when none has
+// for its StallTimeout (see the package documentation). What the limit
+// adds is an end to a session whose peer keeps its end open and never
+// reads: choose d longer than the pauses a legitimate peer makes (the
+// examples use 30 s).
 func WithWriteTimeout(d time.Duration) Option {
 	return func(c *config) {
 		c.writeTimeout = max(d, 0)
