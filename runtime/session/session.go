@@ -269,8 +269,16 @@ func (e *closedError) Unwrap() []error { return []error{ErrClosed, e.cause} }
 // or for answers it cannot deliver. Its writes are serialized anyway, so
 // the session writes its answers on it from one goroutine, in order, and
 // the reader never waits for a write.
+//
+// ReadAhead is called when the session stops reading for a while (it
+// waits for room, see MaxInFlight): the transport then reads ahead of
+// Read, within a bound of its own, so that it sees the end of the input,
+// until the next Read. A transport that read ahead all the time would cost
+// a reader that keeps up a wake-up and a read per message instead of
+// reading what arrived together in one go.
 type InputEnder interface {
 	InputEnded() <-chan struct{}
+	ReadAhead()
 }
 
 type state uint8
@@ -338,7 +346,8 @@ type Session struct {
 	// writeAnswer, written in order by runOut, so that the reader never
 	// waits for a write.
 	outbox  bool
-	outQ    [][]byte // answers waiting to be written, from outHead on; each counts in answering
+	ahead   InputEnder // the transport, when it reads ahead on demand (readAhead)
+	outQ    [][]byte   // answers waiting to be written, from outHead on; each counts in answering
 	outHead int
 	outBusy bool      // runOut is running
 	outIdle sync.Cond // on mu: signalled when runOut stops
@@ -426,6 +435,7 @@ func New(role Role, t transport.Transport, h Handler, opts Options) *Session {
 		})
 	}
 	if ie, ok := t.(InputEnder); ok {
+		s.ahead = ie
 		s.outbox = true
 		s.outRun = s.runOut
 		go s.watchInput(ie.InputEnded())
@@ -856,9 +866,19 @@ func (s *Session) waitRoom() (p parked, ok bool) {
 		if len(s.pending) > 0 && s.parkedLen < maxParked {
 			return parked{}, false
 		}
+		s.readAhead()
 		s.room.Wait()
 	}
 	return parked{}, false
+}
+
+// readAhead tells a transport that reads ahead (InputEnder) that the
+// reader stops reading for a while, so that the end of the input is seen
+// meanwhile.
+func (s *Session) readAhead() {
+	if s.ahead != nil {
+		s.ahead.ReadAhead()
+	}
 }
 
 // full reports whether MaxInFlight requests are being handled or answered
@@ -943,6 +963,7 @@ const maxQueuedNotes = 256
 func (s *Session) queueNote(n note) {
 	s.mu.Lock()
 	for len(s.noteQ) >= maxQueuedNotes && !s.ended {
+		s.readAhead()
 		s.noteRoom.Wait()
 	}
 	if s.ended {

@@ -189,6 +189,10 @@ func (e *endError) Unwrap() []error { return e.errs }
 // has ended (see Transport.InputEnded).
 func (p *Process) InputEnded() <-chan struct{} { return p.t.InputEnded() }
 
+// ReadAhead makes the transport read the server's stdout ahead of Read
+// until the next Read (see Transport.ReadAhead).
+func (p *Process) ReadAhead() { p.t.ReadAhead() }
+
 // Write sends a message to the server's stdin; see Transport.Write.
 func (p *Process) Write(ctx context.Context, data []byte) error { return p.t.Write(ctx, data) }
 

@@ -41,6 +41,7 @@ import (
 	"net"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpgen/mcpgen/runtime/transport"
@@ -180,15 +181,17 @@ type Transport struct {
 	wfailed chan struct{}
 
 	// Reading: readLoop runs in its own goroutine, started by the first Read,
-	// and queues each line (or a non-fatal error) in q, up to MaxReadAhead
-	// bytes, for Read. When it stops it sets rerr, closes ended, then
+	// and queues each line (or a non-fatal error) in q for Read: one line
+	// ahead, or up to MaxReadAhead bytes after ReadAhead. When it stops it sets rerr, closes ended, then
 	// closes readerDone.
 	startOnce  sync.Once
 	qmu        sync.Mutex
 	q          []readResult  // lines read and not yet returned by Read, in order
+	qBuf       [1]readResult // q's own array, used while q holds at most one line
 	qBytes     int           // their length in all
 	qReady     chan struct{} // capacity 1: a line was queued
-	qRoom      chan struct{} // capacity 1: Read took a line
+	qRoom      chan struct{} // capacity 1: Read took a line, or ReadAhead was called
+	ahead      atomic.Bool   // ReadAhead was called, and Read has not been since
 	ended      chan struct{} // closed once the input has ended (rerr is set)
 	readerDone chan struct{}
 	rerr       error
@@ -259,6 +262,7 @@ func newTransport(r io.Reader, w io.Writer, c config) *Transport {
 		readerDone: make(chan struct{}),
 		done:       make(chan struct{}),
 	}
+	t.q = t.qBuf[:0]
 	if d, ok := w.(writeDeadliner); ok && t.wtimeout > 0 && d.SetWriteDeadline(time.Time{}) == nil {
 		t.dl = d // a file without deadlines says so (os.ErrNoDeadline)
 	}
@@ -284,10 +288,11 @@ func same(a, b any) (eq bool) {
 // when ctx is done first; a Read abandoned that way loses no data.
 // Other errors from the reader are final and wrapped.
 //
-// The lines are read ahead of Read, up to MaxReadAhead bytes (and always
-// one line), so that the end of the input is seen (InputEnded) while a
-// caller that holds back from reading, as a session does while it has
-// MaxInFlight requests to answer, has lines still to read.
+// One line is read ahead of Read; after ReadAhead, lines are read ahead
+// up to MaxReadAhead bytes, so that the end of the input is seen
+// (InputEnded) while a caller that holds back from reading, as a session
+// does while it has MaxInFlight requests to answer, has lines still to
+// read.
 func (t *Transport) Read(ctx context.Context) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -305,9 +310,12 @@ func (t *Transport) Read(ctx context.Context) ([]byte, error) {
 			t.q[0] = readResult{}
 			t.q = t.q[1:]
 			if len(t.q) == 0 {
-				t.q = nil // an idle transport keeps no queue
+				// Keep a small queue for the next line, which then costs
+				// no allocation; not one grown by reading ahead.
+				t.q = t.qBuf[:0]
 			}
 			t.qBytes -= len(r.data)
+			t.ahead.Store(false)
 			t.qmu.Unlock()
 			select {
 			case t.qRoom <- struct{}{}:
@@ -336,7 +344,7 @@ func (t *Transport) Read(ctx context.Context) ([]byte, error) {
 }
 
 // MaxReadAhead is how many bytes of lines a Transport reads ahead of Read
-// at most (beyond one line, which is always read): 1 MiB. While a session
+// at most after ReadAhead (beyond one line, which is always read): 1 MiB. While a session
 // holds back from reading, the end of the input is seen when the peer
 // closes its end having sent up to about that much ahead (a pipe itself
 // holds 64 KiB on Linux by default). The end of the input of a peer that
@@ -351,6 +359,20 @@ const MaxReadAhead = 1 << 20
 // from reading (runtime/session's MaxInFlight) learns from it that the peer
 // has ended its input (see session.InputEnder).
 func (t *Transport) InputEnded() <-chan struct{} { return t.ended }
+
+// ReadAhead lets the transport read lines ahead of Read, up to
+// MaxReadAhead bytes, until the next Read: a caller about to stop reading
+// for a while (a session waiting for room, see session.InputEnder) calls
+// it to learn of the end of the input meanwhile. Otherwise the transport
+// reads one line ahead, so that lines that arrive together are read
+// together.
+func (t *Transport) ReadAhead() {
+	t.ahead.Store(true)
+	select {
+	case t.qRoom <- struct{}{}:
+	default:
+	}
+}
 
 func (t *Transport) start() {
 	t.startOnce.Do(func() { go t.readLoop() })
@@ -377,8 +399,9 @@ func (t *Transport) readLoop() {
 	}
 }
 
-// queue queues r for Read, waiting while the lines queued already fill
-// MaxReadAhead. It reports false once Close was called.
+// queue queues r for Read, waiting while a line is queued already (or,
+// after ReadAhead, while the lines queued fill MaxReadAhead). It reports
+// false once Close was called.
 func (t *Transport) queue(r readResult) bool {
 	for {
 		select {
@@ -387,7 +410,7 @@ func (t *Transport) queue(r readResult) bool {
 		default:
 		}
 		t.qmu.Lock()
-		if len(t.q) == 0 || t.qBytes+len(r.data) <= MaxReadAhead {
+		if len(t.q) == 0 || t.ahead.Load() && t.qBytes+len(r.data) <= MaxReadAhead {
 			t.q = append(t.q, r)
 			t.qBytes += len(r.data)
 			t.qmu.Unlock()
