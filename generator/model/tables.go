@@ -217,8 +217,8 @@ var gateRules = []*gateRule{
 	{"elicitation/create", "client", "elicitation", "clients that elicit declare elicitation"},
 	{"notifications/elicitation/complete", "client", "elicitation.url", "only for URL elicitations, which need elicitation.url"},
 	{"tasks/list", "receiver", "tasks.list", "the receiver declares tasks.list"},
-	{"tasks/get", "receiver", "tasks", "only for tasks the receiver created, which it can only do having declared tasks (U-T1)"},
-	{"tasks/result", "receiver", "tasks", "only for tasks the receiver created, which it can only do having declared tasks (U-T1)"},
+	{"tasks/get", "receiver", "tasks", "only for tasks the receiver created, which it can only do having declared tasks"},
+	{"tasks/result", "receiver", "tasks", "only for tasks the receiver created, which it can only do having declared tasks"},
 	{"tasks/cancel", "receiver", "tasks.cancel", "the receiver declares tasks.cancel"},
 }
 

@@ -426,10 +426,10 @@ func (s *Session) completeRounds(ctx context.Context, method string, params json
 			return raw, nil
 		case "input_required":
 		default:
-			return nil, fmt.Errorf("%s result: /resultType: unrecognised value %q (V-12)", method, rt)
+			return nil, fmt.Errorf("%s result: /resultType: unrecognised value %q", method, rt)
 		}
 		if !inputMethods[method] {
-			return nil, fmt.Errorf("%s result: the server asked for input, which only tools/call, prompts/get and resources/read may do (U-M1)", method)
+			return nil, fmt.Errorf("%s result: the server asked for input, which only tools/call, prompts/get and resources/read may do", method)
 		}
 		if round > MaxInputRounds {
 			return nil, fmt.Errorf("%s: the server asked for input %d times; giving up (at most %d rounds)", method, round, MaxInputRounds)
@@ -451,7 +451,7 @@ func (s *Session) answerInput(ctx context.Context, method string, params, res js
 	reqs, hasReqs := wire.Member(res, "inputRequests")
 	state, hasState := wire.Member(res, "requestState")
 	if !hasReqs && !hasState {
-		return nil, fmt.Errorf("%s result: an InputRequiredResult with neither inputRequests nor requestState (U-M1)", method)
+		return nil, fmt.Errorf("%s result: an InputRequiredResult with neither inputRequests nor requestState", method)
 	}
 	if len(params) == 0 {
 		params = jsontext.Value(`{}`)
@@ -503,7 +503,7 @@ func (s *Session) answerOne(ctx context.Context, key string, req jsontext.Value)
 	own := s.ownCaps
 	s.mu.Unlock()
 	if md.Gate != "" && !HasCapability(own, md.Gate) {
-		return nil, fmt.Errorf("/inputRequests/%s: the server asked for %s, but this client did not declare the capability %s (U-M2)", key, method, md.Gate)
+		return nil, fmt.Errorf("/inputRequests/%s: the server asked for %s, but this client did not declare the capability %s", key, method, md.Gate)
 	}
 	if method == "elicitation/create" {
 		if mode, ok := elicitationModeOK(own, params); !ok {

@@ -192,8 +192,8 @@ func TestL18ElicitationModes(t *testing.T) {
 			r, err := cs.CallTool(context.Background(), &mcp.CallToolRequestParams{Name: "ask", Arguments: []byte(`{"mode":"` + tt.mode + `"}`)})
 			if tt.wantErr {
 				// The server refuses to send it: its tool fails with that error.
-				if err == nil || !strings.Contains(err.Error(), "L-18") {
-					t.Errorf("mode %s with caps %s: %v, want an L-18 error", tt.mode, tt.caps, err)
+				if err == nil || !strings.Contains(err.Error(), "did not declare elicitation mode") {
+					t.Errorf("mode %s with caps %s: %v, want an error for the undeclared mode", tt.mode, tt.caps, err)
 				}
 				return
 			}

@@ -50,7 +50,7 @@ func (s *Session) request(vals valuer, m *jsonrpc.Message, inline bool, reply re
 	st, rev := s.state, s.rev
 	s.mu.Unlock()
 	if st == stateNew {
-		fail(jsonrpc.InvalidRequest, "%s before initialize: the session is not initialized (L-1)", m.Method)
+		fail(jsonrpc.InvalidRequest, "%s before initialize: the session is not initialized", m.Method)
 		return
 	}
 	if st == stateClosed {
@@ -60,7 +60,7 @@ func (s *Session) request(vals valuer, m *jsonrpc.Message, inline bool, reply re
 		return
 	}
 	if s.role == Client && st != stateReady {
-		fail(jsonrpc.InvalidRequest, "%s before the session is initialized (L-9)", m.Method)
+		fail(jsonrpc.InvalidRequest, "%s before the session is initialized", m.Method)
 		return
 	}
 	md := rev.Find(m.Method)
@@ -86,7 +86,7 @@ func (s *Session) request(vals valuer, m *jsonrpc.Message, inline bool, reply re
 		own := s.ownCaps
 		s.mu.Unlock()
 		if mode, ok := elicitationModeOK(own, m.Params); !ok {
-			fail(jsonrpc.InvalidParams, "elicitation/create params: /mode: this client did not declare elicitation mode %q (L-18)", mode)
+			fail(jsonrpc.InvalidParams, "elicitation/create params: /mode: this client did not declare elicitation mode %q", mode)
 			return
 		}
 	}
@@ -145,7 +145,7 @@ func (s *Session) dispatch(m *jsonrpc.Message, hc *handlerCtx, inline bool, repl
 	}
 	if _, dup := s.inflight[m.ID]; dup {
 		s.mu.Unlock()
-		fail(jsonrpc.InvalidRequest, "request ID %v is already in use by a request in flight (M-2)", m.ID)
+		fail(jsonrpc.InvalidRequest, "request ID %v is already in use by a request in flight", m.ID)
 		return
 	}
 	if len(s.inflight) >= s.opts.MaxInFlight {

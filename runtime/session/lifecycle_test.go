@@ -141,7 +141,7 @@ func TestL8NoRequestsBeforeInitialize(t *testing.T) {
 	a, _ := transport.Pipe()
 	s := session.New(session.Client, a, mcp.NewClientHandler(mcp.UnimplementedClient{}), session.Options{})
 	defer s.Close()
-	if _, err := s.Call(context.Background(), "tools/list", nil); err == nil || !contains(err.Error(), "L-8") {
+	if _, err := s.Call(context.Background(), "tools/list", nil); err == nil || !contains(err.Error(), "the session is not initialized") {
 		t.Errorf("tools/list before initialize: %v", err)
 	}
 }
@@ -154,7 +154,7 @@ func TestL9NoServerRequestsBeforeInitialized(t *testing.T) {
 	ss := &mcp.ServerSession{Session: s}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	if _, err := ss.ListRoots(ctx, nil); err == nil || !contains(err.Error(), "L-9") {
+	if _, err := ss.ListRoots(ctx, nil); err == nil || !contains(err.Error(), "has not sent notifications/initialized") {
 		t.Errorf("roots/list before initialized: %v", err)
 	}
 	p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
@@ -357,7 +357,7 @@ func TestL17CapabilityGating(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if _, err := c.ListTools(ctx, nil); err == nil || !contains(err.Error(), "L-17") {
+	if _, err := c.ListTools(ctx, nil); err == nil || !contains(err.Error(), "the capability tools was not declared") {
 		t.Errorf("client sending tools/list to a server without tools: %v", err)
 	}
 	// The server refuses to sample a client that did not declare sampling.

@@ -79,7 +79,7 @@ func (s *Session) Listen(ctx context.Context, params wire.Appender) (*Subscripti
 		return sub, nil
 	case <-sub.done:
 		if sub.err == nil {
-			sub.err = errors.New("subscriptions/listen: the server ended the subscription before acknowledging it (U-S2)")
+			sub.err = errors.New("subscriptions/listen: the server ended the subscription before acknowledging it")
 		}
 		return nil, sub.err
 	case <-ctx.Done():

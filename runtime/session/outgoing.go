@@ -386,7 +386,7 @@ func (s *Session) outgoing(method string, params wire.Appender, notification, ne
 	}
 	if rev == nil {
 		if method != "ping" && method != "initialize" {
-			return nil, nil, fmt.Errorf("%s: the session is not initialized (L-8)", method)
+			return nil, nil, fmt.Errorf("%s: the session is not initialized", method)
 		}
 		rev = s.handler.Revision()
 		if method == "initialize" && !rev.Handshake() {
@@ -397,14 +397,14 @@ func (s *Session) outgoing(method string, params wire.Appender, notification, ne
 			}
 		}
 	} else if s.role == Server && st != stateReady && !notification && method != "ping" {
-		return nil, nil, fmt.Errorf("%s: the client has not sent notifications/initialized yet (L-9)", method)
+		return nil, nil, fmt.Errorf("%s: the client has not sent notifications/initialized yet", method)
 	}
 	md := rev.Find(method)
 	if md == nil || md.Notification != notification || !s.maySend(*md) {
 		return nil, nil, fmt.Errorf("%s: not a %s a %s may send in revision %s", method, kindWord(notification), s.role, rev.Name)
 	}
 	if path, ok := s.gatePeer(*md); !ok && st != stateNew {
-		return nil, nil, &jsonrpc.Error{Code: jsonrpc.MethodNotFound, Message: fmt.Sprintf("%s: the capability %s was not declared (L-17)", method, path)}
+		return nil, nil, &jsonrpc.Error{Code: jsonrpc.MethodNotFound, Message: fmt.Sprintf("%s: the capability %s was not declared", method, path)}
 	}
 	if params == nil && mc == nil {
 		if md.ParamsRequired {
@@ -442,7 +442,7 @@ func (s *Session) outgoing(method string, params wire.Appender, notification, ne
 		peer := s.peerCaps
 		s.mu.Unlock()
 		if mode, ok := elicitationModeOK(peer, raw); !ok {
-			return md, nil, &jsonrpc.Error{Code: jsonrpc.InvalidParams, Message: fmt.Sprintf("elicitation/create: the client did not declare elicitation mode %q (L-18)", mode)}
+			return md, nil, &jsonrpc.Error{Code: jsonrpc.InvalidParams, Message: fmt.Sprintf("elicitation/create: the client did not declare elicitation mode %q", mode)}
 		}
 	}
 	if convert {
@@ -736,7 +736,7 @@ func ReportProgress(ctx context.Context, progress float64, total *float64, messa
 	}
 	if last := ri.x.lastProgress; ri.x.reported && progress <= last {
 		mu.Unlock()
-		return fmt.Errorf("progress %v does not increase on %v (U-P2)", progress, last)
+		return fmt.Errorf("progress %v does not increase on %v", progress, last)
 	}
 	ri.x.lastProgress, ri.x.reported = progress, true
 	mu.Unlock()

@@ -1259,7 +1259,7 @@ func (s *Session) item(vals valuer, it jsonrpc.Item, inBatch, inline bool, reply
 	switch m.Kind {
 	case jsonrpc.Request:
 		if inBatch && m.Method == "initialize" {
-			s.answer(reply, errorMessage(m.ID, &jsonrpc.Error{Code: jsonrpc.InvalidRequest, Message: "initialize must not be part of a batch (L-10)"}))
+			s.answer(reply, errorMessage(m.ID, &jsonrpc.Error{Code: jsonrpc.InvalidRequest, Message: "initialize must not be part of a batch"}))
 			return
 		}
 		s.request(vals, m, inline, reply)

@@ -276,7 +276,7 @@ func firstEndpoint(r *sse.Reader, base *url.URL) (*url.URL, error) {
 		if typ == "" {
 			typ = "message"
 		}
-		return nil, &NotSSEError{Reason: fmt.Sprintf("the first SSE event is %q, not endpoint (T-L2)", typ)}
+		return nil, &NotSSEError{Reason: fmt.Sprintf("the first SSE event is %q, not endpoint", typ)}
 	}
 	u, err := ResolveEndpoint(base, ev.Data)
 	if err != nil {

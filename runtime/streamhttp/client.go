@@ -378,7 +378,7 @@ func (c *Client) Write(ctx context.Context, data []byte) error {
 			stop()
 			resp.Body.Close()
 			cancelReq()
-			return fmt.Errorf("streamhttp: the server sent an invalid Mcp-Session-Id %q (T-S1: visible ASCII only)", newSID)
+			return fmt.Errorf("streamhttp: the server sent an invalid Mcp-Session-Id %q (it must be visible ASCII)", newSID)
 		}
 		c.mu.Lock()
 		g.sessionID, g.expired, g.getStarted = newSID, false, false
@@ -861,7 +861,7 @@ func (c *Client) postStream(g *clientConn, sid string, body io.ReadCloser, cance
 			return
 		}
 		if modern {
-			c.abandon(g, pending, fmt.Sprintf("the SSE stream of a stateless request ended (%v) before its answer; it cannot be resumed (T-N6): send the request again", clientStreamEnd(err)))
+			c.abandon(g, pending, fmt.Sprintf("the SSE stream of a stateless request ended (%v) before its answer; it cannot be resumed: send the request again", clientStreamEnd(err)))
 			return
 		}
 		if ended := c.sessionEnded(g); ended != nil {

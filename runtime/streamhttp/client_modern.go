@@ -173,7 +173,7 @@ func (c *Client) toolsAnswer(g *clientConn, data []byte) []byte {
 		schema, _ := wire.Member(t, "inputSchema")
 		params, err := mcpheader.ParseTool(schema)
 		if err != nil {
-			c.log.Warn("streamhttp: dropping a tool whose x-mcp-header annotations break the rules (T-N8)", "tool", name, "err", err)
+			c.log.Warn("streamhttp: dropping a tool whose x-mcp-header annotations break the rules", "tool", name, "err", err)
 			continue
 		}
 		learned[name] = params

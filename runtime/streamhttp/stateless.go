@@ -58,7 +58,7 @@ func (s *Server) postStateless(w http.ResponseWriter, r *http.Request, rf refusa
 		w.WriteHeader(http.StatusAccepted)
 		return
 	case jsonrpc.Response, jsonrpc.ErrorResponse:
-		refuse(w, rf, http.StatusBadRequest, jsonrpc.InvalidRequest, "a client of revision %s sends no responses (T-N1)", r.Header.Get(headerVersion))
+		refuse(w, rf, http.StatusBadRequest, jsonrpc.InvalidRequest, "a client of revision %s sends no responses", r.Header.Get(headerVersion))
 		return
 	}
 	if e := s.checkStatelessHeaders(r, m); e != nil {
