@@ -1225,9 +1225,7 @@ func (c *conn) Close() error {
 		}
 		c.srv.rmu.Lock()
 		for _, st := range c.finished {
-			c.srv.retained.Remove(st.elem)
-			c.srv.retainedBytes -= st.held
-			st.elem = nil
+			c.srv.unlistRetainedLocked(st)
 		}
 		c.srv.rmu.Unlock()
 		c.finished, c.retained = nil, 0
@@ -1594,14 +1592,22 @@ func (c *conn) unretainLocked(st *stream) {
 	}
 	c.retained -= st.held
 	if st.elem != nil {
-		s := c.srv
-		s.rmu.Lock()
-		s.retained.Remove(st.elem)
-		s.retainedBytes -= st.held
-		s.rmu.Unlock()
-		st.elem = nil
+		c.srv.rmu.Lock()
+		c.srv.unlistRetainedLocked(st)
+		c.srv.rmu.Unlock()
 	}
 	st.finished, st.held = time.Time{}, 0
+}
+
+// unlistRetainedLocked takes st off the server's list of retained streams
+// (ServerRetentionBytes); rmu is held.
+func (s *Server) unlistRetainedLocked(st *stream) {
+	if st.elem == nil {
+		return
+	}
+	s.retained.Remove(st.elem)
+	s.retainedBytes -= st.held
+	st.elem = nil
 }
 
 // dropStreamLocked forgets st, a POST's stream, with its events: it was
