@@ -18,9 +18,7 @@ import (
 	"time"
 
 	mcp "github.com/mcpgen/mcpgen/protocol/mcp20260728"
-	"github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/stdio"
-	"github.com/mcpgen/mcpgen/runtime/wire"
 
 	// The revisions it falls back to.
 	_ "github.com/mcpgen/mcpgen/protocol/mcp20250326"
@@ -48,31 +46,26 @@ func main() {
 	}
 }
 
-// namer answers the server's elicitations with a name.
+// namer answers the server's elicitations with a name. Its Elicit method
+// makes Connect declare the elicitation capability.
 type namer struct {
 	mcp.UnimplementedClient
 	name string
 }
 
 func (n namer) Elicit(ctx context.Context, p *mcp.ElicitRequestParams) (*mcp.ElicitResult, error) {
-	return &mcp.ElicitResult{Action: mcp.ElicitResultActionAccept, Content: map[string]mcp.ElicitResultContentValue{
-		"name": {Value: mcp.ElicitResultContentValueString(n.name)},
-	}}, nil
+	return mcp.Accept(map[string]any{"name": n.name})
 }
 
 func run(ctx context.Context, revision, name string, command []string) error {
 	// A server that stops reading its standard input makes a write fail
 	// after 30 s, which ends the session, rather than block it forever.
-	proc, err := stdio.Command(ctx, exec.Command(command[0], command[1:]...), stdio.WithWriteTimeout(30*time.Second))
-	if err != nil {
-		return err
-	}
-	opts := session.Options{}
+	proc := stdio.NewCommand(exec.Command(command[0], command[1:]...), stdio.WithWriteTimeout(30*time.Second))
+	opts := &mcp.ClientOptions{Info: mcp.Implementation{Name: "mcpgen-example-client", Version: "1.0.0"}, Handler: namer{name: name}}
 	if revision != "" {
-		opts.Revisions = []string{revision}
+		opts.Session.Revisions = []string{revision}
 	}
-	caps := mcp.ClientCapabilities{Elicitation: &mcp.ClientCapabilitiesElicitation{}}
-	c, err := mcp.Connect(ctx, proc, mcp.Implementation{Name: "mcpgen-example-client", Version: "1.0.0"}, caps, namer{name: name}, opts)
+	c, err := mcp.Connect(ctx, proc, opts)
 	if err != nil {
 		return err
 	}
@@ -86,45 +79,25 @@ func run(ctx context.Context, revision, name string, command []string) error {
 	for _, t := range tools.Tools {
 		fmt.Println("tool:", t.Name)
 	}
-	args, err := wire.EncodeValue(map[string]string{"text": "hello"})
+	res, err := c.CallToolArgs(ctx, "echo", map[string]string{"text": "hello"})
 	if err != nil {
 		return err
 	}
-	res, err := c.CallTool(ctx, &mcp.CallToolRequestParams{Name: "echo", Arguments: args})
+	fmt.Println("echo:", res.Text())
+	hello, err := c.CallToolArgs(ctx, "hello", nil)
 	if err != nil {
 		return err
 	}
-	for _, b := range res.Content {
-		if t, ok := b.Value.(*mcp.TextContent); ok {
-			fmt.Println("echo:", t.Text)
-		}
-	}
-	hello, err := c.CallTool(ctx, &mcp.CallToolRequestParams{Name: "hello"})
-	if err != nil {
-		return err
-	}
-	for _, b := range hello.Content {
-		if t, ok := b.Value.(*mcp.TextContent); ok {
-			fmt.Println("hello:", t.Text)
-		}
-	}
+	fmt.Println("hello:", hello.Text())
 	prompt, err := c.GetPrompt(ctx, &mcp.GetPromptRequestParams{Name: "greet", Arguments: map[string]string{"name": "Ada"}})
 	if err != nil {
 		return err
 	}
-	for _, m := range prompt.Messages {
-		if t, ok := m.Content.Value.(*mcp.TextContent); ok {
-			fmt.Println("prompt:", t.Text)
-		}
-	}
+	fmt.Println("prompt:", prompt.Text())
 	read, err := c.ReadResource(ctx, &mcp.ReadResourceRequestParams{URI: "mcpgen://readme"})
 	if err != nil {
 		return err
 	}
-	for _, item := range read.Contents {
-		if t, ok := item.Value.(*mcp.TextResourceContents); ok {
-			fmt.Println("resource:", t.Text)
-		}
-	}
+	fmt.Println("resource:", read.Text())
 	return nil
 }

@@ -64,7 +64,7 @@ func TestHTTPBothTransports(t *testing.T) {
 	}
 	connect := func(t *testing.T, tr transport.Transport) *mcp.ClientSession {
 		t.Helper()
-		cs, err := mcp.Connect(ctx, tr, mcp.Implementation{Name: "t", Version: "1"}, mcp.ClientCapabilities{}, nil, session.Options{})
+		cs, err := mcp.Connect(ctx, tr, &mcp.ClientOptions{Info: mcp.Implementation{Name: "t", Version: "1"}})
 		if err != nil {
 			tr.Close()
 			t.Fatalf("Connect: %v", err)
@@ -91,7 +91,7 @@ func TestHTTPBothTransports(t *testing.T) {
 		}
 	})
 	// An old client, whose stream stays open across the SIGTERM.
-	cs, err := m25.Connect(ctx, ssehttp.NewClient(sseURL, ssehttp.ClientOptions{}), m25.Implementation{Name: "old", Version: "1"}, m25.ClientCapabilities{}, nil, session.Options{})
+	cs, err := m25.Connect(ctx, ssehttp.NewClient(sseURL, ssehttp.ClientOptions{}), &m25.ClientOptions{Info: m25.Implementation{Name: "old", Version: "1"}})
 	if err != nil {
 		t.Fatalf("Connect over HTTP+SSE: %v", err)
 	}

@@ -3,7 +3,6 @@ package ssehttp
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -12,9 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	mcp "github.com/mcpgen/mcpgen/protocol/mcp20251125"
 	"github.com/mcpgen/mcpgen/runtime/internal/sse"
-	"github.com/mcpgen/mcpgen/runtime/session"
 )
 
 // FuzzResolveEndpoint: whatever an endpoint event carries, resolving it
@@ -99,12 +96,7 @@ func FuzzServerPOST(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	srv := mcp.NewServer(mcp.Implementation{Name: "fuzz", Version: "1"})
-	srv.AddTool(mcp.Tool{Name: "echo", InputSchema: []byte(`{"type":"object"}`)},
-		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-			return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(p.Arguments)}}}}, nil
-		})
-	h := NewServer(func() session.Handler { return mcp.NewServerHandler(srv) }, ServerOptions{MaxBodyBytes: 4096})
+	h := NewServer(echoServer, ServerOptions{MaxBodyBytes: 4096})
 	hs := httptest.NewServer(h)
 	defer func() {
 		h.Close()

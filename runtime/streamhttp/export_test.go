@@ -3,8 +3,27 @@ package streamhttp
 import (
 	"strings"
 
+	"github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/transport"
 )
+
+// The MCP servers of the package's own tests, which cannot import a
+// revision package (each imports runtime/streamhttp, through its HTTP
+// transport helpers): servers_test.go, of package streamhttp_test, sets
+// them from its init function.
+var (
+	// emptyServer returns the handler of a 2025-11-25 server that
+	// registered nothing.
+	emptyServer func() session.Handler
+	// newestServer returns the handler of a 2026-07-28 server (a
+	// StandardServer's, which serves legacy sessions too).
+	newestServer func() session.Handler
+)
+
+// SetTestServers sets the MCP servers of the package's own tests.
+func SetTestServers(empty, newest func() session.Handler) {
+	emptyServer, newestServer = empty, newest
+}
 
 // SetWriteHook makes the Write of the sessions of s call hook with its
 // data after its first look at whether the session has ended, before it
