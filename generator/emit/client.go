@@ -144,7 +144,7 @@ func (g *gen) connectClient(f *jen.File) error {
 	}
 	f.Add(doc("ClientOptions", "ClientOptions configure Connect. Every field is optional: the zero value, or a nil *ClientOptions, connects with the defaults.", ""))
 	f.Type().Id("ClientOptions").Struct(
-		doc("Info", "Info names the client to the server (clientInfo). An empty Name or Version is filled in from the running program's build information (session.ProgramInfo): the last element of its main module's path and its version, or \"(devel)\".", ""),
+		doc("Info", "Info names the client to the server (clientInfo). An empty Name or Version is filled in from the running program's build information (session.ProgramInfo): the last element of its main package's path, such as \"weather\", and its module's version, or \"(devel)\".", ""),
 		jen.Id("Info").Id("Implementation"),
 		doc("Capabilities", capsDoc, ""),
 		jen.Id("Capabilities").Id("ClientCapabilities"),

@@ -547,8 +547,8 @@ func (s *ClientSession) AllTools(ctx context.Context, opts ...session.CallOption
 type ClientOptions struct {
 	// Info names the client to the server (clientInfo). An empty Name or Version
 	// is filled in from the running program's build information
-	// (session.ProgramInfo): the last element of its main module's path and its
-	// version, or "(devel)".
+	// (session.ProgramInfo): the last element of its main package's path, such as
+	// "weather", and its module's version, or "(devel)".
 	Info Implementation
 	// Capabilities are the client's capabilities. Connect adds the capability of
 	// each optional interface the Handler implements, as the empty object:

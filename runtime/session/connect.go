@@ -95,15 +95,19 @@ func (s *Session) ConnectWithin(ctx context.Context, info, caps wire.Appender, t
 }
 
 // ProgramInfo returns a name and a version for the running program, for
-// an Implementation (clientInfo, serverInfo) that was left empty: the last
-// element of the main module's path and its version, from the build
-// information Go records in the binary; the program file's name when
-// there is no module path (a test binary, go run of a file); "(devel)" for
-// the version of a program not built from a module version.
+// an Implementation (clientInfo, serverInfo) that was left empty, from the
+// build information Go records in the binary: the last element of the main
+// package's path (the command's directory, such as "weather" for
+// example.com/tools/cmd/weather), and the main module's version, or
+// "(devel)" for a program not built from a module version. Without a
+// package path (go run of a file), the name is the program file's.
 func ProgramInfo() (name, version string) {
 	if bi, ok := debug.ReadBuildInfo(); ok {
-		if p := bi.Main.Path; p != "" && p != "command-line-arguments" {
-			name = path.Base(p)
+		for _, p := range []string{bi.Path, bi.Main.Path} {
+			if p != "" && p != "command-line-arguments" {
+				name = path.Base(p)
+				break
+			}
 		}
 		version = bi.Main.Version
 	}
