@@ -3,7 +3,10 @@ package mcp20260728_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"strings"
@@ -14,7 +17,9 @@ import (
 	m25 "github.com/mcpgen/mcpgen/protocol/mcp20251125"
 	mcp "github.com/mcpgen/mcpgen/protocol/mcp20260728"
 	"github.com/mcpgen/mcpgen/runtime/session"
+	"github.com/mcpgen/mcpgen/runtime/ssehttp"
 	"github.com/mcpgen/mcpgen/runtime/stdio"
+	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 	"github.com/mcpgen/mcpgen/runtime/transport"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
@@ -216,6 +221,43 @@ func TestConnectCommand(t *testing.T) {
 	var te *mcp.ToolError
 	if !errors.As(err, &te) || te.Tool != "fail" || err.Error() != `tool "fail" failed: the disk is full` || !res.Failed() {
 		t.Errorf("CallTypedTool(fail) = %v; want a *ToolError with the tool's text", err)
+	}
+}
+
+// TestHTTP reaches a server by its URL with HTTP alone, over either HTTP
+// transport: Streamable HTTP, or the HTTP+SSE transport of 2024-11-05.
+func TestHTTP(t *testing.T) {
+	srv := greeter()
+	tests := []struct {
+		name    string
+		handler http.Handler
+		want    string // the transport chosen
+	}{
+		{"Streamable HTTP", streamhttp.NewServer(srv.Handler, streamhttp.ServerOptions{}), "*streamhttp.Client"},
+		{"HTTP+SSE", ssehttp.NewServer(srv.Handler, ssehttp.ServerOptions{}), "*ssehttp.Client"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hs := httptest.NewServer(tt.handler)
+			defer hs.Close()
+			if c, ok := tt.handler.(interface{ Close() error }); ok {
+				defer c.Close()
+			}
+			ctx := testCtx(t)
+			tr := mcp.HTTP(hs.URL)
+			cs, err := mcp.Connect(ctx, tr, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			out, _, err := mcp.CallTypedTool[greeted](ctx, cs, "greet", greeting{Name: "Ada"})
+			if err != nil || out.Text != "Hello, Ada" {
+				t.Errorf("CallTypedTool = %+v, %v", out, err)
+			}
+			if got := fmt.Sprintf("%T", tr.Transport()); got != tt.want {
+				t.Errorf("the transport chosen is %s, want %s", got, tt.want)
+			}
+		})
 	}
 }
 
