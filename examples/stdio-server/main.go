@@ -64,7 +64,7 @@ func main() {
 	stallTimeout := flag.Duration("stall-timeout", session.DefaultStallTimeout, "in stdio mode, once standard input has ended or on SIGTERM, give up on a client that has read nothing for `D` (negative: wait as long as it takes)")
 	flag.Parse()
 	log.SetFlags(0)
-	log.SetOutput(os.Stderr) // stdout carries protocol messages only (T-IO3)
+	log.SetOutput(os.Stderr) // stdout carries protocol messages only
 	srv, err := newServer()
 	if err != nil {
 		log.Fatal(err)

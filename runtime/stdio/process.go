@@ -42,7 +42,7 @@ var _ transport.Transport = (*Process)(nil)
 // cmd must not have been started and must leave Stdin and Stdout nil; they
 // are set to pipes. If cmd.Stderr is nil it is set to the WithStderr writer
 // (default os.Stderr): the server's stderr is forwarded, never read as a
-// sign of failure (T-IO4). If cmd.WaitDelay is zero it is set to the grace
+// sign of failure. If cmd.WaitDelay is zero it is set to the grace
 // period, which bounds how long waiting for the process can be held up by a
 // stderr pipe kept open by its descendants.
 //
@@ -212,7 +212,7 @@ func (p *Process) ExitErr() error {
 	}
 }
 
-// Close shuts the server down as the stdio shutdown sequence says (L-14):
+// Close shuts the server down as the stdio shutdown sequence says:
 // it closes the server's stdin, waits up to the grace period for it to exit,
 // then sends SIGTERM and waits up to the grace period again, then sends
 // SIGKILL and waits for the exit. (Where SIGTERM cannot be sent, as on
