@@ -253,18 +253,32 @@ func list(ctx context.Context, cs *mcp.ClientSession, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "server %s %s, revision %s (%s era)\n", info.Name, info.Version, cs.Revision().Name, cs.Era())
 	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	defer w.Flush()
+	// section prints a heading and its rows, their cells aligned.
+	section := func(heading string, rows [][]string) {
+		fmt.Fprintln(w, heading)
+		if len(rows) == 0 {
+			fmt.Fprintln(w, "  (none)")
+		}
+		for _, cells := range rows {
+			for len(cells) > 1 && cells[len(cells)-1] == "" {
+				cells = cells[:len(cells)-1]
+			}
+			fmt.Fprintln(w, "  "+strings.Join(cells, "\t"))
+		}
+	}
 	caps := cs.PeerCapabilities()
 	if session.HasCapability(caps, "tools") {
-		fmt.Fprintln(w, "tools:")
+		var rows [][]string
 		for t, err := range cs.AllTools(ctx) {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(w, "  %s\t%s\n", t.Name, oneLine(deref(t.Description)))
+			rows = append(rows, []string{t.Name, oneLine(deref(t.Description))})
 		}
+		section("tools:", rows)
 	}
 	if session.HasCapability(caps, "prompts") {
-		fmt.Fprintln(w, "prompts:")
+		var rows [][]string
 		for p, err := range cs.AllPrompts(ctx) {
 			if err != nil {
 				return err
@@ -277,24 +291,27 @@ func list(ctx context.Context, cs *mcp.ClientSession, stdout io.Writer) error {
 					args = append(args, a.Name)
 				}
 			}
-			fmt.Fprintf(w, "  %s\t%s\t%s\n", p.Name, strings.Join(args, " "), oneLine(deref(p.Description)))
+			rows = append(rows, []string{p.Name, strings.Join(args, " "), oneLine(deref(p.Description))})
 		}
+		section("prompts (* marks a required argument):", rows)
 	}
 	if session.HasCapability(caps, "resources") {
-		fmt.Fprintln(w, "resources:")
+		var rows [][]string
 		for r, err := range cs.AllResources(ctx) {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(w, "  %s\t%s\t%s\n", r.URI, r.Name, deref(r.MIMEType))
+			rows = append(rows, []string{r.URI, r.Name, deref(r.MIMEType)})
 		}
-		fmt.Fprintln(w, "resource templates:")
+		section("resources:", rows)
+		rows = nil
 		for r, err := range cs.AllResourceTemplates(ctx) {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(w, "  %s\t%s\t%s\n", r.URITemplate, r.Name, deref(r.MIMEType))
+			rows = append(rows, []string{r.URITemplate, r.Name, deref(r.MIMEType)})
 		}
+		section("resource templates:", rows)
 	}
 	return nil
 }

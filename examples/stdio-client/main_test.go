@@ -193,7 +193,7 @@ func TestRun(t *testing.T) {
 	}{
 		{name: "list", args: []string{"--", srv}, want: []string{
 			"server mcpgen-example 1.0.0, revision 2026-07-28 (modern era)", "tools:", "  echo   Returns its text.", "  hello  Asks the user's name, then says hello.",
-			"prompts:", "  greet  name*", "resources:", "  mcpgen://readme  readme  text/plain", "resource templates:",
+			"prompts (* marks a required argument):", "  greet  name*", "resources:", "  mcpgen://readme  readme  text/plain", "resource templates:", "  (none)",
 		}},
 		{name: "list 2025-03-26", args: []string{"--revision", "2025-03-26", "--", srv}, want: []string{"server mcpgen-example 1.0.0, revision 2025-03-26 (legacy era)"}},
 		{name: "call", args: []string{"call", "echo", `{"text":"hi"}`, "--", srv}, want: []string{"hi"}},
@@ -234,9 +234,6 @@ func TestRun(t *testing.T) {
 				t.Fatalf("run: %v\nstderr:\n%s", err, stderr.String())
 			}
 			got := strings.Split(strings.TrimSuffix(stdout.String(), "\n"), "\n")
-			for i := range got {
-				got[i] = strings.TrimRight(got[i], " ")
-			}
 			if len(got) > len(tt.want) {
 				got = got[:len(tt.want)]
 			}
