@@ -41,6 +41,7 @@ func TestClientCapabilitiesInOfferedRevision(t *testing.T) {
 		offer     string
 		want      []string
 	}{
+		{"pinned to 2024-11-05", []string{"2024-11-05"}, "2024-11-05", []string{"roots", "sampling"}},
 		{"pinned to 2025-03-26", []string{"2025-03-26"}, "2025-03-26", []string{"roots", "sampling"}},
 		{"up to 2025-06-18", []string{"2025-03-26", "2025-06-18"}, "2025-06-18", []string{"elicitation", "roots", "sampling"}},
 		{"every revision", nil, "2025-11-25", []string{"elicitation", "roots", "sampling", "tasks"}},
@@ -127,12 +128,14 @@ func (samplingClient) CreateMessage(ctx context.Context, p *mcp.CreateMessageReq
 }
 
 // The opposite direction: a server on the 2025-11-25 types answering a
-// 2025-03-26 client declares only capabilities 2025-03-26 has.
+// 2025-03-26 (or 2024-11-05) client declares only capabilities that
+// revision has.
 func TestServerCapabilitiesInNegotiatedRevision(t *testing.T) {
 	for _, tt := range []struct {
 		rev  string
 		want []string
 	}{
+		{"2024-11-05", []string{"logging", "tools"}}, // completions came in 2025-03-26
 		{"2025-03-26", []string{"completions", "logging", "tools"}},
 		{"2025-11-25", []string{"completions", "logging", "tasks", "tools"}},
 	} {
