@@ -23,6 +23,7 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/wire"
 
 	// The revisions it falls back to.
+	_ "github.com/mcpgen/mcpgen/protocol/mcp20241105"
 	_ "github.com/mcpgen/mcpgen/protocol/mcp20250326"
 	_ "github.com/mcpgen/mcpgen/protocol/mcp20250618"
 	_ "github.com/mcpgen/mcpgen/protocol/mcp20251125"
