@@ -36,7 +36,7 @@ func TestPins(t *testing.T) {
 	if pinsErr != nil {
 		t.Fatalf("loading pins: %v", pinsErr)
 	}
-	want := []string{"2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
+	want := []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
 	if diff := cmp.Diff(want, Revisions()); diff != "" {
 		t.Fatalf("Revisions() mismatch (-want +got):\n%s", diff)
 	}

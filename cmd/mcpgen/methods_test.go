@@ -188,6 +188,12 @@ func TestMethodsJSON(t *testing.T) {
 		{"2025-03-26", 24, []method{
 			{"roots/list", "request", "server→client", "ListRootsRequest", ptr("ListRootsRequestParams"), false, []string{"ListRootsResult"}, nil, ptr("roots"), ptr("client")},
 		}, []string{"elicitation/create", "tasks/list"}},
+		// completion/complete has no capability yet (completions came in
+		// 2025-03-26).
+		{"2024-11-05", 24, []method{
+			{"completion/complete", "request", "client→server", "CompleteRequest", ptr("CompleteRequestParams"), true, []string{"CompleteResult"}, nil, nil, nil},
+			{"notifications/progress", "notification", "both", "ProgressNotification", ptr("ProgressNotificationParams"), true, []string{}, nil, nil, nil},
+		}, []string{"elicitation/create", "tasks/list"}},
 	}
 	wantKeys := []string{"direction", "gate", "gateSide", "kind", "message", "name", "params", "paramsRequired", "response", "results"}
 	for _, tt := range tests {

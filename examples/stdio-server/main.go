@@ -3,8 +3,8 @@
 // (mcpgen://readme). It is written once against the newest revision,
 // 2026-07-28, and serves both eras with the same handlers: stateless
 // requests that carry their revision in _meta, and sessions that begin with
-// initialize at 2025-11-25, 2025-06-18 or 2025-03-26, the revisions linked
-// into it. hello asks through mcp.Elicit: a stateless request gets an
+// initialize at 2025-11-25, 2025-06-18, 2025-03-26 or 2024-11-05, the
+// revisions linked into it. hello asks through mcp.Elicit: a stateless request gets an
 // InputRequiredResult and its retry the answer; a legacy session gets a
 // real elicitation/create request. It serves stdio, or HTTP with --http
 // (bound to loopback unless told otherwise): Streamable HTTP at /mcp, and
@@ -58,6 +58,7 @@ import (
 	"github.com/spf13/pflag"
 
 	// The legacy revisions, served to clients that begin with initialize.
+	_ "github.com/mcpgen/mcpgen/protocol/mcp20241105"
 	_ "github.com/mcpgen/mcpgen/protocol/mcp20250326"
 	_ "github.com/mcpgen/mcpgen/protocol/mcp20250618"
 	_ "github.com/mcpgen/mcpgen/protocol/mcp20251125"

@@ -138,7 +138,7 @@ const maxReportLines = 70
 // TestRealReports checks the committed reports between consecutive
 // revisions, in text and markdown.
 func TestRealReports(t *testing.T) {
-	for _, p := range [][2]string{{"2025-03-26", "2025-06-18"}, {"2025-06-18", "2025-11-25"}, {"2025-11-25", "2026-07-28"}} {
+	for _, p := range [][2]string{{"2024-11-05", "2025-03-26"}, {"2025-03-26", "2025-06-18"}, {"2025-06-18", "2025-11-25"}, {"2025-11-25", "2026-07-28"}} {
 		t.Run(p[0]+"_"+p[1], func(t *testing.T) {
 			r := diff.Compare(build(t, p[0], realSchema(t, p[0])), build(t, p[1], realSchema(t, p[1])))
 			var text, md bytes.Buffer

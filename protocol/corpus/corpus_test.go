@@ -23,7 +23,7 @@ import (
 )
 
 // revisions are the revisions the corpus must cover.
-var revisions = []string{"2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
+var revisions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
 
 // emptyResultRequests answer with EmptyResult instead of <X>Result.
 var emptyResultRequests = map[string]bool{

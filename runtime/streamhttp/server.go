@@ -2,6 +2,16 @@
 // 2025-03-26, 2025-06-18 and 2025-11-25): Server, a net/http handler that
 // runs one session per Mcp-Session-Id, and Client, the client transport.
 //
+// A session speaks the revision negotiated by its initialize, whatever the
+// transport: a client that asks for 2024-11-05, whose own HTTP transport is
+// HTTP+SSE, gets it here too when the binary links it, as the lifecycle's
+// version negotiation says
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation).
+// For the clients of HTTP+SSE itself, the specification's advice is to keep
+// the old endpoints beside this one
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#backwards-compatibility):
+// see package ssehttp.
+//
 // A Server whose handler speaks a stateless revision (2026-07-28 on, see
 // session.Modern) serves that era on the same endpoint too: a POST that
 // names no session and whose request carries its revision in _meta is
