@@ -3,8 +3,10 @@
 // vet and build against this checkout, or is marked as a fragment by the
 // line <!-- fragment --> just before it, and must then parse as Go
 // declarations followed by statements.
-// A program marked <!-- run: stdio-server --> is also run, and must answer
-// tools/call of its tool "forecast" over stdio.
+// A program marked <!-- run: server --> is also run, and must answer
+// tools/call of its tool "forecast" over stdio; install_test.go builds it and
+// the program marked <!-- run: client --> in a module of their own and runs
+// the client against the server.
 package readme_test
 
 import (
@@ -170,7 +172,7 @@ func TestREADMEFragments(t *testing.T) {
 			}
 		case !isProgram(b.code):
 			t.Errorf("%s:%d: the go block is neither a program (package main) nor marked <!-- fragment -->", b.file, b.line)
-		case b.marker != "" && b.marker != "run: stdio-server":
+		case b.marker != "" && b.marker != serverMarker && b.marker != clientMarker:
 			t.Errorf("%s:%d: unknown marker <!-- %s -->", b.file, b.line, b.marker)
 		}
 	}
@@ -209,12 +211,12 @@ func TestREADMEPrograms(t *testing.T) {
 		}
 		name := fmt.Sprintf("%s_line%d", strings.NewReplacer("/", "_", ".", "_").Replace(b.file), b.line)
 		files[filepath.Join(name, "main.go")] = b.code
-		if b.marker == "run: stdio-server" {
+		if b.marker == serverMarker {
 			server = name
 		}
 	}
 	if server == "" {
-		t.Fatal("README.md has no program marked <!-- run: stdio-server -->")
+		t.Fatal("README.md has no program marked <!-- " + serverMarker + " -->")
 	}
 	for name, content := range files {
 		path := filepath.Join(dir, name)
