@@ -9,15 +9,16 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpgen/mcpgen/internal/schematest"
 )
 
 // setMethodsSchemas makes mcpgen methods find the real pinned schemas: the
-// repository root is a temporary directory and the mirror the one beside the
-// checkout (../shared/schema), so schemas are materialized from it exactly
-// as generate does, without touching the real checkout.
+// repository root is a temporary directory and $MCPGEN_SCHEMA_MIRROR a copy
+// of every pinned schema (see schematest), so schemas are materialized from
+// it exactly as generate does, without touching the real checkout.
 func setMethodsSchemas(t *testing.T) (mirror string) {
 	t.Helper()
-	mirror = realMirror(t)
+	mirror = schematest.Mirror(t)
 	setRoot(t, t.TempDir())
 	t.Setenv("MCPGEN_SCHEMA_MIRROR", mirror)
 	return mirror
