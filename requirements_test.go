@@ -251,21 +251,6 @@ func anchors(md string) map[string]bool {
 	return a
 }
 
-// slug is GitHub's anchor for a heading: lowercase, spaces as hyphens,
-// punctuation other than hyphens and underscores dropped.
-func slug(heading string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(strings.TrimSpace(heading)) {
-		switch {
-		case r == ' ':
-			b.WriteByte('-')
-		case r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
 func TestAnchors(t *testing.T) {
 	md := "# Requirements this implementation cites\n\n### era-detection\n\ntext\n\n" +
 		"## What `_meta` keys are: a note\n\n<a id=\"batch-initialize\"></a>\n\n```sh\n# not-a-heading\n```\n#nospace\n"
