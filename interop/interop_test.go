@@ -29,6 +29,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpgen/mcpgen/protocol/mcp20241105"
 	"github.com/mcpgen/mcpgen/protocol/mcp20250326"
 	"github.com/mcpgen/mcpgen/protocol/mcp20250618"
 	"github.com/mcpgen/mcpgen/protocol/mcp20251125"
@@ -427,6 +428,32 @@ func connect(ctx context.Context, tr transport.Transport, rev string) (*peer, er
 			},
 			readResource: func(ctx context.Context, uri string) ([]byte, error) {
 				return encoded(cs.ReadResource(ctx, &mcp20250326.ReadResourceRequestParams{URI: uri}))
+			},
+		}, nil
+	case mcp20241105.Revision:
+		cs, err := mcp20241105.Connect(ctx, tr, &mcp20241105.ClientOptions{Info: mcp20241105.Implementation{Name: name, Version: version}, Session: opts})
+		if err != nil {
+			return nil, err
+		}
+		return &peer{
+			s: cs.Session,
+			listTools: func(ctx context.Context, c *string) ([]byte, error) {
+				return encoded(cs.ListTools(ctx, &mcp20241105.ListToolsRequestParams{Cursor: c}))
+			},
+			callTool: func(ctx context.Context, name string, args []byte) ([]byte, error) {
+				return encoded(cs.CallTool(ctx, &mcp20241105.CallToolRequestParams{Name: name, Arguments: args}))
+			},
+			listPrompts: func(ctx context.Context, c *string) ([]byte, error) {
+				return encoded(cs.ListPrompts(ctx, &mcp20241105.ListPromptsRequestParams{Cursor: c}))
+			},
+			getPrompt: func(ctx context.Context, name string, args map[string]string) ([]byte, error) {
+				return encoded(cs.GetPrompt(ctx, &mcp20241105.GetPromptRequestParams{Name: name, Arguments: args}))
+			},
+			listResources: func(ctx context.Context, c *string) ([]byte, error) {
+				return encoded(cs.ListResources(ctx, &mcp20241105.ListResourcesRequestParams{Cursor: c}))
+			},
+			readResource: func(ctx context.Context, uri string) ([]byte, error) {
+				return encoded(cs.ReadResource(ctx, &mcp20241105.ReadResourceRequestParams{URI: uri}))
 			},
 		}, nil
 	}

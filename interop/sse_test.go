@@ -6,8 +6,9 @@ package interop_test
 //   - TestTypeScriptSSEClient: the SDK's SSEClientTransport (through
 //     ts-sse-client.mjs) against examples/stdio-server --http, whose /sse
 //     is an ssehttp.Server: initialize, tools/list, tools/call;
-//   - TestGoClientTSSSEServer: ssehttp.Client, at each revision, against
-//     the SDK's SSEServerTransport (ts-sse-server.mjs);
+//   - TestGoClientTSSSEServer: ssehttp.Client, at each revision and at
+//     2024-11-05, the transport's own, against the SDK's
+//     SSEServerTransport (ts-sse-server.mjs);
 //   - TestGoAutoClientTSSSEServer: ssehttp.AutoClient against the same
 //     server, given its SSE URL: the Streamable HTTP attempt gets 405 and
 //     the client falls back to the old transport, with the 2025-11-25
@@ -31,6 +32,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpgen/mcpgen/protocol/mcp20241105"
 	"github.com/mcpgen/mcpgen/protocol/mcp20251125"
 	"github.com/mcpgen/mcpgen/protocol/mcp20260728"
 	"github.com/mcpgen/mcpgen/runtime/session"
@@ -162,7 +164,7 @@ func checkEcho(t *testing.T, ctx context.Context, p *peer) {
 
 func TestGoClientTSSSEServer(t *testing.T) {
 	sseURL := startTSSSEServer(t)
-	for _, rev := range revisions {
+	for _, rev := range append(slices.Clone(revisions), mcp20241105.Revision) {
 		t.Run(rev, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 			defer cancel()

@@ -10,7 +10,10 @@
 // names /messages?sessionId=...; POST /messages delivers a message to it.
 // Any other method on /sse is 405 and any other path 404, as on a server
 // that knows nothing of Streamable HTTP: a client that POSTs initialize to
-// /sse first falls back to the GET (spec C.2). It offers one tool, echo
+// /sse first falls back to the GET (the specification's backwards
+// compatibility recipe,
+// https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#backwards-compatibility).
+// It offers one tool, echo
 // {text}, which returns the text. SIGINT or SIGTERM stops it; diagnostics
 // go to stderr.
 import http from "node:http";

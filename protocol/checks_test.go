@@ -2,9 +2,11 @@ package protocol_test
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/mcpgen/mcpgen/protocol/mcp20241105"
 	"github.com/mcpgen/mcpgen/protocol/mcp20250326"
 	"github.com/mcpgen/mcpgen/protocol/mcp20250618"
 	"github.com/mcpgen/mcpgen/protocol/mcp20251125"
@@ -22,14 +24,31 @@ var checkedRevisions = []struct {
 	schema func() []byte
 	// tooHigh is Annotations with priority 2 (the schema says at most 1).
 	tooHigh wire.Appender
+	// annotatedIn, when not "", is the definition whose "annotations"
+	// member spells the annotations inline, in a revision that has no
+	// Annotations definition (2024-11-05: Annotated).
+	annotatedIn string
 }{
-	{"2025-03-26", mcp20250326.New, mcp20250326.Schema, &mcp20250326.Annotations{Priority: ptr(2.0)}},
-	{"2025-06-18", mcp20250618.New, mcp20250618.Schema, &mcp20250618.Annotations{Priority: ptr(2.0)}},
-	{"2025-11-25", mcp20251125.New, mcp20251125.Schema, &mcp20251125.Annotations{Priority: ptr(2.0)}},
-	{"2026-07-28", mcp20260728.New, mcp20260728.Schema, &mcp20260728.Annotations{Priority: ptr(2.0)}},
+	{"2024-11-05", mcp20241105.New, mcp20241105.Schema, &mcp20241105.AnnotatedAnnotations{Priority: ptr(2.0)}, "Annotated"},
+	{"2025-03-26", mcp20250326.New, mcp20250326.Schema, &mcp20250326.Annotations{Priority: ptr(2.0)}, ""},
+	{"2025-06-18", mcp20250618.New, mcp20250618.Schema, &mcp20250618.Annotations{Priority: ptr(2.0)}, ""},
+	{"2025-11-25", mcp20251125.New, mcp20251125.Schema, &mcp20251125.Annotations{Priority: ptr(2.0)}, ""},
+	{"2026-07-28", mcp20260728.New, mcp20260728.Schema, &mcp20260728.Annotations{Priority: ptr(2.0)}, ""},
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// annotations returns the definition, text and pointer of a test of the
+// Annotations definition as r has it: unchanged, or inside the definition
+// that spells the annotations inline.
+func annotations(r string, def, text, pointer string) (string, string, string) {
+	for _, c := range checkedRevisions {
+		if c.name == r && c.annotatedIn != "" && def == "Annotations" {
+			return c.annotatedIn, `{"annotations":` + text + `}`, "/annotations" + pointer
+		}
+	}
+	return def, text, pointer
+}
 
 // TestDecodersCheckAssertions decodes values that break an assertion the
 // keyword table marks as checked by the decoders (the priorities' minimum 0
@@ -65,25 +84,26 @@ func TestDecodersCheckAssertions(t *testing.T) {
 					continue
 				}
 				t.Run(tt.name, func(t *testing.T) {
-					codec, ok := r.new(tt.def)
+					def, text, pointer := annotations(r.name, tt.def, tt.text, tt.pointer)
+					codec, ok := r.new(def)
 					if !ok {
-						t.Fatalf("the package has no definition %s", tt.def)
+						t.Fatalf("the package has no definition %s", def)
 					}
-					err := wire.Unmarshal([]byte(tt.text), codec)
+					err := wire.Unmarshal([]byte(text), codec)
 					var we *wire.Error
 					if !errors.As(err, &we) {
-						t.Fatalf("decoding %s: error %v, want a *wire.Error", tt.text, err)
+						t.Fatalf("decoding %s: error %v, want a *wire.Error", text, err)
 					}
-					if we.Pointer != tt.pointer || we.Msg != tt.msg {
-						t.Errorf("decoding %s: error at %q: %q; want at %q: %q", tt.text, we.Pointer, we.Msg, tt.pointer, tt.msg)
+					if we.Pointer != pointer || we.Msg != tt.msg {
+						t.Errorf("decoding %s: error at %q: %q; want at %q: %q", text, we.Pointer, we.Msg, pointer, tt.msg)
 					}
 					found := false
-					ps := v.Definition(tt.def, []byte(tt.text))
+					ps := v.Definition(def, []byte(text))
 					for _, p := range ps {
-						found = found || p.Pointer == tt.pointer
+						found = found || p.Pointer == pointer
 					}
 					if !found {
-						t.Errorf("validation finds %v, nothing at %q: the decoder refuses what the schema allows", ps, tt.pointer)
+						t.Errorf("validation finds %v, nothing at %q: the decoder refuses what the schema allows", ps, pointer)
 					}
 				})
 			}
@@ -109,11 +129,16 @@ func TestEncodersCheckAssertions(t *testing.T) {
 	for _, r := range checkedRevisions {
 		t.Run(r.name, func(t *testing.T) {
 			_, err := wire.Marshal(r.tooHigh)
-			if want := "encode: Annotations.priority: 2, want at most 1 (maximum)"; err == nil || err.Error() != want {
+			typ := reflect.TypeOf(r.tooHigh).Elem().Name()
+			if want := "encode: " + typ + ".priority: 2, want at most 1 (maximum)"; err == nil || err.Error() != want {
 				t.Errorf("encoding priority 2: error %v, want %q", err, want)
 			}
 			for _, text := range []string{`{"priority":0}`, `{"priority":1}`, `{"priority":0.5}`} {
-				codec, _ := r.new("Annotations")
+				def, text, _ := annotations(r.name, "Annotations", text, "")
+				codec, ok := r.new(def)
+				if !ok {
+					t.Fatalf("the package has no definition %s", def)
+				}
 				if out := roundTrip(t, codec, []byte(text)); string(out) != text {
 					t.Errorf("round trip of %s gives %s", text, out)
 				}

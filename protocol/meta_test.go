@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpgen/mcpgen/protocol/mcp20241105"
 	"github.com/mcpgen/mcpgen/protocol/mcp20250326"
 	"github.com/mcpgen/mcpgen/protocol/mcp20250618"
 	"github.com/mcpgen/mcpgen/protocol/mcp20251125"
@@ -33,6 +34,7 @@ func TestParamsKeepMeta(t *testing.T) {
 		rev, in, want string
 		new           func() metaParams
 	}{
+		{"2024-11-05", legacy, `{"name":"echo","_meta":{"progressToken":"p-2","example.com/trace":"abc"}}`, func() metaParams { return new(mcp20241105.CallToolRequestParams) }},
 		{"2025-03-26", legacy, `{"name":"echo","_meta":{"progressToken":"p-2","example.com/trace":"abc"}}`, func() metaParams { return new(mcp20250326.CallToolRequestParams) }},
 		{"2025-06-18", legacy, `{"name":"echo","_meta":{"progressToken":"p-2","example.com/trace":"abc"}}`, func() metaParams { return new(mcp20250618.CallToolRequestParams) }},
 		{"2025-11-25", legacy, `{"name":"echo","_meta":{"progressToken":"p-2","example.com/trace":"abc"}}`, func() metaParams { return new(mcp20251125.CallToolRequestParams) }},

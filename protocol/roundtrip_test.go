@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpgen/mcpgen/generator/plan"
 	"github.com/mcpgen/mcpgen/protocol/corpus"
+	"github.com/mcpgen/mcpgen/protocol/mcp20241105"
 	"github.com/mcpgen/mcpgen/protocol/mcp20250326"
 	"github.com/mcpgen/mcpgen/protocol/mcp20250618"
 	"github.com/mcpgen/mcpgen/protocol/mcp20251125"
@@ -26,6 +27,7 @@ type revision struct {
 }
 
 var revisions = []revision{
+	{"2024-11-05", mcp20241105.New, mcp20241105.Methods},
 	{"2025-03-26", mcp20250326.New, mcp20250326.Methods},
 	{"2025-06-18", mcp20250618.New, mcp20250618.Methods},
 	{"2025-11-25", mcp20251125.New, mcp20251125.Methods},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpgen/mcpgen/generator"
+	"github.com/mcpgen/mcpgen/internal/schematest"
 	"github.com/mcpgen/mcpgen/schema"
 )
 
@@ -20,10 +21,7 @@ func TestUpToDate(t *testing.T) {
 	}
 	for _, rev := range schema.Revisions() {
 		t.Run(rev, func(t *testing.T) {
-			path, err := schema.Materialize(t.Context(), rev, schema.Options{Root: root, Mirror: schema.DefaultMirror(root)})
-			if err != nil {
-				t.Fatalf("materialize the schema (run `go run ./cmd/mcpgen schema`): %v", err)
-			}
+			path := schematest.File(t, rev)
 			pkg := "mcp" + strings.ReplaceAll(rev, "-", "")
 			files, err := generator.Generate(generator.Config{Revision: rev, SchemaPath: path, Package: pkg})
 			if err != nil {

@@ -36,7 +36,7 @@ func TestPins(t *testing.T) {
 	if pinsErr != nil {
 		t.Fatalf("loading pins: %v", pinsErr)
 	}
-	want := []string{"2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
+	want := []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
 	if diff := cmp.Diff(want, Revisions()); diff != "" {
 		t.Fatalf("Revisions() mismatch (-want +got):\n%s", diff)
 	}
@@ -128,17 +128,42 @@ func TestPathAndDefaultMirror(t *testing.T) {
 	}
 }
 
-// TestMaterializeRealMirror materializes every pinned revision from the
-// mirror beside the checkout, into a temporary root.
-func TestMaterializeRealMirror(t *testing.T) {
+// realMirror returns a mirror directory holding a copy of every pinned
+// schema: the repository's materialized file, else $MCPGEN_SCHEMA_MIRROR's
+// (as internal/schematest finds them for the other packages; it imports
+// this one, so cannot serve its tests).
+func realMirror(t *testing.T) string {
+	t.Helper()
 	repo, err := FindRoot(".")
 	if err != nil {
 		t.Fatal(err)
 	}
-	mirror := DefaultMirror(repo)
-	if mirror == "" {
-		t.Skip("no schema mirror beside the checkout")
+	mirror := t.TempDir()
+	for _, rev := range Revisions() {
+		srcs := []string{Path(repo, rev)}
+		if env := os.Getenv("MCPGEN_SCHEMA_MIRROR"); env != "" {
+			srcs = append(srcs, filepath.Join(env, rev, "schema.json"))
+		}
+		var data []byte
+		for _, src := range srcs {
+			if data, err = os.ReadFile(src); err == nil {
+				break
+			}
+		}
+		if err != nil {
+			t.Fatalf("no schema of %s in %s: materialize them with `go run ./cmd/mcpgen schema` in %s, or set MCPGEN_SCHEMA_MIRROR to a directory holding %s",
+				rev, strings.Join(srcs, " or "), repo, filepath.Join(rev, "schema.json"))
+		}
+		writeFile(t, filepath.Join(mirror, rev, "schema.json"), data)
 	}
+	return mirror
+}
+
+// TestMaterializeRealMirror materializes every pinned revision from a
+// mirror of the real schema files, into a temporary root, and checks their
+// sha256 against the pins.
+func TestMaterializeRealMirror(t *testing.T) {
+	mirror := realMirror(t)
 	root := t.TempDir()
 	ctx := context.Background()
 	for _, rev := range Revisions() {

@@ -22,6 +22,7 @@ func TestDiffCommand(t *testing.T) {
 		{"help", []string{"--help"}, 0, []string{"--format", "--fail-on", "oldClient", "OLD NEW"}, ""},
 		{"revisions", []string{"2025-06-18", "2025-11-25"}, 0, []string{"mcpgen diff 2025-06-18 → 2025-11-25", "CallToolRequestParams (was inline CallToolRequest.params)"}, ""},
 		{"markdown", []string{"--format", "markdown", "2025-03-26", "2025-06-18"}, 0, []string{"# MCP 2025-03-26 → 2025-06-18", "**batching-removed**"}, ""},
+		{"oldest", []string{"2024-11-05", "2025-03-26"}, 0, []string{"mcpgen diff 2024-11-05 → 2025-03-26", "batching-added", "CallToolResultContentItem variant AudioContent", "Tool.annotations: optional ToolAnnotations", "server capability completions"}, ""},
 		{"modern", []string{"2025-11-25", "2026-07-28"}, 0, []string{"mcpgen diff 2025-11-25 → 2026-07-28", "request → embedded request, 3: elicitation/create, roots/list, sampling/createMessage", `_meta["io.modelcontextprotocol/protocolVersion"] (string)`, "result-alternative-unasked  InputRequiredResult"}, ""},
 		{"modern fail on breaking", []string{"--fail-on", "breaking", "--format", "markdown", "2025-11-25", "2026-07-28"}, 1, []string{"# MCP 2025-11-25 → 2026-07-28", "**method-added** `server/discover`"}, ""},
 		{"files", []string{filepath.Join(breaking, "previous.json"), filepath.Join(breaking, "current.json")}, 0, []string{"field-added-required"}, ""},

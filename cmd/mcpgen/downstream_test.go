@@ -3,11 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
-	"fmt"
-	"io/fs"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -20,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpgen/mcpgen/internal/schematest"
 	"github.com/mcpgen/mcpgen/schema"
 )
 
@@ -79,7 +76,8 @@ func main() {
 // line that init writes passes no --schema, as a user's would: outside the
 // mcpgen repository, mcpgen keeps the pinned schema in the user cache
 // directory (here a temporary one), copied from $MCPGEN_SCHEMA_MIRROR (here
-// the mirror beside the checkout) with its sha256 checked. Without a mirror
+// a copy of the repository's materialized schema, see schematest) with its
+// sha256 checked. Without a mirror
 // that has it, and with no way to download it, generate fails naming
 // --schema and the mirror variable.
 func TestDownstreamModule(t *testing.T) {
@@ -95,11 +93,8 @@ func TestDownstreamModule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	schemaPath := downstreamSchema(t, root, downstreamRevision)
-	mirror := schema.DefaultMirror(root)
-	if mirror == "" {
-		t.Fatalf("no schema mirror beside %s (../shared/schema)", root)
-	}
+	schemaPath := schematest.File(t, downstreamRevision)
+	mirror := schematest.Mirror(t, downstreamRevision)
 	gocache, err := exec.Command(goBin, "env", "GOCACHE").Output()
 	if err != nil {
 		t.Fatal(err)
@@ -138,8 +133,10 @@ func TestDownstreamModule(t *testing.T) {
 		return runDownstreamGo(t, dir, goBin, env, args...)
 	}
 	goCmd("get", "-tool", "github.com/mcpgen/mcpgen/cmd/mcpgen")
-	if out := goCmd("tool", "mcpgen", "version"); !strings.HasPrefix(out, "mcpgen ") {
-		t.Errorf("go tool mcpgen version printed %q", out)
+	// mcpgen is a dependency replaced by a directory: its version is
+	// (devel), and the downstream module's own build settings are not its.
+	if out := goCmd("tool", "mcpgen", "version"); out != "mcpgen (devel)\n" {
+		t.Errorf("go tool mcpgen version printed %q, want %q", out, "mcpgen (devel)\n")
 	}
 	goCmd("tool", "mcpgen", "init", "--revision", downstreamRevision)
 	stub, err := os.ReadFile(filepath.Join(dir, "mcp", "generate.go"))
@@ -201,44 +198,6 @@ func TestDownstreamModule(t *testing.T) {
 			t.Errorf("generate without a schema to be had printed:\n%s\nwant it to say %q", out, want)
 		}
 	}
-}
-
-// downstreamSchema returns the absolute path of a schema file of revision
-// rev with the pinned sha256: the one materialized in the repository rooted
-// at root (by "mcpgen schema"), else the one in the mirror beside it.
-func downstreamSchema(t *testing.T, root, rev string) string {
-	t.Helper()
-	pin, err := schema.Lookup(rev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	candidates := []string{
-		schema.Path(root, rev),
-		filepath.Join(root, "..", "shared", "schema", rev, "schema.json"),
-	}
-	var problems []string
-	for _, path := range candidates {
-		path, err := filepath.Abs(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, err := os.ReadFile(path)
-		if errors.Is(err, fs.ErrNotExist) {
-			problems = append(problems, path+" does not exist")
-			continue
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		sum := sha256.Sum256(data)
-		if got := hex.EncodeToString(sum[:]); got != pin.SHA256 {
-			problems = append(problems, fmt.Sprintf("%s has sha256 %s, pinned %s", path, got, pin.SHA256))
-			continue
-		}
-		return filepath.Clean(path)
-	}
-	t.Fatalf("no schema of revision %s (run `go run ./cmd/mcpgen schema` in the repository):\n\t%s", rev, strings.Join(problems, "\n\t"))
-	return ""
 }
 
 // runDownstreamGo runs the go command goBin with args in dir, adding env to

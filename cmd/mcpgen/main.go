@@ -26,7 +26,7 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-// Exit codes, as the README's "The CLI" states them.
+// Exit codes, as docs/cli.md ("Exit status") states them.
 const (
 	exitOK    = 0 // success
 	exitFail  = 1 // the command failed, --check found stale output, validate found an invalid message

@@ -12,8 +12,18 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpgen/mcpgen/generator"
+	"github.com/mcpgen/mcpgen/internal/schematest"
 	"github.com/mcpgen/mcpgen/schema"
 )
+
+// TestMain clears $MCPGEN_SCHEMA_MIRROR, which the commands read, so that
+// they see only what each test sets up, whatever the environment go test
+// runs in; schematest read it when the test binary started, and the tests
+// that want a mirror set the variable themselves.
+func TestMain(m *testing.M) {
+	os.Unsetenv(mirrorEnv)
+	os.Exit(m.Run())
+}
 
 // result is what one run of mcpgen gave.
 type result struct {
@@ -171,46 +181,8 @@ func TestGenerateHelpMentionsEveryFlag(t *testing.T) {
 	}
 }
 
-// realMirror returns the schema mirror beside the checkout, or skips.
-func realMirror(t *testing.T) string {
-	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	repo, err := schema.FindRoot(wd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := schema.DefaultMirror(repo)
-	if m == "" {
-		t.Skip("no schema mirror beside the checkout")
-	}
-	return m
-}
-
-// copyMirror makes a mirror directory holding the real schema of revs.
-func copyMirror(t *testing.T, revs ...string) string {
-	t.Helper()
-	src := realMirror(t)
-	dst := filepath.Join(t.TempDir(), "mirror")
-	for _, rev := range revs {
-		data, err := os.ReadFile(filepath.Join(src, rev, "schema.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.MkdirAll(filepath.Join(dst, rev), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dst, rev, "schema.json"), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dst
-}
-
 func TestSchemaCommand(t *testing.T) {
-	mirror := copyMirror(t, "2025-06-18", "2025-11-25")
+	mirror := schematest.Mirror(t, "2025-06-18", "2025-11-25")
 	root := t.TempDir()
 	setRoot(t, root)
 
@@ -243,8 +215,73 @@ func TestSchemaCommand(t *testing.T) {
 	}
 }
 
+// TestSchemaCommandMirror checks where mcpgen schema takes the files from:
+// --mirror, else $MCPGEN_SCHEMA_MIRROR, else ../shared/schema beside the
+// repository; and that a failure says how to give it the files.
+func TestSchemaCommandMirror(t *testing.T) {
+	const rev = "2025-06-18"
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	empty := t.TempDir()
+	tests := []struct {
+		name       string
+		flag       string // --mirror, "" for none
+		env        string // $MCPGEN_SCHEMA_MIRROR, "" for unset
+		sibling    bool   // ../shared/schema beside the root has the file
+		wantCode   int
+		wantStdout string
+		wantStderr []string
+	}{
+		{name: "env", env: "mirror", wantStdout: "(sha256 ok, from mirror)"},
+		{name: "flag over env", flag: "mirror", env: empty, wantStdout: "(sha256 ok, from mirror)"},
+		{name: "env over sibling", env: empty, sibling: true, wantCode: 1, wantStderr: []string{"offline", "set MCPGEN_SCHEMA_MIRROR (or pass --mirror DIR) to a directory holding " + filepath.Join(rev, "schema.json")}},
+		{name: "sibling", sibling: true, wantStdout: "(sha256 ok, from mirror)"},
+		{name: "nowhere", wantCode: 1, wantStderr: []string{"no mirror given", "offline", "set MCPGEN_SCHEMA_MIRROR (or pass --mirror DIR) to a directory holding " + filepath.Join(rev, "schema.json")}},
+		{name: "env not a directory", env: file, wantCode: 2, wantStderr: []string{"MCPGEN_SCHEMA_MIRROR: " + file + " is not a directory"}},
+		{name: "env absent", env: filepath.Join(empty, "absent"), wantCode: 2, wantStderr: []string{"MCPGEN_SCHEMA_MIRROR: "}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			root := filepath.Join(tmp, "repo")
+			setRoot(t, root)
+			mirror := schematest.Mirror(t, rev)
+			if tt.sibling { // root/../shared/schema, the default mirror
+				if err := os.MkdirAll(filepath.Join(tmp, "shared"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Rename(mirror, filepath.Join(tmp, "shared", "schema")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			pick := func(v string) string {
+				if v == "mirror" {
+					return mirror
+				}
+				return v
+			}
+			args := []string{"schema", "--offline", "--revision", rev}
+			if tt.flag != "" {
+				args = append(args, "--mirror", pick(tt.flag))
+			}
+			t.Setenv(mirrorEnv, pick(tt.env))
+			got := runMcpgen(args...)
+			if got.code != tt.wantCode || !strings.Contains(got.stdout, tt.wantStdout) {
+				t.Errorf("mcpgen %s = %+v, want exit %d and stdout with %q", strings.Join(args, " "), got, tt.wantCode, tt.wantStdout)
+			}
+			for _, want := range tt.wantStderr {
+				if !strings.Contains(got.stderr, want) {
+					t.Errorf("stderr does not say %q:\n%s", want, got.stderr)
+				}
+			}
+		})
+	}
+}
+
 func TestGenerateMaterializesSchema(t *testing.T) {
-	mirror := copyMirror(t, "2025-06-18")
+	mirror := schematest.Mirror(t, "2025-06-18")
 	tmp := t.TempDir()
 	root := filepath.Join(tmp, "main")
 	// Lay out root/../shared/schema so that the default mirror finds it.
@@ -422,14 +459,7 @@ func assertDir(t *testing.T, dir string, want map[string]string) {
 // pinned schema is materialized into the user cache directory from
 // $MCPGEN_SCHEMA_MIRROR.
 func TestGenerateOutsideRepository(t *testing.T) {
-	root, err := schema.FindRoot(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	mirror := schema.DefaultMirror(root)
-	if mirror == "" {
-		t.Fatalf("no schema mirror beside %s (../shared/schema)", root)
-	}
+	mirror := schematest.Mirror(t, "2025-06-18")
 	old := findRoot
 	findRoot = func() (string, error) { return "", errors.New("not in the repository") }
 	t.Cleanup(func() { findRoot = old })

@@ -9,15 +9,16 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpgen/mcpgen/internal/schematest"
 )
 
 // setMethodsSchemas makes mcpgen methods find the real pinned schemas: the
-// repository root is a temporary directory and the mirror the one beside the
-// checkout (../shared/schema), so schemas are materialized from it exactly
-// as generate does, without touching the real checkout.
+// repository root is a temporary directory and $MCPGEN_SCHEMA_MIRROR a copy
+// of every pinned schema (see schematest), so schemas are materialized from
+// it exactly as generate does, without touching the real checkout.
 func setMethodsSchemas(t *testing.T) (mirror string) {
 	t.Helper()
-	mirror = realMirror(t)
+	mirror = schematest.Mirror(t)
 	setRoot(t, t.TempDir())
 	t.Setenv("MCPGEN_SCHEMA_MIRROR", mirror)
 	return mirror
@@ -187,6 +188,12 @@ func TestMethodsJSON(t *testing.T) {
 		}, []string{"tasks/list"}},
 		{"2025-03-26", 24, []method{
 			{"roots/list", "request", "server→client", "ListRootsRequest", ptr("ListRootsRequestParams"), false, []string{"ListRootsResult"}, nil, ptr("roots"), ptr("client")},
+		}, []string{"elicitation/create", "tasks/list"}},
+		// completion/complete has no capability yet (completions came in
+		// 2025-03-26).
+		{"2024-11-05", 24, []method{
+			{"completion/complete", "request", "client→server", "CompleteRequest", ptr("CompleteRequestParams"), true, []string{"CompleteResult"}, nil, nil, nil},
+			{"notifications/progress", "notification", "both", "ProgressNotification", ptr("ProgressNotificationParams"), true, []string{}, nil, nil, nil},
 		}, []string{"elicitation/create", "tasks/list"}},
 	}
 	wantKeys := []string{"direction", "gate", "gateSide", "kind", "message", "name", "params", "paramsRequired", "response", "results"}

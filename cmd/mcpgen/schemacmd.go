@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 
@@ -22,8 +23,15 @@ revision, verifying the sha256 recorded in schema/<rev>/pin.json. The bytes
 come from the mirror directory if it has the file, else from the file already
 there if its sha256 is right, else from the pinned official URL.
 
+The mirror directory, laid out <rev>/schema.json, is --mirror DIR, else
+$MCPGEN_SCHEMA_MIRROR, else ../shared/schema beside the repository if that
+exists. Without network access, point either at a copy of the files:
+
+	MCPGEN_SCHEMA_MIRROR=/path/to/schemas go run ./cmd/mcpgen schema
+
 Exit status: 0 when every revision was materialized, 1 when one was not, 2
-for bad usage (an unknown revision, a --mirror that is not a directory).`
+for bad usage (an unknown revision, a --mirror or $MCPGEN_SCHEMA_MIRROR that
+is not a directory).`
 
 // schemaFlags are the flags of mcpgen schema.
 type schemaFlags struct {
@@ -36,7 +44,7 @@ func runSchema(e *env, args []string) int {
 	var f schemaFlags
 	fset := newFlagSet("schema")
 	fset.StringSliceVar(&f.revisions, "revision", nil, "revision `R` to materialize, repeatable or comma-separated (default: every pinned revision)")
-	fset.StringVar(&f.mirror, "mirror", "", "directory laid out `DIR`/<rev>/schema.json to copy from (default: ../shared/schema beside the repository, if it exists)")
+	fset.StringVar(&f.mirror, "mirror", "", "directory laid out `DIR`/<rev>/schema.json to copy from (default: $MCPGEN_SCHEMA_MIRROR, else ../shared/schema beside the repository, if it exists)")
 	fset.BoolVar(&f.offline, "offline", false, "never download; fail if neither the mirror nor the repository has the file")
 	if code := parseFlags(e, fset, args, schemaSynopsis, schemaDescription); code >= 0 {
 		return code
@@ -59,8 +67,12 @@ func runSchema(e *env, args []string) int {
 		}
 	}
 
-	if f.mirror != "" {
-		if err := checkPath("--mirror", f.mirror, true); err != nil {
+	mirror, mirrorFrom := f.mirror, "--mirror"
+	if mirror == "" {
+		mirror, mirrorFrom = os.Getenv(mirrorEnv), mirrorEnv
+	}
+	if mirror != "" {
+		if err := checkPath(mirrorFrom, mirror, true); err != nil {
 			return usageError(e, fset, err)
 		}
 	}
@@ -69,7 +81,6 @@ func runSchema(e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "mcpgen schema: %v\n", err)
 		return exitFail
 	}
-	mirror := f.mirror
 	if mirror == "" {
 		mirror = schema.DefaultMirror(root)
 	}
@@ -77,7 +88,7 @@ func runSchema(e *env, args []string) int {
 	for _, rev := range revs {
 		res, err := schema.MaterializeResult(e.ctx, rev, schema.Options{Root: root, Mirror: mirror, Offline: f.offline})
 		if err != nil {
-			fmt.Fprintf(e.stderr, "mcpgen schema: %v\n", err)
+			fmt.Fprintf(e.stderr, "mcpgen schema: %v; set %s (or pass --mirror DIR) to a directory holding %s\n", err, mirrorEnv, filepath.Join(rev, "schema.json"))
 			code = exitFail
 			continue
 		}

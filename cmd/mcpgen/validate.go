@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/mcpgen/mcpgen/protocol/mcp20241105"
 	"github.com/mcpgen/mcpgen/protocol/mcp20250326"
 	"github.com/mcpgen/mcpgen/protocol/mcp20250618"
 	"github.com/mcpgen/mcpgen/protocol/mcp20251125"
@@ -84,6 +85,7 @@ var builtinRevisions = map[string]struct {
 	schema  func() []byte
 	methods func() []wire.Method
 }{
+	mcp20241105.Revision: {mcp20241105.Schema, mcp20241105.Methods},
 	mcp20250326.Revision: {mcp20250326.Schema, mcp20250326.Methods},
 	mcp20250618.Revision: {mcp20250618.Schema, mcp20250618.Methods},
 	mcp20251125.Revision: {mcp20251125.Schema, mcp20251125.Methods},

@@ -19,6 +19,10 @@ func runValidateWith(stdin string, args ...string) result {
 const (
 	validPing   = `{"jsonrpc":"2.0","id":1,"method":"ping"}`
 	invalidCall = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":1}}`
+	// audioCall is a tools/call and its answer, an audio block: content
+	// 2025-03-26 has and 2024-11-05 does not.
+	audioCall = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"chime"}}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"audio","data":"UklGRg==","mimeType":"audio/wav"}]}}`
 )
 
 // captured is a captured 2025-11-25 session, all valid.
@@ -70,6 +74,9 @@ func TestValidateCommand(t *testing.T) {
 		{"dash is stdin", invalidCall, []string{"--revision", "2025-11-25", good, "-"}, 1, []string{"stdin:1:", "1 valid, 1 invalid"}, ""},
 		{"batch not in revision", "[" + validPing + "]", []string{"--revision", "2025-06-18"}, 1, []string{"batch element 0", "has no batches"}, ""},
 		{"batch in 2025-03-26", "[" + validPing + "]", []string{"--revision", "2025-03-26"}, 0, []string{"1 valid, 0 invalid"}, ""},
+		{"no batch in 2024-11-05", "[" + validPing + "]", []string{"--revision", "2024-11-05"}, 1, []string{"revision 2024-11-05 has no batches", "0 valid, 1 invalid"}, ""},
+		{"audio in 2025-03-26", audioCall, []string{"--revision", "2025-03-26"}, 0, []string{"2 valid, 0 invalid"}, ""},
+		{"no audio in 2024-11-05", audioCall, []string{"--revision", "2024-11-05"}, 1, []string{"stdin:2: message 1 (response tools/call id 2): /result/content/0/type: value must be \"text\"", "1 valid, 1 invalid"}, ""},
 		{"wrong direction", `{"jsonrpc":"2.0","id":1,"method":"roots/list"}`, []string{"--revision", "2025-11-25", "--from", "client"}, 1, []string{"/method: \"roots/list\" is sent by the server, not by the client"}, ""},
 		{"duplicate key", `{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}`, []string{"--revision", "2025-11-25"}, 1, []string{"/id: duplicate member name"}, ""},
 		{"invalid UTF-8", "{\"jsonrpc\":\"2.0\",\"id\":\"\xff\",\"method\":\"ping\"}", []string{"--revision", "2025-11-25"}, 1, []string{"/id: invalid UTF-8"}, ""},

@@ -3,15 +3,22 @@
 // server: an OAuth 2.1 resource server (runtime/bearer). Its tool whoami
 // tells the caller who the token says they are.
 //
-//	go run ./examples/authorized-server --addr 127.0.0.1:8080 \
-//		--resource http://127.0.0.1:8080/mcp \
+//	go run ./examples/authorized-server --http 127.0.0.1:8080 \
 //		--issuer https://auth.example.com --jwks https://auth.example.com/jwks
+//
+// To try a login end to end on one machine, --test-issuer starts a test
+// authorization server on 127.0.0.1 beside it, which approves every login
+// at once, and trusts it; examples/login-client then logs in:
+//
+//	go run ./examples/authorized-server --test-issuer
+//	go run ./examples/login-client --url http://127.0.0.1:8080/mcp --tool whoami
 package main
 
 import (
 	"context"
-	"flag"
+	"errors"
 	"fmt"
+	"io"
 	"log"
 	"net/http"
 	"os"
@@ -21,11 +28,13 @@ import (
 	_ "github.com/mcpgen/mcpgen/protocol/revisions"
 	"github.com/mcpgen/mcpgen/runtime/bearer"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
+	"github.com/spf13/pflag"
 )
 
 // config is what the flags say.
 type config struct {
-	resource, issuer, jwks string
+	http, resource, issuer, jwks string
+	testIssuer                   bool
 }
 
 // newHandler returns the server's handler: the MCP endpoint at the path of
@@ -91,23 +100,70 @@ func newHTTPServer(addr string, h http.Handler) *http.Server {
 	}
 }
 
+const usage = `usage: authorized-server [flags]
+
+An MCP server over Streamable HTTP that answers only requests with an
+access token of the authorization server --issuer names (an OAuth 2.1
+resource server). Its tool whoami says who the token names.
+
+Flags:
+`
+
+// parseFlags reads the command line. It returns done when it printed the
+// help, and an error for a usage error.
+func parseFlags(args []string, stdout io.Writer) (c config, done bool, err error) {
+	fs := pflag.NewFlagSet("authorized-server", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&c.http, "http", "127.0.0.1:8080", "serve HTTP on `ADDR`")
+	fs.StringVar(&c.resource, "resource", "", "the server's canonical `URI`, the tokens' audience (default http://ADDR/mcp)")
+	fs.StringVar(&c.issuer, "issuer", "", "the authorization server's issuer `URL` (required, unless --test-issuer)")
+	fs.StringVar(&c.jwks, "jwks", "", "the `URL` of the issuer's JSON Web Key Set (required, unless --test-issuer)")
+	fs.BoolVar(&c.testIssuer, "test-issuer", false, "start a test authorization server on 127.0.0.1 that approves every login at once, and trust it (to try a login by hand)")
+	help := fs.BoolP("help", "h", false, "show this help")
+	if err := fs.Parse(args); err != nil {
+		return c, false, err
+	}
+	if *help {
+		fmt.Fprint(stdout, usage+fs.FlagUsages())
+		return c, true, nil
+	}
+	switch {
+	case fs.NArg() > 0:
+		return c, false, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	case c.testIssuer && (c.issuer != "" || c.jwks != ""):
+		return c, false, errors.New("--test-issuer starts its own issuer: leave out --issuer and --jwks")
+	case !c.testIssuer && (c.issuer == "" || c.jwks == ""):
+		return c, false, errors.New("--issuer and --jwks are required (or --test-issuer to try it out)")
+	}
+	if c.resource == "" {
+		c.resource = "http://" + c.http + "/mcp"
+	}
+	return c, false, nil
+}
+
 func main() {
 	log.SetFlags(0)
-	addr := flag.String("addr", "127.0.0.1:8080", "listen on `ADDR`")
-	var c config
-	flag.StringVar(&c.resource, "resource", "http://127.0.0.1:8080/mcp", "the server's canonical `URI`, the tokens' audience")
-	flag.StringVar(&c.issuer, "issuer", "", "the authorization server's issuer `URL` (required)")
-	flag.StringVar(&c.jwks, "jwks", "", "the `URL` of the issuer's JSON Web Key Set (required)")
-	flag.Parse()
-	if c.issuer == "" || c.jwks == "" {
-		fmt.Fprintln(os.Stderr, "authorized-server: --issuer and --jwks are required; see --help")
+	c, done, err := parseFlags(os.Args[1:], os.Stdout)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "authorized-server: %v; see --help\n", err)
 		os.Exit(2)
 	}
-	h, done, err := newHandler(c)
+	if done {
+		return
+	}
+	if c.testIssuer {
+		stop, err := startTestIssuer(&c)
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer stop()
+		log.Printf("test authorization server at %s: it approves every login at once; for trying things out only", c.issuer)
+	}
+	h, closeHandler, err := newHandler(c)
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer done()
+	defer closeHandler()
 	log.Printf("serving MCP at %s (metadata at /.well-known/oauth-protected-resource)", c.resource)
-	log.Fatal(newHTTPServer(*addr, h).ListenAndServe())
+	log.Fatal(newHTTPServer(c.http, h).ListenAndServe())
 }

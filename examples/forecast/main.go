@@ -11,6 +11,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log"
 	"os"
@@ -18,6 +19,7 @@ import (
 	mcp "github.com/mcpgen/mcpgen/protocol/mcp20260728"
 	"github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/stdio"
+	"github.com/spf13/pflag"
 
 	_ "github.com/mcpgen/mcpgen/protocol/mcp20251125" // for clients that begin with initialize
 )
@@ -43,6 +45,20 @@ func forecast(ctx context.Context, a Args) (Forecast, error) {
 }
 
 func main() {
+	fs := pflag.NewFlagSet("forecast", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	help := fs.BoolP("help", "h", false, "show this help")
+	if err := fs.Parse(os.Args[1:]); err != nil || fs.NArg() > 0 {
+		if err == nil {
+			err = fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		}
+		fmt.Fprintf(os.Stderr, "forecast: %v; see --help\n", err)
+		os.Exit(2)
+	}
+	if *help {
+		fmt.Printf("usage: forecast\n\nAn MCP server on stdio: the typed tool forecast, the prompt plan-trip and\nthe resource weather://cities. Point an MCP client at it.\n\nFlags:\n%s", fs.FlagUsages())
+		return
+	}
 	if err := serve(context.Background(), os.Stdin, os.Stdout); err != nil {
 		log.Fatal(err)
 	}

@@ -2,7 +2,7 @@
 // logging in with OAuth when the server asks (runtime/oauth), lists the
 // server's tools and calls one.
 //
-//	go run ./examples/login-client --tool whoami http://127.0.0.1:8080/mcp
+//	go run ./examples/login-client --url http://127.0.0.1:8080/mcp --tool whoami
 //
 // When the server answers 401, the client discovers its authorization
 // server, registers, and prints a URL to open in a browser; the browser's
@@ -12,6 +12,9 @@
 // authorization server's redirect itself, for test authorization servers
 // that approve at once. --logout forgets the stored token (revoking it at
 // the authorization server when that one can).
+//
+// examples/authorized-server --test-issuer is a server to try it against,
+// with a test authorization server that approves every login at once.
 package main
 
 import (
@@ -39,25 +42,29 @@ func main() {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("login-client", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
+	url := fs.String("url", "", "the MCP server's `URL` (required)")
 	tool := fs.String("tool", "", "call the tool `NAME` (with no arguments) after listing the tools")
 	store := fs.String("store", defaultStore(), "keep tokens and registered clients in `FILE`")
 	headless := fs.Bool("headless", false, "read the authorization server's redirect instead of asking a user (test servers)")
 	cimd := fs.String("client-metadata-url", "", "the https `URL` of this client's Client ID Metadata Document, if it has one")
-	logout := fs.Bool("logout", false, "forget the stored token for URL (revoking it at the authorization server when it can), then exit")
+	logout := fs.Bool("logout", false, "forget the stored token for --url (revoking it at the authorization server when it can), then exit")
 	help := fs.BoolP("help", "h", false, "show this help")
 	if err := fs.Parse(args); err != nil {
 		fmt.Fprintf(stderr, "login-client: %v; see --help\n", err)
 		return 2
 	}
 	if *help {
-		fmt.Fprintf(stdout, "usage: login-client [flags] URL\n\nConnects to the MCP server at URL, logging in with OAuth if it asks.\n\n%s", fs.FlagUsages())
+		fmt.Fprintf(stdout, "usage: login-client [flags] --url URL\n\nConnects to the MCP server at URL, logging in with OAuth if it asks,\nlists its tools and calls --tool.\n\nFlags:\n%s", fs.FlagUsages())
 		return 0
 	}
-	if fs.NArg() != 1 {
-		fmt.Fprintln(stderr, "login-client: want one MCP server URL; see --help")
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "login-client: unexpected argument %q (the server's URL goes in --url); see --help\n", fs.Arg(0))
 		return 2
 	}
-	url := fs.Arg(0)
+	if *url == "" {
+		fmt.Fprintln(stderr, "login-client: --url is required; see --help")
+		return 2
+	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
@@ -65,16 +72,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *logout {
 		oc, err := oauth.New(oauth.Config{Authorizer: &oauth.Headless{}, Store: oauth.NewFileStore(*store)})
 		if err == nil {
-			err = oc.Logout(ctx, url)
+			err = oc.Logout(ctx, *url)
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "login-client: logout: %v\n", err)
 			return 1
 		}
-		fmt.Fprintf(stdout, "logged out of %s\n", url)
+		fmt.Fprintf(stdout, "logged out of %s\n", *url)
 		return 0
 	}
-	if err := connect(ctx, url, *tool, *store, *cimd, *headless, stdout, stderr); err != nil {
+	if err := connect(ctx, *url, *tool, *store, *cimd, *headless, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "login-client: %v\n", err)
 		return 1
 	}

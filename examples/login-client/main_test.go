@@ -19,7 +19,7 @@ func TestLogin(t *testing.T) {
 	store := filepath.Join(t.TempDir(), "tokens.json")
 	for i := range 2 {
 		var stdout, stderr bytes.Buffer
-		if code := run(context.Background(), []string{"--headless", "--store", store, "--tool", "whoami", url}, &stdout, &stderr); code != 0 {
+		if code := run(context.Background(), []string{"--headless", "--store", store, "--tool", "whoami", "--url", url}, &stdout, &stderr); code != 0 {
 			t.Fatalf("run %d: exit %d\n%s", i, code, stderr.String())
 		}
 		if got := stdout.String(); !strings.Contains(got, "tool whoami\n") || !strings.Contains(got, "whoami: user-1 [mcp]\n") {
@@ -30,13 +30,13 @@ func TestLogin(t *testing.T) {
 		t.Errorf("%d authorizations for two runs, want 1 (the second uses the stored token)", n)
 	}
 	var stdout, stderr bytes.Buffer
-	if code := run(context.Background(), []string{"--logout", "--store", store, url}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "logged out") {
+	if code := run(context.Background(), []string{"--logout", "--store", store, "--url", url}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "logged out") {
 		t.Fatalf("--logout: exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
 	}
 	if n := len(as.Revocations()); n != 1 {
 		t.Errorf("%d revocations after --logout, want 1", n)
 	}
-	if code := run(context.Background(), []string{"--headless", "--store", store, url}, &stdout, &stderr); code != 0 {
+	if code := run(context.Background(), []string{"--headless", "--store", store, "--url", url}, &stdout, &stderr); code != 0 {
 		t.Fatalf("run after logout: exit %d\n%s", code, stderr.String())
 	}
 	if n := len(as.AuthRequests()); n != 2 {
@@ -46,7 +46,7 @@ func TestLogin(t *testing.T) {
 
 // TestUsage: usage errors are one line and exit 2.
 func TestUsage(t *testing.T) {
-	for _, args := range [][]string{{}, {"--bogus", "http://x"}, {"a", "b"}} {
+	for _, args := range [][]string{{}, {"--bogus", "--url", "http://x"}, {"http://x"}, {"--url", "http://x", "b"}} {
 		var stdout, stderr bytes.Buffer
 		if code := run(context.Background(), args, &stdout, &stderr); code != 2 {
 			t.Errorf("%q: exit %d, want 2", args, code)

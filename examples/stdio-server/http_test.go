@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	m24 "github.com/mcpgen/mcpgen/protocol/mcp20241105"
 	m25 "github.com/mcpgen/mcpgen/protocol/mcp20251125"
 	mcp "github.com/mcpgen/mcpgen/protocol/mcp20260728"
 	"github.com/mcpgen/mcpgen/runtime/session"
@@ -88,6 +89,25 @@ func TestHTTPBothTransports(t *testing.T) {
 		echo(t, cs)
 		if _, ok := a.Transport().(*ssehttp.Client); !ok || cs.Era() != session.EraLegacy {
 			t.Fatalf("transport %T, era %v; want HTTP+SSE, legacy", a.Transport(), cs.Era())
+		}
+	})
+	// The clients that still speak 2024-11-05, the revision of HTTP+SSE,
+	// get it.
+	t.Run("2024-11-05 at /sse", func(t *testing.T) {
+		cs, err := m24.Connect(ctx, ssehttp.NewClient(sseURL, ssehttp.ClientOptions{}), &m24.ClientOptions{Info: m24.Implementation{Name: "oldest", Version: "1"}, Session: session.Options{Revisions: []string{m24.Revision}}})
+		if err != nil {
+			t.Fatalf("Connect: %v", err)
+		}
+		defer cs.Close()
+		if r := cs.Revision(); r == nil || r.Name != m24.Revision {
+			t.Fatalf("negotiated %v, want %s", r, m24.Revision)
+		}
+		res, err := cs.CallTool(ctx, &m24.CallToolRequestParams{Name: "echo", Arguments: []byte(`{"text":"oldest"}`)})
+		if err != nil {
+			t.Fatalf("tools/call: %v", err)
+		}
+		if tc, ok := res.Content[0].Value.(*m24.TextContent); !ok || tc.Text != "oldest" {
+			t.Fatalf("tools/call: %+v", res)
 		}
 	})
 	// An old client, whose stream stays open across the SIGTERM.

@@ -3,8 +3,8 @@
 // (mcpgen://readme). It is written once against the newest revision,
 // 2026-07-28, and serves both eras with the same handlers: stateless
 // requests that carry their revision in _meta, and sessions that begin with
-// initialize at 2025-11-25, 2025-06-18 or 2025-03-26, the revisions linked
-// into it. hello asks through mcp.Elicit: a stateless request gets an
+// initialize at 2025-11-25, 2025-06-18, 2025-03-26 or 2024-11-05, the
+// revisions linked into it. hello asks through mcp.Elicit: a stateless request gets an
 // InputRequiredResult and its retry the answer; a legacy session gets a
 // real elicitation/create request. It serves stdio, or HTTP with --http
 // (bound to loopback unless told otherwise): Streamable HTTP at /mcp, and
@@ -29,6 +29,9 @@
 // that keeps its input open and never reads would keep it waiting.)
 // Choose both longer than a client may legitimately pause reading.
 //
+// A client that cannot answer (it did not declare elicitation, or speaks
+// 2025-03-26, which has none) is greeted without a name.
+//
 //	go run ./examples/stdio-server
 //	go run ./examples/stdio-server --http 127.0.0.1:8080
 package main
@@ -36,7 +39,8 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
+	"fmt"
+	"io"
 	"log"
 	"net"
 	"net/http"
@@ -51,30 +55,73 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/stdio"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 	"github.com/mcpgen/mcpgen/runtime/wire"
+	"github.com/spf13/pflag"
 
 	// The legacy revisions, served to clients that begin with initialize.
+	_ "github.com/mcpgen/mcpgen/protocol/mcp20241105"
 	_ "github.com/mcpgen/mcpgen/protocol/mcp20250326"
 	_ "github.com/mcpgen/mcpgen/protocol/mcp20250618"
 	_ "github.com/mcpgen/mcpgen/protocol/mcp20251125"
 )
 
+// options are what the flags say.
+type options struct {
+	http         string
+	writeTimeout time.Duration
+	stallTimeout time.Duration
+}
+
+const usage = `usage: stdio-server [flags]
+
+An example MCP server: tools echo and hello, prompt greet, resource
+mcpgen://readme. It serves stdio, or HTTP with --http.
+
+Flags:
+`
+
+// parseFlags reads the command line. It returns done when it printed the
+// help, and an error for a usage error.
+func parseFlags(args []string, stdout io.Writer) (o options, done bool, err error) {
+	fs := pflag.NewFlagSet("stdio-server", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&o.http, "http", "", "serve HTTP on `ADDR` (such as 127.0.0.1:8080) instead of stdio: Streamable HTTP at /mcp, HTTP+SSE (2024-11-05) at /sse")
+	fs.DurationVar(&o.writeTimeout, "write-timeout", 30*time.Second, "in stdio mode, give up on a client that has not read a message within `D` (0: wait as long as it takes)")
+	fs.DurationVar(&o.stallTimeout, "stall-timeout", session.DefaultStallTimeout, "in stdio mode, once standard input has ended or on SIGTERM, give up on a client that has read nothing for `D` (negative: wait as long as it takes)")
+	help := fs.BoolP("help", "h", false, "show this help")
+	if err := fs.Parse(args); err != nil {
+		return o, false, err
+	}
+	if *help {
+		fmt.Fprint(stdout, usage+fs.FlagUsages())
+		return o, true, nil
+	}
+	if fs.NArg() > 0 {
+		return o, false, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	return o, false, nil
+}
+
 func main() {
-	httpAddr := flag.String("http", "", "serve HTTP on `ADDR` (such as 127.0.0.1:8080) instead of stdio: Streamable HTTP at /mcp, HTTP+SSE (2024-11-05) at /sse")
-	writeTimeout := flag.Duration("write-timeout", 30*time.Second, "in stdio mode, give up on a client that has not read a message within `D` (0: wait as long as it takes)")
-	stallTimeout := flag.Duration("stall-timeout", session.DefaultStallTimeout, "in stdio mode, once standard input has ended or on SIGTERM, give up on a client that has read nothing for `D` (negative: wait as long as it takes)")
-	flag.Parse()
 	log.SetFlags(0)
-	log.SetOutput(os.Stderr) // stdout carries protocol messages only (T-IO3)
+	log.SetOutput(os.Stderr) // stdout carries protocol messages only
+	o, done, err := parseFlags(os.Args[1:], os.Stdout)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "stdio-server: %v; see --help\n", err)
+		os.Exit(2)
+	}
+	if done {
+		return
+	}
 	srv, err := newServer()
 	if err != nil {
 		log.Fatal(err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if *httpAddr != "" {
-		err = serveHTTP(ctx, *httpAddr, srv)
+	if o.http != "" {
+		err = serveHTTP(ctx, o.http, srv)
 	} else {
-		err = srv.Serve(ctx, stdio.New(os.Stdin, os.Stdout, stdio.WithWriteTimeout(*writeTimeout)), session.Options{StallTimeout: *stallTimeout})
+		err = srv.Serve(ctx, stdio.New(os.Stdin, os.Stdout, stdio.WithWriteTimeout(o.writeTimeout)), session.Options{StallTimeout: o.stallTimeout})
 	}
 	if err != nil {
 		log.Fatal(err)
@@ -107,6 +154,11 @@ func newServer() (*mcp.StandardServer, error) {
 		Description: ptr("Asks the user's name, then says hello."),
 		InputSchema: []byte(`{"type":"object"}`),
 	}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		// Ask only a client that can answer: one that declared elicitation
+		// (2025-03-26 has none, so no client of it declares it).
+		if !session.HasCapability(session.ClientCapabilities(ctx), "elicitation") {
+			return textResult("Hello, whoever you are."), nil
+		}
 		res, err := mcp.Elicit(ctx, "name", &mcp.ElicitRequestParams{Value: &mcp.ElicitRequestFormParams{
 			Message: "What is your name?",
 			RequestedSchema: mcp.ElicitRequestFormParamsRequestedSchema{

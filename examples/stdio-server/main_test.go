@@ -227,6 +227,22 @@ func legacy(rev string) func(c *conn) []string {
 	}
 }
 
+// cannot talks to the server as a client of revision rev that declared
+// caps, which lack elicitation: the hello tool answers at once, without
+// asking.
+func cannot(rev, caps string) func(c *conn) []string {
+	return func(c *conn) []string {
+		c.roundTrip(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + rev + `","capabilities":` + caps + `,"clientInfo":{"name":"test","version":"1"}}}`)
+		c.roundTrip(initializedLine)
+		echo := c.roundTrip(echoLine)
+		hello := c.roundTrip(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"hello"}}`)
+		if hello.Method != "" {
+			c.t.Fatalf("hello on a %s session without elicitation: got a %s request, want the tool's result", rev, hello.Method)
+		}
+		return []string{echo.text(), hello.text()}
+	}
+}
+
 // stateless talks to the server as a 2026-07-28 client, with no
 // initialize: the echo tool, then the hello tool, answered with an
 // InputRequiredResult, and its retry with the answer and the requestState.
@@ -263,6 +279,70 @@ func TestBothEras(t *testing.T) {
 			got := tt.talk(start(t))
 			if diff := cmp.Diff([]string{"piped", "Hello, Ada!"}, got); diff != "" {
 				t.Errorf("tool results (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// A client that cannot answer an elicitation (2025-03-26 has none; a later
+// client may not declare it) is greeted without a name, not sent a request
+// it would refuse.
+func TestHelloWithoutElicitation(t *testing.T) {
+	tests := []struct {
+		name string
+		talk func(c *conn) []string
+	}{
+		{"2025-03-26", cannot("2025-03-26", `{}`)},
+		{"2025-11-25 without elicitation", cannot("2025-11-25", `{"roots":{}}`)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.talk(start(t))
+			if diff := cmp.Diff([]string{"piped", "Hello, whoever you are."}, got); diff != "" {
+				t.Errorf("tool results (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// The flags: --help prints the usage and the flags; anything else that is
+// not a flag of the server is a usage error.
+func TestParseFlags(t *testing.T) {
+	tests := []struct {
+		args    []string
+		want    options
+		done    bool
+		wantErr string
+	}{
+		{args: nil, want: options{writeTimeout: 30 * time.Second, stallTimeout: 30 * time.Second}},
+		{args: []string{"--http", "127.0.0.1:0"}, want: options{http: "127.0.0.1:0", writeTimeout: 30 * time.Second, stallTimeout: 30 * time.Second}},
+		{args: []string{"--write-timeout=1s", "--stall-timeout", "-1s"}, want: options{writeTimeout: time.Second, stallTimeout: -time.Second}},
+		{args: []string{"--help"}, done: true},
+		{args: []string{"-h"}, done: true},
+		{args: []string{"--bogus"}, wantErr: "unknown flag: --bogus"},
+		{args: []string{"serve"}, wantErr: `unexpected argument "serve"`},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var out bytes.Buffer
+			got, done, err := parseFlags(tt.args, &out)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || done != tt.done {
+				t.Fatalf("done %v, err %v; want done %v", done, err, tt.done)
+			}
+			if done {
+				if s := out.String(); !strings.Contains(s, "usage: stdio-server") || !strings.Contains(s, "--http ADDR") {
+					t.Errorf("help = %q, want the usage and the flags", s)
+				}
+				return
+			}
+			if got != tt.want {
+				t.Errorf("options = %+v, want %+v", got, tt.want)
 			}
 		})
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/mcpgen/mcpgen/generator/diff"
 	"github.com/mcpgen/mcpgen/generator/load"
 	"github.com/mcpgen/mcpgen/generator/model"
-	"github.com/mcpgen/mcpgen/schema"
+	"github.com/mcpgen/mcpgen/internal/schematest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -111,21 +111,11 @@ func TestRuleVerdicts(t *testing.T) {
 	}
 }
 
+// realSchema returns the official schema of rev: the repository's
+// materialized copy, or $MCPGEN_SCHEMA_MIRROR's (see schematest).
 func realSchema(t *testing.T, rev string) string {
 	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	root, err := schema.FindRoot(wd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := schema.DefaultMirror(root)
-	if m == "" {
-		t.Skip("no schema mirror beside the checkout")
-	}
-	return filepath.Join(m, rev, "schema.json")
+	return schematest.File(t, rev)
 }
 
 // maxReportLines keeps the committed reports readable. 2025-11-25 →
@@ -138,7 +128,7 @@ const maxReportLines = 70
 // TestRealReports checks the committed reports between consecutive
 // revisions, in text and markdown.
 func TestRealReports(t *testing.T) {
-	for _, p := range [][2]string{{"2025-03-26", "2025-06-18"}, {"2025-06-18", "2025-11-25"}, {"2025-11-25", "2026-07-28"}} {
+	for _, p := range [][2]string{{"2024-11-05", "2025-03-26"}, {"2025-03-26", "2025-06-18"}, {"2025-06-18", "2025-11-25"}, {"2025-11-25", "2026-07-28"}} {
 		t.Run(p[0]+"_"+p[1], func(t *testing.T) {
 			r := diff.Compare(build(t, p[0], realSchema(t, p[0])), build(t, p[1], realSchema(t, p[1])))
 			var text, md bytes.Buffer

@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"testing"
 	"time"
 )
 
@@ -174,7 +173,7 @@ func oauthError(w http.ResponseWriter, status int, code, desc string) {
 }
 
 // handleFlow adds the flow's endpoints to mux.
-func (s *Server) handleFlow(t testing.TB, mux *http.ServeMux) {
+func (s *Server) handleFlow(mux *http.ServeMux) {
 	mux.HandleFunc("GET /authorize", func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		a := AuthRequest{ClientID: q.Get("client_id"), RedirectURI: q.Get("redirect_uri"), Scope: q.Get("scope"), Resource: q.Get("resource"), State: q.Get("state"), CodeChallenge: q.Get("code_challenge"), CodeChallengeMethod: q.Get("code_challenge_method")}
@@ -280,7 +279,12 @@ func (s *Server) handleFlow(t testing.TB, mux *http.ServeMux) {
 		if scope != "" {
 			claims["scope"] = scope
 		}
-		resp := map[string]any{"access_token": s.Token(t, claims), "token_type": "Bearer", "expires_in": int(life.Seconds())}
+		tok, err := s.sign(claims)
+		if err != nil {
+			oauthError(w, http.StatusInternalServerError, "server_error", "signing the token: "+err.Error())
+			return
+		}
+		resp := map[string]any{"access_token": tok, "token_type": "Bearer", "expires_in": int(life.Seconds())}
 		if scope != "" {
 			resp["scope"] = scope
 		}

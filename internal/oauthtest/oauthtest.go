@@ -6,7 +6,7 @@
 // S256 required), a token endpoint (authorization_code and refresh_token
 // grants; client_secret_basic, client_secret_post and none) and dynamic
 // client registration. It records what clients sent, for tests to check.
-// It is for tests only.
+// It is for tests, and for trying a login by hand on one machine (Listen).
 package oauthtest
 
 import (
@@ -14,6 +14,8 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"encoding/json"
+	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -49,6 +51,51 @@ func New(t testing.TB) *Server {
 // NewWith starts a Server with opts, closed when t ends.
 func NewWith(t testing.TB, opts Options) *Server {
 	t.Helper()
+	s, mux, err := newServer(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.srv = httptest.NewServer(mux)
+	s.URL = s.srv.URL
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+// Listen starts a Server with opts on addr, outside tests: for trying a
+// login by hand. It approves every login at once, so addr must be a
+// loopback address, such as 127.0.0.1:0; any other is refused. Close
+// stops it.
+func Listen(addr string, opts Options) (*Server, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("test authorization server address %q: %w", addr, err)
+	}
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		return nil, fmt.Errorf("test authorization server address %q: want a loopback IP address such as 127.0.0.1: it approves every login, so no other machine may reach it", addr)
+	}
+	s, mux, err := newServer(opts)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	s.srv = &httptest.Server{Listener: ln, Config: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}}
+	s.srv.Start()
+	s.URL = s.srv.URL
+	return s, nil
+}
+
+// Close stops a Server that Listen started; a test's is closed when the
+// test ends.
+func (s *Server) Close() {
+	s.srv.Close()
+}
+
+// newServer returns a Server with opts and a signing key, and the handler
+// of its endpoints; the caller serves it and sets URL.
+func newServer(opts Options) (*Server, *http.ServeMux, error) {
 	s := &Server{opts: opts}
 	s.flow.codes = map[string]*grant{}
 	s.flow.refresh = map[string]*grant{}
@@ -56,9 +103,11 @@ func NewWith(t testing.TB, opts Options) *Server {
 	for id, secret := range opts.Clients {
 		s.flow.clients[id] = &client{id: id, secret: secret, method: "client_secret_basic"}
 	}
-	s.Rotate(t)
+	if err := s.rotate(); err != nil {
+		return nil, nil, err
+	}
 	mux := http.NewServeMux()
-	s.handleFlow(t, mux)
+	s.handleFlow(mux)
 	mux.HandleFunc("GET /jwks", func(w http.ResponseWriter, r *http.Request) {
 		s.JWKSFetches.Add(1)
 		w.Header().Set("Content-Type", "application/json")
@@ -68,23 +117,27 @@ func NewWith(t testing.TB, opts Options) *Server {
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(s.metadata())
 	})
-	s.srv = httptest.NewServer(mux)
-	s.URL = s.srv.URL
-	t.Cleanup(s.srv.Close)
-	return s
+	return s, mux, nil
 }
 
 // Rotate makes a new signing key and drops the old ones from the key set.
 func (s *Server) Rotate(t testing.TB) {
 	t.Helper()
+	if err := s.rotate(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (s *Server) rotate() error {
 	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.n++
 	s.keys = []jose.JSONWebKey{{Key: priv, KeyID: "key-" + strconv.Itoa(s.n), Algorithm: string(jose.ES256), Use: "sig"}}
+	return nil
 }
 
 // JWKS returns the public key set.
@@ -113,12 +166,22 @@ type Claims map[string]any
 // key.
 func (s *Server) Token(t testing.TB, claims Claims) string {
 	t.Helper()
+	tok, err := s.sign(claims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+// sign returns a JWT access token with claims, signed with the current
+// key, with iss, iat and exp filled in when they are missing.
+func (s *Server) sign(claims Claims) (string, error) {
 	s.mu.Lock()
 	key := s.keys[len(s.keys)-1]
 	s.mu.Unlock()
 	sig, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: key}, (&jose.SignerOptions{}).WithType("at+jwt"))
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	c := Claims{"iss": s.URL, "iat": time.Now().Unix(), "exp": time.Now().Add(time.Hour).Unix()}
 	for k, v := range claims {
@@ -128,9 +191,5 @@ func (s *Server) Token(t testing.TB, claims Claims) string {
 		}
 		c[k] = v
 	}
-	tok, err := jwt.Signed(sig).Claims(map[string]any(c)).Serialize()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tok
+	return jwt.Signed(sig).Claims(map[string]any(c)).Serialize()
 }

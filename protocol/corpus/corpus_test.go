@@ -19,11 +19,12 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpgen/mcpgen/internal/schematest"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 // revisions are the revisions the corpus must cover.
-var revisions = []string{"2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
+var revisions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
 
 // emptyResultRequests answer with EmptyResult instead of <X>Result.
 var emptyResultRequests = map[string]bool{
@@ -87,22 +88,11 @@ func repoRoot(t *testing.T) string {
 	}
 }
 
-// schemaPath locates the official schema.json of rev.
+// schemaPath locates the official schema.json of rev: the repository's
+// materialized copy, or $MCPGEN_SCHEMA_MIRROR's (see schematest).
 func schemaPath(t *testing.T, rev string) string {
 	t.Helper()
-	root := repoRoot(t)
-	candidates := []string{
-		filepath.Join(root, "schema", rev, "schema.json"),
-		filepath.Join(root, "..", "shared", "schema", rev, "schema.json"),
-	}
-	for _, p := range candidates {
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	t.Fatalf("no official schema for %s (looked at %s); run `go run ./cmd/mcpgen schema` from the repository root to materialize it",
-		rev, strings.Join(candidates, ", "))
-	return ""
+	return schematest.File(t, rev)
 }
 
 // checkPin compares the schema file with schema/<rev>/pin.json, where present.

@@ -1,5 +1,6 @@
 // Package cache is the client-side result cache of MCP 2026-07-28 (the
-// specification's server/utilities/caching page; digest D.10, U-K1…U-K5).
+// specification's server/utilities/caching page:
+// https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching).
 //
 // It works on raw JSON, so one cache serves every generated package: a
 // client looks a request up before sending it, stores the result it
@@ -24,19 +25,19 @@
 // The rules it applies:
 //   - Only the results of Methods are stored, only when their resultType is
 //     "complete" (or absent, as from a server of an earlier revision) and
-//     their cacheScope is "public" or "private" (U-K1).
+//     their cacheScope is "public" or "private".
 //   - An entry is found only by the same method and the same params, _meta
-//     aside (Key, U-K2). A multi round-trip retry, whose params carry
+//     aside (Key). A multi round-trip retry, whose params carry
 //     inputResponses or requestState, is never looked up nor stored.
 //   - An entry is fresh while now < received + ttlMs; a ttlMs that is 0,
-//     absent or negative makes it stale at once (U-K3). Stale entries are
+//     absent or negative makes it stale at once. Stale entries are
 //     still returned, marked, until they are evicted or invalidated.
 //   - A "private" entry is seen only by the authorization context it was
-//     stored with, a "public" one by all (U-K4). The authorization context is
+//     stored with, a "public" one by all. The authorization context is
 //     a string the caller chooses, such as a hash of the access token; ""
-//     stands for no authorization.
+//     stands for no authorization (docs/requirements.md#private-cache-scope).
 //   - The list_changed and resources/updated notifications drop the entries
-//     they concern (U-K5).
+//     they concern.
 //
 // Memory is bounded by a number of entries and a number of bytes; the least
 // recently used entry goes first. A Cache is safe for concurrent use.
@@ -86,7 +87,7 @@ type Entry struct {
 	// it. It equals Received when ttlMs was 0, absent or negative.
 	Expires time.Time
 	// Fresh reports whether the entry was fresh at the time of the Get.
-	// A stale entry may still serve when a re-fetch fails (U-K3).
+	// A stale entry may still serve when a re-fetch fails.
 	Fresh bool
 }
 
@@ -262,7 +263,7 @@ func (c *Cache) Put(auth, method string, params, result jsontext.Value) error {
 }
 
 // Invalidate drops the entries that the notification method with params
-// makes obsolete (U-K5) and returns how many it dropped:
+// makes obsolete and returns how many it dropped:
 //
 //   - notifications/tools/list_changed: every tools/list entry (all pages,
 //     all authorization contexts);

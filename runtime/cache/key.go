@@ -11,7 +11,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// The methods whose results 2026-07-28 lets a client cache (U-K1).
+// The methods whose results 2026-07-28 lets a client cache.
 const (
 	methodDiscover      = "server/discover"
 	methodToolsList     = "tools/list"
@@ -33,7 +33,7 @@ var methods = []string{
 
 // Methods returns the methods whose results the cache stores, sorted:
 // server/discover, tools/list, prompts/list, resources/list,
-// resources/templates/list and resources/read (digest U-K1). Their results
+// resources/templates/list and resources/read. Their results
 // carry the caching hints ttlMs and cacheScope. The slice is a new copy on
 // every call.
 func Methods() []string {
@@ -63,7 +63,7 @@ type request struct {
 	uri string
 }
 
-// Key returns the cache key of a request (digest U-K2): the method, a space,
+// Key returns the cache key of a request: the method, a space,
 // and the params object without its _meta member in canonical form, such as
 //
 //	tools/list {"cursor":"abc"}

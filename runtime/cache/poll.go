@@ -15,7 +15,7 @@ const (
 
 // Backoff computes the delays of a client that polls a cacheable result. The
 // ttlMs of a result is a hint, not a polling interval: a client that polls
-// anyway must add jitter and backoff (U-K3), so that many clients do not
+// anyway must add jitter and backoff, so that many clients do not
 // re-fetch together and an unchanged or failing server is asked ever less
 // often. The zero value uses the defaults.
 type Backoff struct {

@@ -9,7 +9,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// Scope is a result's cacheScope (digest U-K4).
+// Scope is a result's cacheScope.
 type Scope string
 
 // The two scopes of 2026-07-28, analogous to HTTP's Cache-Control public and
@@ -23,7 +23,7 @@ const (
 	Private Scope = "private"
 )
 
-// hints are the caching hints of a result (digest U-K1).
+// hints are the caching hints of a result.
 type hints struct {
 	ttl   time.Duration
 	scope Scope
@@ -91,7 +91,7 @@ func parseHints(method string, result jsontext.Value) (hints, error) {
 }
 
 // ttlOf converts ttlMs, a JSON integer of milliseconds, to a duration:
-// negative values are 0 (digest U-K3) and values beyond the range of
+// negative values are 0 and values beyond the range of
 // time.Duration are its maximum. A number with a fractional part is an error.
 func ttlOf(tok jsontext.Token) (time.Duration, error) {
 	if tok.Kind() != '0' {

@@ -19,7 +19,7 @@ import (
 // message for MCP. ID and Kind say as much as could be read of it, so that
 // the receiver can react correctly:
 //
-//   - Kind Notification: do not answer (a notification never is, M-5);
+//   - Kind Notification: do not answer (a notification never is);
 //   - Kind Response or ErrorResponse: do not answer a response; if ID is
 //     valid, fail the pending request with that ID instead;
 //   - otherwise (Kind Request, or 0 when the kind cannot be told): answer

@@ -68,8 +68,9 @@ var ignored = map[string]bool{"_meta": true, "inputResponses": true, "requestSta
 // digits they were written with: JCS reads numbers as float64, so two
 // integers above 2⁵³ that a server reads as different values would share a
 // digest. A client that rewrites a number (1.0 as 1) therefore gets
-// another digest and its state fails to open, which fails safe: U-M4 has
-// the server ask for the input again.
+// another digest and its state fails to open, which fails safe: the retry
+// is refused rather than given answers sealed for other params (see
+// docs/requirements.md#request-state-binding).
 //
 // ParamsDigest fails if params is not valid JSON (RFC 8259 with valid
 // UTF-8 and no duplicate member names) or is neither an object nor null.

@@ -99,7 +99,7 @@ func (r *Revision) Handshake() bool {
 }
 
 // Negotiate picks the revision to answer a client that asked for requested
-// in initialize (L-4): requested itself when it is among supported,
+// in initialize: requested itself when it is among supported,
 // otherwise the newest of supported. supported lists revision names; nil
 // means every registered one. Only revisions with the initialize handshake
 // take part. It returns nil when nothing is supported.

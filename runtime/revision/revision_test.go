@@ -11,7 +11,7 @@ func TestNegotiate(t *testing.T) {
 	t.Cleanup(func() { all = saved })
 	all = nil
 	handshake := []wire.Method{{Name: "initialize"}}
-	for _, n := range []string{"2025-03-26", "2025-11-25", "2025-06-18"} {
+	for _, n := range []string{"2025-03-26", "2024-11-05", "2025-11-25", "2025-06-18"} {
 		Register(&Revision{Name: n, Methods: handshake})
 	}
 	// A stateless revision (no initialize) is newer but never negotiated.
@@ -26,7 +26,8 @@ func TestNegotiate(t *testing.T) {
 		want      string
 	}{
 		{"2025-06-18", nil, "2025-06-18"},
-		{"2024-11-05", nil, "2025-11-25"},
+		{"2024-11-05", nil, "2024-11-05"},
+		{"2024-10-07", nil, "2025-11-25"},
 		{"2099-01-01", nil, "2025-11-25"},
 		{"2025-11-25", []string{"2025-03-26", "2025-06-18"}, "2025-06-18"},
 		{"2025-03-26", []string{"2025-03-26"}, "2025-03-26"},
@@ -45,7 +46,7 @@ func TestNegotiate(t *testing.T) {
 	for _, r := range All() {
 		names = append(names, r.Name)
 	}
-	if len(names) != 4 || names[0] != "2026-07-28" || names[3] != "2025-03-26" {
+	if len(names) != 5 || names[0] != "2026-07-28" || names[3] != "2025-03-26" || names[4] != "2024-11-05" {
 		t.Errorf("All() = %v, want newest first", names)
 	}
 }

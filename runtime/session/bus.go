@@ -165,7 +165,7 @@ func serverCapabilities(ctx context.Context, h Handler, s *Session, params jsont
 	return caps
 }
 
-// listen serves subscriptions/listen (U-S1…U-S3) from the handler's Bus:
+// listen serves subscriptions/listen from the handler's Bus:
 // the acknowledgement first, with the subset of the filter the server
 // supports, then the events that match it, each with the subscription's
 // id in _meta, until the client goes away (an error: nothing to answer) or

@@ -17,11 +17,13 @@ import (
 
 // This file is the client of the stateless era (2026-07-28 on): a client
 // whose handler speaks a revision without initialize finds out which era
-// the server speaks (V-11), and then either sends every request with its
-// revision, capabilities and identity in _meta (V-1, V-2) and answers the
-// server's requests for input by retrying (U-M1…U-M3), or falls back to
+// the server speaks, and then either sends every request with its
+// revision, capabilities and identity in _meta and answers the
+// server's requests for input by retrying, or falls back to
 // the initialize handshake of the newest legacy revision linked into the
-// binary, its handler answering real server requests instead.
+// binary, its handler answering real server requests instead (see
+// https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning
+// and docs/requirements.md#era-detection).
 
 // DefaultProbeTimeout is Options.ProbeTimeout's default.
 const DefaultProbeTimeout = 5 * time.Second
@@ -66,7 +68,7 @@ type AuthorizationError interface {
 // an opaque string that changes when the authorization does ("" for none).
 // A client of the stateless era keeps the "private" results it caches
 // apart per authorization context, so that an answer given to one token
-// never serves another (digest U-K4).
+// never serves another (docs/requirements.md#private-cache-scope).
 type AuthContexter interface {
 	AuthContext() string
 }
@@ -82,7 +84,7 @@ func (s *Session) authContext() string {
 // ServerKeyer is implemented by transports that reach a server by an
 // address that outlives the connection, such as a Streamable HTTP endpoint
 // URL. Connect remembers the era it found per key for the life of the
-// process (V-11: clients cache the detected era per server), so that a
+// process (clients cache the detected era per server), so that a
 // second connection to a legacy server starts with initialize at once.
 type ServerKeyer interface {
 	ServerKey() string
@@ -110,7 +112,8 @@ type modernClient struct {
 }
 
 // Connect starts the client side for a handler of the stateless era: it
-// finds out the server's era (V-11) and readies the session for calls.
+// finds out the server's era (docs/requirements.md#era-detection) and
+// readies the session for calls.
 // info and caps are the client's Implementation and ClientCapabilities.
 //
 // It sends server/discover as a stateless request, bounded by
@@ -199,8 +202,9 @@ func (s *Session) Connect(ctx context.Context, info, caps wire.Appender) error {
 			// A server of the stateless era that refused the probe.
 			return fmt.Errorf("connect: %w", err)
 		}
-		// V-4: retry with a revision both sides have, or fall back when the
-		// server names only revisions of the initialize era.
+		// Retry with a revision both sides have, as the versioning page
+		// asks, or fall back when the server names only revisions of the
+		// initialize era.
 		supported := supportedOf(je)
 		next := s.commonModern(supported)
 		if next == nil {
@@ -307,11 +311,11 @@ func (s *Session) Era() Era {
 }
 
 // ModernError reports whether e is an error only a server of the
-// stateless era sends (V-11: a recognised modern error means a modern
+// stateless era sends (a recognised modern error means a modern
 // server): UnsupportedProtocolVersion naming the supported revisions,
 // MissingRequiredClientCapability or HeaderMismatch. A client that falls
 // back to an older transport on an HTTP 4xx does not when its body is one
-// (spec C.2, 2026-07-28).
+// (2026-07-28, see docs/requirements.md#era-detection).
 func ModernError(e *jsonrpc.Error) bool { return e != nil && modernError(e) }
 
 // modernError reports whether e is an error only a server of the stateless
@@ -408,14 +412,14 @@ func (s *Session) clientOfModern() bool {
 	return s.role == Client && Modern(s.handler)
 }
 
-// inputMethods are the methods whose results may ask for input (U-M1).
+// inputMethods are the methods whose results may ask for input.
 var inputMethods = map[string]bool{"tools/call": true, "prompts/get": true, "resources/read": true}
 
 // completeRounds takes a result a client of the stateless era received for
 // method and returns the complete one: a result without resultType is
-// complete (V-12, from a legacy server) and gets resultType "complete" for
+// complete (from a legacy server) and gets resultType "complete" for
 // the handler's types; an InputRequiredResult is answered by the handler and
-// the request sent again with the answers (U-M3), at most MaxInputRounds
+// the request sent again with the answers, at most MaxInputRounds
 // times.
 func (s *Session) completeRounds(ctx context.Context, method string, params jsontext.Value, o callOptions, raw jsontext.Value) (jsontext.Value, error) {
 	for round := 1; ; round++ {
@@ -454,7 +458,7 @@ func (s *Session) completeRounds(ctx context.Context, method string, params json
 
 // answerInput has the handler answer the inputRequests of an
 // InputRequiredResult, and returns the params of the retry: the original
-// ones plus inputResponses and the requestState, verbatim (U-M3).
+// ones plus inputResponses and the requestState, verbatim.
 func (s *Session) answerInput(ctx context.Context, method string, params, res jsontext.Value) (jsontext.Value, error) {
 	reqs, hasReqs := wire.Member(res, "inputRequests")
 	state, hasState := wire.Member(res, "requestState")
@@ -602,10 +606,10 @@ func encodeParams(params wire.Appender, mc *modernClient) (jsontext.Value, error
 }
 
 // legacyResult gives a result from a server of the initialize era what the
-// types of the stateless era require of it: resultType "complete" (V-12)
+// types of the stateless era require of it: resultType "complete"
 // and, for a cacheable method, the caching hints of a result that must not
-// be reused, ttlMs 0 (U-K3: absent is stale at once) and cacheScope
-// "private".
+// be reused, ttlMs 0 (absent is stale at once) and cacheScope
+// "private" (docs/requirements.md#legacy-results).
 func legacyResult(method string, raw jsontext.Value) (jsontext.Value, error) {
 	raw, err := wire.SetMember(raw, "resultType", jsontext.Value(`"complete"`))
 	if err != nil || !cache.Cacheable(method) {
@@ -624,7 +628,7 @@ func legacyResult(method string, raw jsontext.Value) (jsontext.Value, error) {
 
 // ToolLister is implemented by transports that mirror tool arguments into
 // headers, as the x-mcp-header annotations of the tool's inputSchema say
-// (streamhttp.Client in the stateless era, T-N8): they learn the
+// (streamhttp.Client in the stateless era): they learn the
 // annotations from the answers to tools/list. When NeedsToolList reports
 // that none was seen yet, a client of the stateless era lists the tools
 // before its first tools/call.

@@ -34,7 +34,7 @@ type ctxState uint8
 const (
 	ctxLive ctxState = iota
 	ctxCancelled
-	ctxCancelledByPeer // by notifications/cancelled: no answer (U-C4)
+	ctxCancelledByPeer // by notifications/cancelled: no answer
 )
 
 type afterFunc struct{ f func() }
@@ -102,7 +102,7 @@ func (c *handlerCtx) AfterFunc(f func()) (stop func() bool) {
 func (c *handlerCtx) cancel() { c.cancelFor(ctxCancelled) }
 
 // cancelByPeer cancels c because the peer cancelled the request, which
-// then gets no answer (U-C4).
+// then gets no answer.
 func (c *handlerCtx) cancelByPeer() { c.cancelFor(ctxCancelledByPeer) }
 
 // cancelledByPeer reports whether c was cancelled by cancelByPeer.

@@ -25,8 +25,8 @@ func (s *Session) request(vals valuer, m *jsonrpc.Message, inline bool, reply re
 		st := s.state
 		s.mu.Unlock()
 		// Before initialize, a server that speaks the stateless era serves
-		// requests statelessly (V-10): every request must carry its
-		// revision in _meta (V-1), except initialize, which starts a
+		// requests statelessly: every request must carry its
+		// revision in _meta, except initialize, which starts a
 		// legacy session, and a legacy client's ping. An initialize or
 		// ping that carries a stateless revision in _meta (and no
 		// initialize protocolVersion) is a stateless request: -32601.
@@ -35,7 +35,7 @@ func (s *Session) request(vals valuer, m *jsonrpc.Message, inline bool, reply re
 			return
 		}
 	}
-	// ping is answered at any time, even before initialize (U-G1).
+	// ping is answered at any time, even before initialize.
 	if m.Method == "ping" {
 		s.answerThrough(vals, m, s.incomingEra(), reply, func(reply replier) {
 			s.answer(reply, &jsonrpc.Message{Kind: jsonrpc.Response, ID: m.ID, Result: jsontext.Value("{}")})
@@ -176,7 +176,7 @@ func (s *Session) dispatch(m *jsonrpc.Message, hc *handlerCtx, inline bool, repl
 		byPeer := hc.cancelledByPeer()
 		hc.cancel()
 		if byPeer {
-			// Cancelled by the peer: no response (U-C4).
+			// Cancelled by the peer: no response.
 			s.answer(reply, nil)
 			return
 		}
@@ -398,7 +398,7 @@ func (s *Session) gatePeer(md wire.Method) (string, bool) {
 	s.mu.Unlock()
 	if s.ownsGate(md.GateSide, false) {
 		// A gate on the sender's own capabilities: a server only sends
-		// list_changed notifications it declared (L-17).
+		// list_changed notifications it declared.
 		return md.Gate, HasCapability(own, md.Gate)
 	}
 	return md.Gate, HasCapability(peer, md.Gate)
@@ -499,7 +499,7 @@ func (s *Session) initialize(vals valuer, m *jsonrpc.Message, reply replier) {
 		s.answer(reply, errorMessage(m.ID, jerr))
 		return
 	}
-	// The answer names the negotiated revision (L-4), whatever the handler wrote.
+	// The answer names the negotiated revision, whatever the handler wrote.
 	q, _ := jsontext.AppendQuote(nil, rev.Name)
 	raw, err := wire.SetMember(raw, "protocolVersion", q)
 	if err != nil {
@@ -559,7 +559,7 @@ func (s *Session) notification(m *jsonrpc.Message) {
 		raw, ok := wire.Member(m.Params, "requestId")
 		var id wire.ID
 		if !ok || wire.Unmarshal(raw, &id) != nil {
-			return // malformed cancellations are ignored (U-C4)
+			return // malformed cancellations are ignored
 		}
 		s.mu.Lock()
 		hc := s.inflight[id]
@@ -614,7 +614,7 @@ func (s *Session) notification(m *jsonrpc.Message) {
 			if m.Method == "notifications/subscriptions/acknowledged" {
 				s.acknowledge(m.Params)
 			}
-			mc.cache.Invalidate(m.Method, m.Params) // U-K5
+			mc.cache.Invalidate(m.Method, m.Params)
 		}
 	}
 	s.queueNote(note{m.Method, m.Params})
@@ -641,7 +641,7 @@ func (s *Session) handleNotification(method string, params jsontext.Value) {
 }
 
 // elicitationModeOK checks an elicitation's mode against the client's
-// capabilities (L-18): "url" needs elicitation.url; "form" (also when mode
+// capabilities: "url" needs elicitation.url; "form" (also when mode
 // is absent) needs elicitation.form, or an elicitation object that names no
 // mode at all, which means form only.
 func elicitationModeOK(caps, params jsontext.Value) (string, bool) {

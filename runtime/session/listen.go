@@ -11,7 +11,9 @@ import (
 )
 
 // Subscription is an open subscriptions/listen stream of a client of the
-// stateless era (U-S1…U-S3). The server's notifications on it (the list
+// stateless era (see
+// https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions).
+// The server's notifications on it (the list
 // changes and resource updates the filter asked for) reach the client's
 // handler like any other notification, and drop the cached results they
 // concern.
@@ -30,9 +32,9 @@ type Subscription struct {
 
 // Listen sends subscriptions/listen with params (a
 // SubscriptionsListenRequestParams: the notifications wanted) and returns
-// once the server acknowledged it (U-S2), with the subset it granted in
+// once the server acknowledged it, with the subset it granted in
 // Acknowledged. The subscription lasts until ctx ends, Close is called, the
-// server ends it (U-S3) or the connection drops; Done tells when, Err why.
+// server ends it or the connection drops; Done tells when, Err why.
 // It is not bound by Options.CallTimeout.
 //
 // Listen needs a session in the stateless era (Era() == EraModern); on a
@@ -109,7 +111,7 @@ func (sub *Subscription) Err() error {
 }
 
 // Close ends the subscription (on stdio with notifications/cancelled, over
-// HTTP by closing the stream: T-N5) and waits until it has ended.
+// HTTP by closing the stream) and waits until it has ended.
 func (sub *Subscription) Close() error {
 	sub.cancel()
 	<-sub.done

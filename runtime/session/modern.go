@@ -158,7 +158,7 @@ func ClaimsModern(params jsontext.Value) bool {
 	return ok && wire.Has(meta, MetaProtocolVersion)
 }
 
-// admit checks a stateless request's envelope (V-1, V-3) and finds its
+// admit checks a stateless request's envelope and finds its
 // method: the revision named in _meta, which this side serves, and a method
 // of it a client may send. It returns the method and the request's info.
 func admit(h Handler, supported []string, m *jsonrpc.Message) (*wire.Method, *modernInfo, *HTTPStatusError) {
@@ -241,7 +241,7 @@ func NewStateless(h Handler, opts Options) *Stateless {
 }
 
 // Close ends the subscriptions/listen streams in progress, each with its
-// result (U-S3), and makes new ones end at once.
+// result, and makes new ones end at once.
 func (x *Stateless) Close() {
 	x.once.Do(func() { close(x.ending) })
 }
@@ -255,7 +255,7 @@ func (x *Stateless) Handler() Handler { return x.h }
 // subscription's events) before the answer; it is called from the
 // handler's goroutine and may block (a slow client slows the handler down).
 // Cancelling ctx cancels the handler (closing a request's HTTP stream is
-// cancellation, T-N5); the answer is then an error the caller need not
+// cancellation); the answer is then an error the caller need not
 // send. m must be a request.
 //
 // The handler's context carries the values of ctx (not its deadline): those
@@ -393,7 +393,7 @@ func statusOf(err error) int {
 }
 
 // ServerInfoHandler is implemented by handlers that name their server: the
-// stateless era puts it in every result's _meta (V-2), and a legacy
+// stateless era puts it in every result's _meta, and a legacy
 // session's initialize answers with it.
 type ServerInfoHandler interface {
 	// ServerInfo returns the server's Implementation object.
@@ -403,9 +403,9 @@ type ServerInfoHandler interface {
 // ToolHeaderHandler is implemented by handlers whose tools may mark
 // arguments with x-mcp-header in their inputSchema (2026-07-28 on). A
 // client mirrors such an argument of a tools/call into the HTTP header
-// Mcp-Param-{Name} (T-N8); the Streamable HTTP transport asks the handler
+// Mcp-Param-{Name}; the Streamable HTTP transport asks the handler
 // for the called tool's annotations and checks those headers against the
-// arguments before the request reaches the handler (T-N9).
+// arguments before the request reaches the handler.
 type ToolHeaderHandler interface {
 	Handler
 	// ToolHeaderParams returns the x-mcp-header annotations of the tool
@@ -454,7 +454,7 @@ func completeResult(b []byte, h Handler, valid bool) ([]byte, error) {
 
 // withServerInfo puts the server's identity in the _meta of b, a result of
 // the stateless era, unless it names one already or h does not name its
-// server: servers SHOULD name themselves in every result (V-2), the
+// server: servers SHOULD name themselves in every result, the
 // runtime's own (InputRequiredResult, the end of a listen stream)
 // included.
 func withServerInfo(b []byte, h Handler) ([]byte, error) {

@@ -158,7 +158,7 @@ type statePayload struct {
 }
 
 // inputRequired makes the InputRequiredResult for the input requests of
-// ir: the requests the client has not answered yet (U-M2: only of kinds
+// ir: the requests the client has not answered yet (only of kinds
 // the client declared), and the state sealed.
 func inputRequired(ctx context.Context, sealer StateSealer, method string, params jsontext.Value, ir *InputRequiredError) (jsontext.Value, *jsonrpc.Error) {
 	ri := ctx.Value(requestKey{}).(*requestInfo)
@@ -233,7 +233,7 @@ func inputRequired(ctx context.Context, sealer StateSealer, method string, param
 }
 
 // inputAllowed checks an input request against the capabilities the
-// stateless request declared (U-M2, V-7): -32021 naming the missing one.
+// stateless request declared: -32021 naming the missing one.
 func inputAllowed(mi *modernInfo, r InputRequest) *jsonrpc.Error {
 	md := mi.rev.Find(r.Method)
 	if md == nil || !md.Embedded {

@@ -40,7 +40,7 @@ func WithoutCache() CallOption {
 	return func(o *callOptions) { o.noCache = true }
 }
 
-// WithProgress asks the peer for progress reports on the call (U-P1): a
+// WithProgress asks the peer for progress reports on the call: a
 // progress token is put in the request's _meta, and the peer's
 // notifications/progress for it are passed to fn, on the reader goroutine.
 func WithProgress(fn func(Progress)) CallOption {
@@ -50,13 +50,15 @@ func WithProgress(fn func(Progress)) CallOption {
 // Call sends the request method with params (nil for none) and waits for
 // its result, as raw JSON in the negotiated revision. Cancelling ctx, or the
 // session's CallTimeout passing, sends notifications/cancelled and returns
-// the context's error (L-15, U-C1). An error response is a *jsonrpc.Error.
+// the context's error (see
+// https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#timeouts).
+// An error response is a *jsonrpc.Error.
 //
 // A client whose handler speaks the stateless era (see Connect) gets the
 // complete result: one that asks for input is answered by the handler and
-// the request sent again (U-M3), and one without resultType, from a legacy
-// server, reads as complete (V-12). Such a client also looks up the results
-// the server marked cacheable in its cache first (Options.Cache, U-K2…U-K5):
+// the request sent again, and one without resultType, from a legacy
+// server, reads as complete. Such a client also looks up the results
+// the server marked cacheable in its cache first (Options.Cache):
 // a fresh entry answers without a request.
 //
 // The call passes through Options.Middleware, as an outgoing request.
@@ -141,7 +143,7 @@ func (s *Session) callEra(ctx context.Context, method string, params wire.Append
 	cacheable := mc != nil && cache.Cacheable(method)
 	var cached cache.Entry
 	hit := false
-	auth := "" // the authorization the request goes with (U-K4)
+	auth := "" // the authorization the request goes with
 	if cacheable {
 		auth = s.authContext()
 	}
@@ -153,7 +155,8 @@ func (s *Session) callEra(ctx context.Context, method string, params wire.Append
 	res, err := s.call(ctx, method, params, o)
 	if err != nil {
 		if hit && !isAnswer(err) {
-			// U-K3: a stale entry may serve when the re-fetch fails.
+			// A stale entry may serve when the re-fetch fails (the caching
+			// page allows it).
 			return cached.Result, nil
 		}
 		return nil, err
@@ -228,7 +231,7 @@ func (s *Session) call(ctx context.Context, method string, params wire.Appender,
 		if ctx.Err() != nil && method != "initialize" {
 			// The context ended while the transport was sending (Streamable
 			// HTTP waits for a JSON answer in Write): the request may have
-			// reached the peer, so cancel it there too (U-C1).
+			// reached the peer, so cancel it there too.
 			s.cancelRequest(id, ctx.Err().Error())
 		}
 		if errors.Is(err, net.ErrClosed) {
@@ -258,7 +261,7 @@ func (s *Session) call(ctx context.Context, method string, params wire.Appender,
 	case <-timeout:
 		why = context.DeadlineExceeded
 	}
-	if method != "initialize" { // initialize is never cancelled (U-C3)
+	if method != "initialize" { // initialize is never cancelled
 		s.cancelRequest(id, why.Error())
 	}
 	return nil, fmt.Errorf("%s: %w", method, why)
@@ -377,7 +380,7 @@ func (s *Session) outgoing(method string, params wire.Appender, notification, ne
 	st, rev, ended, mc, closeErr := s.state, s.rev, s.ended, s.mc, s.closeErr
 	s.mu.Unlock()
 	if notification {
-		mc = nil // only requests carry the envelope (V-1)
+		mc = nil // only requests carry the envelope
 	}
 	if st == stateClosed && (!notification || ended) {
 		// While the session ends, handlers still answering may notify
@@ -425,7 +428,7 @@ func (s *Session) outgoing(method string, params wire.Appender, notification, ne
 		}
 	}
 	if mc != nil {
-		// V-1, V-2: the revision, the capabilities and the identity.
+		// The revision, the capabilities and the identity, in _meta.
 		var err error
 		if raw, err = mc.withModernMeta(raw); err != nil {
 			return md, nil, fmt.Errorf("%s params: %w", method, err)
@@ -461,7 +464,9 @@ func kindWord(notification bool) string {
 	return "request"
 }
 
-// Initialize runs the client side of the handshake (L-2…L-7): it sends
+// Initialize runs the client side of the handshake (see
+// https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization):
+// it sends
 // initialize with params (whose protocolVersion is set to the newest
 // revision this side supports), checks the server's answer, and sends
 // notifications/initialized. It returns the raw InitializeResult.
@@ -509,7 +514,7 @@ func (s *Session) Initialize(ctx context.Context, params wire.Appender) (jsontex
 	version, _ := wire.MemberString(res, "protocolVersion")
 	rev, ok := revision.Lookup(version)
 	if !ok || (s.opts.Revisions != nil && !contains(s.opts.Revisions, version)) {
-		// L-5: a revision this client does not implement ends the session.
+		// A revision this client does not implement ends the session.
 		s.shutdown(fmt.Errorf("initialize: the server answered with protocol revision %q, which this client does not support", version))
 		return nil, fmt.Errorf("initialize: the server answered with protocol revision %q, which this client does not support", version)
 	}
@@ -719,8 +724,8 @@ func FromContext(ctx context.Context) (*Session, bool) {
 var statelessProgress sync.Mutex
 
 // ReportProgress sends notifications/progress for the request the handler
-// of ctx is answering, if the requester asked for progress (U-P1). Progress
-// must increase from report to report (U-P2). Without a token it does
+// of ctx is answering, if the requester asked for progress. Progress
+// must increase from report to report. Without a token it does
 // nothing.
 func ReportProgress(ctx context.Context, progress float64, total *float64, message string) error {
 	ri, ok := ctx.Value(requestKey{}).(*requestInfo)
@@ -728,7 +733,7 @@ func ReportProgress(ctx context.Context, progress float64, total *float64, messa
 		return nil
 	}
 	if ctx.Err() != nil {
-		return ctx.Err() // the request is over (U-P3)
+		return ctx.Err() // the request is over
 	}
 	s := ri.s
 	mu := &statelessProgress
@@ -801,7 +806,7 @@ func (r Raw) AppendJSON(b []byte) ([]byte, error) { return append(b, r...), nil 
 
 // RequestID returns the ID of the peer request whose handler ctx belongs
 // to. Transports use it to send what a handler sends (progress, logs,
-// requests to the peer) on that request's stream (Streamable HTTP, T-P6).
+// requests to the peer) on that request's stream (Streamable HTTP).
 func RequestID(ctx context.Context) (wire.ID, bool) {
 	ri, ok := ctx.Value(requestKey{}).(*requestInfo)
 	if !ok || !ri.id.IsValid() {

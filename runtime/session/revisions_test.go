@@ -41,6 +41,7 @@ func TestClientCapabilitiesInOfferedRevision(t *testing.T) {
 		offer     string
 		want      []string
 	}{
+		{"pinned to 2024-11-05", []string{"2024-11-05"}, "2024-11-05", []string{"roots", "sampling"}},
 		{"pinned to 2025-03-26", []string{"2025-03-26"}, "2025-03-26", []string{"roots", "sampling"}},
 		{"up to 2025-06-18", []string{"2025-03-26", "2025-06-18"}, "2025-06-18", []string{"elicitation", "roots", "sampling"}},
 		{"every revision", nil, "2025-11-25", []string{"elicitation", "roots", "sampling", "tasks"}},
@@ -69,16 +70,19 @@ func TestClientCapabilitiesInOfferedRevision(t *testing.T) {
 // What the client accepts follows what it declared: a client on the
 // 2025-11-25 types pinned to 2025-03-26 declares sampling but not
 // elicitation; offering 2025-11-25 it declares both, and when the server
-// answers 2025-03-26 it keeps what that revision can say. Either way it
-// takes sampling/createMessage and refuses elicitation/create.
+// answers 2025-03-26 (or 2024-11-05) it keeps what that revision can say.
+// Either way it takes sampling/createMessage and refuses
+// elicitation/create.
 func TestClientAcceptsWhatItDeclared(t *testing.T) {
 	for _, tt := range []struct {
 		name      string
 		revisions []string
 		declared  []string
+		answer    string // the revision the server answers
 	}{
-		{"pinned to 2025-03-26", []string{"2025-03-26"}, []string{"sampling"}},
-		{"answered with 2025-03-26", nil, []string{"elicitation", "sampling"}},
+		{"pinned to 2025-03-26", []string{"2025-03-26"}, []string{"sampling"}, "2025-03-26"},
+		{"answered with 2025-03-26", nil, []string{"elicitation", "sampling"}, "2025-03-26"},
+		{"answered with 2024-11-05", nil, []string{"elicitation", "sampling"}, "2024-11-05"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			a, b := transport.Pipe()
@@ -100,7 +104,7 @@ func TestClientAcceptsWhatItDeclared(t *testing.T) {
 			if diff := cmp.Diff(tt.declared, keys(init["params"].(map[string]any)["capabilities"])); diff != "" {
 				t.Errorf("declared capabilities (-want +got):\n%s", diff)
 			}
-			p.send(`{"jsonrpc":"2.0","id":` + itoa(int(init["id"].(float64))) + `,"result":{"protocolVersion":"2025-03-26","capabilities":{},"serverInfo":{"name":"fake","version":"1"}}}`)
+			p.send(`{"jsonrpc":"2.0","id":` + itoa(int(init["id"].(float64))) + `,"result":{"protocolVersion":"` + tt.answer + `","capabilities":{},"serverInfo":{"name":"fake","version":"1"}}}`)
 			if m := p.recvMsg(); m["method"] != "notifications/initialized" {
 				t.Fatalf("after initialize: %v", m)
 			}
@@ -109,8 +113,11 @@ func TestClientAcceptsWhatItDeclared(t *testing.T) {
 				return
 			}
 			defer c.Close()
+			if r := c.Revision(); r == nil || r.Name != tt.answer {
+				t.Fatalf("the session speaks %v, want %s", r, tt.answer)
+			}
 			if m := p.call(1, "elicitation/create", `{"message":"name?","requestedSchema":{"type":"object","properties":{}}}`); errorCode(t, m) != jsonrpc.MethodNotFound {
-				t.Errorf("elicitation/create in 2025-03-26: %v", m)
+				t.Errorf("elicitation/create in %s: %v", tt.answer, m)
 			}
 			m := p.call(2, "sampling/createMessage", `{"maxTokens":5,"messages":[{"role":"user","content":{"type":"text","text":"hi"}}]}`)
 			if r := result(t, m); r["model"] != "m1" {
@@ -127,12 +134,14 @@ func (samplingClient) CreateMessage(ctx context.Context, p *mcp.CreateMessageReq
 }
 
 // The opposite direction: a server on the 2025-11-25 types answering a
-// 2025-03-26 client declares only capabilities 2025-03-26 has.
+// 2025-03-26 (or 2024-11-05) client declares only capabilities that
+// revision has.
 func TestServerCapabilitiesInNegotiatedRevision(t *testing.T) {
 	for _, tt := range []struct {
 		rev  string
 		want []string
 	}{
+		{"2024-11-05", []string{"logging", "tools"}}, // completions came in 2025-03-26
 		{"2025-03-26", []string{"completions", "logging", "tools"}},
 		{"2025-11-25", []string{"completions", "logging", "tasks", "tools"}},
 	} {

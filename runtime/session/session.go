@@ -124,7 +124,7 @@ type Options struct {
 	// it has an answer is not refused.
 	MaxInFlight int
 	// CallTimeout bounds every outgoing request unless its context has an
-	// earlier deadline; on expiry the request is cancelled (L-15). Default
+	// earlier deadline; on expiry the request is cancelled. Default
 	// 60s; negative means no timeout.
 	CallTimeout time.Duration
 	// DrainTimeout bounds how long a session that is ending (the peer
@@ -202,11 +202,11 @@ type Options struct {
 	StateAudience string
 	// ProbeTimeout bounds how long Connect waits for the answer to its
 	// server/discover probe before it takes the server for one of the
-	// initialize era (V-11). Default DefaultProbeTimeout; negative means
+	// initialize era. Default DefaultProbeTimeout; negative means
 	// no bound but the context's.
 	ProbeTimeout time.Duration
 	// Cache holds the results a client of the stateless era received that
-	// the server marked cacheable (U-K1…U-K5). Default: one cache per
+	// the server marked cacheable. Default: one cache per
 	// session; share one between sessions to the same server.
 	Cache *cache.Cache
 	// Middleware wraps the handling of the requests and notifications this
@@ -1243,7 +1243,7 @@ func (s *Session) item(vals valuer, it jsonrpc.Item, inBatch, inline bool, reply
 	if it.Err != nil {
 		switch it.Kind {
 		case jsonrpc.Notification:
-			// A notification is never answered (M-5), even a malformed one.
+			// A notification is never answered, even a malformed one.
 			s.log.Debug("mcp: malformed notification ignored", "err", it.Err)
 		case jsonrpc.Response, jsonrpc.ErrorResponse:
 			// A malformed answer fails the call it answers, if known.
@@ -1284,7 +1284,7 @@ func (s *Session) response(m *jsonrpc.Message) {
 	delete(s.pending, m.ID)
 	s.mu.Unlock()
 	if !ok {
-		// A late answer to a cancelled call, or a stray one (U-C4).
+		// A late answer to a cancelled call, or a stray one.
 		s.log.Debug("mcp: response to no pending request", "id", m.ID)
 		return
 	}

@@ -34,7 +34,9 @@ type AutoOptions struct {
 // AutoClient is a client transport for an MCP server URL of either HTTP
 // transport: Streamable HTTP (2025-03-26 on) or the HTTP+SSE transport of
 // 2024-11-05. It finds out which as the spec's backwards-compatibility
-// recipe says (C.2): it POSTs the initialize request as a Streamable HTTP
+// recipe says
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#backwards-compatibility):
+// it POSTs the initialize request as a Streamable HTTP
 // client, with Accept: application/json, text/event-stream; if that
 // succeeds, the session goes on over Streamable HTTP. If the server
 // answers 400, 404 or 405 (a server of the old transport has no POST
@@ -48,8 +50,8 @@ type AutoOptions struct {
 // server that does not answer it is taken for a legacy one and sent
 // initialize (session.Session.Connect), which then takes the path above.
 // A 4xx whose body is an error only a server of the stateless era sends
-// (session.ModernError) is not followed by the fallback (spec C.2,
-// 2026-07-28).
+// (session.ModernError) is not followed by the fallback, as 2026-07-28
+// asks (see docs/requirements.md#era-detection).
 //
 // Until the transport is known, Read reads from the Streamable HTTP
 // client; Transport tells which was chosen.

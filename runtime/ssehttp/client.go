@@ -50,7 +50,7 @@ type ClientOptions struct {
 	Logger *slog.Logger
 }
 
-// Client is the client side of the HTTP+SSE transport (spec C.2) for one
+// Client is the client side of the HTTP+SSE transport for one
 // SSE URL. It implements transport.Transport: give it to a generated
 // package's Connect.
 //

@@ -1,5 +1,6 @@
-// Package ssehttp is MCP's HTTP+SSE transport of revision 2024-11-05 (spec
-// C.2), which Streamable HTTP replaced in 2025-03-26 but which clients and
+// Package ssehttp is MCP's HTTP+SSE transport of revision 2024-11-05
+// (https://modelcontextprotocol.io/specification/2024-11-05/basic/transports#http-with-sse),
+// which Streamable HTTP replaced in 2025-03-26 but which clients and
 // servers still speak: Server, a net/http handler, and Client, the client
 // transport, with NewAutoClient, which finds out which of the two HTTP
 // transports a server at a URL speaks.
@@ -7,13 +8,13 @@
 // # The transport
 //
 // A client opens a session with a GET that the server answers with a
-// text/event-stream (T-L1). The stream's first event is "endpoint", whose
-// data is the URL the client POSTs its messages to (T-L2): here the path
+// text/event-stream. The stream's first event is "endpoint", whose
+// data is the URL the client POSTs its messages to: here the path
 // of the GET itself (or ServerOptions.Endpoint) with the query
 // ?sessionId=<32 hex digits> naming the session. Each client message (or
 // batch, where the negotiated revision has them) is one POST to that URL,
 // answered 202 Accepted with no body; the server's responses, requests
-// and notifications all arrive as "message" events on the stream (T-L3).
+// and notifications all arrive as "message" events on the stream.
 // The session lives as long as the stream: when the stream ends (the
 // client closed it, a write to it failed or timed out, the server closed
 // it), the session ends, its handlers' contexts are cancelled at once
@@ -33,7 +34,7 @@
 // # Bounds
 //
 // Requests whose Host or Origin header is not allowed are refused with 403
-// (DNS rebinding, T-L4; the same check and defaults as streamhttp's), a
+// (DNS rebinding; the same check and defaults as streamhttp's), a
 // POST body is at most MaxBodyBytes (413 beyond), at most MaxSessions
 // streams are open at once (503 beyond), and at most
 // MaxSessionsPerPrincipal of one principal (by default a hundredth of
@@ -128,7 +129,7 @@ type ServerOptions struct {
 	Endpoint string
 	// AllowedHosts are the Host header values accepted, as host names (any
 	// port) or host:port. Default: localhost, 127.0.0.1 and ::1, against DNS
-	// rebinding (T-L4). "*" allows any host.
+	// rebinding. "*" allows any host.
 	AllowedHosts []string
 	// AllowedOrigins are the Origin header values accepted ("*" for any).
 	// Default: http and https origins on the allowed hosts. Requests without

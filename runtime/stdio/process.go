@@ -307,7 +307,7 @@ func (p *Process) ExitErr() error {
 	}
 }
 
-// Close shuts the server down as the stdio shutdown sequence says (L-14):
+// Close shuts the server down as the stdio shutdown sequence says:
 // it closes the server's stdin, waits up to the grace period for it to exit,
 // then sends SIGTERM and waits up to the grace period again, then sends
 // SIGKILL and waits for the exit. (Where SIGTERM cannot be sent, as on

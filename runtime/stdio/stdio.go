@@ -1,13 +1,16 @@
-// Package stdio is the MCP stdio transport (spec C.1): JSON-RPC messages
+// Package stdio is the MCP stdio transport
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#stdio):
+// JSON-RPC messages
 // exchanged as newline-delimited lines, the server over its standard input
 // and output, the client over the pipes of the server process it started.
 //
 // New frames any reader and writer (the server side: os.Stdin and
 // os.Stdout). Command starts a server process and returns a *Process, the
-// client side, whose Close performs the stdio shutdown sequence (L-14).
+// client side, whose Close performs the stdio shutdown sequence
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#stdio).
 // Both implement transport.Transport.
 //
-// Framing (T-IO2): each message is one line ending in "\n". Read tolerates a
+// Framing: each message is one line ending in "\n". Read tolerates a
 // "\r" before the "\n", skips blank lines, and accepts a last line that has
 // no newline before the end of input. Write rejects a payload that contains a
 // raw "\n" or "\r" byte; JSON from this module's encoders never does (those
@@ -62,7 +65,7 @@ var ErrMessageTooLarge = errors.New("stdio: message too large")
 
 // ErrInvalidMessage is wrapped by the error Write returns for a payload that
 // cannot be framed: an empty one, or one with a raw newline or carriage
-// return byte (T-IO2).
+// return byte.
 var ErrInvalidMessage = errors.New("stdio: invalid message")
 
 // An Option configures New or Command.
@@ -99,7 +102,7 @@ func WithMaxMessageSize(n int) Option {
 
 // WithStderr sets where Command forwards the server's standard error when
 // cmd.Stderr is nil (default os.Stderr). nil discards it. The client never
-// reads stderr as a sign of failure (T-IO4). New ignores this option.
+// reads stderr as a sign of failure. New ignores this option.
 func WithStderr(w io.Writer) Option {
 	return func(c *config) {
 		c.stderr = w
@@ -225,7 +228,7 @@ var _ transport.Transport = (*Transport)(nil)
 // Read runs the blocking reads of r in one goroutine, started by the first
 // Read, so that Read can honour ctx. Close closes r and w when they implement
 // io.Closer (once if they are the same object); closing the writer is how a
-// server signals shutdown to its client (L-14). If Close does not unblock a
+// server signals shutdown to its client. If Close does not unblock a
 // pending r.Read (os.Stdin usually is such a reader: a blocking file that
 // closing does not interrupt), that goroutine stays until the read returns;
 // Read and Close return at once regardless. To keep w open after Close,
@@ -656,7 +659,7 @@ func checkFrame(data []byte) error {
 		i = j
 	}
 	if i >= 0 {
-		return fmt.Errorf("%w: raw line break at byte %d (T-IO2: messages contain no embedded newline)", ErrInvalidMessage, i)
+		return fmt.Errorf("%w: raw line break at byte %d (messages contain no embedded newline)", ErrInvalidMessage, i)
 	}
 	return nil
 }

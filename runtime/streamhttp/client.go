@@ -64,7 +64,7 @@ type ClientOptions struct {
 	// these.
 	Header http.Header
 	// MaxRetries is how many times in a row a dropped SSE stream is
-	// reconnected without receiving an event (T-R2). Default
+	// reconnected without receiving an event. Default
 	// DefaultMaxRetries; negative means never reconnect. The standalone GET
 	// stream, given up after that many failures (dropped connections, 5xx
 	// statuses), is opened again by the next Write.
@@ -89,24 +89,25 @@ type ClientOptions struct {
 	MaxQueuedBytes int64
 }
 
-// Client is the client side of the Streamable HTTP transport (spec C.3–C.5)
-// for one MCP endpoint URL. It implements transport.Transport: give it to a
+// Client is the client side of the [Streamable HTTP] transport (2025-03-26
+// to 2025-11-25, and the stateless era) for one MCP endpoint URL. It implements transport.Transport: give it to a
 // generated package's Connect.
 //
-// Each Write is one POST (T-P1). Its answer, a JSON body or an SSE stream
+// Each Write is one POST. Its answer, a JSON body or an SSE stream
 // (read in the background), is queued for Read, as is everything the
 // server sends on the standalone GET stream, which the Client opens once
-// the session is initialized (T-G1). Streams that drop before they
+// the session is initialized. Streams that drop before they
 // delivered the responses to the requests they carry are resumed with GET
-// and Last-Event-ID (T-R2, T-R2b), after the server's retry delay (T-P6b).
+// and Last-Event-ID ([resumability]), after the server's retry delay.
 // When a stream cannot be resumed (the server answers 410 Gone, or another
 // error status), the calls still waiting on it fail at once: see
 // IsAnswerLost. A GET stream whose resumption gets 410 is opened afresh.
 //
 // The Client learns the session id from the answer to the POST of the
-// initialize request (T-S1) and the negotiated protocol revision from the
+// initialize request and the negotiated protocol revision from the
 // initialize response itself, and sends them on every later request
-// (T-S2, T-H6); the initialize request is sent without them.
+// ([session management], [protocol version header]); the initialize
+// request is sent without them.
 //
 // What the streams deliver waits in a queue for Read, which is bounded
 // (ClientOptions.MaxQueued, MaxQueuedBytes): when the session does not
@@ -117,6 +118,11 @@ type ClientOptions struct {
 // does), Read returns an error wrapping ErrSessionExpired once it returned
 // what arrived before: the session using the Client ends, and its Wait
 // says why.
+//
+// [Streamable HTTP]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http
+// [resumability]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#resumability-and-redelivery
+// [session management]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management
+// [protocol version header]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#protocol-version-header
 type Client struct {
 	endpoint   string
 	hc         *http.Client
@@ -149,7 +155,7 @@ type clientConn struct {
 	waiting    int           // stream readers waiting for room in queue
 	room       chan struct{} // closed by Read when it makes room for waiters
 	sessionID  string
-	expired    bool        // a 404 ended the session (T-S4)
+	expired    bool        // a 404 ended the session
 	ended      error       // why the server ended the session, for Read
 	posts      int         // POST streams being read, whose answers Read returns before ended
 	version    string      // negotiated revision, from the initialize response
@@ -272,17 +278,17 @@ func (c *Client) Read(ctx context.Context) ([]byte, error) {
 	}
 }
 
-// Write POSTs data, one JSON-RPC payload, to the endpoint (T-P1) and
-// returns once the server's answer has begun: 202 Accepted (T-P4), a JSON
+// Write POSTs data, one JSON-RPC payload, to the endpoint and
+// returns once the server's answer has begun: 202 Accepted, a JSON
 // body, which is read and queued for Read before Write returns, or an SSE
-// stream, which is read in the background (T-P5). ctx bounds the wait for
+// stream, which is read in the background. ctx bounds the wait for
 // the answer's headers and a JSON body; if it ends first, the request is
 // abandoned (the connection dropped: the server is not told to cancel, so
 // a session that wants that sends notifications/cancelled).
 //
 // A status of 400 or above is an error that names it and quotes the start
 // of the body; a 404 to a request that carried a session id wraps
-// ErrSessionExpired (T-S4), and a JSON body that is an error response to
+// ErrSessionExpired, and a JSON body that is an error response to
 // one of the POST's requests (or one without an id) has its *jsonrpc.Error
 // wrapped: it is the request's answer. After Close, Write fails with an error
 // wrapping net.ErrClosed.
@@ -291,7 +297,7 @@ func (c *Client) Read(ctx context.Context) ([]byte, error) {
 // MCP-Protocol-Version, and starts a new session: the session id is taken
 // from the answer. Once the session is initialized, the first POST after
 // the initialize response (notifications/initialized) also opens the
-// standalone GET stream (T-G1) in the background.
+// standalone GET stream in the background.
 func (c *Client) Write(ctx context.Context, data []byte) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -324,7 +330,7 @@ func (c *Client) Write(ctx context.Context, data []byte) error {
 	}
 	sid, version := g.sessionID, g.version
 	if initialize {
-		// A new session (T-S4: sent without a session id).
+		// A new session (sent without a session id).
 		sid, version = "", ""
 		g.initID, g.initSeen, g.version = initID, false, ""
 	}
@@ -356,7 +362,7 @@ func (c *Client) Write(ctx context.Context, data []byte) error {
 	// per header.
 	vals := [...]string{"application/json", "application/json, text/event-stream"}
 	req.Header["Content-Type"] = vals[0:1:1]
-	req.Header["Accept"] = vals[1:2:2] // T-P2
+	req.Header["Accept"] = vals[1:2:2]
 	if modern {
 		if err := c.modernHeaders(g, req.Header, mp); err != nil {
 			stop()
@@ -445,7 +451,7 @@ func (c *Client) Write(ctx context.Context, data []byte) error {
 			c.deliver(g, body, true)
 		}
 	default:
-		// 202 Accepted (T-P4), or another 2xx without a body.
+		// 202 Accepted, or another 2xx without a body.
 		stop()
 		n, _ := io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
 		resp.Body.Close()
@@ -484,10 +490,10 @@ func (c *Client) setHeaders(h http.Header, sid, version string) {
 	}
 	vals := [...]string{sid, version}
 	if sid != "" {
-		h["Mcp-Session-Id"] = vals[0:1:1] // T-S2
+		h["Mcp-Session-Id"] = vals[0:1:1]
 	}
 	if version != "" {
-		h["Mcp-Protocol-Version"] = vals[1:2:2] // T-H6
+		h["Mcp-Protocol-Version"] = vals[1:2:2]
 	}
 }
 
@@ -652,7 +658,7 @@ func endReason(data []byte) string {
 	return string(b)
 }
 
-// clientValidSessionID reports whether s is a valid session id (T-S1: visible
+// clientValidSessionID reports whether s is a valid session id (visible
 // ASCII) or empty (no session).
 func clientValidSessionID(s string) bool {
 	for i := 0; i < len(s); i++ {
@@ -774,7 +780,7 @@ func (c *Client) SetPush(push func(data []byte, inline bool)) {
 // clientStream is the state of one logical SSE stream across reconnections.
 type clientStream struct {
 	sid    string        // the session it belongs to; "" for none
-	lastID string        // of the last event dispatched (T-R2)
+	lastID string        // of the last event dispatched
 	retry  time.Duration // from the server's retry field; 0 when none
 }
 
@@ -805,7 +811,7 @@ func (c *Client) readStream(g *clientConn, body io.Reader, st *clientStream, ans
 			continue
 		}
 		if len(bytes.TrimSpace(ev.Data)) == 0 {
-			continue // a priming event (T-P6b)
+			continue // a priming event
 		}
 		ids := c.deliver(g, ev.Data, false)
 		if answered != nil && len(ids) > 0 && !jsontext.Value(ev.Data).IsValid() {
@@ -821,7 +827,7 @@ func (c *Client) readStream(g *clientConn, body io.Reader, st *clientStream, ans
 }
 
 // wait sleeps before a reconnection: the server's retry delay (which it
-// MUST honour, T-P6b) or DefaultRetry. It reports false if Close came first.
+// MUST honour) or DefaultRetry. It reports false if Close came first.
 func (c *Client) wait(g *clientConn, st *clientStream) bool {
 	d := st.retry
 	if d <= 0 {
@@ -839,11 +845,11 @@ func (c *Client) wait(g *clientConn, st *clientStream) bool {
 
 // postStream reads the SSE stream that answered a POST until it ends, and
 // while responses to the requests the POST carried (pending) are missing,
-// resumes it with GET and Last-Event-ID (T-R2, T-R2b). If it cannot, it
+// resumes it with GET and Last-Event-ID. If it cannot, it
 // queues an error response for each request still unanswered, so that
 // calls fail instead of waiting for their timeout.
 //
-// The stream of a stateless request (modern) is never resumed (T-N6).
+// The stream of a stateless request (modern) is never resumed.
 func (c *Client) postStream(g *clientConn, sid string, body io.ReadCloser, cancel context.CancelFunc, pending map[wire.ID]bool, modern bool) {
 	st := &clientStream{sid: sid}
 	answered := func(ids []wire.ID) {
@@ -926,7 +932,7 @@ func (c *Client) resume(g *clientConn, st *clientStream, answered func([]wire.ID
 	return progress, true, err
 }
 
-// get sends a GET for an SSE stream (T-G1), resuming after lastID when it
+// get sends a GET for an SSE stream, resuming after lastID when it
 // is not empty. It returns the response, the function that releases it,
 // and the session id it carried.
 func (c *Client) get(g *clientConn, lastID string) (*http.Response, context.CancelFunc, string, error) {
@@ -1012,15 +1018,15 @@ func (c *Client) maybeOpenGET(g *clientConn) <-chan struct{} {
 	return ready
 }
 
-// getStream keeps the standalone GET stream of session sid open (T-G1):
+// getStream keeps the standalone GET stream of session sid open:
 // what arrives on it is queued for Read; after a drop it reconnects with
-// Last-Event-ID (T-G3b), up to MaxRetries times in a row without an event;
+// Last-Event-ID, up to MaxRetries times in a row without an event;
 // after that, or a 5xx status as often, it stops until the next Write opens
 // the stream again. A resumption refused with 410 Gone (the client fell
 // behind the server's resumption window: the messages in between are lost)
 // is followed by a fresh stream without Last-Event-ID, and a 409 Conflict
 // (the server has not noticed the drop yet) by another attempt; both count
-// as failures. It stops for good on 405 (T-G2, no stream offered), on
+// as failures. It stops for good on 405 (no stream offered), on
 // another error status below 500 (404: the session expired), when the
 // session changes, and at Close.
 func (c *Client) getStream(g *clientConn, sid string, ready chan struct{}) {
@@ -1113,14 +1119,14 @@ func (c *Client) getStream(g *clientConn, sid string, ready chan struct{}) {
 // Close ends the session: it makes pending and later Reads return io.EOF
 // and later Writes fail, aborts every request and stream in flight, and
 // waits for the goroutines reading streams. If the server assigned a
-// session id, Close first tells the server with DELETE (T-S5; 405, the
+// session id, Close first tells the server with DELETE (405, the
 // server not letting clients end sessions, and 404 are fine), bounded by
 // 5 seconds; a failure of the DELETE is Close's error. Close is
 // idempotent.
 //
 // After the session expired (a Write failed with ErrSessionExpired), Close
 // instead resets the Client so that it can serve a new session: this is
-// how a caller starts over (T-S4). Close the session that used the Client
+// how a caller starts over. Close the session that used the Client
 // (its Close calls this Close), then Connect again with the same *Client:
 //
 //	if errors.Is(err, streamhttp.ErrSessionExpired) {
@@ -1156,7 +1162,7 @@ func (c *Client) Close() error {
 	return err
 }
 
-// deleteSession ends session sid on the server (T-S5).
+// deleteSession ends session sid on the server.
 func (c *Client) deleteSession(sid, version string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), clientCloseTimeout)
 	defer cancel()

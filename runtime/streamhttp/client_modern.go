@@ -11,14 +11,16 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
-// This file is the Client's side of the stateless era (2026-07-28, spec
-// C.6): a request whose params carry a revision in _meta, sent while no
+// This file is the Client's side of the stateless era (2026-07-28, see
+// https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http):
+// a request whose params carry a revision in _meta, sent while no
 // session is open, is a stateless POST. It gets the headers that mirror
-// its body (T-N7, T-N8), its stream is never resumed (T-N6), and it is
-// cancelled by closing that stream (T-N5) rather than by a
+// its body, its stream is never resumed, and it is
+// cancelled by closing that stream rather than by a
 // notifications/cancelled POST. The Client learns the x-mcp-header
 // annotations of the tools from the answers to tools/list, and drops the
-// tools whose annotations break the rules from them (T-N8).
+// tools whose annotations break the rules from them (see
+// https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#client-behavior).
 
 // modernConn is what a Client keeps of the stateless era per connection.
 // Its fields are guarded by Client.mu.
@@ -66,7 +68,7 @@ func (c *Client) modernOf(g *clientConn, data []byte, msgs []clientMessage) (mod
 	return modernPost{}, false
 }
 
-// modernHeaders sets the headers of a stateless POST (T-N7, T-N8) and, for
+// modernHeaders sets the headers of a stateless POST and, for
 // tools/list, notes the request so that its answer is looked into.
 func (c *Client) modernHeaders(g *clientConn, h http.Header, p modernPost) error {
 	if !mcpheader.Safe(p.version) {
@@ -95,9 +97,9 @@ func (c *Client) modernHeaders(g *clientConn, h http.Header, p modernPost) error
 }
 
 // cancelModern ends the stream of the stateless request that a
-// notifications/cancelled names (T-N5), and reports whether data was such
+// notifications/cancelled names, and reports whether data was such
 // a notification: it is not POSTed, since the stateless era has no
-// client-to-server notification over HTTP (T-N2).
+// client-to-server notification over HTTP.
 func (c *Client) cancelModern(g *clientConn, p modernPost) bool {
 	if p.msg.kind != jsonrpc.Notification || p.msg.method != "notifications/cancelled" {
 		return false
@@ -134,7 +136,7 @@ func (c *Client) trackStream(g *clientConn, id wire.ID, cancel context.CancelFun
 
 // toolsAnswer looks into data when it answers a stateless tools/list: it
 // learns the x-mcp-header annotations of the tools listed, and returns data
-// without the tools whose annotations break the rules (T-N8), logging a
+// without the tools whose annotations break the rules, logging a
 // warning for each. Anything else is returned as it is.
 func (c *Client) toolsAnswer(g *clientConn, data []byte) []byte {
 	c.mu.Lock()
@@ -211,7 +213,7 @@ func (c *Client) toolsAnswer(g *clientConn, data []byte) []byte {
 
 // NeedsToolList reports whether the Client, in the stateless era, has seen
 // no tools/list answer yet, so that it cannot know which arguments of a
-// tools/call to mirror into Mcp-Param headers (T-N8): a session of the
+// tools/call to mirror into Mcp-Param headers: a session of the
 // stateless era lists the tools first (session.ToolLister).
 func (c *Client) NeedsToolList() bool {
 	c.mu.Lock()

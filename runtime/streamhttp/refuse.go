@@ -18,7 +18,7 @@ import (
 // status and, as the body, JSON-RPC error responses.
 //
 // Each request of a POST body whose id could be read gets an error response
-// with that id (M-3): one object for a single message, an array for a batch.
+// with that id: one object for a single message, an array for a batch.
 // The id of a response or notification is never echoed: those are not
 // answered. When no request id could be read (the body is not JSON, holds
 // no request, or the request is a GET or DELETE), the body is one error

@@ -120,6 +120,7 @@ func TestBatchesByRevision(t *testing.T) {
 		status int
 		want   string
 	}{
+		{"2024-11-05", http.StatusBadRequest, "batches are not part of this revision"},
 		{"2025-03-26", http.StatusOK, `[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":2,"result":{}}]`},
 		{"2025-06-18", http.StatusBadRequest, "batches are not part of this revision"},
 	} {

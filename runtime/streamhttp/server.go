@@ -2,6 +2,16 @@
 // 2025-03-26, 2025-06-18 and 2025-11-25): Server, a net/http handler that
 // runs one session per Mcp-Session-Id, and Client, the client transport.
 //
+// A session speaks the revision negotiated by its initialize, whatever the
+// transport: a client that asks for 2024-11-05, whose own HTTP transport is
+// HTTP+SSE, gets it here too when the binary links it, as the lifecycle's
+// version negotiation says
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation).
+// For the clients of HTTP+SSE itself, the specification's advice is to keep
+// the old endpoints beside this one
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#backwards-compatibility):
+// see package ssehttp.
+//
 // A Server whose handler speaks a stateless revision (2026-07-28 on, see
 // session.Modern) serves that era on the same endpoint too: a POST that
 // names no session and whose request carries its revision in _meta is
@@ -124,7 +134,7 @@ type ServerOptions struct {
 	JSONResponse bool
 	// AllowedHosts are the Host header values accepted, as host names (any
 	// port) or host:port. Default: localhost, 127.0.0.1 and ::1, against DNS
-	// rebinding (T-H2). "*" allows any host.
+	// rebinding. "*" allows any host.
 	AllowedHosts []string
 	// AllowedOrigins are the Origin header values accepted ("*" for any).
 	// Default: http and https origins on the allowed hosts. Requests without
@@ -136,7 +146,7 @@ type ServerOptions struct {
 	// for this long. Default 10 minutes; negative means never.
 	IdleTimeout time.Duration
 	// Retry is sent as the SSE retry field on 2025-11-25 streams, telling a
-	// client how long to wait before reconnecting (T-P6b). Zero sends none.
+	// client how long to wait before reconnecting. Zero sends none.
 	Retry time.Duration
 	// EventStore keeps SSE events for resumption. Default: a MemoryStore.
 	EventStore EventStore
@@ -468,8 +478,7 @@ func httpError(w http.ResponseWriter, status int, code int64, format string, arg
 	refuse(w, refusal{}, status, code, format, args...)
 }
 
-// ServeHTTP implements http.Handler: POST, GET and DELETE on one endpoint
-// (T-H1).
+// ServeHTTP implements http.Handler: POST, GET and DELETE on one endpoint.
 //
 // A request it refuses gets an HTTP error status and, as the body, JSON-RPC
 // errors: one for each request of a POST body whose id could be read, with
@@ -477,7 +486,7 @@ func httpError(w http.ResponseWriter, status int, code int64, format string, arg
 // id out at 2025-11-25 (or when no revision is known) and writes "id": null
 // before it, as JSON-RPC 2.0 prescribes (the earlier schemas allow no
 // error without an id). MCP-Protocol-Version is checked before
-// Mcp-Session-Id (T-H8, then T-S3, T-S4).
+// Mcp-Session-Id, so that an unsupported revision is reported as such.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err := s.guard.Check(r); err != nil {
 		httpError(w, http.StatusForbidden, jsonrpc.InvalidRequest, "%v", err)
@@ -521,10 +530,12 @@ func acceptsType(values []string, t string) bool {
 	return false
 }
 
-// checkVersion validates MCP-Protocol-Version (T-H6…T-H8): a missing header
-// means 2025-03-26; a present one must name a revision linked in. It is
+// checkVersion validates MCP-Protocol-Version: a missing header
+// means 2025-03-26 ([protocol version header]); a present one must name a revision linked in. It is
 // checked before the session id, so that an unsupported version is
 // reported as such. On success, it notes the revision in rf.
+//
+// [protocol version header]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#protocol-version-header
 func checkVersion(w http.ResponseWriter, r *http.Request, rf *refusal) bool {
 	v := r.Header.Get("MCP-Protocol-Version")
 	if v == "" {
@@ -538,7 +549,7 @@ func checkVersion(w http.ResponseWriter, r *http.Request, rf *refusal) bool {
 	return true
 }
 
-// lookup finds the session a request names (T-S3, T-S4) and notes it in
+// lookup finds the session a request names and notes it in
 // rf.
 func (s *Server) lookup(w http.ResponseWriter, r *http.Request, rf *refusal) *conn {
 	sid := r.Header.Get("Mcp-Session-Id")
@@ -646,7 +657,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 			refuse(w, rf, status, e.Code, "%s", e.Message)
 			return
 		}
-		w.Header().Set("Mcp-Session-Id", c.id) // T-S1
+		w.Header().Set("Mcp-Session-Id", c.id)
 	} else {
 		if !checkVersion(w, r, &rf) {
 			return
@@ -670,7 +681,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 	}
 	p := posted{body: body, items: items, batch: batch, vals: session.WithHTTPRequest(r.Context(), r)}
 	if len(requests) == 0 {
-		// Only notifications and responses: accepted (T-P4).
+		// Only notifications and responses: accepted.
 		if !c.deliver(r.Context(), p, false) {
 			refuse(w, rf, http.StatusNotFound, jsonrpc.InvalidRequest, "session ended")
 			return
@@ -730,7 +741,7 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if !ok || st == nil {
-			// Never replay another session's stream (T-R3).
+			// Never replay another session's stream.
 			httpError(w, http.StatusBadRequest, jsonrpc.InvalidRequest, "Last-Event-ID names no stream of this session")
 			return
 		}
@@ -762,16 +773,16 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// The session leaves the map before the 204: a request sent after the
-	// answer finds no session (T-S4), not one that is ending.
+	// answer finds no session, not one that is ending.
 	s.forget(c)
 	s.log.Debug("mcp http: session ended by DELETE", "sessionTag", c.tag())
-	c.sess.Close() // T-S5
+	c.sess.Close()
 	w.WriteHeader(http.StatusNoContent)
 }
 
 // sessionless answers a GET or DELETE that names no session on a server
 // whose handler speaks the stateless era with 405 Method Not Allowed and
-// "Allow: POST", and reports whether it did (T-N12): a client of that era
+// "Allow: POST", and reports whether it did: a client of that era
 // only POSTs, and the GET stream and DELETE belong to legacy sessions,
 // whose requests carry their Mcp-Session-Id and are served as before. On a
 // server of a legacy handler only, such a request stays a 400 for the
@@ -1074,7 +1085,7 @@ func (c *conn) Write(ctx context.Context, data []byte) error {
 		return nil
 	}
 	// A request or notification: on the stream of the request its handler
-	// answers, if that stream is still open (T-P6), else on the GET stream.
+	// answers, if that stream is still open, else on the GET stream.
 	rid, handler := session.RequestID(ctx)
 	st := c.standalone
 	if handler && !c.srv.opts.JSONResponse && c.byReq[rid] != nil {
@@ -1318,8 +1329,8 @@ func flush(w http.ResponseWriter, fl http.Flusher) error {
 }
 
 // serveSSE writes the events of st after seq to w until the stream is done
-// (it then ends the response, T-P6), the client goes away (which is not a
-// cancellation, T-P7), a write fails or takes longer than WriteTimeout (the
+// (it then ends the response), the client goes away (which is not a
+// cancellation), a write fails or takes longer than WriteTimeout (the
 // client is not reading), a handler drops the connection, or the session
 // ends (it then writes what st holds and a session-ended event first).
 // Events whose write failed are not taken as sent: the stream stays
@@ -1403,7 +1414,7 @@ func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq 
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	if prime {
-		// T-P6b: an event with an ID and no data primes Last-Event-ID.
+		// An event with an ID and no data primes Last-Event-ID (SSE polling, from 2025-11-25).
 		fmt.Fprintf(w, "id: %s_%d\n", st.id, seq)
 		if c.srv.opts.Retry > 0 {
 			fmt.Fprintf(w, "retry: %d\n", c.srv.opts.Retry.Milliseconds())
@@ -1696,7 +1707,7 @@ func parseEventID(s string) (stream string, seq int64, ok bool) {
 // CloseSSEStream ends the HTTP connection that carries the answer to the
 // request whose handler ctx belongs to, without ending the stream: the
 // client reconnects with GET and Last-Event-ID after the retry interval and
-// receives the rest (SSE polling, T-P6b). It reports whether there was such
+// receives the rest (SSE polling). It reports whether there was such
 // a connection and it was closed.
 //
 // Only sessions at 2025-11-25 or later poll: below it, a stream has no

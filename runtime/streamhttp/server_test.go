@@ -16,6 +16,7 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 
+	_ "github.com/mcpgen/mcpgen/protocol/mcp20241105"
 	_ "github.com/mcpgen/mcpgen/protocol/mcp20250326"
 	_ "github.com/mcpgen/mcpgen/protocol/mcp20250618"
 )

@@ -139,6 +139,7 @@ func TestCloseSSEStreamByRevision(t *testing.T) {
 		rev    string
 		closed bool
 	}{
+		{"2024-11-05", false},
 		{"2025-03-26", false},
 		{"2025-06-18", false},
 		{"2025-11-25", true},

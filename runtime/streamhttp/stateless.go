@@ -16,7 +16,7 @@ import (
 )
 
 // The header that names the revision of a request of the stateless era
-// (2026-07-28 on, T-N7); the others are mcpheader's.
+// (2026-07-28 on); the others are mcpheader's.
 const headerVersion = mcpheader.HeaderProtocolVersion
 
 // isStateless reports whether a POST that names no session is a request of
@@ -42,11 +42,12 @@ func (s *Server) isStateless(r *http.Request, items []jsonrpc.Item, initialize b
 
 // postStateless serves a POST of the stateless era: one request, answered
 // with JSON, or with an SSE stream when the handler sends notifications
-// first; one notification, accepted (T-N2).
+// first; one notification, accepted.
 func (s *Server) postStateless(w http.ResponseWriter, r *http.Request, rf refusal, items []jsonrpc.Item, batch bool) {
 	if batch || len(items) != 1 {
-		// T-N1: one message per POST; T-N3: an answer is one object, so
-		// the refusal is one error without an id, not a batch of them.
+		// One message per POST, and an answer is one object, so the
+		// refusal is one error without an id, not a batch of them (see
+		// docs/requirements.md#stateless-batch-refusal).
 		refuse(w, refusal{rev: rf.rev}, http.StatusBadRequest, jsonrpc.InvalidRequest, "a POST of revision %s carries one message, not a batch", r.Header.Get(headerVersion))
 		return
 	}
@@ -70,8 +71,9 @@ func (s *Server) postStateless(w http.ResponseWriter, r *http.Request, rf refusa
 	out.finish(resp, status)
 }
 
-// checkStatelessHeaders checks the headers that mirror the body (V-14,
-// T-N7…T-N9): MCP-Protocol-Version against _meta's revision; Mcp-Method
+// checkStatelessHeaders checks the headers that mirror the body (see
+// https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#server-validation):
+// MCP-Protocol-Version against _meta's revision; Mcp-Method
 // against the method; Mcp-Name against params.name of tools/call and
 // prompts/get and params.uri of resources/read; and, on a tools/call, the
 // Mcp-Param headers of the called tool's x-mcp-header annotations (which
@@ -141,12 +143,12 @@ func (o *statelessWriter) startSSE() {
 	h := o.w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no") // T-N4
+	h.Set("X-Accel-Buffering", "no")
 	o.w.WriteHeader(http.StatusOK)
 }
 
-// event writes one SSE event (no id: the stateless era has no resumption,
-// T-N6) and flushes it, within the server's WriteTimeout.
+// event writes one SSE event (no id: the stateless era has no resumption)
+// and flushes it, within the server's WriteTimeout.
 func (o *statelessWriter) event(data []byte) error {
 	if d := o.srv.opts.WriteTimeout; d > 0 {
 		_ = o.rc.SetWriteDeadline(time.Now().Add(d))
@@ -171,7 +173,7 @@ func (o *statelessWriter) finish(resp *jsonrpc.Message, status int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.r.Context().Err() != nil || o.failed {
-		return // the client went away: nothing to answer (T-N5)
+		return // the client went away: nothing to answer
 	}
 	b, err := resp.AppendJSON(nil)
 	if err != nil {

@@ -13,7 +13,7 @@ type Event struct {
 }
 
 // EventStore keeps the events of SSE streams so that a client can resume a
-// dropped stream with Last-Event-ID (T-R2, T-R3). The Server decides how
+// dropped stream with Last-Event-ID. The Server decides how
 // long each event is needed (see ServerOptions.ReplayEvents and
 // StreamRetention) and tells the store with Discard and Drop.
 // Implementations must be safe for concurrent use.

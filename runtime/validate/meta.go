@@ -14,14 +14,14 @@ import (
 // The revisions from which the metadata rules apply (revisions are dates,
 // so they compare as strings).
 const (
-	metaKeysFrom = "2025-06-18" // M-7: _meta key names and reserved prefixes
+	metaKeysFrom = "2025-06-18" // _meta key names and reserved prefixes
 	// reservedSecondFrom is the first revision that reserves a prefix by its
 	// second label; before it, any label but the last reserved it.
 	reservedSecondFrom = "2025-11-25"
-	iconsFrom          = "2025-11-25" // M-8: icons are untrusted
+	iconsFrom          = "2025-11-25" // icons are untrusted
 	// extensionsFrom is the first revision with capabilities.extensions,
 	// whose keys (extension identifiers) follow the _meta key rules with a
-	// mandatory prefix (V-9).
+	// mandatory prefix.
 	extensionsFrom = "2026-07-28"
 )
 
@@ -134,10 +134,11 @@ var opaque = map[string]bool{
 
 // metadata applies the rules on untrusted metadata that the revision has
 // to a decoded message (or value) at pointer prefix: every _meta key has
-// the form of M-7 and, under a reserved prefix, is one the revision
-// defines; every icon's src and sizes pass the checks of package icon
-// (M-8); every extension identifier (a key of capabilities.extensions,
-// from 2026-07-28) has the form of a _meta key, prefix included (V-9). It
+// the form the specification gives
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta)
+// and, under a reserved prefix, is one the revision defines; every icon's
+// src and sizes pass the checks of package icon; every extension identifier (a key of capabilities.extensions,
+// from 2026-07-28) has the form of a _meta key, prefix included. It
 // walks the whole value but the opaque members, the values of _meta keys
 // other than those the revision defines (2026-07-28 moves clientInfo,
 // with its icons, and clientCapabilities, with its extensions, into

@@ -581,7 +581,7 @@ func (v *Validator) value(name string, val any, prefix string) []Problem {
 
 // The values of resultType (2026-07-28) and the result each selects: ""
 // is the method's normal result (Results[0]). An absent resultType is
-// "complete" (V-12); the schema requires it in the revision's own results.
+// "complete"; the schema requires it in the revision's own results.
 var resultTypes = map[string]string{
 	"complete":       "",
 	"input_required": "InputRequiredResult",

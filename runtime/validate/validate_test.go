@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/protocol/corpus"
+	"github.com/mcpgen/mcpgen/protocol/mcp20241105"
 	"github.com/mcpgen/mcpgen/protocol/mcp20250326"
 	"github.com/mcpgen/mcpgen/protocol/mcp20250618"
 	"github.com/mcpgen/mcpgen/protocol/mcp20251125"
@@ -27,6 +28,7 @@ var revisions = map[string]struct {
 	schema  func() []byte
 	methods func() []wire.Method
 }{
+	mcp20241105.Revision: {mcp20241105.Schema, mcp20241105.Methods},
 	mcp20250326.Revision: {mcp20250326.Schema, mcp20250326.Methods},
 	mcp20250618.Revision: {mcp20250618.Schema, mcp20250618.Methods},
 	mcp20251125.Revision: {mcp20251125.Schema, mcp20251125.Methods},
@@ -213,6 +215,9 @@ func TestDerivedMethods(t *testing.T) {
 	}
 	if !validator(t, "2025-03-26").Batching() {
 		t.Error("2025-03-26 has no batches")
+	}
+	if validator(t, "2024-11-05").Batching() {
+		t.Error("2024-11-05 has batches")
 	}
 }
 

@@ -113,7 +113,7 @@ func runToolsCall26(ctx context.Context, url string) error {
 }
 
 // runRequestMetadata: the mock refuses the first request with -32022
-// naming 2026-07-28; Connect retries at it (V-4). Then one more request:
+// naming 2026-07-28; Connect retries at it. Then one more request:
 // server/discover again (the mock declares no capabilities, so the client
 // sends nothing that needs one).
 func runRequestMetadata(ctx context.Context, url string) error {
@@ -124,7 +124,7 @@ func runRequestMetadata(ctx context.Context, url string) error {
 }
 
 // runRequestState: four tools, two of which ask for a confirmation; the
-// client answers, echoing requestState only when given (U-M3).
+// client answers, echoing requestState only when given.
 func runRequestState(ctx context.Context, url string) error {
 	return withSession(ctx, url, func(cs *m26.ClientSession) error {
 		return listAndCall(ctx, cs,
@@ -135,7 +135,7 @@ func runRequestState(ctx context.Context, url string) error {
 	})
 }
 
-// runStandardHeaders: one of each method that mirrors headers (T-N7).
+// runStandardHeaders: one of each method that mirrors headers.
 func runStandardHeaders(ctx context.Context, url string) error {
 	return withSession(ctx, url, func(cs *m26.ClientSession) error {
 		tools, err := listTools26(ctx, cs)
@@ -170,7 +170,7 @@ func runStandardHeaders(ctx context.Context, url string) error {
 }
 
 // runCustomHeaders: the tool calls MCP_CONFORMANCE_CONTEXT names, whose
-// arguments the client mirrors into Mcp-Param headers (T-N8).
+// arguments the client mirrors into Mcp-Param headers.
 func runCustomHeaders(ctx context.Context, url string) error {
 	var sc struct {
 		ToolCalls []struct {
@@ -191,7 +191,7 @@ func runCustomHeaders(ctx context.Context, url string) error {
 }
 
 // runInvalidToolHeaders: the tools with broken x-mcp-header annotations are
-// dropped from the client's view (T-N8); the valid one is called.
+// dropped from the client's view; the valid one is called.
 func runInvalidToolHeaders(ctx context.Context, url string) error {
 	return withSession(ctx, url, func(cs *m26.ClientSession) error {
 		tools, err := listTools26(ctx, cs)

@@ -3,7 +3,7 @@
 // stateful Streamable HTTP server at /mcp with every tool, prompt, resource
 // and completion the suite's scenarios call by name.
 //
-//	go run ./examples/conformance/everything-server --addr 127.0.0.1:0
+//	go run ./examples/conformance/everything-server --http 127.0.0.1:0
 //
 // The first line on stdout is "listening on http://HOST:PORT/mcp"; logs go
 // to stderr. scripts/conformance runs the suite against it.
@@ -15,7 +15,6 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
-	"flag"
 	"fmt"
 	"image"
 	"image/color"
@@ -35,6 +34,7 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 	"github.com/mcpgen/mcpgen/runtime/wire"
+	"github.com/spf13/pflag"
 
 	// Older revisions: the suite's raw HTTP requests carry
 	// MCP-Protocol-Version 2025-03-26, which the transport accepts only for
@@ -45,10 +45,13 @@ import (
 )
 
 func main() {
-	addr := flag.String("addr", "127.0.0.1:0", "listen on `ADDR` (port 0 picks a free one)")
-	retry := flag.Duration("retry", 500*time.Millisecond, "SSE retry interval sent to clients")
-	verbose := flag.Bool("v", false, "log transport diagnostics to stderr")
-	flag.Parse()
+	addr := pflag.String("http", "127.0.0.1:0", "serve HTTP on `ADDR` (port 0 picks a free one)")
+	retry := pflag.Duration("retry", 500*time.Millisecond, "the SSE retry interval sent to clients")
+	verbose := pflag.BoolP("verbose", "v", false, "log transport diagnostics to stderr")
+	pflag.Usage = func() {
+		fmt.Fprintf(os.Stderr, "usage: everything-server [flags]\n\nThe fixture server of the MCP conformance suite (scripts/conformance runs it).\n\nFlags:\n%s", pflag.CommandLine.FlagUsages())
+	}
+	pflag.Parse()
 	log.SetFlags(0)
 	log.SetPrefix("everything-server: ")
 

@@ -1,5 +1,7 @@
 // Package httpguard is the DNS-rebinding defence the MCP HTTP servers share
-// (streamhttp, spec T-H2; ssehttp, spec T-L4): a request is served only if
+// (streamhttp and ssehttp; see the security warning of
+// https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#security-warning):
+// a request is served only if
 // its Host header names an allowed host and its Origin header, when it has
 // one, an allowed origin.
 package httpguard

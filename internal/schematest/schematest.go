@@ -1,0 +1,126 @@
+// Package schematest gives the tests of this repository the pinned official
+// schema files, without the network and without any directory beside the
+// checkout: from the repository, where "go run ./cmd/mcpgen schema" (which
+// scripts/test runs first) materializes them as schema/<rev>/schema.json,
+// or else from the directory that $MCPGEN_SCHEMA_MIRROR names, laid out
+// <rev>/schema.json. Every file is checked against its pin's sha256.
+package schematest
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpgen/mcpgen/schema"
+)
+
+// mirrorEnv names the environment variable of the mirror directory, as the
+// mcpgen command reads it.
+const mirrorEnv = "MCPGEN_SCHEMA_MIRROR"
+
+// envMirror is $MCPGEN_SCHEMA_MIRROR as the test binary started with it, so
+// that a test may clear the variable for the code it tests and still find
+// the schemas here.
+var envMirror = os.Getenv(mirrorEnv)
+
+// File returns the absolute path of the official schema of the pinned
+// revision rev: schema/<rev>/schema.json in the repository if it has the
+// pinned sha256, else <$MCPGEN_SCHEMA_MIRROR>/<rev>/schema.json if that one
+// has. It fails the test naming the places it looked at and how to fill one.
+func File(t testing.TB, rev string) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := schema.FindRoot(wd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, err := find(root, envMirror, rev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// Data returns the bytes of File(t, rev).
+func Data(t testing.TB, rev string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(File(t, rev))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// Mirror returns a new directory, laid out <rev>/schema.json as a mirror,
+// holding a copy of the official schema of each of revs (every pinned
+// revision when revs is empty), each found as File finds it. The directory
+// is removed when the test ends.
+func Mirror(t testing.TB, revs ...string) string {
+	t.Helper()
+	if len(revs) == 0 {
+		revs = schema.Revisions()
+	}
+	dir := filepath.Join(t.TempDir(), "mirror")
+	for _, rev := range revs {
+		data := Data(t, rev)
+		if err := os.MkdirAll(filepath.Join(dir, rev), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, rev, "schema.json"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// find returns the first of the file of rev in the repository rooted at
+// root and the one in the mirror directory mirror ("" for none) that has the
+// pinned sha256 of rev.
+func find(root, mirror, rev string) (string, error) {
+	pin, err := schema.Lookup(rev)
+	if err != nil {
+		return "", err
+	}
+	candidates := []string{schema.Path(root, rev)}
+	if mirror != "" {
+		candidates = append(candidates, filepath.Join(mirror, rev, "schema.json"))
+	}
+	var problems []string
+	for _, path := range candidates {
+		path, err := filepath.Abs(path)
+		if err != nil {
+			return "", err
+		}
+		data, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			problems = append(problems, path+" does not exist")
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		sum := sha256.Sum256(data)
+		if got := hex.EncodeToString(sum[:]); got != pin.SHA256 {
+			problems = append(problems, fmt.Sprintf("%s has sha256 %s, but schema/%s/pin.json says %s", path, got, rev, pin.SHA256))
+			continue
+		}
+		return filepath.Clean(path), nil
+	}
+	if mirror == "" {
+		problems = append(problems, mirrorEnv+" is not set")
+	}
+	return "", fmt.Errorf("no official schema of %s with its pinned sha256:\n\t%s\n"+
+		"materialize the schemas with `go run ./cmd/mcpgen schema` in %s "+
+		"(it downloads them, or copies them from the directory %s names, laid out <rev>/schema.json), "+
+		"or set %s for the tests",
+		rev, strings.Join(problems, "\n\t"), root, mirrorEnv, mirrorEnv)
+}
