@@ -611,13 +611,13 @@ func (o *ClientOptions) capabilities() (ClientCapabilities, error) {
 // ClientSession's Revision and Era tell which. See session.Session.Connect.
 //
 // A nil opts is the zero ClientOptions. Before anything is sent, Connect
-// refuses a name in opts.Session.Revisions that is not a revision linked into
-// the binary (session.CheckRevisions), and a Handler with a method of an
-// optional interface's name but not its signature (session.CheckHandler). A
-// server that has not completed the handshake within opts.ConnectTimeout (30 s
-// by default) fails it with a *session.ConnectTimeoutError, and one whose
-// process exits with the exit status and the end of its stderr. When Connect
-// fails, t is closed.
+// refuses an opts.Session.Revisions that is empty or names a revision not
+// linked into the binary (session.CheckRevisions), and a Handler with a method
+// of an optional interface's name but not its signature
+// (session.CheckHandler). A server that has not completed the handshake within
+// opts.ConnectTimeout (30 s by default) fails it with a
+// *session.ConnectTimeoutError, and one whose process exits with the exit
+// status and the end of its stderr. When Connect fails, t is closed.
 func Connect(ctx context.Context, t transport.Transport, opts *ClientOptions) (*ClientSession, error) {
 	var o ClientOptions
 	if opts != nil {

@@ -13,39 +13,6 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/transport"
 )
 
-func TestCheckRevisions(t *testing.T) {
-	tests := []struct {
-		name  string
-		names []string
-		want  []string // substrings of the error; nil for none
-	}{
-		{"none", nil, nil},
-		{"empty", []string{}, nil},
-		{"linked", []string{"2025-11-25", "2026-07-28"}, nil},
-		{"a mistyped name", []string{"2026-07-28", "bogus"}, []string{`unknown protocol revision "bogus"`, "2025-11-25", "2026-07-28"}},
-		{"a revision not linked", []string{"2024-01-01"}, []string{`revision "2024-01-01" is not linked`, "import github.com/mcpgen/mcpgen/protocol/mcp20240101", "protocol/revisions"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := session.CheckRevisions(tt.names)
-			if tt.want == nil {
-				if err != nil {
-					t.Fatalf("CheckRevisions(%q) = %v", tt.names, err)
-				}
-				return
-			}
-			if err == nil {
-				t.Fatalf("CheckRevisions(%q) = nil", tt.names)
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("CheckRevisions(%q) = %v; want it to say %q", tt.names, err, w)
-				}
-			}
-		})
-	}
-}
-
 // named is a transport end that names its server.
 type named struct{ transport.Transport }
 
