@@ -2,16 +2,6 @@ package ssehttp
 
 import "github.com/mcpgen/mcpgen/runtime/session"
 
-// echoServer returns the handler of a 2025-11-25 server with one tool,
-// echo, which answers with its arguments as text. The package's own tests
-// cannot import a revision package (each imports runtime/ssehttp, through
-// its HTTP transport helper): servers_test.go, of package ssehttp_test,
-// sets it from its init function.
-var echoServer func() session.Handler
-
-// SetEchoServer sets echoServer.
-func SetEchoServer(f func() session.Handler) { echoServer = f }
-
 // SessionOf returns the session sid of s, or nil.
 func SessionOf(s *Server, sid string) *session.Session {
 	s.mu.Lock()

@@ -1,7 +1,7 @@
 package stdio
 
-// Helpers of the package's own tests that the tests in package stdio_test
-// use too.
+// The helpers of this package's tests that its external tests
+// (serve_test.go) use.
 var (
 	TestCtx   = testCtx
 	HelperCmd = helperCmd

@@ -7,23 +7,14 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/transport"
 )
 
-// The MCP servers of the package's own tests, which cannot import a
-// revision package (each imports runtime/streamhttp, through its HTTP
-// transport helpers): servers_test.go, of package streamhttp_test, sets
-// them from its init function.
+// The handlers of this package's internal tests: an empty StandardServer
+// of 2025-11-25 (a new one for each call) and the Handler method of one
+// of 2026-07-28. handlers_test.go, an external test file, sets them: the
+// revision packages import this package, so its internal tests cannot.
 var (
-	// emptyServer returns the handler of a 2025-11-25 server that
-	// registered nothing.
-	emptyServer func() session.Handler
-	// newestServer returns the handler of a 2026-07-28 server (a
-	// StandardServer's, which serves legacy sessions too).
-	newestServer func() session.Handler
+	NewTestHandler       func() session.Handler
+	NewModernTestHandler func() session.Handler
 )
-
-// SetTestServers sets the MCP servers of the package's own tests.
-func SetTestServers(empty, newest func() session.Handler) {
-	emptyServer, newestServer = empty, newest
-}
 
 // SetWriteHook makes the Write of the sessions of s call hook with its
 // data after its first look at whether the session has ended, before it

@@ -54,7 +54,7 @@ func idleSessionCost(t testing.TB, srv *Server, n int) (heap, goroutines float64
 // applications run (its handler has a Bus, which each legacy session
 // follows).
 func newIdleServer() *Server {
-	return NewServer(newestServer, ServerOptions{MaxSessions: -1})
+	return NewServer(NewModernTestHandler, ServerOptions{MaxSessions: -1})
 }
 
 // TestIdleSessionCost checks the memory and goroutines an idle session

@@ -31,7 +31,7 @@ var scanSeeds = []string{
 // rawServer serves a Server with an empty MCP server on 127.0.0.1.
 func rawServer(t *testing.T, opts ServerOptions) (*Server, *httptest.Server) {
 	t.Helper()
-	srv := NewServer(emptyServer, opts)
+	srv := NewServer(NewTestHandler, opts)
 	hs := httptest.NewServer(srv)
 	t.Cleanup(func() {
 		hs.Close()

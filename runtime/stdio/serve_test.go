@@ -1,7 +1,7 @@
 package stdio_test
 
-// The tests of sessions over the stdio transport, in a package of their
-// own: the revision packages they use import runtime/stdio.
+// The tests of stdio with sessions and servers of a revision package: an
+// external test package, since the revision packages import this one.
 
 import (
 	"bufio"
@@ -327,45 +327,4 @@ func TestCallFailsWithExitStatus(t *testing.T) {
 	if err := s.Close(); stdio.ExitCode(err) != 3 {
 		t.Errorf("Close = %v, want the exit status 3", err)
 	}
-}
-
-// BenchmarkCall measures a tools/call round trip between a client and a
-// server session over stdio pipes, one call at a time and, in parallel,
-// as many as GOMAXPROCS goroutines make.
-func BenchmarkCall(b *testing.B) {
-	srv := mcp.NewServer(mcp.Implementation{Name: "b", Version: "1"})
-	srv.AddTool(mcp.Tool{Name: "echo", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: "ok"}}}}, nil
-	})
-	ctx := context.Background()
-	c2sR, c2sW := io.Pipe()
-	s2cR, s2cW := io.Pipe()
-	served := make(chan error, 1)
-	go func() { served <- mcp.Serve(ctx, stdio.New(c2sR, s2cW), srv, session.Options{}) }()
-	cs, err := mcp.Connect(ctx, stdio.New(s2cR, c2sW), &mcp.ClientOptions{Info: mcp.Implementation{Name: "c", Version: "1"}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer func() {
-		cs.Close()
-		<-served
-	}()
-	params := &mcp.CallToolRequestParams{Name: "echo"}
-	b.Run("serial", func(b *testing.B) {
-		for b.Loop() {
-			if _, err := cs.CallTool(ctx, params); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("parallel", func(b *testing.B) {
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				if _, err := cs.CallTool(ctx, params); err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		})
-	})
 }
