@@ -16,6 +16,7 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/ssehttp"
 	"github.com/mcpgen/mcpgen/runtime/stdio"
+	"github.com/mcpgen/mcpgen/runtime/transport"
 )
 
 // Command returns the transport to a server that Connect starts as a child
@@ -31,17 +32,27 @@ func Command(name string, args ...string) *stdio.CommandTransport {
 	return stdio.NewCommand(exec.Command(name, args...))
 }
 
+// Transport is what Connect speaks over: what Command and HTTP return, or
+// any other transport.Transport (runtime/transport).
+type Transport = transport.Transport
+
+// HTTPOptions configure HTTP: the headers every request carries (an API
+// key), the HTTP client (OAuth, see runtime/oauth), a logger, and either
+// transport's own options (see ssehttp.AutoOptions).
+type HTTPOptions = ssehttp.AutoOptions
+
 // HTTP returns the transport to a server at url, of either HTTP transport:
 // Streamable HTTP, tried first, or the HTTP+SSE transport of 2024-11-05,
 // which it falls back to when the server refuses the first POST with 400,
-// 404 or 405 (see ssehttp.AutoClient):
+// 404 or 405 (see ssehttp.AutoClient). nil opts are the defaults:
 //
-//	cs, err := Connect(ctx, HTTP("http://127.0.0.1:8080/mcp"), nil)
-//
-// For headers (an API key), an HTTP client (OAuth, see runtime/oauth) or
-// logging, use ssehttp.NewAutoClient with ssehttp.AutoOptions.
-func HTTP(url string) *ssehttp.AutoClient {
-	return ssehttp.NewAutoClient(url, ssehttp.AutoOptions{})
+//	cs, err := Connect(ctx, HTTP("http://127.0.0.1:8080/mcp", nil), nil)
+//	cs, err := Connect(ctx, HTTP(url, &HTTPOptions{Header: http.Header{"X-Api-Key": {key}}}), nil)
+func HTTP(url string, opts *HTTPOptions) *ssehttp.AutoClient {
+	if opts == nil {
+		opts = &HTTPOptions{}
+	}
+	return ssehttp.NewAutoClient(url, *opts)
 }
 
 // CallToolArgs calls the tool name with args as its arguments: any Go value

@@ -225,16 +225,27 @@ func TestConnectCommand(t *testing.T) {
 }
 
 // TestHTTP reaches a server by its URL with HTTP alone, over either HTTP
-// transport: Streamable HTTP, or the HTTP+SSE transport of 2024-11-05.
+// transport: Streamable HTTP, or the HTTP+SSE transport of 2024-11-05, and
+// with the headers of its options.
 func TestHTTP(t *testing.T) {
 	srv := greeter()
+	keyed := streamhttp.NewServer(srv.Handler, streamhttp.ServerOptions{})
+	defer keyed.Close()
 	tests := []struct {
 		name    string
 		handler http.Handler
+		opts    *mcp.HTTPOptions
 		want    string // the transport chosen
 	}{
-		{"Streamable HTTP", streamhttp.NewServer(srv.Handler, streamhttp.ServerOptions{}), "*streamhttp.Client"},
-		{"HTTP+SSE", ssehttp.NewServer(srv.Handler, ssehttp.ServerOptions{}), "*ssehttp.Client"},
+		{"Streamable HTTP", streamhttp.NewServer(srv.Handler, streamhttp.ServerOptions{}), nil, "*streamhttp.Client"},
+		{"HTTP+SSE", ssehttp.NewServer(srv.Handler, ssehttp.ServerOptions{}), nil, "*ssehttp.Client"},
+		{"with a header", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("X-Api-Key") != "k" {
+				http.Error(w, "no key", http.StatusUnauthorized)
+				return
+			}
+			keyed.ServeHTTP(w, r)
+		}), &mcp.HTTPOptions{Header: http.Header{"X-Api-Key": {"k"}}}, "*streamhttp.Client"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -244,7 +255,7 @@ func TestHTTP(t *testing.T) {
 				defer c.Close()
 			}
 			ctx := testCtx(t)
-			tr := mcp.HTTP(hs.URL)
+			tr := mcp.HTTP(hs.URL, tt.opts)
 			cs, err := mcp.Connect(ctx, tr, nil)
 			if err != nil {
 				t.Fatal(err)

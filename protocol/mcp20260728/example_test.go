@@ -128,7 +128,7 @@ func ExampleAccept() {
 // uses a tool.
 func ExampleCommand() {
 	ctx := context.Background()
-	cs, err := mcp.Connect(ctx, mcp.Command("./weather"), nil) // or mcp.HTTP("http://127.0.0.1:8080/mcp")
+	cs, err := mcp.Connect(ctx, mcp.Command("./weather"), nil) // or mcp.HTTP("http://127.0.0.1:8080/mcp", nil)
 	if err != nil {
 		fmt.Println(err) // the error names the server and, if it exited, its status and the end of its stderr
 		return
