@@ -190,6 +190,7 @@ func (g *gen) connectClient(f *jen.File) error {
 	f.Add(doc("Connect", connectDoc, "",
 		"A nil opts is the zero ClientOptions. Before anything is sent, Connect refuses an opts.Session.Revisions that is empty or names a revision not linked into the binary (session.CheckRevisions), and a Handler with a method of an optional interface's name but not its signature (session.CheckHandler). A server that has not completed the handshake within opts.ConnectTimeout (30 s by default) fails it with a *session.ConnectTimeoutError, and one whose process exits with the exit status and the end of its stderr. When Connect fails, t is closed."))
 	f.Func().Id("Connect").Params(ctxParam(), jen.Id("t").Qual(transportPkg, "Transport"), jen.Id("opts").Op("*").Id("ClientOptions")).Params(jen.Op("*").Id("ClientSession"), jen.Error()).Block(
+		jen.If(jen.Id("t").Op("==").Nil()).Block(jen.Return(jen.Nil(), jen.Qual("errors", "New").Call(jen.Lit("connect: no transport: give Command(...), HTTP(url, nil) or another transport.Transport")))),
 		jen.Var().Id("o").Id("ClientOptions"),
 		jen.If(jen.Id("opts").Op("!=").Nil()).Block(jen.Id("o").Op("=").Op("*").Id("opts")),
 		jen.If(jen.Id("o").Dot("Handler").Op("==").Nil()).Block(jen.Id("o").Dot("Handler").Op("=").Id("UnimplementedClient").Values()),

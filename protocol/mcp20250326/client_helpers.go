@@ -54,8 +54,8 @@ func HTTP(url string, opts *HTTPOptions) *ssehttp.AutoClient {
 }
 
 // CallToolArgs calls the tool name with args as its arguments: any Go value
-// whose JSON is an object (a struct, a map), a jsontext.Value holding one,
-// or nil for none. Its result is CallTool's: a tool that failed is a result
+// whose JSON is an object (a struct, a map), a jsontext.Value or []byte
+// holding the JSON of one, or nil for none. Its result is CallTool's: a tool that failed is a result
 // whose Failed reports true, not an error.
 func (s *ClientSession) CallToolArgs(ctx context.Context, name string, args any, opts ...session.CallOption) (*CallToolResult, error) {
 	raw, err := toolArguments(args)
@@ -71,14 +71,20 @@ func toolArguments(args any) (jsontext.Value, error) {
 	if args == nil {
 		return nil, nil
 	}
-	raw, ok := args.(jsontext.Value)
-	if !ok {
+	var raw jsontext.Value
+	switch a := args.(type) {
+	case jsontext.Value:
+		raw = a
+	case []byte:
+		raw = a
+	default:
 		var err error
 		if raw, err = json.Marshal(args, json.Deterministic(true)); err != nil {
 			return nil, err
 		}
-	} else if !raw.IsValid() {
-		return nil, fmt.Errorf("the jsontext.Value is not valid JSON")
+	}
+	if !raw.IsValid() {
+		return nil, fmt.Errorf("the %T is not valid JSON", args)
 	}
 	switch raw.Kind() {
 	case 'n':

@@ -5,6 +5,7 @@ package mcp20250618
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"github.com/go-json-experiment/json/jsontext"
 	jsonrpc "github.com/mcpgen/mcpgen/runtime/jsonrpc"
@@ -650,6 +651,9 @@ func (o *ClientOptions) capabilities() (ClientCapabilities, error) {
 // *session.ConnectTimeoutError, and one whose process exits with the exit
 // status and the end of its stderr. When Connect fails, t is closed.
 func Connect(ctx context.Context, t transport.Transport, opts *ClientOptions) (*ClientSession, error) {
+	if t == nil {
+		return nil, errors.New("connect: no transport: give Command(...), HTTP(url, nil) or another transport.Transport")
+	}
 	var o ClientOptions
 	if opts != nil {
 		o = *opts

@@ -6,9 +6,11 @@ package mcp20251125
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"os/exec"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/go-json-experiment/json"
@@ -56,8 +58,8 @@ func HTTP(url string, opts *HTTPOptions) *ssehttp.AutoClient {
 }
 
 // CallToolArgs calls the tool name with args as its arguments: any Go value
-// whose JSON is an object (a struct, a map), a jsontext.Value holding one,
-// or nil for none. Its result is CallTool's: a tool that failed is a result
+// whose JSON is an object (a struct, a map), a jsontext.Value or []byte
+// holding the JSON of one, or nil for none. Its result is CallTool's: a tool that failed is a result
 // whose Failed reports true, not an error.
 func (s *ClientSession) CallToolArgs(ctx context.Context, name string, args any, opts ...session.CallOption) (*CallToolResult, error) {
 	raw, err := toolArguments(args)
@@ -73,14 +75,20 @@ func toolArguments(args any) (jsontext.Value, error) {
 	if args == nil {
 		return nil, nil
 	}
-	raw, ok := args.(jsontext.Value)
-	if !ok {
+	var raw jsontext.Value
+	switch a := args.(type) {
+	case jsontext.Value:
+		raw = a
+	case []byte:
+		raw = a
+	default:
 		var err error
 		if raw, err = json.Marshal(args, json.Deterministic(true)); err != nil {
 			return nil, err
 		}
-	} else if !raw.IsValid() {
-		return nil, fmt.Errorf("the jsontext.Value is not valid JSON")
+	}
+	if !raw.IsValid() {
+		return nil, fmt.Errorf("the %T is not valid JSON", args)
 	}
 	switch raw.Kind() {
 	case 'n':
@@ -251,8 +259,8 @@ func Accept(content map[string]any) (*ElicitResult, error) {
 		return r, nil
 	}
 	r.Content = make(map[string]ElicitResultContentValue, len(content))
-	for k, v := range content {
-		ev, err := elicitValue(v)
+	for _, k := range slices.Sorted(maps.Keys(content)) { // the first bad field, always the same
+		ev, err := elicitValue(content[k])
 		if err != nil {
 			return nil, fmt.Errorf("answer: field %q: %w", k, err)
 		}

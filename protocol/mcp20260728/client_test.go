@@ -199,6 +199,12 @@ func TestConnectBadDay(t *testing.T) {
 	}
 }
 
+func TestConnectNoTransport(t *testing.T) {
+	if _, err := mcp.Connect(context.Background(), nil, nil); err == nil || !strings.Contains(err.Error(), "connect: no transport") {
+		t.Errorf("Connect without a transport = %v", err)
+	}
+}
+
 // TestConnectCommand starts a real server with Command, with no options:
 // the client declares elicitation because its handler has Elicit, calls a
 // typed tool, and gets a failing tool's text as an error.
@@ -414,6 +420,7 @@ func TestAccept(t *testing.T) {
 		{"a list of numbers", map[string]any{"n": []any{1}}, "", `answer: field "n": element 0 is a int; a list answer holds strings`},
 		{"nil", map[string]any{"x": nil}, "", `answer: field "x": a <nil> cannot be an answer`},
 		{"too big", map[string]any{"x": uint64(1 << 63)}, "", `answer: field "x": 9223372036854775808 is out of the range`},
+		{"the first bad field by name", map[string]any{"b": 1.5, "a": 2.5, "c": 3.5}, "", `answer: field "a": 2.5 has a fraction`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -476,6 +483,14 @@ func TestCallTypedToolChecks(t *testing.T) {
 	}
 	if _, _, err := mcp.CallTypedTool[out](ctx, cs, "lying", struct{}{}); err == nil || !strings.Contains(err.Error(), "does not match the tool's outputSchema") || !strings.Contains(err.Error(), "/n") {
 		t.Errorf("CallTypedTool of a result that breaks the outputSchema = %v", err)
+	}
+	for _, args := range []any{[]byte(`{"a":1}`), jsontext.Value(`{}`), map[string]any{}, nil} {
+		if got, _, err := mcp.CallTypedTool[out](ctx, cs, "text", args); err != nil || got.N != 7 {
+			t.Errorf("CallTypedTool with the arguments %#v = %+v, %v", args, got, err)
+		}
+	}
+	if _, err := cs.CallToolArgs(ctx, "text", []byte(`{"a":`)); err == nil || err.Error() != `tools/call "text": arguments: the []uint8 is not valid JSON` {
+		t.Errorf("CallToolArgs with invalid JSON = %v", err)
 	}
 	if got, _, err := mcp.CallTypedTool[out](ctx, cs, "text", map[string]any{}); err != nil || got.N != 7 {
 		t.Errorf("CallTypedTool of a text result = %+v, %v", got, err)
