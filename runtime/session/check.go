@@ -65,3 +65,23 @@ func linkedNames() string {
 	}
 	return strings.Join(names, ", ")
 }
+
+// noHandshakeRevision says why a server has no revision to answer an
+// initialize that asked for requested (none of the initialize era is both
+// linked and allowed by supported, Options.Revisions), and what to do.
+func noHandshakeRevision(requested string, supported []string) string {
+	var linked []string
+	for _, r := range revision.All() {
+		if r.Handshake() {
+			linked = append(linked, r.Name)
+		}
+	}
+	if len(requested) > 32 {
+		requested = requested[:32] + "…" // a peer's string, quoted back: bounded
+	}
+	msg := fmt.Sprintf("this server supports no protocol revision that begins with initialize (the client asked for %q): ", requested)
+	if len(linked) == 0 {
+		return msg + "none is linked into it; import a revision package of that era, such as github.com/mcpgen/mcpgen/protocol/mcp20251125 (a server built on github.com/mcpgen/mcpgen/protocol/mcp20260728 links them all)"
+	}
+	return msg + fmt.Sprintf("its Options.Revisions (%s) allows none of those linked into it (%s); add one to it, or leave it nil for all", strings.Join(supported, ", "), strings.Join(linked, ", "))
+}

@@ -390,8 +390,12 @@ type note struct {
 }
 
 // New starts a session on t. The reader runs until the transport ends or
-// Close is called; Wait returns why.
+// Close is called; Wait returns why. A server whose handler is an
+// OptionsHandler runs with MergeOptions(h, opts).
 func New(role Role, t transport.Transport, h Handler, opts Options) *Session {
+	if role == Server {
+		opts = MergeOptions(h, opts)
+	}
 	if opts.MaxInFlight <= 0 {
 		opts.MaxInFlight = 64
 	}
