@@ -411,6 +411,9 @@ func TestClientCachePrivatePerAuthorization(t *testing.T) {
 	} {
 		t.Run(tc.scope, func(t *testing.T) {
 			srv := m26.NewServer(m26.Implementation{Name: "p", Version: "1"}, m26.WithCacheHint(m26.MethodToolsList, m26.CacheHint{TTL: 60e9, Scope: tc.scope}))
+			srv.MustAddTool(m26.NewTool("t", ""), func(ctx context.Context, p *m26.CallToolRequestParams) (*m26.CallToolResult, error) {
+				return m26.TextResult("t"), nil
+			})
 			a, b := transport.Pipe()
 			s := session.New(session.Server, a, srv.Handler(), session.Options{})
 			t.Cleanup(func() { s.Close() })

@@ -214,8 +214,12 @@ func TestLegacySubscriptionAndListen(t *testing.T) {
 	if params["_meta"].(map[string]any)["io.modelcontextprotocol/subscriptionId"] != "L1" {
 		t.Errorf("ack without the subscription id: %v", ack)
 	}
-	srv2.AddPrompt(m26.Prompt{Name: "p"}, nil) // not asked for
-	srv2.AddTool(m26.Tool{Name: "new", InputSchema: []byte(`{"type":"object"}`)}, nil)
+	srv2.MustAddPrompt(m26.Prompt{Name: "p"}, func(ctx context.Context, p *m26.GetPromptRequestParams) (*m26.GetPromptResult, error) {
+		return m26.PromptText(m26.RoleUser, "p"), nil
+	}) // not asked for
+	srv2.MustAddTool(m26.Tool{Name: "new", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *m26.CallToolRequestParams) (*m26.CallToolResult, error) {
+		return m26.TextResult("new"), nil
+	})
 	n = q.recvMsg()
 	if n["method"] != "notifications/tools/list_changed" || n["params"].(map[string]any)["_meta"].(map[string]any)["io.modelcontextprotocol/subscriptionId"] != "L1" {
 		t.Fatalf("want tools/list_changed tagged L1, got %v", n)

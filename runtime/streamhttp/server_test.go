@@ -306,7 +306,9 @@ func TestGetStream(t *testing.T) {
 	if r := do(t, ts.URL, req{method: http.MethodGet, header: h}); r.StatusCode != http.StatusConflict {
 		t.Errorf("second GET stream: %s", r.Status)
 	}
-	srv.AddTool(mcp.Tool{Name: "late", InputSchema: []byte(`{"type":"object"}`)}, nil)
+	srv.MustAddTool(mcp.Tool{Name: "late", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		return mcp.TextResult("late"), nil
+	})
 	select {
 	case evs := <-got:
 		if len(evs) != 2 || evs[0].data != "" || !strings.Contains(evs[1].data, "notifications/tools/list_changed") {
