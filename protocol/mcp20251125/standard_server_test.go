@@ -2,10 +2,12 @@ package mcp20251125_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
 	mcp "github.com/mcpgen/mcpgen/protocol/mcp20251125"
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 )
 
 // MCP's schema requires "type": "object" of a tool's inputSchema and
@@ -35,6 +37,59 @@ func TestToolSchemasMustBeObjects(t *testing.T) {
 		err := tt.add()
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: err = %v, want one containing %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+// The capabilities of initialize follow what was registered;
+// WithCapabilities declares by hand.
+func TestCapabilitiesInferred(t *testing.T) {
+	noop := func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) { return nil, nil }
+	read := func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
+		return nil, nil
+	}
+	yes := true
+	for _, tt := range []struct {
+		name string
+		opts []mcp.ServerOption
+		add  func(srv *mcp.StandardServer)
+		want string
+	}{
+		{"nothing", nil, func(*mcp.StandardServer) {}, `{"logging":{}}`},
+		{"a tool and a resource", nil, func(srv *mcp.StandardServer) {
+			srv.MustAddTool(mcp.NewTool("t", ""), noop)
+			srv.MustAddResource(mcp.NewResource("notes://a", "a", ""), read)
+		}, `{"logging":{},"resources":{"listChanged":true,"subscribe":true},"tools":{"listChanged":true}}`},
+		{"by hand", []mcp.ServerOption{mcp.WithCapabilities(mcp.ServerCapabilities{Prompts: &mcp.ServerCapabilitiesPrompts{ListChanged: &yes}})},
+			func(*mcp.StandardServer) {}, `{"logging":{},"prompts":{"listChanged":true}}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"}, tt.opts...)
+			tt.add(srv)
+			res, err := srv.Initialize(context.Background(), &mcp.InitializeRequestParams{ProtocolVersion: mcp.Revision})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := res.Capabilities.AppendJSON(nil)
+			if string(b) != tt.want {
+				t.Errorf("capabilities %s, want %s", b, tt.want)
+			}
+		})
+	}
+}
+
+// A resource not found is -32002, the URI in data.
+func TestResourceNotFound(t *testing.T) {
+	srv := mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"})
+	srv.MustAddResourceTemplate(mcp.ResourceTemplate{Name: "n", URITemplate: "notes://{id}"},
+		func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
+			return nil, mcp.ResourceNotFound(p.URI)
+		})
+	for _, uri := range []string{"notes://a", "other://b"} {
+		_, err := srv.ReadResource(context.Background(), &mcp.ReadResourceRequestParams{URI: uri})
+		var je *jsonrpc.Error
+		if !errors.As(err, &je) || je.Code != mcp.ResourceNotFoundErrorCode || string(je.Data) != `{"uri":"`+uri+`"}` {
+			t.Errorf("ReadResource(%s) = %v, want -32002 with the URI", uri, err)
 		}
 	}
 }
