@@ -103,7 +103,7 @@ func waitNote(t *testing.T, notes chan string, want string) {
 func TestListChangedAndSubscriptions(t *testing.T) {
 	srv := mcp.NewServer(mcp.Implementation{Name: "p", Version: "1"},
 		mcp.WithCapabilities(mcp.ServerCapabilities{Tools: &mcp.ServerCapabilitiesTools{ListChanged: ptr(true)}}))
-	srv.AddResource(mcp.Resource{URI: "x://a", Name: "a"}, func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
+	srv.MustAddResource(mcp.Resource{URI: "x://a", Name: "a"}, func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
 		return &mcp.ReadResourceResult{}, nil
 	})
 	rc := &recordingClient{notes: make(chan string, 8)}
@@ -155,7 +155,7 @@ func TestCompletion(t *testing.T) {
 // names.
 func elicitingServer() *mcp.StandardServer {
 	srv := mcp.NewServer(mcp.Implementation{Name: "e", Version: "1"})
-	srv.AddTool(mcp.Tool{Name: "ask", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	srv.MustAddTool(mcp.Tool{Name: "ask", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		ss, _ := mcp.ServerSessionFrom(ctx)
 		var params mcp.ElicitRequestParams
 		if string(p.Arguments) == `{"mode":"url"}` {

@@ -15,7 +15,7 @@ import (
 // as many as GOMAXPROCS goroutines make.
 func BenchmarkCall(b *testing.B) {
 	srv := mcp.NewServer(mcp.Implementation{Name: "b", Version: "1"})
-	srv.AddTool(mcp.Tool{Name: "echo", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	srv.MustAddTool(mcp.Tool{Name: "echo", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: "ok"}}}}, nil
 	})
 	ctx := context.Background()

@@ -45,10 +45,10 @@ func headerServer(t testing.TB) *streamhttp.Server {
 	if err := srv.AddTool(m26.Tool{Name: "plain", InputSchema: []byte(`{"type":"object","properties":{"region":{"type":"string"}}}`)}, answer); err != nil {
 		t.Fatal(err)
 	}
-	srv.AddPrompt(m26.Prompt{Name: "grüßen"}, func(context.Context, *m26.GetPromptRequestParams) (*m26.GetPromptResult, error) {
+	srv.MustAddPrompt(m26.Prompt{Name: "grüßen"}, func(context.Context, *m26.GetPromptRequestParams) (*m26.GetPromptResult, error) {
 		return &m26.GetPromptResult{Messages: []m26.PromptMessage{{Role: m26.RoleUser, Content: m26.ContentBlock{Value: &m26.TextContent{Text: "ok"}}}}}, nil
 	})
-	srv.AddResource(m26.Resource{URI: "mcpgen://readme", Name: "readme"}, func(_ context.Context, p *m26.ReadResourceRequestParams) (*m26.ReadResourceResult, error) {
+	srv.MustAddResource(m26.Resource{URI: "mcpgen://readme", Name: "readme"}, func(_ context.Context, p *m26.ReadResourceRequestParams) (*m26.ReadResourceResult, error) {
 		return &m26.ReadResourceResult{Contents: []m26.ReadResourceResultContentsItem{{Value: &m26.TextResourceContents{URI: p.URI, Text: "ok"}}}}, nil
 	})
 	h := streamhttp.NewServer(srv.Handler, streamhttp.ServerOptions{})
