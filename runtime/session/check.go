@@ -26,8 +26,9 @@ var dateRE = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`)
 // followed by the date without dashes); for any other, correct it. The
 // error of an unknown name wraps ErrUnknownRevision.
 //
-// Serve, the transports' servers (streamhttp.NewServer, ssehttp.NewServer)
-// and Connect run it on the Options they are given.
+// The generated packages' Serve and the transports' servers
+// (streamhttp.NewServer, ssehttp.NewServer) run it on the Options they are
+// given.
 func CheckRevisions(names []string) error {
 	if names == nil {
 		return nil

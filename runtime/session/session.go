@@ -91,7 +91,10 @@ type Handler interface {
 // Options configure a session. The zero value is usable.
 type Options struct {
 	// Revisions are the revisions this side supports; nil means every one
-	// registered in the binary.
+	// registered in the binary (linked by importing its package). A name
+	// not linked in is an error (see CheckRevisions), which a server
+	// reports before it starts (the generated Serve, the servers of
+	// streamhttp and ssehttp).
 	Revisions []string
 	// MaxInFlight is the most peer requests handled at once. Default 64.
 	//
