@@ -247,3 +247,48 @@ func TestInvalidParams(t *testing.T) {
 		t.Errorf("CallTool = %v, want -32602 with the message", err)
 	}
 }
+
+// SessionOptions: WithMiddleware's middleware before WithSessionOptions's,
+// WithRevisions over its Revisions, whatever the order; a later
+// WithSessionOptions replaces an earlier.
+func TestSessionOptions(t *testing.T) {
+	tag := func(name string, out *[]string) mcp.Middleware {
+		return func(next mcp.MessageHandler) mcp.MessageHandler {
+			return func(ctx context.Context, m *mcp.Message) (mcp.RawJSON, error) {
+				*out = append(*out, name)
+				return next(ctx, m)
+			}
+		}
+	}
+	var order []string
+	a, b, c := tag("a", &order), tag("b", &order), tag("c", &order)
+	for _, tt := range []struct {
+		name        string
+		opts        []mcp.ServerOption
+		middleware  []string
+		maxInFlight int
+		revisions   []string
+	}{
+		{"none", nil, nil, 0, nil},
+		{"middleware, then session options", []mcp.ServerOption{mcp.WithMiddleware(a), mcp.WithSessionOptions(session.Options{Middleware: []session.Middleware{c}, MaxInFlight: 5})}, []string{"a", "c"}, 5, nil},
+		{"session options, then middleware", []mcp.ServerOption{mcp.WithSessionOptions(session.Options{Middleware: []session.Middleware{c}, MaxInFlight: 5}), mcp.WithMiddleware(a), mcp.WithMiddleware(b)}, []string{"a", "b", "c"}, 5, nil},
+		{"revisions over the session options'", []mcp.ServerOption{mcp.WithRevisions("2025-11-25"), mcp.WithSessionOptions(session.Options{Revisions: []string{"2025-06-18"}})}, nil, 0, []string{"2025-11-25"}},
+		{"the later session options", []mcp.ServerOption{mcp.WithSessionOptions(session.Options{MaxInFlight: 5}), mcp.WithSessionOptions(session.Options{MaxInFlight: 7})}, nil, 7, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			o := mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"}, tt.opts...).SessionOptions()
+			order = nil
+			h := mcp.MessageHandler(func(context.Context, *mcp.Message) (mcp.RawJSON, error) { return nil, nil })
+			for i := len(o.Middleware) - 1; i >= 0; i-- {
+				h = o.Middleware[i](h)
+			}
+			h(context.Background(), &mcp.Message{})
+			if strings.Join(order, ",") != strings.Join(tt.middleware, ",") {
+				t.Errorf("middleware ran %v, want %v", order, tt.middleware)
+			}
+			if o.MaxInFlight != tt.maxInFlight || strings.Join(o.Revisions, ",") != strings.Join(tt.revisions, ",") {
+				t.Errorf("MaxInFlight %d, Revisions %v; want %d, %v", o.MaxInFlight, o.Revisions, tt.maxInFlight, tt.revisions)
+			}
+		})
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"time"
 
 	mcp "github.com/mcpgen/mcpgen/protocol/mcp20260728"
 	"github.com/mcpgen/mcpgen/runtime/session"
@@ -243,4 +244,16 @@ func ExampleWithRevisions() {
 	fmt.Println(err != nil, strings.Contains(err.Error(), `unknown protocol revision "2025-13-01"`))
 	// Output:
 	// true true
+}
+
+// Session options set once on the server, here a lower bound on the
+// requests handled at once; a transport's own options are merged in, and
+// win where they set a field.
+func ExampleWithSessionOptions() {
+	srv := mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"},
+		mcp.WithSessionOptions(session.Options{MaxInFlight: 8}))
+	merged := session.MergeOptions(srv.Handler(), session.Options{DrainTimeout: time.Second})
+	fmt.Println(merged.MaxInFlight, merged.DrainTimeout)
+	// Output:
+	// 8 1s
 }
