@@ -1,4 +1,4 @@
-package stdio
+package stdio_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	mcp "github.com/mcpgen/mcpgen/protocol/mcp20251125"
 	"github.com/mcpgen/mcpgen/runtime/session"
+	"github.com/mcpgen/mcpgen/runtime/stdio"
 )
 
 // BenchmarkCall measures a tools/call round trip between a client and a
@@ -14,15 +15,15 @@ import (
 // as many as GOMAXPROCS goroutines make.
 func BenchmarkCall(b *testing.B) {
 	srv := mcp.NewServer(mcp.Implementation{Name: "b", Version: "1"})
-	srv.AddTool(mcp.Tool{Name: "echo", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	srv.MustAddTool(mcp.Tool{Name: "echo", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: "ok"}}}}, nil
 	})
 	ctx := context.Background()
 	c2sR, c2sW := io.Pipe()
 	s2cR, s2cW := io.Pipe()
 	served := make(chan error, 1)
-	go func() { served <- mcp.Serve(ctx, New(c2sR, s2cW), srv, session.Options{}) }()
-	cs, err := mcp.Connect(ctx, New(s2cR, c2sW), mcp.Implementation{Name: "c", Version: "1"}, mcp.ClientCapabilities{}, nil, session.Options{})
+	go func() { served <- mcp.Serve(ctx, stdio.New(c2sR, s2cW), srv, session.Options{}) }()
+	cs, err := mcp.Connect(ctx, stdio.New(s2cR, c2sW), mcp.Implementation{Name: "c", Version: "1"}, mcp.ClientCapabilities{}, nil, session.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -16,9 +16,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	mcp "github.com/mcpgen/mcpgen/protocol/mcp20251125"
-	"github.com/mcpgen/mcpgen/runtime/session"
 )
 
 const helperEnv = "MCPGEN_STDIO_HELPER"
@@ -361,29 +358,5 @@ func TestCommandErrors(t *testing.T) {
 				t.Fatal("Command succeeded")
 			}
 		})
-	}
-}
-
-// TestCallFailsWithExitStatus runs a server that dies, exit status 3,
-// during a call: the call fails with an error that says so (and is still
-// session.ErrClosed), not with a bare "session closed" that leaves the
-// reason to Close.
-func TestCallFailsWithExitStatus(t *testing.T) {
-	ctx := testCtx(t)
-	p, err := Command(ctx, helperCmd("die3"), WithStderr(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := session.New(session.Client, p, mcp.NewClientHandler(mcp.UnimplementedClient{}), session.Options{})
-	defer s.Close()
-	_, err = s.Call(ctx, "ping", nil)
-	if !errors.Is(err, session.ErrClosed) || !strings.Contains(err.Error(), "exit status 3") {
-		t.Fatalf("ping to a server that exits with status 3 = %v, want session.ErrClosed naming exit status 3", err)
-	}
-	if exitCode(err) != 3 {
-		t.Errorf("the call's error %v does not wrap the *exec.ExitError", err)
-	}
-	if err := s.Close(); exitCode(err) != 3 {
-		t.Errorf("Close = %v, want the exit status 3", err)
 	}
 }

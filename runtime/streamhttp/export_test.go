@@ -3,7 +3,17 @@ package streamhttp
 import (
 	"strings"
 
+	"github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/transport"
+)
+
+// The handlers of this package's internal tests: an empty StandardServer
+// of 2025-11-25 (a new one for each call) and the Handler method of one
+// of 2026-07-28. handlers_test.go, an external test file, sets them: the
+// revision packages import this package, so its internal tests cannot.
+var (
+	NewTestHandler       func() session.Handler
+	NewModernTestHandler func() session.Handler
 )
 
 // SetWriteHook makes the Write of the sessions of s call hook with its

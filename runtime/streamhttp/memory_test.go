@@ -6,8 +6,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-
-	m26 "github.com/mcpgen/mcpgen/protocol/mcp20260728"
 )
 
 // servePOST serves a POST of body in session sid (none if "") at
@@ -56,8 +54,7 @@ func idleSessionCost(t testing.TB, srv *Server, n int) (heap, goroutines float64
 // applications run (its handler has a Bus, which each legacy session
 // follows).
 func newIdleServer() *Server {
-	mcpSrv := m26.NewServer(m26.Implementation{Name: "t", Version: "1"})
-	return NewServer(mcpSrv.Handler, ServerOptions{MaxSessions: -1})
+	return NewServer(NewModernTestHandler, ServerOptions{MaxSessions: -1})
 }
 
 // TestIdleSessionCost checks the memory and goroutines an idle session

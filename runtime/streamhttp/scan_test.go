@@ -11,9 +11,6 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
-
-	mcp "github.com/mcpgen/mcpgen/protocol/mcp20251125"
-	"github.com/mcpgen/mcpgen/runtime/session"
 )
 
 // scanSeeds are message envelopes the client routes by.
@@ -34,9 +31,7 @@ var scanSeeds = []string{
 // rawServer serves a Server with an empty MCP server on 127.0.0.1.
 func rawServer(t *testing.T, opts ServerOptions) (*Server, *httptest.Server) {
 	t.Helper()
-	srv := NewServer(func() session.Handler {
-		return mcp.NewServerHandler(mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"}))
-	}, opts)
+	srv := NewServer(NewTestHandler, opts)
 	hs := httptest.NewServer(srv)
 	t.Cleanup(func() {
 		hs.Close()
