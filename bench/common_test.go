@@ -31,7 +31,7 @@ const (
 // newMcpgenServer returns mcpgen's StandardServer with the echo tool.
 func newMcpgenServer() *mcp.StandardServer {
 	srv := mcp.NewServer(mcp.Implementation{Name: "bench", Version: "1.0.0"})
-	srv.AddTool(mcp.Tool{Name: "echo", InputSchema: []byte(echoSchema)},
+	srv.MustAddTool(mcp.Tool{Name: "echo", InputSchema: []byte(echoSchema)},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			text, _ := wire.MemberString(p.Arguments, "text")
 			return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: text}}}}, nil

@@ -479,12 +479,12 @@ func modernHTTP(newHandler func(b *testing.B) http.Handler) func(b *testing.B) (
 // through mcp20260728.Elicit before echoing).
 func newMcpgenModernServer() *m26.StandardServer {
 	srv := m26.NewServer(m26.Implementation{Name: "bench", Version: "1.0.0"})
-	srv.AddTool(m26.Tool{Name: "echo", InputSchema: []byte(echoSchema)},
+	srv.MustAddTool(m26.Tool{Name: "echo", InputSchema: []byte(echoSchema)},
 		func(ctx context.Context, p *m26.CallToolRequestParams) (*m26.CallToolResult, error) {
 			text, _ := wire.MemberString(p.Arguments, "text")
 			return &m26.CallToolResult{Content: []m26.ContentBlock{{Value: &m26.TextContent{Text: text}}}}, nil
 		})
-	srv.AddTool(m26.Tool{Name: "confirm", InputSchema: []byte(echoSchema)},
+	srv.MustAddTool(m26.Tool{Name: "confirm", InputSchema: []byte(echoSchema)},
 		func(ctx context.Context, p *m26.CallToolRequestParams) (*m26.CallToolResult, error) {
 			res, err := m26.Elicit(ctx, mrtrKey, &m26.ElicitRequestParams{Value: &m26.ElicitRequestFormParams{
 				Message: "Echo it?",

@@ -25,9 +25,7 @@ import (
 	"time"
 
 	mcp "github.com/mcpgen/mcpgen/protocol/mcp20260728"
-	_ "github.com/mcpgen/mcpgen/protocol/revisions"
 	"github.com/mcpgen/mcpgen/runtime/bearer"
-	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 	"github.com/spf13/pflag"
 )
 
@@ -56,7 +54,7 @@ func newHandler(c config) (http.Handler, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	h := streamhttp.NewServer(srv.Handler, streamhttp.ServerOptions{})
+	h := srv.HTTPHandler(mcp.HTTPOptions{})
 	mux := http.NewServeMux()
 	mux.Handle("/", p.Protect(h))
 	p.HandleMetadata(mux)

@@ -2,9 +2,8 @@
 // a prompt with a required argument (plan-trip) and a JSON resource
 // (weather://cities). It is written against the newest revision,
 // 2026-07-28, whose requests it serves statelessly, and it also serves
-// clients that begin with initialize, at 2025-11-25 (the legacy revision it
-// imports; import protocol/mcp20250618 and protocol/mcp20250326 too for
-// older clients).
+// clients that begin with initialize, at 2025-11-25 and before (the
+// revisions protocol/mcp20260728 links).
 //
 //	go run ./examples/forecast
 package main
@@ -20,8 +19,6 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/stdio"
 	"github.com/spf13/pflag"
-
-	_ "github.com/mcpgen/mcpgen/protocol/mcp20251125" // for clients that begin with initialize
 )
 
 // Args are the forecast tool's arguments: its inputSchema is inferred from
@@ -70,11 +67,17 @@ func serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	if err := mcp.AddTypedTool(srv, mcp.NewTool("forecast", "Weather forecast for a city"), forecast); err != nil {
 		return err
 	}
-	srv.AddPrompt(mcp.NewPrompt("plan-trip", "Plan a trip", mcp.RequiredArgument("city", "Where to")), func(ctx context.Context, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
+	err := srv.AddPrompt(mcp.NewPrompt("plan-trip", "Plan a trip", mcp.RequiredArgument("city", "Where to")), func(ctx context.Context, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
 		return mcp.PromptText(mcp.RoleUser, "Plan a trip to "+p.Arguments["city"]+"."), nil
 	})
-	srv.AddResource(mcp.NewResource("weather://cities", "cities", "application/json"), func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
+	if err != nil {
+		return err
+	}
+	err = srv.AddResource(mcp.NewResource("weather://cities", "cities", "application/json"), func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
 		return mcp.ResourceText(p.URI, "application/json", `["Oslo","Lima","Perth"]`), nil
 	})
+	if err != nil {
+		return err
+	}
 	return srv.Serve(ctx, stdio.New(r, w), session.Options{})
 }

@@ -27,7 +27,6 @@ import (
 	"time"
 
 	mcp "github.com/mcpgen/mcpgen/protocol/mcp20260728"
-	_ "github.com/mcpgen/mcpgen/protocol/revisions"
 	"github.com/mcpgen/mcpgen/runtime/oauth"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 	"github.com/spf13/pflag"

@@ -3,8 +3,8 @@
 // (mcpgen://readme). It is written once against the newest revision,
 // 2026-07-28, and serves both eras with the same handlers: stateless
 // requests that carry their revision in _meta, and sessions that begin with
-// initialize at 2025-11-25, 2025-06-18, 2025-03-26 or 2024-11-05, the
-// revisions linked into it. hello asks through mcp.Elicit: a stateless request gets an
+// initialize at 2025-11-25 and before, the revisions protocol/mcp20260728
+// links. hello asks through mcp.Elicit: a stateless request gets an
 // InputRequiredResult and its retry the answer; a legacy session gets a
 // real elicitation/create request. It serves stdio, or HTTP with --http
 // (bound to loopback unless told otherwise): Streamable HTTP at /mcp, and
@@ -51,17 +51,9 @@ import (
 
 	mcp "github.com/mcpgen/mcpgen/protocol/mcp20260728"
 	"github.com/mcpgen/mcpgen/runtime/session"
-	"github.com/mcpgen/mcpgen/runtime/ssehttp"
 	"github.com/mcpgen/mcpgen/runtime/stdio"
-	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 	"github.com/spf13/pflag"
-
-	// The legacy revisions, served to clients that begin with initialize.
-	_ "github.com/mcpgen/mcpgen/protocol/mcp20241105"
-	_ "github.com/mcpgen/mcpgen/protocol/mcp20250326"
-	_ "github.com/mcpgen/mcpgen/protocol/mcp20250618"
-	_ "github.com/mcpgen/mcpgen/protocol/mcp20251125"
 )
 
 // options are what the flags say.
@@ -179,15 +171,18 @@ func newServer() (*mcp.StandardServer, error) {
 		return nil, err
 	}
 
-	srv.AddPrompt(mcp.Prompt{
+	err = srv.AddPrompt(mcp.Prompt{
 		Name:      "greet",
 		Arguments: []mcp.PromptArgument{{Name: "name", Required: ptr(true)}},
 	}, func(ctx context.Context, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
 		text := "Say hello to " + p.Arguments["name"] + "."
 		return &mcp.GetPromptResult{Messages: []mcp.PromptMessage{{Role: mcp.RoleUser, Content: mcp.ContentBlock{Value: &mcp.TextContent{Text: text}}}}}, nil
 	})
+	if err != nil {
+		return nil, err
+	}
 
-	srv.AddResource(mcp.Resource{
+	err = srv.AddResource(mcp.Resource{
 		URI:      "mcpgen://readme",
 		Name:     "readme",
 		MIMEType: ptr("text/plain"),
@@ -195,6 +190,9 @@ func newServer() (*mcp.StandardServer, error) {
 		text := "mcpgen generates typed Go for the Model Context Protocol."
 		return &mcp.ReadResourceResult{Contents: []mcp.ReadResourceResultContentsItem{{Value: &mcp.TextResourceContents{URI: p.URI, MIMEType: ptr("text/plain"), Text: text}}}}, nil
 	})
+	if err != nil {
+		return nil, err
+	}
 	return srv, nil
 }
 
@@ -212,9 +210,9 @@ const shutdownTimeout = 10 * time.Second
 // the ReadTimeout), but not writing, since SSE streams are long (the
 // handlers bound each write themselves).
 func serveHTTP(ctx context.Context, addr string, srv *mcp.StandardServer) error {
-	h := streamhttp.NewServer(srv.Handler, streamhttp.ServerOptions{})
+	h := srv.HTTPHandler(mcp.HTTPOptions{})
 	defer h.Close()
-	old := ssehttp.NewServer(srv.Handler, ssehttp.ServerOptions{})
+	old := srv.SSEHandler(mcp.SSEOptions{})
 	defer old.Close()
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)

@@ -162,6 +162,18 @@ func (g *gen) side(f *jen.File, iface, role string, receives model.Direction, pe
 	f.Func().Params(jen.Id(h)).Id("Revision").Params().Op("*").Qual(revisionPkg, "Revision").Block(jen.Return(jen.Id("Protocol")))
 	f.Comment("StrictParams marks the handler as decoding params strictly itself (session.StrictHandler).")
 	f.Func().Params(jen.Id(h)).Id("StrictParams").Params().Block()
+	if iface == "Server" {
+		// The options set once on a server (a StandardServer's), which every
+		// transport then serves it with (session.OptionsHandler).
+		optsIface := jen.Interface(jen.Id("SessionOptions").Params().Qual(sessionPkg, "Options"))
+		f.Add(doc("SessionOptions", "SessionOptions returns the session options of impl when it has a method SessionOptions (a StandardServer does), else none: a transport merges them with its own (session.OptionsHandler, session.MergeOptions).", ""))
+		f.Func().Params(jen.Id("h").Id(h)).Id("SessionOptions").Params().Qual(sessionPkg, "Options").Block(
+			jen.If(jen.List(jen.Id("o"), jen.Id("ok")).Op(":=").Id("h").Dot("impl").Assert(optsIface), jen.Id("ok")).Block(
+				jen.Return(jen.Id("o").Dot("SessionOptions").Call()),
+			),
+			jen.Return(jen.Qual(sessionPkg, "Options").Values()),
+		)
+	}
 
 	var reqCases, noteCases []jen.Code
 	for _, m := range methods {
@@ -443,11 +455,15 @@ func (g *gen) hasHandshake() bool {
 }
 
 func (g *gen) serveFunc(f *jen.File) {
-	f.Add(doc("Serve", "Serve runs srv as the server side of a session on t until the client closes the connection or ctx ends, and returns why (nil for a normal end). A srv with a Handler method (such as StandardServer) is served by the handler it returns, with what that adds; any other by NewServerHandler(srv).", ""))
+	f.Add(doc("Serve", "Serve runs srv as the server side of a session on t until the client closes the connection or ctx ends, and returns why (nil for a normal end). A srv with a Handler method (such as the StandardServer of a stateless revision) is served by the handler it returns, with what that adds; any other by NewServerHandler(srv). The session runs with opts merged with the options srv carries (session.MergeOptions; a StandardServer's SessionOptions); revisions they name that are not linked into the binary are refused at once (session.CheckRevisions).", ""))
 	f.Func().Id("Serve").Params(ctxParam(), jen.Id("t").Qual(transportPkg, "Transport"), jen.Id("srv").Id("Server"), jen.Id("opts").Qual(sessionPkg, "Options")).Error().Block(
 		jen.Id("h").Op(":=").Id("NewServerHandler").Call(jen.Id("srv")),
 		jen.If(jen.List(jen.Id("hs"), jen.Id("ok")).Op(":=").Id("srv").Assert(jen.Interface(jen.Id("Handler").Params().Qual(sessionPkg, "Handler"))), jen.Id("ok")).Block(
 			jen.Id("h").Op("=").Id("hs").Dot("Handler").Call(),
+		),
+		jen.If(jen.Err().Op(":=").Qual(sessionPkg, "CheckRevisions").Call(jen.Qual(sessionPkg, "MergeOptions").Call(jen.Id("h"), jen.Id("opts")).Dot("Revisions")), jen.Err().Op("!=").Nil()).Block(
+			jen.Id("t").Dot("Close").Call(),
+			jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("Serve: %w"), jen.Err())),
 		),
 		jen.Id("s").Op(":=").Qual(sessionPkg, "New").Call(jen.Qual(sessionPkg, "Server"), jen.Id("t"), jen.Id("h"), jen.Id("opts")),
 		jen.Select().Block(

@@ -34,10 +34,11 @@ func Command(name string, args ...string) *stdio.CommandTransport {
 // any other transport.Transport (runtime/transport).
 type Transport = transport.Transport
 
-// HTTPOptions configure HTTP: the headers every request carries (an API
-// key), the HTTP client (OAuth, see runtime/oauth), a logger, and either
-// transport's own options (see ssehttp.AutoOptions).
-type HTTPOptions = ssehttp.AutoOptions
+// HTTPClientOptions configure HTTP: the headers every request carries (an
+// API key), the HTTP client (OAuth, see runtime/oauth), a logger, and
+// either transport's own options (see ssehttp.AutoOptions). (HTTPOptions
+// are the server's, of HTTPHandler.)
+type HTTPClientOptions = ssehttp.AutoOptions
 
 // HTTP returns the transport to a server at url, of either HTTP transport:
 // Streamable HTTP, tried first, or the HTTP+SSE transport of 2024-11-05,
@@ -45,10 +46,10 @@ type HTTPOptions = ssehttp.AutoOptions
 // 404 or 405 (see ssehttp.AutoClient). nil opts are the defaults:
 //
 //	cs, err := Connect(ctx, HTTP("http://127.0.0.1:8080/mcp", nil), nil)
-//	cs, err := Connect(ctx, HTTP(url, &HTTPOptions{Header: http.Header{"X-Api-Key": {key}}}), nil)
-func HTTP(url string, opts *HTTPOptions) *ssehttp.AutoClient {
+//	cs, err := Connect(ctx, HTTP(url, &HTTPClientOptions{Header: http.Header{"X-Api-Key": {key}}}), nil)
+func HTTP(url string, opts *HTTPClientOptions) *ssehttp.AutoClient {
 	if opts == nil {
-		opts = &HTTPOptions{}
+		opts = &HTTPClientOptions{}
 	}
 	return ssehttp.NewAutoClient(url, *opts)
 }

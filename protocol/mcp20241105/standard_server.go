@@ -8,6 +8,9 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/url"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,38 +20,69 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/session"
+	"github.com/mcpgen/mcpgen/runtime/ssehttp"
+	"github.com/mcpgen/mcpgen/runtime/stdio"
+	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 	"github.com/mcpgen/mcpgen/runtime/toolschema"
+	"github.com/mcpgen/mcpgen/runtime/transport"
 	"github.com/mcpgen/mcpgen/runtime/urimatch"
+	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
-// ToolHandler runs a tool. An error that is not a *jsonrpc.Error is
-// reported to the client as a tool result with isError set, as the
-// protocol asks for errors of the tool itself; a *jsonrpc.Error is a
-// protocol error.
+// ToolHandler runs a tool. A plain error (one that is not and wraps no
+// *jsonrpc.Error) is the tool's own failure, which the model should see:
+// the client gets a tool result with isError set and the error's text,
+// as the protocol asks. A *jsonrpc.Error (such as InvalidParams') is a
+// protocol error: the client gets that error. A panic is recovered and
+// answered with error -32603.
 type ToolHandler func(ctx context.Context, params *CallToolRequestParams) (*CallToolResult, error)
 
-// PromptHandler renders a prompt.
+// PromptHandler renders a prompt. An error is a protocol error: a
+// *jsonrpc.Error (such as InvalidParams') as it is, any other as -32603
+// (internal error) with its text.
 type PromptHandler func(ctx context.Context, params *GetPromptRequestParams) (*GetPromptResult, error)
 
-// ResourceHandler reads a resource, or a resource of a template.
+// ResourceHandler reads a resource, or a resource of a template. For a URI
+// it has no resource for, it returns ResourceNotFound(uri), which the
+// client gets as the protocol's not-found error. Any other error is a
+// protocol error: a *jsonrpc.Error as it is, any other as -32603
+// (internal error) with its text.
 type ResourceHandler func(ctx context.Context, params *ReadResourceRequestParams) (*ReadResourceResult, error)
 
-// CompletionHandler answers completion/complete.
+// CompletionHandler answers completion/complete. An error is a protocol
+// error: a *jsonrpc.Error as it is, any other as -32603 with its text.
 type CompletionHandler func(ctx context.Context, params *CompleteRequestParams) (*CompleteResult, error)
 
-// ResourceNotFound is the error code for a resource that does not exist.
-const ResourceNotFound = -32002
+// ResourceNotFoundErrorCode is the code of the error for a resource that
+// does not exist, in this revision (see
+// https://modelcontextprotocol.io/specification/2024-11-05/server/resources#error-handling).
+const ResourceNotFoundErrorCode = -32002
+
+// ResourceNotFound returns the error a ResourceHandler returns for a URI
+// that names no resource: the client gets error -32002 (resource not
+// found), with the URI in data.
+func ResourceNotFound(uri string) error {
+	u, _ := jsontext.AppendQuote(nil, uri)
+	data, _ := wire.SetMember(jsontext.Value(`{}`), "uri", u)
+	return &jsonrpc.Error{Code: ResourceNotFoundErrorCode, Message: "resource not found: " + uri, Data: data}
+}
 
 // StandardServer is a ready-made Server: register tools, prompts and
-// resources with AddTypedTool, AddTool, AddPrompt, AddResource and
-// AddResourceTemplate, then serve it to a session on a transport, such as
-// session.New(session.Server, stdio.New(os.Stdin, os.Stdout),
-// NewServerHandler(srv), session.Options{}). It lists what was registered
-// with pagination, and tells initialized sessions when the lists change.
-// Whatever was registered, initialize declares the tools, prompts
-// (listChanged) and resources (listChanged, subscribe) capabilities and
-// logging,
-// so that what is registered later can still be announced.
+// resources with AddTypedTool, AddTool, AddTypedPrompt, AddPrompt,
+// AddResource and AddResourceTemplate, then serve it with ServeStdio, or
+// over HTTP with HTTPHandler (and SSEHandler for the clients of the older
+// HTTP+SSE transport), or on any transport with Serve. It serves sessions
+// of this revision (and of the other revisions linked into the binary,
+// their messages converted; see WithRevisions). It lists what was
+// registered with pagination, and tells initialized sessions when the
+// lists change.
+//
+// Its capabilities follow what was registered when a session initializes:
+// tools once a tool is, prompts once a prompt is, resources (with
+// subscribe) once a resource or a template is, each with listChanged; and logging always. A
+// session keeps the capabilities of its initialize, so register before
+// serving, or declare by hand with WithCapabilities what is registered
+// later.
 // Registering is safe at any time, from any goroutine.
 type StandardServer struct {
 	UnimplementedServer
@@ -67,6 +101,12 @@ type StandardServer struct {
 	tmplFns   urimatch.Router[ResourceHandler]
 	sessions  map[*session.Session]map[string]bool // live sessions, with their subscriptions
 	complete  CompletionHandler
+
+	// Set by the ServerOptions.
+	caps        ServerCapabilities
+	middleware  []Middleware
+	revisions   []string
+	sessionOpts session.Options
 }
 
 // ServerOption configures a StandardServer.
@@ -79,6 +119,14 @@ func WithInstructions(s string) ServerOption {
 
 // WithPageSize sets how many items a list page holds (default 100).
 func WithPageSize(n int) ServerOption { return func(srv *StandardServer) { srv.pageSize = n } }
+
+// WithCapabilities declares capabilities by hand: each member caps sets
+// replaces the one the server infers from what was registered (see
+// StandardServer), such as Tools for a server whose tools are all
+// registered after clients have connected, which it must announce.
+func WithCapabilities(caps ServerCapabilities) ServerOption {
+	return func(srv *StandardServer) { srv.caps = caps }
+}
 
 // NewServer returns a StandardServer that introduces itself as info.
 func NewServer(info Implementation, opts ...ServerOption) *StandardServer {
@@ -99,8 +147,15 @@ func NewServer(info Implementation, opts ...ServerOption) *StandardServer {
 	return srv
 }
 
-// AddTool registers a tool, replacing one of the same name. Its
-// arguments reach fn as the client sent them (AddTypedTool checks and
+// sessionHandler returns the session handler of srv, for a transport:
+// NewServerHandler(srv), which carries the server's SessionOptions. It is
+// no method Handler, which the package's Serve would prefer to
+// NewServerHandler(impl) for a type that embeds a StandardServer and
+// overrides some of its methods.
+func (srv *StandardServer) sessionHandler() session.Handler { return NewServerHandler(srv) }
+
+// AddTool registers a tool, replacing one of the same name. A tool
+// without a name or a handler is refused. Its arguments reach fn as the client sent them (AddTypedTool checks and
 // decodes them). Its schemas are checked here: a schema that is not
 // strict JSON, names a dialect other than JSON Schema 2020-12 or draft-07,
 // is not valid in its dialect or has a "$ref" outside itself is refused:
@@ -108,6 +163,12 @@ func NewServer(info Implementation, opts ...ServerOption) *StandardServer {
 // nothing. An empty InputSchema is a tool without arguments,
 // {"type":"object"}.
 func (srv *StandardServer) AddTool(t Tool, fn ToolHandler) error {
+	switch {
+	case t.Name == "":
+		return errors.New("AddTool: the tool has no name")
+	case fn == nil:
+		return fmt.Errorf("AddTool: tool %q: the handler is nil", t.Name)
+	}
 	if len(t.InputSchema) == 0 {
 		t.InputSchema = append([]byte(nil), noArguments...)
 	}
@@ -126,8 +187,14 @@ func (srv *StandardServer) AddTool(t Tool, fn ToolHandler) error {
 	return nil
 }
 
-// AddPrompt registers a prompt, replacing one of the same name.
-func (srv *StandardServer) AddPrompt(p Prompt, fn PromptHandler) {
+// AddPrompt registers a prompt, replacing one of the same name. A prompt
+// without a name or a handler, or whose arguments have no names or repeat
+// one, is refused: AddPrompt returns an error naming it and the fault,
+// and registers nothing.
+func (srv *StandardServer) AddPrompt(p Prompt, fn PromptHandler) error {
+	if err := checkPrompt(p, fn); err != nil {
+		return fmt.Errorf("AddPrompt: %w", err)
+	}
 	srv.mu.Lock()
 	if i := slices.IndexFunc(srv.prompts, func(x Prompt) bool { return x.Name == p.Name }); i >= 0 {
 		srv.prompts[i] = p
@@ -137,10 +204,17 @@ func (srv *StandardServer) AddPrompt(p Prompt, fn PromptHandler) {
 	srv.promptFns[p.Name] = fn
 	srv.mu.Unlock()
 	srv.broadcast(MethodNotificationsPromptsListChanged)
+	return nil
 }
 
-// AddResource registers a resource, replacing one with the same URI.
-func (srv *StandardServer) AddResource(r Resource, fn ResourceHandler) {
+// AddResource registers a resource, replacing one with the same URI. A
+// resource whose URI is not absolute (RFC 3986), or without a name or a
+// handler, is refused: AddResource returns an error naming it and the
+// fault, and registers nothing.
+func (srv *StandardServer) AddResource(r Resource, fn ResourceHandler) error {
+	if err := checkResource(r, fn); err != nil {
+		return fmt.Errorf("AddResource: %w", err)
+	}
 	srv.mu.Lock()
 	if i := slices.IndexFunc(srv.resources, func(x Resource) bool { return x.URI == r.URI }); i >= 0 {
 		srv.resources[i] = r
@@ -150,6 +224,7 @@ func (srv *StandardServer) AddResource(r Resource, fn ResourceHandler) {
 	srv.readFns[r.URI] = fn
 	srv.mu.Unlock()
 	srv.broadcast(MethodNotificationsResourcesListChanged)
+	return nil
 }
 
 // AddResourceTemplate registers a resource template. Its uriTemplate is
@@ -158,9 +233,23 @@ func (srv *StandardServer) AddResource(r Resource, fn ResourceHandler) {
 // that is not a registered resource goes to the fn of the first template,
 // in registration order, that the URI matches; fn finds the values the
 // template's variables took with TemplateVars(ctx). A template that is not
-// RFC 6570 is an error naming it, and nothing is registered.
+// RFC 6570, has no name or handler, or is registered already (a template
+// cannot be replaced), is an error naming it, and nothing is registered.
 func (srv *StandardServer) AddResourceTemplate(t ResourceTemplate, fn ResourceHandler) error {
+	if _, err := urimatch.Parse(t.URITemplate); err != nil {
+		return fmt.Errorf("AddResourceTemplate: %w", err)
+	}
+	switch {
+	case t.Name == "":
+		return fmt.Errorf("AddResourceTemplate: template %q has no name", t.URITemplate)
+	case fn == nil:
+		return fmt.Errorf("AddResourceTemplate: template %q: the handler is nil", t.URITemplate)
+	}
 	srv.mu.Lock()
+	if slices.ContainsFunc(srv.templates, func(x ResourceTemplate) bool { return x.URITemplate == t.URITemplate }) {
+		srv.mu.Unlock()
+		return fmt.Errorf("AddResourceTemplate: template %q is registered already", t.URITemplate)
+	}
 	if err := srv.tmplFns.Add(t.URITemplate, fn); err != nil {
 		srv.mu.Unlock()
 		return fmt.Errorf("AddResourceTemplate: %w", err)
@@ -238,18 +327,34 @@ func (srv *StandardServer) track(ctx context.Context) {
 	srv.mu.Unlock()
 }
 
+// capabilities returns the server's capabilities: those declared with
+// WithCapabilities, and the others inferred from what is registered (see
+// StandardServer).
+func (srv *StandardServer) capabilities() ServerCapabilities {
+	caps := srv.caps
+	yes := true
+	srv.mu.RLock()
+	defer srv.mu.RUnlock()
+	if caps.Tools == nil && len(srv.tools) > 0 {
+		caps.Tools = &ServerCapabilitiesTools{ListChanged: &yes}
+	}
+	if caps.Prompts == nil && len(srv.prompts) > 0 {
+		caps.Prompts = &ServerCapabilitiesPrompts{ListChanged: &yes}
+	}
+	if caps.Resources == nil && len(srv.resources)+len(srv.templates) > 0 {
+		caps.Resources = &ServerCapabilitiesResources{ListChanged: &yes, Subscribe: &yes}
+	}
+	if caps.Logging == nil {
+		caps.Logging = jsontext.Value("{}")
+	}
+	return caps
+}
+
 // Initialize answers initialize: this revision, the server's identity and
-// instructions, and the capabilities the StandardServer doc lists.
+// instructions, and its capabilities (see StandardServer).
 func (srv *StandardServer) Initialize(ctx context.Context, params *InitializeRequestParams) (*InitializeResult, error) {
 	srv.track(ctx)
-	yes := true
-	caps := ServerCapabilities{
-		Tools:     &ServerCapabilitiesTools{ListChanged: &yes},
-		Prompts:   &ServerCapabilitiesPrompts{ListChanged: &yes},
-		Resources: &ServerCapabilitiesResources{ListChanged: &yes, Subscribe: &yes},
-		Logging:   jsontext.Value("{}"),
-	}
-	res := &InitializeResult{ProtocolVersion: Revision, Capabilities: caps, ServerInfo: srv.info}
+	res := &InitializeResult{ProtocolVersion: Revision, Capabilities: srv.capabilities(), ServerInfo: srv.info}
 	if srv.instructions != "" {
 		res.Instructions = &srv.instructions
 	}
@@ -377,7 +482,8 @@ func (srv *StandardServer) ListResourceTemplates(ctx context.Context, params *Li
 	return &ListResourceTemplatesResult{ResourceTemplates: append([]ResourceTemplate{}, srv.templates[start:end]...), NextCursor: next}, nil
 }
 
-// ReadResource reads a registered resource, or one a template matches.
+// ReadResource reads a registered resource, or one a template matches. A
+// URI that is neither is answered with ResourceNotFound's error.
 func (srv *StandardServer) ReadResource(ctx context.Context, params *ReadResourceRequestParams) (*ReadResourceResult, error) {
 	srv.mu.RLock()
 	fn := srv.readFns[params.URI]
@@ -389,7 +495,7 @@ func (srv *StandardServer) ReadResource(ctx context.Context, params *ReadResourc
 		}
 	}
 	if fn == nil {
-		return nil, &jsonrpc.Error{Code: ResourceNotFound, Message: "resource not found: " + params.URI}
+		return nil, ResourceNotFound(params.URI)
 	}
 	return fn(ctx, params)
 }
@@ -632,4 +738,242 @@ func ResourceText(uri, mimeType, text string) *ReadResourceResult {
 		c.MIMEType = &mimeType
 	}
 	return &ReadResourceResult{Contents: []ReadResourceResultContentsItem{{Value: c}}}
+}
+
+// Middleware wraps the handling of the messages a server receives and
+// sends, as net/http middleware wraps a handler: see session.Middleware
+// for what passes through it. Set it once with WithMiddleware; every
+// transport serves the server with it.
+type Middleware = session.Middleware
+
+// MessageHandler handles a Message: the next step of a Middleware, and
+// what it returns (session.HandlerFunc).
+type MessageHandler = session.HandlerFunc
+
+// Message is a request or notification passing through a Middleware or a
+// receive hook, in either direction: its Method, Params, ID, Revision,
+// Era and Session (session.Request).
+type Message = session.Request
+
+// RawJSON is JSON text as sent or received: the Params of a Message, and
+// the result a MessageHandler returns (jsontext.Value).
+type RawJSON = jsontext.Value
+
+// WithMiddleware adds middleware to the server, after any added before:
+// the first is the outermost, the first to see a message. It wraps the
+// handling of what every session (stdio, Streamable HTTP, HTTP+SSE) and
+// every stateless request receives and sends, whichever transport serves
+// the server; see SessionOptions for how it combines with options given
+// to a transport.
+func WithMiddleware(mw ...Middleware) ServerOption {
+	return func(srv *StandardServer) { srv.middleware = append(srv.middleware, mw...) }
+}
+
+// WithReceiveHook adds fn as a middleware (see WithMiddleware) that runs
+// before the handling of each request and notification the server
+// receives, on every transport: for logging, or to refuse what a caller
+// may not do. A nil error lets the message through; an error refuses it:
+// a request is answered with the error (a *jsonrpc.Error as it is, any
+// other as -32600 with its text), a notification is dropped. See
+// session.ReceiveHook.
+func WithReceiveHook(fn func(ctx context.Context, m *Message) error) ServerOption {
+	return WithMiddleware(session.ReceiveHook(fn))
+}
+
+// WithRevisions limits the protocol revisions the server serves to names,
+// such as "2025-11-25"; by default it serves every revision linked into
+// the binary. A name not linked in is refused when the server is served:
+// Serve and ServeStdio return the error, and the HTTP handlers refuse
+// every request with it (see session.CheckRevisions).
+func WithRevisions(names ...string) ServerOption {
+	return func(srv *StandardServer) { srv.revisions = append([]string{}, names...) }
+}
+
+// WithSessionOptions sets the session options every transport serves the
+// server with (limits, timeouts, a logger, …; see session.Options). The
+// middleware of WithMiddleware and WithReceiveHook comes before opts's
+// own, and the revisions of WithRevisions replace opts's, whatever the
+// order of the options. A later WithSessionOptions replaces an earlier.
+func WithSessionOptions(opts session.Options) ServerOption {
+	return func(srv *StandardServer) { srv.sessionOpts = opts }
+}
+
+// SessionOptions returns the session options the server is served with,
+// set by WithSessionOptions, WithMiddleware, WithReceiveHook and
+// WithRevisions. Every transport uses them (session.OptionsHandler):
+// Serve, ServeStdio, HTTPHandler and SSEHandler, and streamhttp.NewServer,
+// ssehttp.NewServer and session.New given a handler of srv
+// (NewServerHandler(srv)). The options given to a transport (Serve's opts,
+// HTTPOptions.Session, SSEOptions.Session) are merged in by
+// session.MergeOptions: their middleware runs after the server's, and
+// each other field they set replaces the server's.
+func (srv *StandardServer) SessionOptions() session.Options {
+	o := srv.sessionOpts
+	if len(srv.middleware) > 0 {
+		o.Middleware = append(append([]Middleware{}, srv.middleware...), o.Middleware...)
+	}
+	if srv.revisions != nil {
+		o.Revisions = srv.revisions
+	}
+	return o
+}
+
+// Serve runs srv on t, a transport such as stdio.New(os.Stdin, os.Stdout),
+// until the client closes the connection or ctx ends, and returns why
+// (nil for a normal end). opts are merged with the server's SessionOptions
+// (see there); revisions they name that are not linked into the binary
+// are refused at once.
+func (srv *StandardServer) Serve(ctx context.Context, t transport.Transport, opts session.Options) error {
+	h := srv.sessionHandler()
+	if err := session.CheckRevisions(session.MergeOptions(h, opts).Revisions); err != nil {
+		t.Close()
+		return fmt.Errorf("Serve: %w", err)
+	}
+	s := session.New(session.Server, t, h, opts)
+	select {
+	case <-ctx.Done():
+		return s.Close()
+	case <-s.Done():
+		return s.Wait()
+	}
+}
+
+// ServeStdio serves srv on the standard input and output of the process,
+// as the server a client started, until the input ends or ctx ends: it is
+// Serve(ctx, stdio.New(os.Stdin, os.Stdout), session.Options{}). Nothing
+// else may write to the standard output meanwhile; log to the standard
+// error.
+func (srv *StandardServer) ServeStdio(ctx context.Context) error {
+	return srv.Serve(ctx, stdio.New(os.Stdin, os.Stdout), session.Options{})
+}
+
+// HTTPOptions configure the Streamable HTTP handler of HTTPHandler
+// (streamhttp.ServerOptions). The zero value serves loopback clients.
+type HTTPOptions = streamhttp.ServerOptions
+
+// SSEOptions configure the HTTP+SSE handler of SSEHandler
+// (ssehttp.ServerOptions). The zero value serves loopback clients.
+type SSEOptions = ssehttp.ServerOptions
+
+// HTTPHandler returns an http.Handler that serves srv over Streamable HTTP
+// on the path it is mounted on (POST, GET and DELETE). It
+// refuses foreign Host and Origin headers (DNS rebinding), limits bodies
+// and sessions, and reaps idle sessions: see streamhttp.ServerOptions. Its
+// Close, registered with http.Server.RegisterOnShutdown, ends the sessions
+// gracefully. Sessions run with the server's SessionOptions merged with
+// opts.Session.
+func (srv *StandardServer) HTTPHandler(opts HTTPOptions) *streamhttp.Server {
+	return streamhttp.NewServer(srv.sessionHandler, opts)
+}
+
+// SSEHandler returns an http.Handler that serves srv over the HTTP+SSE
+// transport of 2024-11-05, which older clients still speak: a GET opens a
+// session's event stream, whose first event names the URL (this path, with
+// ?sessionId=…) to POST its messages to. Mount it on a path of its own,
+// beside HTTPHandler's (the specification's advice for serving both). See
+// ssehttp.ServerOptions for its limits; its Close ends the sessions.
+func (srv *StandardServer) SSEHandler(opts SSEOptions) *ssehttp.Server {
+	return ssehttp.NewServer(srv.sessionHandler, opts)
+}
+
+// RequireHeader returns a gate for HTTPOptions.Gate and SSEOptions.Gate
+// that lets through a request whose header name (such as "X-API-Key")
+// holds one of keys, and refuses any other with 401 Unauthorized and a
+// JSON-RPC error carrying its request ids, before anything else is done
+// with it (see streamhttp.RequireHeader). The keys are never logged nor
+// sent back.
+func RequireHeader(name string, keys ...string) func(*http.Request) error {
+	return streamhttp.RequireHeader(name, keys...)
+}
+
+// InvalidParams returns the error a handler returns for params it cannot
+// serve: the client gets error -32602 (invalid params) with the message
+// formatted as by fmt.Sprintf. From a ToolHandler it is a protocol error,
+// not a tool result with isError.
+func InvalidParams(format string, args ...any) error {
+	return &jsonrpc.Error{Code: jsonrpc.InvalidParams, Message: fmt.Sprintf(format, args...)}
+}
+
+// MustAddTool is AddTool for start-up code: it panics where AddTool
+// returns an error. Tools registered at run time, from configuration or
+// input, go through AddTool.
+func (srv *StandardServer) MustAddTool(t Tool, fn ToolHandler) {
+	must(srv.AddTool(t, fn))
+}
+
+// MustAddTypedTool is AddTypedTool for start-up code: it panics where
+// AddTypedTool returns an error.
+func MustAddTypedTool[In, Out any](srv *StandardServer, t Tool, fn func(ctx context.Context, in In) (Out, error)) {
+	must(AddTypedTool(srv, t, fn))
+}
+
+// MustAddPrompt is AddPrompt for start-up code: it panics where AddPrompt
+// returns an error.
+func (srv *StandardServer) MustAddPrompt(p Prompt, fn PromptHandler) {
+	must(srv.AddPrompt(p, fn))
+}
+
+// MustAddTypedPrompt is AddTypedPrompt for start-up code: it panics where
+// AddTypedPrompt returns an error.
+func MustAddTypedPrompt[In any](srv *StandardServer, p Prompt, fn func(ctx context.Context, in In) (*GetPromptResult, error)) {
+	must(AddTypedPrompt(srv, p, fn))
+}
+
+// MustAddResource is AddResource for start-up code: it panics where
+// AddResource returns an error.
+func (srv *StandardServer) MustAddResource(r Resource, fn ResourceHandler) {
+	must(srv.AddResource(r, fn))
+}
+
+// MustAddResourceTemplate is AddResourceTemplate for start-up code: it
+// panics where AddResourceTemplate returns an error.
+func (srv *StandardServer) MustAddResourceTemplate(t ResourceTemplate, fn ResourceHandler) {
+	must(srv.AddResourceTemplate(t, fn))
+}
+
+// must panics with err, a registration's error, unless it is nil.
+func must(err error) {
+	if err != nil {
+		panic(err)
+	}
+}
+
+// checkPrompt checks a prompt given to AddPrompt: a name and a handler,
+// and arguments with names, each once.
+func checkPrompt(p Prompt, fn PromptHandler) error {
+	if p.Name == "" {
+		return errors.New("the prompt has no name")
+	}
+	if fn == nil {
+		return fmt.Errorf("prompt %q: the handler is nil", p.Name)
+	}
+	seen := map[string]bool{}
+	for i, a := range p.Arguments {
+		switch {
+		case a.Name == "":
+			return fmt.Errorf("prompt %q: argument %d has no name", p.Name, i)
+		case seen[a.Name]:
+			return fmt.Errorf("prompt %q: argument %q is listed twice", p.Name, a.Name)
+		}
+		seen[a.Name] = true
+	}
+	return nil
+}
+
+// checkResource checks a resource given to AddResource: an absolute URI
+// (RFC 3986: with a scheme), a name and a handler.
+func checkResource(r Resource, fn ResourceHandler) error {
+	if r.URI == "" {
+		return errors.New("the resource has no URI")
+	}
+	if u, err := url.Parse(r.URI); err != nil || u.Scheme == "" {
+		return fmt.Errorf("resource %q: the URI is not absolute (RFC 3986: scheme:rest, such as file:///notes.txt)", r.URI)
+	}
+	if r.Name == "" {
+		return fmt.Errorf("resource %q has no name", r.URI)
+	}
+	if fn == nil {
+		return fmt.Errorf("resource %q: the handler is nil", r.URI)
+	}
+	return nil
 }

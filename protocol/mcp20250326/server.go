@@ -148,6 +148,18 @@ func (serverHandler) Revision() *revision.Revision {
 
 // StrictParams marks the handler as decoding params strictly itself (session.StrictHandler).
 func (serverHandler) StrictParams() {}
+
+// SessionOptions returns the session options of impl when it has a method
+// SessionOptions (a StandardServer does), else none: a transport merges them
+// with its own (session.OptionsHandler, session.MergeOptions).
+func (h serverHandler) SessionOptions() session.Options {
+	if o, ok := h.impl.(interface {
+		SessionOptions() session.Options
+	}); ok {
+		return o.SessionOptions()
+	}
+	return session.Options{}
+}
 func (h serverHandler) HandleRequest(ctx context.Context, s *session.Session, method string, params jsontext.Value) (wire.Appender, error) {
 	switch method {
 	case MethodCompletionComplete:

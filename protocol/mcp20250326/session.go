@@ -5,6 +5,7 @@ package mcp20250326
 
 import (
 	"context"
+	"fmt"
 	revision "github.com/mcpgen/mcpgen/runtime/revision"
 	session "github.com/mcpgen/mcpgen/runtime/session"
 	transport "github.com/mcpgen/mcpgen/runtime/transport"
@@ -25,14 +26,22 @@ func init() {
 
 // Serve runs srv as the server side of a session on t until the client closes
 // the connection or ctx ends, and returns why (nil for a normal end). A srv
-// with a Handler method (such as StandardServer) is served by the handler it
-// returns, with what that adds; any other by NewServerHandler(srv).
+// with a Handler method (such as the StandardServer of a stateless revision)
+// is served by the handler it returns, with what that adds; any other by
+// NewServerHandler(srv). The session runs with opts merged with the options
+// srv carries (session.MergeOptions; a StandardServer's SessionOptions);
+// revisions they name that are not linked into the binary are refused at once
+// (session.CheckRevisions).
 func Serve(ctx context.Context, t transport.Transport, srv Server, opts session.Options) error {
 	h := NewServerHandler(srv)
 	if hs, ok := srv.(interface {
 		Handler() session.Handler
 	}); ok {
 		h = hs.Handler()
+	}
+	if err := session.CheckRevisions(session.MergeOptions(h, opts).Revisions); err != nil {
+		t.Close()
+		return fmt.Errorf("Serve: %w", err)
 	}
 	s := session.New(session.Server, t, h, opts)
 	select {

@@ -186,3 +186,15 @@ func ExampleAddTypedPrompt() {
 	// jsonrpc error -32602: prompts/get "plan-trip": invalid arguments: /style: value must be one of "calm", "busy"
 	// jsonrpc error -32602: prompts/get "plan-trip": missing required argument "city"
 }
+
+// The server of a first program: its tools, then ServeStdio, the process
+// being the server its client started. The same code compiles against the
+// package of any revision, mcp20260728 included.
+func ExampleStandardServer_ServeStdio() {
+	srv := mcp.NewServer(mcp.Implementation{Name: "calculator", Version: "1.0.0"})
+	mcp.MustAddTypedTool(srv, mcp.NewTool("add", "Adds two integers"),
+		func(ctx context.Context, in addArgs) (sum, error) { return sum{in.A + in.B}, nil })
+	if err := srv.ServeStdio(context.Background()); err != nil {
+		log.Fatal(err)
+	}
+}

@@ -2,10 +2,20 @@ package mcp20251125_test
 
 import (
 	"context"
+	"errors"
+	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	mcp "github.com/mcpgen/mcpgen/protocol/mcp20251125"
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/session"
+	"github.com/mcpgen/mcpgen/runtime/ssehttp"
+	"github.com/mcpgen/mcpgen/runtime/streamhttp"
+	"github.com/mcpgen/mcpgen/runtime/transport"
 )
 
 // MCP's schema requires "type": "object" of a tool's inputSchema and
@@ -36,5 +46,120 @@ func TestToolSchemasMustBeObjects(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: err = %v, want one containing %q", tt.name, err, tt.want)
 		}
+	}
+}
+
+// The capabilities of initialize follow what was registered;
+// WithCapabilities declares by hand.
+func TestCapabilitiesInferred(t *testing.T) {
+	noop := func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) { return nil, nil }
+	read := func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
+		return nil, nil
+	}
+	yes := true
+	for _, tt := range []struct {
+		name string
+		opts []mcp.ServerOption
+		add  func(srv *mcp.StandardServer)
+		want string
+	}{
+		{"nothing", nil, func(*mcp.StandardServer) {}, `{"logging":{}}`},
+		{"a tool and a resource", nil, func(srv *mcp.StandardServer) {
+			srv.MustAddTool(mcp.NewTool("t", ""), noop)
+			srv.MustAddResource(mcp.NewResource("notes://a", "a", ""), read)
+		}, `{"logging":{},"resources":{"listChanged":true,"subscribe":true},"tools":{"listChanged":true}}`},
+		{"by hand", []mcp.ServerOption{mcp.WithCapabilities(mcp.ServerCapabilities{Prompts: &mcp.ServerCapabilitiesPrompts{ListChanged: &yes}})},
+			func(*mcp.StandardServer) {}, `{"logging":{},"prompts":{"listChanged":true}}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"}, tt.opts...)
+			tt.add(srv)
+			res, err := srv.Initialize(context.Background(), &mcp.InitializeRequestParams{ProtocolVersion: mcp.Revision})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := res.Capabilities.AppendJSON(nil)
+			if string(b) != tt.want {
+				t.Errorf("capabilities %s, want %s", b, tt.want)
+			}
+		})
+	}
+}
+
+// A resource not found is -32002, the URI in data.
+func TestResourceNotFound(t *testing.T) {
+	srv := mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"})
+	srv.MustAddResourceTemplate(mcp.ResourceTemplate{Name: "n", URITemplate: "notes://{id}"},
+		func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
+			return nil, mcp.ResourceNotFound(p.URI)
+		})
+	for _, uri := range []string{"notes://a", "other://b"} {
+		_, err := srv.ReadResource(context.Background(), &mcp.ReadResourceRequestParams{URI: uri})
+		var je *jsonrpc.Error
+		if !errors.As(err, &je) || je.Code != mcp.ResourceNotFoundErrorCode || string(je.Data) != `{"uri":"`+uri+`"}` {
+			t.Errorf("ReadResource(%s) = %v, want -32002 with the URI", uri, err)
+		}
+	}
+}
+
+// The middleware set once on a server of this era sees the calls over
+// Streamable HTTP and HTTP+SSE, and on any transport given to Serve.
+func TestMiddlewareSetOnce(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string
+	srv := mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"},
+		mcp.WithReceiveHook(func(ctx context.Context, m *mcp.Message) error {
+			if !m.Notification { // notifications/initialized is handled apart, in its own time
+				mu.Lock()
+				defer mu.Unlock()
+				seen = append(seen, m.Method)
+			}
+			return nil
+		}))
+	srv.MustAddTool(mcp.NewTool("echo", ""), func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		return mcp.TextResult("echo"), nil
+	})
+	for _, tt := range []struct {
+		name  string
+		serve func(t *testing.T) transport.Transport
+	}{
+		{"Serve", func(t *testing.T) transport.Transport {
+			a, b := transport.Pipe()
+			go srv.Serve(context.Background(), a, session.Options{})
+			return b
+		}},
+		{"HTTPHandler", func(t *testing.T) transport.Transport {
+			h := srv.HTTPHandler(mcp.HTTPOptions{})
+			hs := httptest.NewServer(h)
+			t.Cleanup(func() { h.Close(); hs.Close() })
+			return streamhttp.NewClient(hs.URL, streamhttp.ClientOptions{})
+		}},
+		{"SSEHandler", func(t *testing.T) transport.Transport {
+			h := srv.SSEHandler(mcp.SSEOptions{})
+			hs := httptest.NewServer(h)
+			t.Cleanup(func() { h.Close(); hs.Close() })
+			return ssehttp.NewClient(hs.URL, ssehttp.ClientOptions{})
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			mu.Lock()
+			seen = nil
+			mu.Unlock()
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			s := session.New(session.Client, tt.serve(t), mcp.NewClientHandler(mcp.UnimplementedClient{}), session.Options{})
+			defer s.Close()
+			if _, err := s.Initialize(ctx, &mcp.InitializeRequestParams{ProtocolVersion: mcp.Revision, ClientInfo: mcp.Implementation{Name: "c", Version: "1"}}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Call(ctx, "tools/call", &mcp.CallToolRequestParams{Name: "echo"}); err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if !slices.Equal(seen, []string{"initialize", "tools/call"}) {
+				t.Errorf("the receive hook saw %v, want initialize and tools/call", seen)
+			}
+		})
 	}
 }

@@ -25,15 +25,9 @@ import (
 )
 
 // serverEnv names the server the test binary runs as, when it is started
-// as one by the tests of Connect (the helper-process pattern).
+// as one by the tests of Connect (the helper-process pattern; TestMain, in
+// serve_test.go, calls serverMain).
 const serverEnv = "MCPGEN_CLIENT_TEST_SERVER"
-
-func TestMain(m *testing.M) {
-	if mode := os.Getenv(serverEnv); mode != "" {
-		os.Exit(serverMain(mode))
-	}
-	os.Exit(m.Run())
-}
 
 // serverMain runs the test binary as a server: a bad one, or a real one.
 func serverMain(mode string) int {
@@ -240,7 +234,7 @@ func TestHTTP(t *testing.T) {
 	tests := []struct {
 		name    string
 		handler http.Handler
-		opts    *mcp.HTTPOptions
+		opts    *mcp.HTTPClientOptions
 		want    string // the transport chosen
 	}{
 		{"Streamable HTTP", streamhttp.NewServer(srv.Handler, streamhttp.ServerOptions{}), nil, "*streamhttp.Client"},
@@ -251,7 +245,7 @@ func TestHTTP(t *testing.T) {
 				return
 			}
 			keyed.ServeHTTP(w, r)
-		}), &mcp.HTTPOptions{Header: http.Header{"X-Api-Key": {"k"}}}, "*streamhttp.Client"},
+		}), &mcp.HTTPClientOptions{Header: http.Header{"X-Api-Key": {"k"}}}, "*streamhttp.Client"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -338,11 +332,11 @@ func (*pointerElicit) Elicit(context.Context, *m25.ElicitRequestParams) (*m25.El
 	return nil, nil
 }
 
-// TestCapabilitiesInferred checks the capabilities Connect declares for
+// TestClientCapabilitiesInferred checks the capabilities Connect declares for
 // the optional interfaces a handler implements, merged with those set by
 // hand (which win), in both eras; and that a handler whose method misses
 // its interface is refused.
-func TestCapabilitiesInferred(t *testing.T) {
+func TestClientCapabilitiesInferred(t *testing.T) {
 	yes := true
 	tests := []struct {
 		name    string

@@ -22,7 +22,7 @@ func (asker) Elicit(ctx context.Context, p *mcp.ElicitRequestParams) (*mcp.Elici
 // the retry with the answer), with no code for it on either side.
 func ExampleConnect() {
 	srv := mcp.NewServer(mcp.Implementation{Name: "greeter", Version: "1.0.0"})
-	srv.AddTool(mcp.Tool{Name: "greet", InputSchema: []byte(`{"type":"object"}`)},
+	srv.MustAddTool(mcp.Tool{Name: "greet", InputSchema: []byte(`{"type":"object"}`)},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			res, err := mcp.Elicit(ctx, "name", &mcp.ElicitRequestParams{Value: &mcp.ElicitRequestFormParams{
 				Message: "What is your name?",

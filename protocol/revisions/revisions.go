@@ -1,14 +1,13 @@
 // Package revisions links every protocol revision this module ships into a
-// binary. Import it for its side effect:
+// binary. A program on protocol/mcp20260728 no longer needs it: that
+// package links the revisions of the initialize era itself. It stays for
+// the programs that import it, for its side effect:
 //
 //	import _ "github.com/mcpgen/mcpgen/protocol/revisions"
 //
-// and sessions negotiate 2024-11-05, 2025-03-26, 2025-06-18 and 2025-11-25
-// with initialize, whichever revision package the server or client is
-// written against: a server written against mcp20260728 then serves the
-// stateless era and every initialize revision on the same stdio process or
-// HTTP endpoint, and a client of mcp20260728 can fall back to any of them.
-// Without it, only the revision packages the program imports take part.
+// and for Names. With it, sessions negotiate every revision with
+// initialize, whichever revision package the server or client is written
+// against.
 package revisions
 
 import (

@@ -26,8 +26,9 @@ var dateRE = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`)
 // followed by the date without dashes); for any other, correct it. The
 // error of an unknown name wraps ErrUnknownRevision.
 //
-// Serve, the transports' servers (streamhttp.NewServer, ssehttp.NewServer)
-// and Connect run it on the Options they are given.
+// The generated packages' Serve and Connect, and the transports' servers
+// (streamhttp.NewServer, ssehttp.NewServer), run it on the Options they are
+// given.
 func CheckRevisions(names []string) error {
 	if names == nil {
 		return nil
@@ -64,4 +65,24 @@ func linkedNames() string {
 		return "none (import a revision package, such as github.com/mcpgen/mcpgen/protocol/mcp20260728)"
 	}
 	return strings.Join(names, ", ")
+}
+
+// noHandshakeRevision says why a server has no revision to answer an
+// initialize that asked for requested (none of the initialize era is both
+// linked and allowed by supported, Options.Revisions), and what to do.
+func noHandshakeRevision(requested string, supported []string) string {
+	var linked []string
+	for _, r := range revision.All() {
+		if r.Handshake() {
+			linked = append(linked, r.Name)
+		}
+	}
+	if len(requested) > 32 {
+		requested = requested[:32] + "…" // a peer's string, quoted back: bounded
+	}
+	msg := fmt.Sprintf("this server supports no protocol revision that begins with initialize (the client asked for %q): ", requested)
+	if len(linked) == 0 {
+		return msg + "none is linked into it; import a revision package of that era, such as github.com/mcpgen/mcpgen/protocol/mcp20251125 (a server built on github.com/mcpgen/mcpgen/protocol/mcp20260728 links them all)"
+	}
+	return msg + fmt.Sprintf("its Options.Revisions (%s) allows none of those linked into it (%s); add one to it, or leave it nil for all", strings.Join(supported, ", "), strings.Join(linked, ", "))
 }

@@ -145,7 +145,7 @@ func TestClientCacheAndListen(t *testing.T) {
 	if got := string(sub.Acknowledged()); got != `{"toolsListChanged":true}` {
 		t.Errorf("acknowledged %s", got)
 	}
-	srv.AddTool(m26.Tool{Name: "late", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *m26.CallToolRequestParams) (*m26.CallToolResult, error) {
+	srv.MustAddTool(m26.Tool{Name: "late", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *m26.CallToolRequestParams) (*m26.CallToolResult, error) {
 		return &m26.CallToolResult{}, nil
 	})
 	select {
@@ -171,7 +171,7 @@ func TestClientCacheAndListen(t *testing.T) {
 
 func TestClientFallsBackToInitialize(t *testing.T) {
 	legacy := m25.NewServer(m25.Implementation{Name: "old", Version: "1"})
-	legacy.AddTool(m25.Tool{Name: "echo", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *m25.CallToolRequestParams) (*m25.CallToolResult, error) {
+	legacy.MustAddTool(m25.Tool{Name: "echo", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *m25.CallToolRequestParams) (*m25.CallToolResult, error) {
 		return &m25.CallToolResult{Content: []m25.ContentBlock{{Value: &m25.TextContent{Text: "hi"}}}}, nil
 	})
 	c := &inputClient{changed: make(chan struct{}, 1)}
@@ -334,7 +334,7 @@ func TestClientPinnedToLegacy(t *testing.T) {
 // the same Elicit handler that answers inputRequests in the stateless era.
 func TestClientFallbackAnswersServerRequests(t *testing.T) {
 	legacy := m25.NewServer(m25.Implementation{Name: "old", Version: "1"})
-	legacy.AddTool(m25.Tool{Name: "ask", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *m25.CallToolRequestParams) (*m25.CallToolResult, error) {
+	legacy.MustAddTool(m25.Tool{Name: "ask", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *m25.CallToolRequestParams) (*m25.CallToolResult, error) {
 		ss, _ := m25.ServerSessionFrom(ctx)
 		res, err := ss.Elicit(ctx, &m25.ElicitRequestParams{Value: &m25.ElicitRequestFormParams{
 			Message:         "name?",
@@ -411,6 +411,9 @@ func TestClientCachePrivatePerAuthorization(t *testing.T) {
 	} {
 		t.Run(tc.scope, func(t *testing.T) {
 			srv := m26.NewServer(m26.Implementation{Name: "p", Version: "1"}, m26.WithCacheHint(m26.MethodToolsList, m26.CacheHint{TTL: 60e9, Scope: tc.scope}))
+			srv.MustAddTool(m26.NewTool("t", ""), func(ctx context.Context, p *m26.CallToolRequestParams) (*m26.CallToolResult, error) {
+				return m26.TextResult("t"), nil
+			})
 			a, b := transport.Pipe()
 			s := session.New(session.Server, a, srv.Handler(), session.Options{})
 			t.Cleanup(func() { s.Close() })

@@ -89,7 +89,7 @@ func serveInput(t *testing.T, srv mcp.Server, input string, opts session.Options
 // the end of the input is seen while it runs.
 func slowServer() *mcp.StandardServer {
 	srv := mcp.NewServer(mcp.Implementation{Name: "slow", Version: "1"})
-	srv.AddTool(mcp.Tool{Name: "slow", InputSchema: []byte(`{"type":"object"}`)},
+	srv.MustAddTool(mcp.Tool{Name: "slow", InputSchema: []byte(`{"type":"object"}`)},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			for range 3 {
 				runtime.Gosched()
@@ -97,7 +97,7 @@ func slowServer() *mcp.StandardServer {
 			time.Sleep(time.Millisecond) // a tool at work, not a timing assertion
 			return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: "ok"}}}}, nil
 		})
-	srv.AddTool(mcp.Tool{Name: "block", InputSchema: []byte(`{"type":"object"}`)},
+	srv.MustAddTool(mcp.Tool{Name: "block", InputSchema: []byte(`{"type":"object"}`)},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			<-ctx.Done()
 			return nil, fmt.Errorf("block: %w", ctx.Err())
@@ -284,7 +284,7 @@ func TestProgressTokenReused(t *testing.T) {
 func TestProgressTokensForgotten(t *testing.T) {
 	const n = 20000
 	srv := mcp.NewServer(mcp.Implementation{Name: "p", Version: "1"})
-	srv.AddTool(mcp.Tool{Name: "p", InputSchema: []byte(`{"type":"object"}`)},
+	srv.MustAddTool(mcp.Tool{Name: "p", InputSchema: []byte(`{"type":"object"}`)},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			if err := session.ReportProgress(ctx, 1, nil, ""); err != nil {
 				return nil, err
@@ -332,7 +332,7 @@ func TestLongSessionLeavesNothingBehind(t *testing.T) {
 	}
 	started := make(chan struct{}, 1)
 	srv := mcp.NewServer(mcp.Implementation{Name: "long", Version: "1"})
-	srv.AddTool(mcp.Tool{Name: "progress", InputSchema: []byte(`{"type":"object"}`)},
+	srv.MustAddTool(mcp.Tool{Name: "progress", InputSchema: []byte(`{"type":"object"}`)},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			for i := 1; i <= 2; i++ {
 				if err := session.ReportProgress(ctx, float64(i), nil, ""); err != nil {
@@ -341,13 +341,13 @@ func TestLongSessionLeavesNothingBehind(t *testing.T) {
 			}
 			return &mcp.CallToolResult{Content: []mcp.ContentBlock{}}, nil
 		})
-	srv.AddTool(mcp.Tool{Name: "wait", InputSchema: []byte(`{"type":"object"}`)},
+	srv.MustAddTool(mcp.Tool{Name: "wait", InputSchema: []byte(`{"type":"object"}`)},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			started <- struct{}{}
 			<-ctx.Done()
 			return nil, ctx.Err()
 		})
-	srv.AddTool(mcp.Tool{Name: "plain", InputSchema: []byte(`{"type":"object"}`)},
+	srv.MustAddTool(mcp.Tool{Name: "plain", InputSchema: []byte(`{"type":"object"}`)},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.ContentBlock{}}, nil
 		})
@@ -423,7 +423,7 @@ func TestLongSessionLeavesNothingBehind(t *testing.T) {
 func TestRequestWhileEndingAnswered(t *testing.T) {
 	started, release := make(chan struct{}), make(chan struct{})
 	srv := mcp.NewServer(mcp.Implementation{Name: "hold", Version: "1"})
-	srv.AddTool(mcp.Tool{Name: "hold", InputSchema: []byte(`{"type":"object"}`)},
+	srv.MustAddTool(mcp.Tool{Name: "hold", InputSchema: []byte(`{"type":"object"}`)},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			close(started)
 			<-release
@@ -456,7 +456,7 @@ func TestRequestWhileEndingAnswered(t *testing.T) {
 // its roots; the client sends a second request before it answers.
 func TestReaderReadsAnswersWhileFull(t *testing.T) {
 	srv := mcp.NewServer(mcp.Implementation{Name: "ask", Version: "1"})
-	srv.AddTool(mcp.Tool{Name: "ask", InputSchema: []byte(`{"type":"object"}`)},
+	srv.MustAddTool(mcp.Tool{Name: "ask", InputSchema: []byte(`{"type":"object"}`)},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			s, _ := session.FromContext(ctx)
 			if _, err := (&mcp.ServerSession{Session: s}).ListRoots(ctx, nil); err != nil {

@@ -19,7 +19,7 @@ import (
 func modernServer(t *testing.T) (*m26.StandardServer, *peer) {
 	t.Helper()
 	srv := m26.NewServer(m26.Implementation{Name: "dual", Version: "1"}, m26.WithCacheHint(m26.MethodToolsList, m26.CacheHint{TTL: 5000e6, Scope: "public"}))
-	srv.AddTool(m26.Tool{Name: "greet", InputSchema: []byte(`{"type":"object"}`)},
+	srv.MustAddTool(m26.Tool{Name: "greet", InputSchema: []byte(`{"type":"object"}`)},
 		func(ctx context.Context, p *m26.CallToolRequestParams) (*m26.CallToolResult, error) {
 			res, err := m26.Elicit(ctx, "user_name", &m26.ElicitRequestParams{Value: &m26.ElicitRequestFormParams{
 				Message: "What is your name?",
@@ -33,7 +33,7 @@ func modernServer(t *testing.T) (*m26.StandardServer, *peer) {
 			b, _ := json.Marshal(res.Content["name"])
 			return &m26.CallToolResult{Content: []m26.ContentBlock{{Value: &m26.TextContent{Text: "Hello " + string(b)}}}}, nil
 		})
-	srv.AddResource(m26.Resource{URI: "test://r", Name: "r"}, func(ctx context.Context, p *m26.ReadResourceRequestParams) (*m26.ReadResourceResult, error) {
+	srv.MustAddResource(m26.Resource{URI: "test://r", Name: "r"}, func(ctx context.Context, p *m26.ReadResourceRequestParams) (*m26.ReadResourceResult, error) {
 		return &m26.ReadResourceResult{Contents: []m26.ReadResourceResultContentsItem{{Value: &m26.TextResourceContents{URI: p.URI, Text: "x"}}}}, nil
 	})
 	a, b := transport.Pipe()
@@ -214,8 +214,12 @@ func TestLegacySubscriptionAndListen(t *testing.T) {
 	if params["_meta"].(map[string]any)["io.modelcontextprotocol/subscriptionId"] != "L1" {
 		t.Errorf("ack without the subscription id: %v", ack)
 	}
-	srv2.AddPrompt(m26.Prompt{Name: "p"}, nil) // not asked for
-	srv2.AddTool(m26.Tool{Name: "new", InputSchema: []byte(`{"type":"object"}`)}, nil)
+	srv2.MustAddPrompt(m26.Prompt{Name: "p"}, func(ctx context.Context, p *m26.GetPromptRequestParams) (*m26.GetPromptResult, error) {
+		return m26.PromptText(m26.RoleUser, "p"), nil
+	}) // not asked for
+	srv2.MustAddTool(m26.Tool{Name: "new", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *m26.CallToolRequestParams) (*m26.CallToolResult, error) {
+		return m26.TextResult("new"), nil
+	})
 	n = q.recvMsg()
 	if n["method"] != "notifications/tools/list_changed" || n["params"].(map[string]any)["_meta"].(map[string]any)["io.modelcontextprotocol/subscriptionId"] != "L1" {
 		t.Fatalf("want tools/list_changed tagged L1, got %v", n)
@@ -234,7 +238,7 @@ func TestLegacySubscriptionAndListen(t *testing.T) {
 // ends a listen stream when the server closes (U-S3).
 func TestStatelessServerInfo(t *testing.T) {
 	srv := m26.NewServer(m26.Implementation{Name: "named", Version: "2"})
-	srv.AddTool(m26.Tool{Name: "ask", InputSchema: []byte(`{"type":"object"}`)},
+	srv.MustAddTool(m26.Tool{Name: "ask", InputSchema: []byte(`{"type":"object"}`)},
 		func(ctx context.Context, p *m26.CallToolRequestParams) (*m26.CallToolResult, error) {
 			if _, err := m26.ListRoots(ctx, "roots"); err != nil {
 				return nil, err
@@ -283,7 +287,7 @@ func TestStatelessServerInfo(t *testing.T) {
 // a tampered one, or one moved to other params, is -32602.
 func TestStatelessSealedState(t *testing.T) {
 	srv := m26.NewServer(m26.Implementation{Name: "sealed", Version: "1"})
-	srv.AddTool(m26.Tool{Name: "twice", InputSchema: []byte(`{"type":"object"}`)},
+	srv.MustAddTool(m26.Tool{Name: "twice", InputSchema: []byte(`{"type":"object"}`)},
 		func(ctx context.Context, p *m26.CallToolRequestParams) (*m26.CallToolResult, error) {
 			for _, key := range []string{"a", "b"} {
 				if _, err := m26.ListRoots(ctx, key); err != nil {

@@ -35,7 +35,7 @@ func ExampleMiddleware() {
 		}
 	}
 	srv := m26.NewServer(m26.Implementation{Name: "s", Version: "1"})
-	srv.AddTool(m26.Tool{Name: "rm", InputSchema: []byte(`{"type":"object"}`)},
+	srv.MustAddTool(m26.Tool{Name: "rm", InputSchema: []byte(`{"type":"object"}`)},
 		func(ctx context.Context, p *m26.CallToolRequestParams) (*m26.CallToolResult, error) {
 			return &m26.CallToolResult{}, nil
 		})
@@ -56,7 +56,7 @@ func ExampleMiddleware() {
 // notifications/message, sent if the client asked for its level.
 func ExampleLogHandler() {
 	srv := m26.NewServer(m26.Implementation{Name: "s", Version: "1"})
-	srv.AddTool(m26.Tool{Name: "build", InputSchema: []byte(`{"type":"object"}`)},
+	srv.MustAddTool(m26.Tool{Name: "build", InputSchema: []byte(`{"type":"object"}`)},
 		func(ctx context.Context, p *m26.CallToolRequestParams) (*m26.CallToolResult, error) {
 			log := slog.New(session.LogHandler(ctx).WithLogger("build"))
 			log.Info("compiled", "files", 3, "took", 2*time.Second)

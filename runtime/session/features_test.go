@@ -41,7 +41,7 @@ func TestPagination(t *testing.T) {
 	var want []string
 	for _, n := range []string{"a", "b", "c", "d", "e"} {
 		want = append(want, n)
-		srv.AddTool(mcp.Tool{Name: n, InputSchema: []byte(`{"type":"object"}`)}, nil)
+		srv.MustAddTool(mcp.Tool{Name: n, InputSchema: []byte(`{"type":"object"}`)}, emptyTool)
 	}
 	cs := connect(t, srv, mcp.ClientCapabilities{}, nil)
 	ctx := context.Background()
@@ -97,16 +97,19 @@ func waitNote(t *testing.T, notes chan string, want string) {
 	}
 }
 
-// List-changed notifications and resource subscriptions.
+// List-changed notifications and resource subscriptions. The tools are
+// all registered after the client connected: the capability is declared
+// by hand, so that they are announced.
 func TestListChangedAndSubscriptions(t *testing.T) {
-	srv := mcp.NewServer(mcp.Implementation{Name: "p", Version: "1"})
-	srv.AddResource(mcp.Resource{URI: "x://a", Name: "a"}, func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
+	srv := mcp.NewServer(mcp.Implementation{Name: "p", Version: "1"},
+		mcp.WithCapabilities(mcp.ServerCapabilities{Tools: &mcp.ServerCapabilitiesTools{ListChanged: ptr(true)}}))
+	srv.MustAddResource(mcp.Resource{URI: "x://a", Name: "a"}, func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
 		return &mcp.ReadResourceResult{}, nil
 	})
 	rc := &recordingClient{notes: make(chan string, 8)}
 	cs := connect(t, srv, mcp.ClientCapabilities{}, rc)
 	ctx := context.Background()
-	srv.AddTool(mcp.Tool{Name: "late", InputSchema: []byte(`{"type":"object"}`)}, nil)
+	srv.MustAddTool(mcp.Tool{Name: "late", InputSchema: []byte(`{"type":"object"}`)}, emptyTool)
 	waitNote(t, rc.notes, "tools/list_changed")
 	if _, err := cs.Subscribe(ctx, &mcp.SubscribeRequestParams{URI: "x://a"}); err != nil {
 		t.Fatal(err)
@@ -125,7 +128,7 @@ func TestListChangedAndSubscriptions(t *testing.T) {
 	}
 	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceRequestParams{URI: "x://missing"}); err == nil {
 		t.Error("reading a missing resource succeeded")
-	} else if je, ok := err.(*jsonrpc.Error); !ok || je.Code != mcp.ResourceNotFound {
+	} else if je, ok := err.(*jsonrpc.Error); !ok || je.Code != mcp.ResourceNotFoundErrorCode {
 		t.Errorf("missing resource: %v, want -32002", err)
 	}
 }
@@ -152,7 +155,7 @@ func TestCompletion(t *testing.T) {
 // names.
 func elicitingServer() *mcp.StandardServer {
 	srv := mcp.NewServer(mcp.Implementation{Name: "e", Version: "1"})
-	srv.AddTool(mcp.Tool{Name: "ask", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	srv.MustAddTool(mcp.Tool{Name: "ask", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		ss, _ := mcp.ServerSessionFrom(ctx)
 		var params mcp.ElicitRequestParams
 		if string(p.Arguments) == `{"mode":"url"}` {
@@ -215,7 +218,7 @@ func (taskServer) CallToolAsTask(ctx context.Context, p *mcp.CallToolRequestPara
 // by a server that accepts tasks, and with -32601 by one that does not.
 func TestTasks(t *testing.T) {
 	srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"})
-	srv.AddTool(mcp.Tool{Name: "long", InputSchema: []byte(`{"type":"object"}`)}, nil)
+	srv.MustAddTool(mcp.Tool{Name: "long", InputSchema: []byte(`{"type":"object"}`)}, emptyTool)
 	cs := connect(t, taskServer{srv}, mcp.ClientCapabilities{}, nil)
 	r, err := cs.CallToolAsTask(context.Background(), &mcp.CallToolRequestParams{Name: "long"})
 	if err != nil || r.Task.TaskID != "t1" {
@@ -227,4 +230,9 @@ func TestTasks(t *testing.T) {
 	} else if je, ok := err.(*jsonrpc.Error); !ok || je.Code != jsonrpc.MethodNotFound {
 		t.Errorf("task on a server without tasks: %v, want -32601", err)
 	}
+}
+
+// emptyTool is the handler of a tool whose calls do not matter.
+func emptyTool(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	return &mcp.CallToolResult{}, nil
 }

@@ -44,7 +44,8 @@ func (b *countingBus) subscriptions() int {
 // an idle spell alike; once the session ends it no longer follows the Bus.
 func TestLegacySessionFollowsBus(t *testing.T) {
 	bus := &countingBus{Bus: session.NewBus()}
-	srv := m26.NewServer(m26.Implementation{Name: "bus", Version: "1"}, m26.WithBus(bus))
+	srv := m26.NewServer(m26.Implementation{Name: "bus", Version: "1"}, m26.WithBus(bus),
+		m26.WithCapabilities(m26.ServerCapabilities{Resources: &m26.ServerCapabilitiesResources{Subscribe: ptr(true)}}))
 	a, b := transport.Pipe()
 	s := session.New(session.Server, a, srv.Handler(), session.Options{})
 	defer s.Close()

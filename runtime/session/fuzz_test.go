@@ -36,7 +36,7 @@ func FuzzSessionReader(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	srv := mcp.NewServer(mcp.Implementation{Name: "fuzz", Version: "1"})
-	srv.AddTool(mcp.Tool{Name: "echo", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	srv.MustAddTool(mcp.Tool{Name: "echo", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: "x"}}}}, nil
 	})
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -112,21 +112,21 @@ func (p *peer) initialize(rev string) map[string]any {
 // tools for the utilities.
 func testServer(t *testing.T) *mcp.StandardServer {
 	srv := mcp.NewServer(mcp.Implementation{Name: "test", Version: "1"})
-	srv.AddTool(mcp.Tool{Name: "echo", Title: ptr("Echo"), Icons: []mcp.Icon{{Src: "https://example.com/i.png"}}, InputSchema: []byte(`{"type":"object"}`)},
+	srv.MustAddTool(mcp.Tool{Name: "echo", Title: ptr("Echo"), Icons: []mcp.Icon{{Src: "https://example.com/i.png"}}, InputSchema: []byte(`{"type":"object"}`)},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: string(p.Arguments)}}}}, nil
 		})
-	srv.AddTool(mcp.Tool{Name: "block", InputSchema: []byte(`{"type":"object"}`)},
+	srv.MustAddTool(mcp.Tool{Name: "block", InputSchema: []byte(`{"type":"object"}`)},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			<-ctx.Done()
 			blockedDone <- ctx.Err()
 			return nil, ctx.Err()
 		})
-	srv.AddTool(mcp.Tool{Name: "panic", InputSchema: []byte(`{"type":"object"}`)},
+	srv.MustAddTool(mcp.Tool{Name: "panic", InputSchema: []byte(`{"type":"object"}`)},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			panic("boom")
 		})
-	srv.AddTool(mcp.Tool{Name: "progress", InputSchema: []byte(`{"type":"object"}`)},
+	srv.MustAddTool(mcp.Tool{Name: "progress", InputSchema: []byte(`{"type":"object"}`)},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			total := 3.0
 			for i := 1; i <= 3; i++ {
@@ -139,7 +139,7 @@ func testServer(t *testing.T) *mcp.StandardServer {
 			}
 			return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: "done"}}}}, nil
 		})
-	srv.AddTool(mcp.Tool{Name: "log", InputSchema: []byte(`{"type":"object"}`)},
+	srv.MustAddTool(mcp.Tool{Name: "log", InputSchema: []byte(`{"type":"object"}`)},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			s, _ := session.FromContext(ctx)
 			for _, level := range []string{"debug", "info", "error"} {
@@ -149,7 +149,7 @@ func testServer(t *testing.T) *mcp.StandardServer {
 			}
 			return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: "logged"}}}}, nil
 		})
-	srv.AddTool(mcp.Tool{Name: "sample", InputSchema: []byte(`{"type":"object"}`)},
+	srv.MustAddTool(mcp.Tool{Name: "sample", InputSchema: []byte(`{"type":"object"}`)},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			ss, _ := mcp.ServerSessionFrom(ctx)
 			r, err := ss.CreateMessage(ctx, &mcp.CreateMessageRequestParams{MaxTokens: 5, Messages: []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.SamplingMessageContent{Value: &mcp.TextContent{Text: "hi"}}}}})

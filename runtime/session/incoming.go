@@ -458,7 +458,9 @@ func (s *Session) initialize(vals valuer, m *jsonrpc.Message, reply replier) {
 	requested, _ := wire.MemberString(m.Params, "protocolVersion")
 	rev := revision.Negotiate(requested, s.supported())
 	if rev == nil {
-		fail(jsonrpc.InternalError, "initialize: this server supports no protocol revision")
+		msg := noHandshakeRevision(requested, s.supported())
+		s.log.Warn("mcp: initialize refused: " + msg)
+		fail(jsonrpc.InternalError, "initialize: "+msg)
 		return
 	}
 	md := rev.Find("initialize")

@@ -16,7 +16,7 @@ import (
 // slogServer has a tool that logs through slog at every MCP level.
 func slogServer() *m26.StandardServer {
 	srv := m26.NewServer(m26.Implementation{Name: "s", Version: "1"})
-	srv.AddTool(m26.Tool{Name: "slog", InputSchema: []byte(`{"type":"object"}`)},
+	srv.MustAddTool(m26.Tool{Name: "slog", InputSchema: []byte(`{"type":"object"}`)},
 		func(ctx context.Context, p *m26.CallToolRequestParams) (*m26.CallToolResult, error) {
 			log := slog.New(session.LogHandler(ctx).WithLogger("db")).With("city", "Oslo").WithGroup("q")
 			for _, l := range []slog.Level{slog.LevelDebug, slog.LevelInfo, session.LevelNotice, slog.LevelWarn, slog.LevelError, session.LevelCritical} {

@@ -216,3 +216,29 @@ func (s *Session) answerThrough(vals valuer, m *jsonrpc.Message, era Era, reply 
 		s.answer(reply, &jsonrpc.Message{Kind: jsonrpc.Response, ID: m.ID, Result: raw})
 	}
 }
+
+// ReceiveHook returns a Middleware that calls fn before the handling of
+// each request and notification this side receives, with the Request as
+// Middleware sees it (outgoing messages pass untouched): for logging, or
+// to refuse what the caller may not do. A nil error lets the message
+// through. An error refuses it: a request is answered with the error, a
+// *jsonrpc.Error as it is and any other as -32600 (invalid request) with
+// its text, which the peer reads; a notification is dropped. fn is called
+// from many goroutines at once, and must not change r.
+func ReceiveHook(fn func(ctx context.Context, r *Request) error) Middleware {
+	return func(next HandlerFunc) HandlerFunc {
+		return func(ctx context.Context, r *Request) (jsontext.Value, error) {
+			if r.Outgoing {
+				return next(ctx, r)
+			}
+			if err := fn(ctx, r); err != nil {
+				var je *jsonrpc.Error
+				if !errors.As(err, &je) {
+					je = &jsonrpc.Error{Code: jsonrpc.InvalidRequest, Message: err.Error()}
+				}
+				return nil, je
+			}
+			return next(ctx, r)
+		}
+	}
+}

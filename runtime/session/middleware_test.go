@@ -205,7 +205,7 @@ func TestMiddlewareRefusesAndPassesContext(t *testing.T) {
 	srv := m26.NewServer(m26.Implementation{Name: "s", Version: "1"})
 	ran := make(chan string, 8)
 	for _, name := range []string{"secret", "open"} {
-		srv.AddTool(m26.Tool{Name: name, InputSchema: []byte(`{"type":"object"}`)},
+		srv.MustAddTool(m26.Tool{Name: name, InputSchema: []byte(`{"type":"object"}`)},
 			func(ctx context.Context, p *m26.CallToolRequestParams) (*m26.CallToolResult, error) {
 				ran <- p.Name
 				v, _ := ctx.Value(valueKey{}).(string)
@@ -265,7 +265,7 @@ func TestMiddlewareRefusesAndPassesContext(t *testing.T) {
 // runs its middleware, and that its notifications pass as outgoing ones.
 func TestMiddlewareStateless(t *testing.T) {
 	srv := m26.NewServer(m26.Implementation{Name: "s", Version: "1"})
-	srv.AddTool(m26.Tool{Name: "work", InputSchema: []byte(`{"type":"object"}`)},
+	srv.MustAddTool(m26.Tool{Name: "work", InputSchema: []byte(`{"type":"object"}`)},
 		func(ctx context.Context, p *m26.CallToolRequestParams) (*m26.CallToolResult, error) {
 			if err := session.ReportProgress(ctx, 1, nil, "half"); err != nil {
 				return nil, err

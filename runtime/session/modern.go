@@ -229,10 +229,11 @@ type Stateless struct {
 }
 
 // NewStateless returns a Stateless serving h, which must speak a stateless
-// revision (see Modern). Of opts, Revisions, Logger, Sealer, StateAudience
-// and Middleware are used. Without a StateAudience, the Stateless is an
+// revision (see Modern). Of MergeOptions(h, opts), Revisions, Logger,
+// Sealer, StateAudience and Middleware are used. Without a StateAudience, the Stateless is an
 // audience of its own: the requestState it seals opens at no other server.
 func NewStateless(h Handler, opts Options) *Stateless {
+	opts = MergeOptions(h, opts)
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)

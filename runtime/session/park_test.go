@@ -106,13 +106,13 @@ func askServer() *mcp.StandardServer {
 	text := func(s string) *mcp.CallToolResult {
 		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: s}}}}
 	}
-	srv.AddTool(mcp.Tool{Name: "count", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	srv.MustAddTool(mcp.Tool{Name: "count", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		return text("counted"), nil
 	})
-	srv.AddTool(mcp.Tool{Name: "big", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	srv.MustAddTool(mcp.Tool{Name: "big", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		return text(strings.Repeat("x", 256<<10)), nil
 	})
-	srv.AddTool(mcp.Tool{Name: "ask", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	srv.MustAddTool(mcp.Tool{Name: "ask", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		s, _ := session.FromContext(ctx)
 		if _, err := (&mcp.ServerSession{Session: s}).ListRoots(ctx, nil); err != nil {
 			return nil, err
@@ -366,7 +366,7 @@ func TestTwoPeersWaitingForEachOther(t *testing.T) {
 
 	toolStarted, toolRelease := make(chan struct{}, 1), make(chan struct{})
 	srv := mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"})
-	srv.AddTool(mcp.Tool{Name: "t", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	srv.MustAddTool(mcp.Tool{Name: "t", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		toolStarted <- struct{}{}
 		<-toolRelease
 		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: strings.Repeat("t", 256<<10)}}}}, nil
@@ -490,7 +490,7 @@ func TestWaitingRequestsBounded(t *testing.T) {
 	defer cancel()
 	var handled atomic.Int64
 	srv := askServer()
-	srv.AddTool(mcp.Tool{Name: "counted", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	srv.MustAddTool(mcp.Tool{Name: "counted", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		handled.Add(1)
 		return &mcp.CallToolResult{Content: []mcp.ContentBlock{}}, nil
 	})

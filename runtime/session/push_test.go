@@ -61,7 +61,7 @@ func (p *pushTransport) pushFn() func([]byte, bool) {
 func TestPush(t *testing.T) {
 	release := make(chan struct{})
 	srv := mcp.NewServer(mcp.Implementation{Name: "push", Version: "1"})
-	srv.AddTool(mcp.Tool{Name: "wait", InputSchema: []byte(`{"type":"object"}`)},
+	srv.MustAddTool(mcp.Tool{Name: "wait", InputSchema: []byte(`{"type":"object"}`)},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			<-release
 			return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: "released " + string(p.Arguments)}}}}, nil

@@ -91,7 +91,10 @@ type Handler interface {
 // Options configure a session. The zero value is usable.
 type Options struct {
 	// Revisions are the revisions this side supports; nil means every one
-	// registered in the binary.
+	// registered in the binary (linked by importing its package). A name
+	// not linked in is an error (see CheckRevisions), which a server
+	// reports before it starts (the generated Serve, the servers of
+	// streamhttp and ssehttp).
 	Revisions []string
 	// MaxInFlight is the most peer requests handled at once. Default 64.
 	//
@@ -390,8 +393,12 @@ type note struct {
 }
 
 // New starts a session on t. The reader runs until the transport ends or
-// Close is called; Wait returns why.
+// Close is called; Wait returns why. A server whose handler is an
+// OptionsHandler runs with MergeOptions(h, opts).
 func New(role Role, t transport.Transport, h Handler, opts Options) *Session {
+	if role == Server {
+		opts = MergeOptions(h, opts)
+	}
 	if opts.MaxInFlight <= 0 {
 		opts.MaxInFlight = 64
 	}

@@ -21,6 +21,10 @@ import (
 
 // listedServer lists tools with the schemas it is given, whatever they
 // are, and answers every call with result.
+// declaresTools declares the tools capability of a server that lists its
+// tools by overriding ListTools, not by registering them.
+var declaresTools = mcp.WithCapabilities(mcp.ServerCapabilities{Tools: &mcp.ServerCapabilitiesTools{}})
+
 type listedServer struct {
 	*mcp.StandardServer
 	tools  []mcp.Tool
@@ -46,7 +50,7 @@ func TestClientChecksListedTools(t *testing.T) {
 	defer canary.Close()
 
 	srv := &listedServer{
-		StandardServer: mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"}),
+		StandardServer: mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"}, declaresTools),
 		result:         &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: "ok"}}}, StructuredContent: []byte(`{"n":"not a number"}`)},
 		tools: []mcp.Tool{
 			{Name: "plain", InputSchema: []byte(`{"type":"object","properties":{"a":{"type":"string"}}}`)},
@@ -118,7 +122,7 @@ func TestClientChecksListedTools(t *testing.T) {
 // reported but still called.
 func TestClientReportsUnusableToolsBefore20251125(t *testing.T) {
 	srv := &listedServer{
-		StandardServer: mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"}),
+		StandardServer: mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"}, declaresTools),
 		result:         &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: "ok"}}}},
 		tools:          []mcp.Tool{{Name: "draft04", InputSchema: []byte(`{"$schema":"http://json-schema.org/draft-04/schema#","type":"object"}`)}},
 	}

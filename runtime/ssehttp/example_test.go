@@ -16,7 +16,7 @@ import (
 // given either URL finds out which it speaks.
 func ExampleNewAutoClient() {
 	srv := mcp.NewServer(mcp.Implementation{Name: "weather", Version: "1.0.0"})
-	srv.AddTool(mcp.Tool{Name: "forecast", InputSchema: []byte(`{"type":"object"}`)},
+	srv.MustAddTool(mcp.Tool{Name: "forecast", InputSchema: []byte(`{"type":"object"}`)},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: "sunny"}}}}, nil
 		})

@@ -198,10 +198,30 @@ type ServerOptions struct {
 	// sessions itself. The per-principal limit (MaxSessionsPerPrincipal)
 	// still applies.
 	UnboundSessions bool
+	// Gate, when set, decides whether a request may be served at all,
+	// such as by an API key (see RequireHeader): it is called for every
+	// request that passed the Host and Origin checks, before anything else
+	// is done with it, and a non-nil error refuses the request with 401
+	// Unauthorized and, as the body, a JSON-RPC error (code -32600, the
+	// message "unauthorized: " and the error's text): one for each request
+	// of a POST body, carrying its id (the body is read up to 64 KiB to
+	// find them; an array gets an array), or one without an id for a GET
+	// or a body without requests. When the error, or one it wraps, has a
+	// method Challenge() string, its result is sent as the
+	// WWW-Authenticate header (RFC 9110 section 11.6.1). The error's text
+	// goes to the client: it must not hold a secret.
+	Gate func(r *http.Request) error
 	// Logger receives diagnostics. Default: discard. What it is given
 	// holds no session id, nor a token: a session is named by its tag (see
 	// the package doc).
 	Logger *slog.Logger
+}
+
+// RequireHeader returns a gate for ServerOptions.Gate that lets through a
+// request whose header name (such as "X-API-Key") holds one of keys; it
+// is streamhttp.RequireHeader, so that one gate serves both transports.
+func RequireHeader(name string, keys ...string) func(*http.Request) error {
+	return httpguard.RequireHeader(name, keys...)
 }
 
 // ErrStreamFull is wrapped by the error a session's write gets when its
@@ -213,6 +233,7 @@ var ErrStreamFull = errors.New("SSE stream full: the client is not reading it")
 // session's stream, POST with ?sessionId carries its client's messages.
 type Server struct {
 	newHandler func() session.Handler
+	badOptions error // what is wrong with the options: every request is refused
 	opts       ServerOptions
 	guard      httpguard.Guard
 	log        *slog.Logger
@@ -228,7 +249,10 @@ type Server struct {
 // NewServer returns a Server that gives each new session the handler
 // newHandler returns (for a generated package: func() session.Handler {
 // return mcp.NewServerHandler(srv) }, or a StandardServer's Handler
-// method).
+// method). Sessions run with session.MergeOptions(handler,
+// opts.Session). When those options name a revision not linked into the
+// binary (see session.CheckRevisions), the error is logged and every
+// request is refused with 500 and a JSON-RPC error that says it.
 func NewServer(newHandler func() session.Handler, opts ServerOptions) *Server {
 	orDefault(&opts.MaxBodyBytes, DefaultMaxBodyBytes)
 	orDefault(&opts.MaxSessions, DefaultMaxSessions)
@@ -253,6 +277,10 @@ func NewServer(newHandler func() session.Handler, opts ServerOptions) *Server {
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
+	}
+	if err := session.CheckRevisions(session.MergeOptions(newHandler(), opts.Session).Revisions); err != nil {
+		s.badOptions = fmt.Errorf("ssehttp: %w", err)
+		s.log.Error("mcp sse: every request is refused: " + s.badOptions.Error())
 	}
 	return s
 }
@@ -293,6 +321,19 @@ func (s *Server) Close() {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err := s.guard.Check(r); err != nil {
 		refuse(w, http.StatusForbidden, nil, jsonrpc.Errorf(jsonrpc.InvalidRequest, "%v", err))
+		return
+	}
+	if s.badOptions != nil {
+		refuse(w, http.StatusInternalServerError, nil, jsonrpc.Errorf(jsonrpc.InternalError, "%v", s.badOptions))
+		return
+	}
+	if g := httpguard.Gate(s.opts.Gate, r, s.opts.MaxBodyBytes); g != nil {
+		if g.Challenge != "" {
+			w.Header().Set("WWW-Authenticate", g.Challenge)
+		}
+		// The session is not looked up (for the form of an error without an
+		// id): a caller that was not let in learns nothing of it.
+		refuse(w, http.StatusUnauthorized, &refusal{ids: g.IDs, batch: g.Batch}, jsonrpc.Errorf(jsonrpc.InvalidRequest, "%s", g.Message))
 		return
 	}
 	switch r.Method {

@@ -38,7 +38,7 @@ func TestServeEndsWhenPeerNeverReads(t *testing.T) {
 	defer inW.Close()
 	defer outR.Close()
 	srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"})
-	srv.AddTool(mcp.Tool{Name: "big", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	srv.MustAddTool(mcp.Tool{Name: "big", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: strings.Repeat("x", 1<<20)}}}}, nil
 	})
 	tr := stdio.New(inR, outW, stdio.WithWriteTimeout(100*time.Millisecond))
@@ -104,11 +104,11 @@ func TestNeverReadingPeerIsHeldBack(t *testing.T) {
 			t.Cleanup(func() { outR.Close(); inW.Close() })
 			var handled atomic.Int64
 			srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"})
-			srv.AddTool(mcp.Tool{Name: "count", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+			srv.MustAddTool(mcp.Tool{Name: "count", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 				handled.Add(1)
 				return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: "ok"}}}}, nil
 			})
-			srv.AddTool(mcp.Tool{Name: "ask", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+			srv.MustAddTool(mcp.Tool{Name: "ask", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 				s, _ := session.FromContext(ctx)
 				_, err := s.Call(ctx, "ping", nil)
 				return nil, err
@@ -196,7 +196,7 @@ func TestReadingPeerGetsEveryAnswer(t *testing.T) {
 	outR, outW := io.Pipe()
 	defer outR.Close()
 	srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"})
-	srv.AddTool(mcp.Tool{Name: "count", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	srv.MustAddTool(mcp.Tool{Name: "count", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: "ok"}}}}, nil
 	})
 	served := make(chan error, 1)
@@ -254,7 +254,7 @@ func TestPausingConsumerGetsEveryAnswer(t *testing.T) {
 	const calls = 40
 	ctx := stdio.TestCtx(t)
 	srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"})
-	srv.AddTool(mcp.Tool{Name: "big", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	srv.MustAddTool(mcp.Tool{Name: "big", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: strings.Repeat("x", 64<<10)}}}}, nil
 	})
 	lines := []string{

@@ -107,7 +107,7 @@ func heapInUse() int64 {
 func TestReadGetStreamStaysBounded(t *testing.T) {
 	const n = 150_000
 	srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"})
-	srv.AddTool(mcp.Tool{Name: "flood", InputSchema: objectSchema}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	srv.MustAddTool(mcp.Tool{Name: "flood", InputSchema: objectSchema}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		s, _ := session.FromContext(ctx)
 		for i := range n {
 			if err := s.Log(ctx, "info", "t", []byte(`"a notification of some length"`)); err != nil {
@@ -176,7 +176,7 @@ func TestUnreadStreamBackpressure(t *testing.T) {
 	srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"})
 	result := make(chan error, 1)
 	payload := []byte(`"` + strings.Repeat("x", size) + `"`)
-	srv.AddTool(mcp.Tool{Name: "flood", InputSchema: objectSchema}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	srv.MustAddTool(mcp.Tool{Name: "flood", InputSchema: objectSchema}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		s, _ := session.FromContext(ctx)
 		for range count {
 			if err := s.Log(ctx, "info", "t", payload); err != nil {
@@ -245,7 +245,7 @@ func TestRetentionTimer(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"})
 			release := make(chan struct{})
-			srv.AddTool(mcp.Tool{Name: "wait", InputSchema: objectSchema}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+			srv.MustAddTool(mcp.Tool{Name: "wait", InputSchema: objectSchema}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 				select {
 				case <-release:
 				case <-ctx.Done():
@@ -293,7 +293,7 @@ func TestResumptionWindow(t *testing.T) {
 	srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"})
 	release := make(chan struct{})
 	defer close(release)
-	srv.AddTool(mcp.Tool{Name: "log10", InputSchema: objectSchema}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	srv.MustAddTool(mcp.Tool{Name: "log10", InputSchema: objectSchema}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		s, _ := session.FromContext(ctx)
 		for i := range 10 {
 			if err := s.Log(ctx, "info", "t", []byte(fmt.Sprint(i))); err != nil {

@@ -61,7 +61,7 @@ func (c askingClient) ToolListChanged(ctx context.Context, p *m26.NotificationPa
 
 func TestClientStatelessHTTP(t *testing.T) {
 	srv := m26.NewServer(m26.Implementation{Name: "s", Version: "1"})
-	srv.AddTool(m26.Tool{Name: "regional", InputSchema: []byte(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}`)},
+	srv.MustAddTool(m26.Tool{Name: "regional", InputSchema: []byte(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}`)},
 		func(ctx context.Context, p *m26.CallToolRequestParams) (*m26.CallToolResult, error) {
 			res, err := m26.Elicit(ctx, "confirm", &m26.ElicitRequestParams{Value: &m26.ElicitRequestFormParams{
 				Message:         "Sure?",
@@ -72,10 +72,12 @@ func TestClientStatelessHTTP(t *testing.T) {
 			}
 			return &m26.CallToolResult{Content: []m26.ContentBlock{{Value: &m26.TextContent{Text: string(res.Action)}}}}, nil
 		})
-	srv.AddTool(m26.Tool{Name: "broken", InputSchema: []byte(`{"type":"object","properties":{"n":{"type":"number","x-mcp-header":"N"}}}`)},
+	if err := srv.AddTool(m26.Tool{Name: "broken", InputSchema: []byte(`{"type":"object","properties":{"n":{"type":"number","x-mcp-header":"N"}}}`)},
 		func(ctx context.Context, p *m26.CallToolRequestParams) (*m26.CallToolResult, error) {
 			return &m26.CallToolResult{}, nil
-		})
+		}); err == nil {
+		t.Fatal("AddTool took a tool whose x-mcp-header annotates a number")
+	}
 	h := streamhttp.NewServer(srv.Handler, streamhttp.ServerOptions{})
 	log := &headerLog{}
 	ts := httptest.NewServer(log.wrap(h))
@@ -147,7 +149,7 @@ func TestClientStatelessHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv.AddTool(m26.Tool{Name: "late", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *m26.CallToolRequestParams) (*m26.CallToolResult, error) {
+	srv.MustAddTool(m26.Tool{Name: "late", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *m26.CallToolRequestParams) (*m26.CallToolResult, error) {
 		return &m26.CallToolResult{}, nil
 	})
 	select {
@@ -163,7 +165,7 @@ func TestClientStatelessHTTP(t *testing.T) {
 
 func TestClientHTTPFallback(t *testing.T) {
 	legacy := m25.NewServer(m25.Implementation{Name: "old", Version: "1"})
-	legacy.AddTool(m25.Tool{Name: "echo", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *m25.CallToolRequestParams) (*m25.CallToolResult, error) {
+	legacy.MustAddTool(m25.Tool{Name: "echo", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *m25.CallToolRequestParams) (*m25.CallToolResult, error) {
 		return &m25.CallToolResult{Content: []m25.ContentBlock{{Value: &m25.TextContent{Text: "hi"}}}}, nil
 	})
 	h := streamhttp.NewServer(func() session.Handler { return m25.NewServerHandler(legacy) }, streamhttp.ServerOptions{})

@@ -31,7 +31,7 @@ func TestServerCloseEndsSessionsTogether(t *testing.T) {
 		seen      = make(chan int, n)
 	)
 	srv := mcp.NewServer(mcp.Implementation{Name: "close", Version: "1"})
-	srv.AddTool(mcp.Tool{Name: "wait", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	srv.MustAddTool(mcp.Tool{Name: "wait", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		started <- struct{}{}
 		<-ctx.Done()
 		mu.Lock()

@@ -26,7 +26,7 @@ type principalKey struct{}
 // over a real loopback server; and that middleware sees them too.
 func TestHandlerSeesHTTPRequest(t *testing.T) {
 	srv := m26.NewServer(m26.Implementation{Name: "s", Version: "1"})
-	srv.AddTool(m26.Tool{Name: "whoami", InputSchema: []byte(`{"type":"object"}`)},
+	srv.MustAddTool(m26.Tool{Name: "whoami", InputSchema: []byte(`{"type":"object"}`)},
 		func(ctx context.Context, p *m26.CallToolRequestParams) (*m26.CallToolResult, error) {
 			hr, ok := session.HTTPRequestOf(ctx)
 			if !ok {

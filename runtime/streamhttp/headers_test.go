@@ -45,10 +45,10 @@ func headerServer(t testing.TB) *streamhttp.Server {
 	if err := srv.AddTool(m26.Tool{Name: "plain", InputSchema: []byte(`{"type":"object","properties":{"region":{"type":"string"}}}`)}, answer); err != nil {
 		t.Fatal(err)
 	}
-	srv.AddPrompt(m26.Prompt{Name: "grüßen"}, func(context.Context, *m26.GetPromptRequestParams) (*m26.GetPromptResult, error) {
+	srv.MustAddPrompt(m26.Prompt{Name: "grüßen"}, func(context.Context, *m26.GetPromptRequestParams) (*m26.GetPromptResult, error) {
 		return &m26.GetPromptResult{Messages: []m26.PromptMessage{{Role: m26.RoleUser, Content: m26.ContentBlock{Value: &m26.TextContent{Text: "ok"}}}}}, nil
 	})
-	srv.AddResource(m26.Resource{URI: "mcpgen://readme", Name: "readme"}, func(_ context.Context, p *m26.ReadResourceRequestParams) (*m26.ReadResourceResult, error) {
+	srv.MustAddResource(m26.Resource{URI: "mcpgen://readme", Name: "readme"}, func(_ context.Context, p *m26.ReadResourceRequestParams) (*m26.ReadResourceResult, error) {
 		return &m26.ReadResourceResult{Contents: []m26.ReadResourceResultContentsItem{{Value: &m26.TextResourceContents{URI: p.URI, Text: "ok"}}}}, nil
 	})
 	h := streamhttp.NewServer(srv.Handler, streamhttp.ServerOptions{})
@@ -351,7 +351,7 @@ func TestAddToolHeaderAnnotations(t *testing.T) {
 			if tc.err != "" {
 				name = "bad"
 			}
-			err := srv.AddTool(m26.Tool{Name: name, InputSchema: []byte(tc.schema)}, nil)
+			err := srv.AddTool(m26.Tool{Name: name, InputSchema: []byte(tc.schema)}, noopTool)
 			if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
 				t.Fatalf("AddTool: %v, want an error with %q", err, tc.err)
 			}
@@ -378,12 +378,14 @@ func TestAddToolHeaderAnnotations(t *testing.T) {
 		annotated := m26.Tool{Name: "t", InputSchema: []byte(`{"type":"object","properties":{"r":{"type":"string","x-mcp-header":"Region"}}}`)}
 		var got []int
 		for _, step := range []func() error{
-			func() error { return srv.AddTool(annotated, nil) },
-			func() error { return srv.AddTool(m26.Tool{Name: "t", InputSchema: []byte(`{"type":"object"}`)}, nil) },
-			func() error { return srv.AddTool(annotated, nil) },
+			func() error { return srv.AddTool(annotated, noopTool) },
+			func() error {
+				return srv.AddTool(m26.Tool{Name: "t", InputSchema: []byte(`{"type":"object"}`)}, noopTool)
+			},
+			func() error { return srv.AddTool(annotated, noopTool) },
 			// A refused replacement leaves the registered tool alone.
 			func() error {
-				if srv.AddTool(m26.Tool{Name: "t", InputSchema: []byte(`{"properties":{"r":{"x-mcp-header":"R"}}}`)}, nil) == nil {
+				if srv.AddTool(m26.Tool{Name: "t", InputSchema: []byte(`{"properties":{"r":{"x-mcp-header":"R"}}}`)}, noopTool) == nil {
 					t.Error("a tool with an untyped annotated property was registered")
 				}
 				return nil
@@ -460,4 +462,9 @@ func BenchmarkStatelessToolCall(b *testing.B) {
 			b.Fatalf("%d %s", w.Code, w.Body)
 		}
 	}
+}
+
+// noopTool is the handler of a tool whose calls do not matter.
+func noopTool(ctx context.Context, p *m26.CallToolRequestParams) (*m26.CallToolResult, error) {
+	return m26.TextResult(""), nil
 }

@@ -68,7 +68,7 @@ var holds sync.Map // string → chan struct{}
 // first waits until the test closes the gate of that name (see holds).
 func whisperServer() *mcp.StandardServer {
 	srv := mcp.NewServer(mcp.Implementation{Name: "whisper", Version: "1"})
-	srv.AddTool(mcp.Tool{Name: "whisper", InputSchema: []byte(`{"type":"object","properties":{"text":{"type":"string"},"hold":{"type":"string"}}}`)},
+	srv.MustAddTool(mcp.Tool{Name: "whisper", InputSchema: []byte(`{"type":"object","properties":{"text":{"type":"string"},"hold":{"type":"string"}}}`)},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			var args struct {
 				Text string `json:"text"`

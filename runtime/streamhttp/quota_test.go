@@ -103,7 +103,7 @@ func TestSessionsPerPrincipalIdle(t *testing.T) {
 // a failing test ends), and tells returned when it returns.
 func stubbornServer(started, returned chan<- struct{}, gate <-chan struct{}) *mcp.StandardServer {
 	srv := mcp.NewServer(mcp.Implementation{Name: "stubborn", Version: "1"})
-	srv.AddTool(mcp.Tool{Name: "stubborn", InputSchema: objectSchema}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	srv.MustAddTool(mcp.Tool{Name: "stubborn", InputSchema: objectSchema}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		started <- struct{}{}
 		defer func() { returned <- struct{}{} }()
 		select {

@@ -149,7 +149,7 @@ func resumeServer(t *testing.T, primed, sent, release chan struct{}) (*streamhtt
 	text := func(s string) *mcp.CallToolResult {
 		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: s}}}}
 	}
-	srv.AddTool(mcp.Tool{Name: "flood", InputSchema: objectSchema}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	srv.MustAddTool(mcp.Tool{Name: "flood", InputSchema: objectSchema}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		s, _ := session.FromContext(ctx)
 		select {
 		case <-primed:
@@ -168,7 +168,7 @@ func resumeServer(t *testing.T, primed, sent, release chan struct{}) (*streamhtt
 		}
 		return text("flooded"), nil
 	})
-	srv.AddTool(mcp.Tool{Name: "burst", InputSchema: objectSchema}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	srv.MustAddTool(mcp.Tool{Name: "burst", InputSchema: objectSchema}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		s, _ := session.FromContext(ctx)
 		for range 20 {
 			if err := s.Log(context.Background(), "info", "t", []byte(`"burst"`)); err != nil {
@@ -177,7 +177,7 @@ func resumeServer(t *testing.T, primed, sent, release chan struct{}) (*streamhtt
 		}
 		return text("burst"), nil
 	})
-	srv.AddTool(mcp.Tool{Name: "mark", InputSchema: objectSchema}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	srv.MustAddTool(mcp.Tool{Name: "mark", InputSchema: objectSchema}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		s, _ := session.FromContext(ctx)
 		if err := s.Log(context.Background(), "info", "t", []byte(`"mark"`)); err != nil {
 			return nil, err

@@ -46,7 +46,7 @@ func (s *countingStore) drops() int {
 // after 1,600 such answers with the default 30 seconds).
 func TestDeliveredAnswersNotRetained(t *testing.T) {
 	srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"})
-	srv.AddTool(mcp.Tool{Name: "big", InputSchema: objectSchema}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	srv.MustAddTool(mcp.Tool{Name: "big", InputSchema: objectSchema}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: bigAnswer}}}}, nil
 	})
 	h, ts := newBufferServer(t, streamhttp.ServerOptions{StreamRetention: time.Hour}, srv)
@@ -93,7 +93,7 @@ func TestRetentionBounded(t *testing.T) {
 	)
 	release := make(chan struct{})
 	srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"})
-	srv.AddTool(mcp.Tool{Name: "cut", InputSchema: objectSchema}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	srv.MustAddTool(mcp.Tool{Name: "cut", InputSchema: objectSchema}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		select {
 		case <-release:
 		case <-ctx.Done():

@@ -251,10 +251,35 @@ type ServerOptions struct {
 	// domain, or when the application binds sessions itself. The
 	// per-principal limit (MaxSessionsPerPrincipal) still applies.
 	UnboundSessions bool
+	// Gate, when set, decides whether a request may be served at all,
+	// such as by an API key (see RequireHeader): it is called for every
+	// request that passed the Host and Origin checks, before anything else
+	// is done with it, and a non-nil error refuses the request with 401
+	// Unauthorized and, as the body, a JSON-RPC error (code -32600, the
+	// message "unauthorized: " and the error's text): one for each request
+	// of a POST body, carrying its id (the body is read up to 64 KiB to
+	// find them; an array gets an array), or one without an id for a GET,
+	// a DELETE or a body without requests. When the error, or one it
+	// wraps, has a method Challenge() string, its result is sent as the
+	// WWW-Authenticate header (RFC 9110 section 11.6.1). The error's text
+	// goes to the client: it must not hold a secret. For OAuth, use
+	// runtime/bearer in front of the Server instead.
+	Gate func(r *http.Request) error
 	// Logger receives diagnostics. Default: discard. What it is given
 	// holds no session id, nor a token: a session is named by its tag (see
 	// the package doc).
 	Logger *slog.Logger
+}
+
+// RequireHeader returns a gate for ServerOptions.Gate that lets through a
+// request whose header name (such as "X-API-Key") holds one of keys,
+// exactly, once; empty keys are ignored, and with none every request is
+// refused. A missing, repeated or wrong header is refused with an error
+// that names the header, never the value sent, and asks for the
+// challenge APIKey header="<name>". Keys are compared by their SHA-256
+// digests, in constant time.
+func RequireHeader(name string, keys ...string) func(*http.Request) error {
+	return httpguard.RequireHeader(name, keys...)
 }
 
 // DefaultWriteTimeout is the default of ServerOptions.WriteTimeout.
@@ -279,6 +304,7 @@ const (
 // Server serves MCP sessions over Streamable HTTP.
 type Server struct {
 	newHandler func() session.Handler
+	badOptions error              // what is wrong with the options: every request is refused
 	stateless  *session.Stateless // when the handler speaks the stateless era
 	opts       ServerOptions
 	guard      httpguard.Guard // AllowedHosts, AllowedOrigins
@@ -318,7 +344,12 @@ type retainedRef struct {
 
 // NewServer returns a Server that gives each new session the handler
 // newHandler returns (for a generated package: func() session.Handler {
-// return mcp.NewServerHandler(srv) }).
+// return mcp.NewServerHandler(srv) }, or a StandardServer's Handler
+// method). Sessions and stateless requests run with
+// session.MergeOptions(handler, opts.Session). When those options name a
+// revision not linked into the binary (see session.CheckRevisions), the
+// error is logged and every request is refused with 500 and a JSON-RPC
+// error that says it.
 func NewServer(newHandler func() session.Handler, opts ServerOptions) *Server {
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = 4 << 20
@@ -359,7 +390,13 @@ func NewServer(newHandler func() session.Handler, opts ServerOptions) *Server {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	if h := newHandler(); session.Modern(h) {
+	h := newHandler()
+	if err := session.CheckRevisions(session.MergeOptions(h, opts.Session).Revisions); err != nil {
+		s.badOptions = fmt.Errorf("streamhttp: %w", err)
+		s.log.Error("mcp http: every request is refused: " + s.badOptions.Error())
+		return s
+	}
+	if session.Modern(h) {
 		s.stateless = session.NewStateless(h, opts.Session)
 	}
 	if opts.IdleTimeout > 0 {
@@ -490,6 +527,17 @@ func httpError(w http.ResponseWriter, status int, code int64, format string, arg
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err := s.guard.Check(r); err != nil {
 		httpError(w, http.StatusForbidden, jsonrpc.InvalidRequest, "%v", err)
+		return
+	}
+	if s.badOptions != nil {
+		httpError(w, http.StatusInternalServerError, jsonrpc.InternalError, "%v", s.badOptions)
+		return
+	}
+	if g := httpguard.Gate(s.opts.Gate, r, s.opts.MaxBodyBytes); g != nil {
+		if g.Challenge != "" {
+			w.Header().Set("WWW-Authenticate", g.Challenge)
+		}
+		refuse(w, refusal{ids: g.IDs, batch: g.Batch, rev: claimedRevision(r)}, http.StatusUnauthorized, jsonrpc.InvalidRequest, "%s", g.Message)
 		return
 	}
 	switch r.Method {

@@ -25,10 +25,10 @@ const initBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"proto
 
 func testMCPServer() *mcp.StandardServer {
 	srv := mcp.NewServer(mcp.Implementation{Name: "http", Version: "1"})
-	srv.AddTool(mcp.Tool{Name: "echo", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	srv.MustAddTool(mcp.Tool{Name: "echo", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: "echo"}}}}, nil
 	})
-	srv.AddTool(mcp.Tool{Name: "reconnect", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	srv.MustAddTool(mcp.Tool{Name: "reconnect", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		s, _ := session.FromContext(ctx)
 		s.Log(ctx, "info", "t", []byte(`"before"`))
 		time.Sleep(20 * time.Millisecond)
@@ -307,7 +307,9 @@ func TestGetStream(t *testing.T) {
 	if r := do(t, ts.URL, req{method: http.MethodGet, header: h}); r.StatusCode != http.StatusConflict {
 		t.Errorf("second GET stream: %s", r.Status)
 	}
-	srv.AddTool(mcp.Tool{Name: "late", InputSchema: []byte(`{"type":"object"}`)}, nil)
+	srv.MustAddTool(mcp.Tool{Name: "late", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		return mcp.TextResult("late"), nil
+	})
 	select {
 	case evs := <-got:
 		if len(evs) != 2 || evs[0].data != "" || !strings.Contains(evs[1].data, "notifications/tools/list_changed") {

@@ -148,7 +148,7 @@ func TestCloseSSEStreamByRevision(t *testing.T) {
 			closed := make(chan bool, 1)
 			proceed := make(chan struct{}) // closed once the answer's stream is open
 			srv := mcp.NewServer(mcp.Implementation{Name: "http", Version: "1"})
-			srv.AddTool(mcp.Tool{Name: "poll", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+			srv.MustAddTool(mcp.Tool{Name: "poll", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 				select {
 				case <-proceed:
 				case <-ctx.Done():

@@ -26,7 +26,7 @@ import (
 func holdServer(t *testing.T, opts streamhttp.ServerOptions, wrap func(http.Handler) http.Handler, started chan<- struct{}, release <-chan struct{}) (*streamhttp.Server, string) {
 	t.Helper()
 	srv := mcp.NewServer(mcp.Implementation{Name: "hold", Version: "1"})
-	srv.AddTool(mcp.Tool{Name: "hold", InputSchema: objectSchema}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	srv.MustAddTool(mcp.Tool{Name: "hold", InputSchema: objectSchema}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		var args struct {
 			N     int  `json:"n"`
 			Stall bool `json:"stall"`

@@ -34,7 +34,7 @@ func TestServerWriteTimeout(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			big := `"` + strings.Repeat("x", 64<<10) + `"`
 			srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"})
-			srv.AddTool(mcp.Tool{Name: "flood", InputSchema: objectSchema}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+			srv.MustAddTool(mcp.Tool{Name: "flood", InputSchema: objectSchema}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 				s, _ := session.FromContext(ctx)
 				n := 0
 				// Outside any request: on the GET stream, refused once its
@@ -49,7 +49,7 @@ func TestServerWriteTimeout(t *testing.T) {
 				}
 				return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: fmt.Sprint(n)}}}}, nil
 			})
-			srv.AddTool(mcp.Tool{Name: "echo", InputSchema: objectSchema}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+			srv.MustAddTool(mcp.Tool{Name: "echo", InputSchema: objectSchema}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 				return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: "still here"}}}}, nil
 			})
 			h, ts := newBufferServer(t, tt.opts, srv)

@@ -17,7 +17,7 @@ import (
 // served by calling ServeHTTP: no network.
 func BenchmarkStatelessPOST(b *testing.B) {
 	srv := m26.NewServer(m26.Implementation{Name: "bench", Version: "1.0.0"})
-	srv.AddTool(m26.Tool{Name: "echo", InputSchema: []byte(`{"type":"object"}`)},
+	srv.MustAddTool(m26.Tool{Name: "echo", InputSchema: []byte(`{"type":"object"}`)},
 		func(ctx context.Context, p *m26.CallToolRequestParams) (*m26.CallToolResult, error) {
 			text, _ := wire.MemberString(p.Arguments, "text")
 			return &m26.CallToolResult{Content: []m26.ContentBlock{{Value: &m26.TextContent{Text: text}}}}, nil

@@ -23,7 +23,7 @@ import (
 func TestStatelessJSONWriteTimeout(t *testing.T) {
 	big := strings.Repeat("x", 32<<20) // more than the socket buffers hold
 	srv := m26.NewServer(m26.Implementation{Name: "s", Version: "1"})
-	srv.AddTool(m26.Tool{Name: "big", InputSchema: []byte(`{"type":"object"}`)},
+	srv.MustAddTool(m26.Tool{Name: "big", InputSchema: []byte(`{"type":"object"}`)},
 		func(ctx context.Context, p *m26.CallToolRequestParams) (*m26.CallToolResult, error) {
 			return &m26.CallToolResult{Content: []m26.ContentBlock{{Value: &m26.TextContent{Text: big}}}}, nil
 		})

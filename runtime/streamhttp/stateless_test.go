@@ -22,7 +22,7 @@ import (
 func statelessServer(t *testing.T) string {
 	t.Helper()
 	srv := m26.NewServer(m26.Implementation{Name: "s", Version: "1"})
-	srv.AddTool(m26.Tool{Name: "work", InputSchema: []byte(`{"type":"object"}`)},
+	srv.MustAddTool(m26.Tool{Name: "work", InputSchema: []byte(`{"type":"object"}`)},
 		func(ctx context.Context, p *m26.CallToolRequestParams) (*m26.CallToolResult, error) {
 			if err := session.ReportProgress(ctx, 1, nil, "half"); err != nil {
 				return nil, err

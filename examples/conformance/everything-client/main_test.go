@@ -156,12 +156,12 @@ func startPreservationServer(t *testing.T, tools []string) (url string, echoed f
 	for _, name := range tools {
 		switch name {
 		case preservedTool:
-			srv.AddTool(mcp.Tool{Name: name, InputSchema: jsontext.Value(richSchema)},
+			srv.MustAddTool(mcp.Tool{Name: name, InputSchema: jsontext.Value(richSchema)},
 				func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 					return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: "ok"}}}}, nil
 				})
 		case echoTool:
-			srv.AddTool(mcp.Tool{Name: name, InputSchema: jsontext.Value(`{"type":"object","properties":{"schema":{"type":"object"}},"required":["schema"]}`)},
+			srv.MustAddTool(mcp.Tool{Name: name, InputSchema: jsontext.Value(`{"type":"object","properties":{"schema":{"type":"object"}},"required":["schema"]}`)},
 				func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 					mu.Lock()
 					last = append(jsontext.Value(nil), p.Arguments...)

@@ -159,29 +159,29 @@ func newServer() *mcp.StandardServer {
 }
 
 func addTools(srv *mcp.StandardServer) {
-	srv.AddTool(mcp.Tool{Name: "test_simple_text", Description: ptr("Returns simple text content"), InputSchema: noArgs},
+	srv.MustAddTool(mcp.Tool{Name: "test_simple_text", Description: ptr("Returns simple text content"), InputSchema: noArgs},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			return textResult("This is a simple text response for testing."), nil
 		})
 
-	srv.AddTool(mcp.Tool{Name: "test_image_content", Description: ptr("Returns image content (a 1x1 red PNG)"), InputSchema: noArgs},
+	srv.MustAddTool(mcp.Tool{Name: "test_image_content", Description: ptr("Returns image content (a 1x1 red PNG)"), InputSchema: noArgs},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.ImageContent{Data: redPixelPNG, MIMEType: "image/png"}}}}, nil
 		})
 
-	srv.AddTool(mcp.Tool{Name: "test_audio_content", Description: ptr("Returns audio content (a short WAV)"), InputSchema: noArgs},
+	srv.MustAddTool(mcp.Tool{Name: "test_audio_content", Description: ptr("Returns audio content (a short WAV)"), InputSchema: noArgs},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.AudioContent{Data: silenceWAV, MIMEType: "audio/wav"}}}}, nil
 		})
 
-	srv.AddTool(mcp.Tool{Name: "test_embedded_resource", Description: ptr("Returns an embedded resource"), InputSchema: noArgs},
+	srv.MustAddTool(mcp.Tool{Name: "test_embedded_resource", Description: ptr("Returns an embedded resource"), InputSchema: noArgs},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.EmbeddedResource{Resource: mcp.EmbeddedResourceResource{Value: &mcp.TextResourceContents{
 				URI: "test://embedded-resource", MIMEType: ptr("text/plain"), Text: "This is an embedded resource content.",
 			}}}}}}, nil
 		})
 
-	srv.AddTool(mcp.Tool{Name: "test_multiple_content_types", Description: ptr("Returns text, image and resource content"), InputSchema: noArgs},
+	srv.MustAddTool(mcp.Tool{Name: "test_multiple_content_types", Description: ptr("Returns text, image and resource content"), InputSchema: noArgs},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.ContentBlock{
 				text("Multiple content types test:"),
@@ -192,7 +192,7 @@ func addTools(srv *mcp.StandardServer) {
 			}}, nil
 		})
 
-	srv.AddTool(mcp.Tool{Name: "test_tool_with_logging", Description: ptr("Sends three log notifications while it runs"), InputSchema: noArgs},
+	srv.MustAddTool(mcp.Tool{Name: "test_tool_with_logging", Description: ptr("Sends three log notifications while it runs"), InputSchema: noArgs},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			for i, msg := range []string{"Tool execution started", "Tool processing data", "Tool execution completed"} {
 				if i > 0 {
@@ -211,7 +211,7 @@ func addTools(srv *mcp.StandardServer) {
 			return textResult("Tool with logging executed successfully"), nil
 		})
 
-	srv.AddTool(mcp.Tool{Name: "test_error_handling", Description: ptr("Always fails, with isError set"), InputSchema: noArgs},
+	srv.MustAddTool(mcp.Tool{Name: "test_error_handling", Description: ptr("Always fails, with isError set"), InputSchema: noArgs},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			// A tool error is a result with isError set, not a JSON-RPC
 			// error. (Returning a plain error does the same through
@@ -221,7 +221,7 @@ func addTools(srv *mcp.StandardServer) {
 			return res, nil
 		})
 
-	srv.AddTool(mcp.Tool{Name: "test_tool_with_progress", Description: ptr("Reports progress 0, 50 and 100 of 100"), InputSchema: noArgs},
+	srv.MustAddTool(mcp.Tool{Name: "test_tool_with_progress", Description: ptr("Reports progress 0, 50 and 100 of 100"), InputSchema: noArgs},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			total := 100.0
 			for i, v := range []float64{0, 50, 100} {
@@ -238,7 +238,7 @@ func addTools(srv *mcp.StandardServer) {
 			return textResult("Tool with progress executed successfully"), nil
 		})
 
-	srv.AddTool(mcp.Tool{
+	srv.MustAddTool(mcp.Tool{
 		Name:        "test_sampling",
 		Description: ptr("Asks the client's LLM (sampling/createMessage) and returns its answer"),
 		InputSchema: jsontext.Value(`{"type":"object","properties":{"prompt":{"type":"string","description":"The prompt to send to the LLM"}},"required":["prompt"]}`),
@@ -263,7 +263,7 @@ func addTools(srv *mcp.StandardServer) {
 		return textResult("LLM response: " + answer), nil
 	})
 
-	srv.AddTool(mcp.Tool{
+	srv.MustAddTool(mcp.Tool{
 		Name:        "test_elicitation",
 		Description: ptr("Asks the user (elicitation/create) for a username and an email"),
 		InputSchema: jsontext.Value(`{"type":"object","properties":{"message":{"type":"string","description":"The message to show the user"}},"required":["message"]}`),
@@ -284,7 +284,7 @@ func addTools(srv *mcp.StandardServer) {
 		return textResult("User response: " + describe(res)), nil
 	})
 
-	srv.AddTool(mcp.Tool{Name: "test_elicitation_sep1034_defaults", Description: ptr("Elicits with a default for every primitive type (SEP-1034)"), InputSchema: noArgs},
+	srv.MustAddTool(mcp.Tool{Name: "test_elicitation_sep1034_defaults", Description: ptr("Elicits with a default for every primitive type (SEP-1034)"), InputSchema: noArgs},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			res, err := elicit(ctx, "Please review and update the form fields with defaults", map[string]mcp.PrimitiveSchemaDefinition{
 				"name":     {Value: &mcp.StringSchema{Description: ptr("User name"), Default: ptr("John Doe")}},
@@ -299,7 +299,7 @@ func addTools(srv *mcp.StandardServer) {
 			return textResult("Elicitation completed: " + describe(res)), nil
 		})
 
-	srv.AddTool(mcp.Tool{Name: "test_elicitation_sep1330_enums", Description: ptr("Elicits with the five enum schema variants (SEP-1330)"), InputSchema: noArgs},
+	srv.MustAddTool(mcp.Tool{Name: "test_elicitation_sep1330_enums", Description: ptr("Elicits with the five enum schema variants (SEP-1330)"), InputSchema: noArgs},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			res, err := elicit(ctx, "Please select options from the enum fields", map[string]mcp.PrimitiveSchemaDefinition{
 				"untitledSingle": {Value: &mcp.UntitledSingleSelectEnumSchema{
@@ -338,7 +338,7 @@ func addTools(srv *mcp.StandardServer) {
 			return textResult("Elicitation completed: " + describe(res)), nil
 		})
 
-	srv.AddTool(mcp.Tool{
+	srv.MustAddTool(mcp.Tool{
 		Name:        "json_schema_2020_12_tool",
 		Description: ptr("Tool with JSON Schema 2020-12 features"),
 		InputSchema: jsontext.Value(`{
@@ -368,7 +368,7 @@ func addTools(srv *mcp.StandardServer) {
 		return textResult("JSON Schema 2020-12 tool called with: " + string(orEmptyObject(p.Arguments))), nil
 	})
 
-	srv.AddTool(mcp.Tool{Name: "test_reconnection", Description: ptr("Closes its SSE stream mid-call; the answer arrives after the client resumes (SEP-1699)"), InputSchema: noArgs},
+	srv.MustAddTool(mcp.Tool{Name: "test_reconnection", Description: ptr("Closes its SSE stream mid-call; the answer arrives after the client resumes (SEP-1699)"), InputSchema: noArgs},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			// The POST's SSE connection attaches just after the request is
 			// handed to the session: wait for it, then end it.
@@ -434,12 +434,12 @@ func sleep(ctx context.Context, d time.Duration) error {
 }
 
 func addPrompts(srv *mcp.StandardServer) {
-	srv.AddPrompt(mcp.Prompt{Name: "test_simple_prompt", Description: ptr("A simple prompt without arguments")},
+	srv.MustAddPrompt(mcp.Prompt{Name: "test_simple_prompt", Description: ptr("A simple prompt without arguments")},
 		func(ctx context.Context, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
 			return &mcp.GetPromptResult{Messages: []mcp.PromptMessage{{Role: mcp.RoleUser, Content: text("This is a simple prompt for testing.")}}}, nil
 		})
 
-	srv.AddPrompt(mcp.Prompt{
+	srv.MustAddPrompt(mcp.Prompt{
 		Name:        "test_prompt_with_arguments",
 		Description: ptr("A prompt with two required arguments"),
 		Arguments: []mcp.PromptArgument{
@@ -451,7 +451,7 @@ func addPrompts(srv *mcp.StandardServer) {
 		return &mcp.GetPromptResult{Messages: []mcp.PromptMessage{{Role: mcp.RoleUser, Content: text(s)}}}, nil
 	})
 
-	srv.AddPrompt(mcp.Prompt{
+	srv.MustAddPrompt(mcp.Prompt{
 		Name:        "test_prompt_with_embedded_resource",
 		Description: ptr("A prompt that embeds a resource"),
 		Arguments:   []mcp.PromptArgument{{Name: "resourceUri", Description: ptr("URI of the resource to embed"), Required: ptr(true)}},
@@ -468,7 +468,7 @@ func addPrompts(srv *mcp.StandardServer) {
 		}}, nil
 	})
 
-	srv.AddPrompt(mcp.Prompt{Name: "test_prompt_with_image", Description: ptr("A prompt with image content")},
+	srv.MustAddPrompt(mcp.Prompt{Name: "test_prompt_with_image", Description: ptr("A prompt with image content")},
 		func(ctx context.Context, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
 			return &mcp.GetPromptResult{Messages: []mcp.PromptMessage{
 				{Role: mcp.RoleUser, Content: mcp.ContentBlock{Value: &mcp.ImageContent{Data: redPixelPNG, MIMEType: "image/png"}}},
@@ -478,21 +478,21 @@ func addPrompts(srv *mcp.StandardServer) {
 }
 
 func addResources(srv *mcp.StandardServer) {
-	srv.AddResource(mcp.Resource{URI: "test://static-text", Name: "static-text", Description: ptr("A static text resource"), MIMEType: ptr("text/plain")},
+	srv.MustAddResource(mcp.Resource{URI: "test://static-text", Name: "static-text", Description: ptr("A static text resource"), MIMEType: ptr("text/plain")},
 		func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
 			return &mcp.ReadResourceResult{Contents: []mcp.ReadResourceResultContentsItem{{Value: &mcp.TextResourceContents{
 				URI: p.URI, MIMEType: ptr("text/plain"), Text: "This is the content of the static text resource.",
 			}}}}, nil
 		})
 
-	srv.AddResource(mcp.Resource{URI: "test://static-binary", Name: "static-binary", Description: ptr("A static binary resource (a 1x1 red PNG)"), MIMEType: ptr("image/png")},
+	srv.MustAddResource(mcp.Resource{URI: "test://static-binary", Name: "static-binary", Description: ptr("A static binary resource (a 1x1 red PNG)"), MIMEType: ptr("image/png")},
 		func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
 			return &mcp.ReadResourceResult{Contents: []mcp.ReadResourceResultContentsItem{{Value: &mcp.BlobResourceContents{
 				URI: p.URI, MIMEType: ptr("image/png"), Blob: redPixelPNG,
 			}}}}, nil
 		})
 
-	srv.AddResource(mcp.Resource{URI: "test://watched-resource", Name: "watched-resource", Description: ptr("A resource to subscribe to"), MIMEType: ptr("text/plain")},
+	srv.MustAddResource(mcp.Resource{URI: "test://watched-resource", Name: "watched-resource", Description: ptr("A resource to subscribe to"), MIMEType: ptr("text/plain")},
 		func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
 			return &mcp.ReadResourceResult{Contents: []mcp.ReadResourceResultContentsItem{{Value: &mcp.TextResourceContents{
 				URI: p.URI, MIMEType: ptr("text/plain"), Text: "Watched resource content.",

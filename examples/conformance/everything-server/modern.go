@@ -29,7 +29,7 @@ func addModernTools(srv *mcp.StandardServer) error {
 		}
 		return contentString(res, "name"), nil
 	}
-	srv.AddTool(mcp.Tool{Name: "test_input_required_result_elicitation", Description: ptr("Asks for the user's name (one elicitation) and greets them"), InputSchema: noArgs},
+	srv.MustAddTool(mcp.Tool{Name: "test_input_required_result_elicitation", Description: ptr("Asks for the user's name (one elicitation) and greets them"), InputSchema: noArgs},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			name, err := askName(ctx)
 			if err != nil {
@@ -38,7 +38,7 @@ func addModernTools(srv *mcp.StandardServer) error {
 			return textResult("Hello, " + name + "!"), nil
 		})
 
-	srv.AddTool(mcp.Tool{Name: "test_input_required_result_sampling", Description: ptr("Asks the client's model for a greeting"), InputSchema: noArgs},
+	srv.MustAddTool(mcp.Tool{Name: "test_input_required_result_sampling", Description: ptr("Asks the client's model for a greeting"), InputSchema: noArgs},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			res, err := mcp.CreateMessage(ctx, "greeting", sampling("Generate a greeting"))
 			if err != nil {
@@ -47,7 +47,7 @@ func addModernTools(srv *mcp.StandardServer) error {
 			return textResult("Model said: " + sampledText(res)), nil
 		})
 
-	srv.AddTool(mcp.Tool{Name: "test_input_required_result_list_roots", Description: ptr("Asks the client for its roots"), InputSchema: noArgs},
+	srv.MustAddTool(mcp.Tool{Name: "test_input_required_result_list_roots", Description: ptr("Asks the client for its roots"), InputSchema: noArgs},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			res, err := mcp.ListRoots(ctx, "client_roots")
 			if err != nil {
@@ -75,16 +75,16 @@ func addModernTools(srv *mcp.StandardServer) error {
 		}
 		return textResult("state-ok: confirmed (" + string(res.Action) + ")"), nil
 	}
-	srv.AddTool(mcp.Tool{Name: "test_input_required_result_request_state", Description: ptr("Asks for a confirmation, keeping state across the round"), InputSchema: noArgs},
+	srv.MustAddTool(mcp.Tool{Name: "test_input_required_result_request_state", Description: ptr("Asks for a confirmation, keeping state across the round"), InputSchema: noArgs},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			return confirm(ctx)
 		})
-	srv.AddTool(mcp.Tool{Name: "test_input_required_result_tampered_state", Description: ptr("Like the request-state tool: a tampered state is refused"), InputSchema: noArgs},
+	srv.MustAddTool(mcp.Tool{Name: "test_input_required_result_tampered_state", Description: ptr("Like the request-state tool: a tampered state is refused"), InputSchema: noArgs},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			return confirm(ctx)
 		})
 
-	srv.AddTool(mcp.Tool{Name: "test_input_required_result_multiple_inputs", Description: ptr("Asks for a name, a greeting and the roots at once"), InputSchema: noArgs},
+	srv.MustAddTool(mcp.Tool{Name: "test_input_required_result_multiple_inputs", Description: ptr("Asks for a name, a greeting and the roots at once"), InputSchema: noArgs},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			answers, err := mcp.AskInput(ctx, mcp.InputRequests{
 				"user_name":    {Value: &mcp.ElicitRequest{Params: *form("What is your name?", nameForm("name"), "name")}},
@@ -97,7 +97,7 @@ func addModernTools(srv *mcp.StandardServer) error {
 			return textResult(fmt.Sprintf("Got %d answers", len(answers))), nil
 		})
 
-	srv.AddTool(mcp.Tool{Name: "test_input_required_result_multi_round", Description: ptr("Asks for a name, then for a colour, in two rounds"), InputSchema: noArgs},
+	srv.MustAddTool(mcp.Tool{Name: "test_input_required_result_multi_round", Description: ptr("Asks for a name, then for a colour, in two rounds"), InputSchema: noArgs},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			name, err := askName(ctx)
 			if err != nil {
@@ -110,7 +110,7 @@ func addModernTools(srv *mcp.StandardServer) error {
 			return textResult(name + " likes " + contentString(res, "color")), nil
 		})
 
-	srv.AddTool(mcp.Tool{Name: "test_input_required_result_capabilities", Description: ptr("Asks only for the kinds of input the client declared"), InputSchema: noArgs},
+	srv.MustAddTool(mcp.Tool{Name: "test_input_required_result_capabilities", Description: ptr("Asks only for the kinds of input the client declared"), InputSchema: noArgs},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			caps := session.ClientCapabilities(ctx)
 			reqs := mcp.InputRequests{}
@@ -133,7 +133,7 @@ func addModernTools(srv *mcp.StandardServer) error {
 			return textResult(fmt.Sprintf("Got %d answers", len(answers))), nil
 		})
 
-	srv.AddTool(mcp.Tool{Name: "test_missing_capability", Description: ptr("Needs sampling: a client that did not declare it gets -32021"), InputSchema: noArgs},
+	srv.MustAddTool(mcp.Tool{Name: "test_missing_capability", Description: ptr("Needs sampling: a client that did not declare it gets -32021"), InputSchema: noArgs},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			res, err := mcp.CreateMessage(ctx, "greeting", sampling("Say hello"))
 			if err != nil {
@@ -142,7 +142,7 @@ func addModernTools(srv *mcp.StandardServer) error {
 			return textResult("Model said: " + sampledText(res)), nil
 		})
 
-	srv.AddTool(mcp.Tool{Name: "test_streaming_elicitation", Description: ptr("Reports progress, then asks for the user's name"), InputSchema: noArgs},
+	srv.MustAddTool(mcp.Tool{Name: "test_streaming_elicitation", Description: ptr("Reports progress, then asks for the user's name"), InputSchema: noArgs},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			if err := session.ReportProgress(ctx, 1, nil, "starting"); err != nil {
 				return nil, err
@@ -154,7 +154,7 @@ func addModernTools(srv *mcp.StandardServer) error {
 			return textResult("Hello, " + name + "!"), nil
 		})
 
-	srv.AddTool(mcp.Tool{Name: "test_logging_tool", Description: ptr("Logs three messages, which reach only clients that asked for a log level"), InputSchema: noArgs},
+	srv.MustAddTool(mcp.Tool{Name: "test_logging_tool", Description: ptr("Logs three messages, which reach only clients that asked for a log level"), InputSchema: noArgs},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			for _, msg := range []string{"first", "second", "third"} {
 				data, _ := wire.EncodeValue(msg)
@@ -166,20 +166,20 @@ func addModernTools(srv *mcp.StandardServer) error {
 		})
 
 	var changes atomic.Int64
-	srv.AddTool(mcp.Tool{Name: "test_trigger_tool_change", Description: ptr("Changes the tool list (adds a tool)"), InputSchema: noArgs},
+	srv.MustAddTool(mcp.Tool{Name: "test_trigger_tool_change", Description: ptr("Changes the tool list (adds a tool)"), InputSchema: noArgs},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			name := fmt.Sprintf("dynamic_tool_%d", changes.Add(1))
-			srv.AddTool(mcp.Tool{Name: name, Description: ptr("Added by test_trigger_tool_change"), InputSchema: noArgs},
+			srv.MustAddTool(mcp.Tool{Name: name, Description: ptr("Added by test_trigger_tool_change"), InputSchema: noArgs},
 				func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 					return textResult("dynamic"), nil
 				})
 			srv.RemoveTool(name)
 			return textResult("Tool list changed"), nil
 		})
-	srv.AddTool(mcp.Tool{Name: "test_trigger_prompt_change", Description: ptr("Changes the prompt list (adds a prompt)"), InputSchema: noArgs},
+	srv.MustAddTool(mcp.Tool{Name: "test_trigger_prompt_change", Description: ptr("Changes the prompt list (adds a prompt)"), InputSchema: noArgs},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			name := fmt.Sprintf("dynamic_prompt_%d", changes.Add(1))
-			srv.AddPrompt(mcp.Prompt{Name: name}, func(ctx context.Context, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
+			srv.MustAddPrompt(mcp.Prompt{Name: name}, func(ctx context.Context, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
 				return &mcp.GetPromptResult{}, nil
 			})
 			srv.RemovePrompt(name)
@@ -209,7 +209,7 @@ func addModernTools(srv *mcp.StandardServer) error {
 		return err
 	}
 
-	srv.AddPrompt(mcp.Prompt{Name: "test_input_required_result_prompt", Description: ptr("Asks for context before rendering")},
+	srv.MustAddPrompt(mcp.Prompt{Name: "test_input_required_result_prompt", Description: ptr("Asks for context before rendering")},
 		func(ctx context.Context, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
 			res, err := mcp.Elicit(ctx, "context", form("What context should the prompt use?", nameForm("context"), "context"))
 			if err != nil {

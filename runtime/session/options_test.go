@@ -1,0 +1,147 @@
+package session_test
+
+import (
+	"context"
+	"log/slog"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+	mcp "github.com/mcpgen/mcpgen/protocol/mcp20251125"
+	"github.com/mcpgen/mcpgen/runtime/cache"
+	"github.com/mcpgen/mcpgen/runtime/reqstate"
+	"github.com/mcpgen/mcpgen/runtime/session"
+	"github.com/mcpgen/mcpgen/runtime/transport"
+)
+
+// optionsHandler is a handler that carries session options of its own.
+type optionsHandler struct {
+	session.Handler
+	opts session.Options
+}
+
+func (h optionsHandler) SessionOptions() session.Options { return h.opts }
+
+// tagged returns a middleware that appends tag to *seen for every message.
+func tagged(tag string, seen *[]string) session.Middleware {
+	return func(next session.HandlerFunc) session.HandlerFunc {
+		return func(ctx context.Context, r *session.Request) (jsontext.Value, error) {
+			*seen = append(*seen, tag)
+			return next(ctx, r)
+		}
+	}
+}
+
+// everyField returns Options with every field set to a non-zero value,
+// each made from n so that two calls differ; the test fails when Options
+// has a field it does not know, so that MergeOptions cannot forget one.
+func everyField(t *testing.T, n int, seen *[]string) session.Options {
+	o := session.Options{
+		Revisions:             []string{"2025-11-25"},
+		MaxInFlight:           n,
+		CallTimeout:           time.Duration(n),
+		DrainTimeout:          time.Duration(n),
+		StallTimeout:          time.Duration(n),
+		Logger:                slog.New(slog.DiscardHandler),
+		RejectUnknownVariants: true,
+		Sealer:                session.SealWith(&reqstate.Sealer{Ring: reqstate.NewEphemeralRing()}),
+		StateAudience:         "audience" + itoa(n),
+		ProbeTimeout:          time.Duration(n),
+		Cache:                 cache.New(cache.Options{}),
+		Middleware:            []session.Middleware{tagged(itoa(n), seen)},
+	}
+	v := reflect.ValueOf(o)
+	for i := range v.NumField() {
+		if v.Field(i).IsZero() {
+			t.Fatalf("everyField does not set Options.%s: set it, and check that MergeOptions merges it", v.Type().Field(i).Name)
+		}
+	}
+	return o
+}
+
+func TestMergeOptions(t *testing.T) {
+	var seen []string
+	server := everyField(t, 1, &seen)
+	transport := everyField(t, 2, &seen)
+	h := mcp.NewServerHandler(mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"}))
+	withOpts := optionsHandler{Handler: h, opts: server}
+	for _, tt := range []struct {
+		name      string
+		h         session.Handler
+		opts      session.Options
+		want      session.Options
+		wantOrder []string // the middleware tags a message passes, in order
+	}{
+		{"a plain handler runs with the transport's", h, transport, transport, []string{"2"}},
+		{"the handler's, when the transport gives none", withOpts, session.Options{}, server, []string{"1"}},
+		{"the transport's fields win; middleware of both, the handler's first", withOpts, transport, func() session.Options {
+			o := transport
+			o.Middleware = nil // compared apart
+			return o
+		}(), []string{"1", "2"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := session.MergeOptions(tt.h, tt.opts)
+			seen = nil
+			hf := func(context.Context, *session.Request) (jsontext.Value, error) { return nil, nil }
+			run := session.HandlerFunc(hf)
+			for i := len(got.Middleware) - 1; i >= 0; i-- {
+				run = got.Middleware[i](run)
+			}
+			run(context.Background(), &session.Request{})
+			if !reflect.DeepEqual(seen, tt.wantOrder) {
+				t.Errorf("middleware ran %v, want %v", seen, tt.wantOrder)
+			}
+			got.Middleware, tt.want.Middleware = nil, nil
+			gv, wv := reflect.ValueOf(got), reflect.ValueOf(tt.want)
+			for i := range gv.NumField() {
+				name := gv.Type().Field(i).Name
+				if name == "Middleware" {
+					continue
+				}
+				if !reflect.DeepEqual(gv.Field(i).Interface(), wv.Field(i).Interface()) {
+					t.Errorf("Options.%s = %v, want %v", name, gv.Field(i).Interface(), wv.Field(i).Interface())
+				}
+			}
+		})
+	}
+	// RejectUnknownVariants: either side sets it.
+	if !session.MergeOptions(optionsHandler{Handler: h, opts: session.Options{RejectUnknownVariants: true}}, session.Options{}).RejectUnknownVariants {
+		t.Error("RejectUnknownVariants of the handler was lost")
+	}
+}
+
+// A session of a server whose handler carries options runs with them: its
+// middleware sees the requests.
+func TestNewUsesHandlerOptions(t *testing.T) {
+	var seen []string
+	srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"})
+	h := optionsHandler{Handler: mcp.NewServerHandler(srv), opts: session.Options{Middleware: []session.Middleware{tagged("server", &seen)}}}
+	a, b := transport.Pipe()
+	s := session.New(session.Server, a, h, session.Options{})
+	defer s.Close()
+	p := &peer{t: t, tr: b}
+	p.initialize("2025-11-25")
+	if len(seen) == 0 || seen[0] != "server" {
+		t.Errorf("the handler's middleware saw %v, want the initialize and more", seen)
+	}
+}
+
+// An initialize a server has no revision for is refused with a message
+// that says what to configure.
+func TestInitializeNoRevision(t *testing.T) {
+	srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"})
+	// 2099-01-01 is linked nowhere: the server allows only it.
+	p, _ := serve(t, srv, session.Options{Revisions: []string{"2099-01-01"}})
+	m := p.call(1, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}`)
+	if code := errorCode(t, m); code != -32603 {
+		t.Fatalf("code = %d, want -32603: %v", code, m)
+	}
+	msg := errorMessage(m)
+	for _, want := range []string{`asked for "2025-06-18"`, "Options.Revisions (2099-01-01)", "2025-11-25", "leave it nil"} {
+		if !contains(msg, want) {
+			t.Errorf("message %q does not say %q", msg, want)
+		}
+	}
+}
