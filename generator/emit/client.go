@@ -152,7 +152,9 @@ func (g *gen) connectClient(f *jen.File) error {
 		jen.Id("Handler").Id("Client"),
 		doc("ConnectTimeout", "ConnectTimeout bounds the handshake: a server that has not completed it in time fails Connect with a *session.ConnectTimeoutError that names it and says what to check. 0 means session.DefaultConnectTimeout (30 s); negative, no bound but ctx's.", ""),
 		jen.Id("ConnectTimeout").Qual("time", "Duration"),
-		doc("Session", "Session configures the session, whatever the transport: the revisions it may speak (Revisions, each checked by name), its middleware, logger, call timeout and limits.", ""),
+		doc("Middleware", "Middleware wraps the handling of what the client sends and receives, whatever the transport (see session.Middleware for what passes through it): the first is the outermost. It runs outside Session.Middleware.", ""),
+		jen.Id("Middleware").Index().Qual(sessionPkg, "Middleware"),
+		doc("Session", "Session configures the session, whatever the transport: the revisions it may speak (Revisions, each checked by name), more middleware, its logger, call timeout and limits.", ""),
 		jen.Id("Session").Qual(sessionPkg, "Options"),
 	)
 
@@ -211,6 +213,9 @@ func (g *gen) connectClient(f *jen.File) error {
 				jen.Id("_").Op("=").Id("t").Dot("Close").Call(),
 				jen.Return(jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit("connect: %w"), jen.Err())),
 			),
+		),
+		jen.If(jen.Len(jen.Id("o").Dot("Middleware")).Op(">").Lit(0)).Block(
+			jen.Id("o").Dot("Session").Dot("Middleware").Op("=").Append(jen.Append(jen.Index().Qual(sessionPkg, "Middleware").Values(), jen.Id("o").Dot("Middleware").Op("...")), jen.Id("o").Dot("Session").Dot("Middleware").Op("...")),
 		),
 		jen.Id("s").Op(":=").Qual(sessionPkg, "New").Call(jen.Qual(sessionPkg, "Client"), jen.Id("t"), jen.Id("NewClientHandler").Call(jen.Id("o").Dot("Handler")), jen.Id("o").Dot("Session")),
 		jen.If(jen.Err().Op(":=").Id("s").Dot("ConnectWithin").Call(jen.Id("ctx"), jen.Op("&").Id("info"), jen.Op("&").Id("caps"), jen.Id("o").Dot("ConnectTimeout")), jen.Err().Op("!=").Nil()).Block(

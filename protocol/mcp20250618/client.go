@@ -600,8 +600,12 @@ type ClientOptions struct {
 	// says what to check. 0 means session.DefaultConnectTimeout (30 s); negative,
 	// no bound but ctx's.
 	ConnectTimeout time.Duration
+	// Middleware wraps the handling of what the client sends and receives,
+	// whatever the transport (see session.Middleware for what passes through it):
+	// the first is the outermost. It runs outside Session.Middleware.
+	Middleware []session.Middleware
 	// Session configures the session, whatever the transport: the revisions it may
-	// speak (Revisions, each checked by name), its middleware, logger, call
+	// speak (Revisions, each checked by name), more middleware, its logger, call
 	// timeout and limits.
 	Session session.Options
 }
@@ -684,6 +688,9 @@ func Connect(ctx context.Context, t transport.Transport, opts *ClientOptions) (*
 			_ = t.Close()
 			return nil, fmt.Errorf("connect: %w", err)
 		}
+	}
+	if len(o.Middleware) > 0 {
+		o.Session.Middleware = append(append([]session.Middleware{}, o.Middleware...), o.Session.Middleware...)
 	}
 	s := session.New(session.Client, t, NewClientHandler(o.Handler), o.Session)
 	if err := s.ConnectWithin(ctx, &info, &caps, o.ConnectTimeout); err != nil {

@@ -9,7 +9,9 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -267,6 +269,58 @@ func TestHTTP(t *testing.T) {
 			}
 			if got := fmt.Sprintf("%T", tr.Transport()); got != tt.want {
 				t.Errorf("the transport chosen is %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestClientMiddleware sets a middleware once, in ClientOptions, and
+// checks that it sees the client's calls and the server's requests over
+// stdio (a started server), Streamable HTTP and HTTP+SSE.
+func TestClientMiddleware(t *testing.T) {
+	srv := greeter()
+	sh := streamhttp.NewServer(srv.Handler, streamhttp.ServerOptions{})
+	defer sh.Close()
+	ss := ssehttp.NewServer(srv.Handler, ssehttp.ServerOptions{})
+	defer ss.Close()
+	hsh, hss := httptest.NewServer(sh), httptest.NewServer(ss)
+	defer hsh.Close()
+	defer hss.Close()
+	tests := []struct {
+		name string
+		tr   func(t *testing.T) mcp.Transport
+	}{
+		{"stdio", func(t *testing.T) mcp.Transport { return selfServer(t, "greeter") }},
+		{"Streamable HTTP", func(t *testing.T) mcp.Transport { return mcp.HTTP(hsh.URL, nil) }},
+		{"HTTP+SSE", func(t *testing.T) mcp.Transport { return mcp.HTTP(hss.URL, nil) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var seen []string
+			record := func(next mcp.MessageHandler) mcp.MessageHandler {
+				return func(ctx context.Context, m *mcp.Message) (mcp.RawJSON, error) {
+					mu.Lock()
+					seen = append(seen, fmt.Sprintf("%v %s", m.Outgoing, m.Method))
+					mu.Unlock()
+					return next(ctx, m)
+				}
+			}
+			ctx := testCtx(t)
+			cs, err := mcp.Connect(ctx, tt.tr(t), &mcp.ClientOptions{Handler: namer{name: "Ada"}, Middleware: []mcp.Middleware{record}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			if res, err := cs.CallToolArgs(ctx, "ask", nil); err != nil || res.Text() != "accept Ada" {
+				t.Fatalf("CallToolArgs(ask) = %q, %v", res.Text(), err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for _, want := range []string{"true tools/call", "false elicitation/create"} {
+				if !slices.Contains(seen, want) {
+					t.Errorf("the middleware saw %q; want %q among them", seen, want)
+				}
 			}
 		})
 	}
