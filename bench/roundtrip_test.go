@@ -84,7 +84,7 @@ func mcpgenClient(b *testing.B, serverEnd, clientEnd transport.Transport) (calle
 		defer close(served)
 		_ = mcp.Serve(ctx, serverEnd, newMcpgenServer(), session.Options{})
 	}()
-	cs, err := mcp.Connect(ctx, clientEnd, mcp.Implementation{Name: "bench-client", Version: "1.0.0"}, mcp.ClientCapabilities{}, nil, session.Options{})
+	cs, err := mcp.Connect(ctx, clientEnd, &mcp.ClientOptions{Info: mcp.Implementation{Name: "bench-client", Version: "1.0.0"}})
 	if err != nil {
 		cancel()
 		b.Fatal(err)
@@ -135,7 +135,7 @@ func mcpgenHTTP(b *testing.B) (caller, func()) {
 	h := streamhttp.NewServer(func() session.Handler { return mcp.NewServerHandler(srv) }, streamhttp.ServerOptions{JSONResponse: true})
 	url, stop := listen(b, h)
 	ctx, cancel := context.WithCancel(context.Background())
-	cs, err := mcp.Connect(ctx, streamhttp.NewClient(url, streamhttp.ClientOptions{HTTPClient: httpClient()}), mcp.Implementation{Name: "bench-client", Version: "1.0.0"}, mcp.ClientCapabilities{}, nil, session.Options{})
+	cs, err := mcp.Connect(ctx, streamhttp.NewClient(url, streamhttp.ClientOptions{HTTPClient: httpClient()}), &mcp.ClientOptions{Info: mcp.Implementation{Name: "bench-client", Version: "1.0.0"}})
 	if err != nil {
 		b.Fatal(err)
 	}

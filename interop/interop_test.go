@@ -353,7 +353,7 @@ func connect(ctx context.Context, tr transport.Transport, rev string) (*peer, er
 	const name, version = "mcpgen-interop", "0.0.0"
 	switch rev {
 	case mcp20251125.Revision:
-		cs, err := mcp20251125.Connect(ctx, tr, mcp20251125.Implementation{Name: name, Version: version}, mcp20251125.ClientCapabilities{}, nil, opts)
+		cs, err := mcp20251125.Connect(ctx, tr, &mcp20251125.ClientOptions{Info: mcp20251125.Implementation{Name: name, Version: version}, Session: opts})
 		if err != nil {
 			return nil, err
 		}
@@ -379,7 +379,7 @@ func connect(ctx context.Context, tr transport.Transport, rev string) (*peer, er
 			},
 		}, nil
 	case mcp20250618.Revision:
-		cs, err := mcp20250618.Connect(ctx, tr, mcp20250618.Implementation{Name: name, Version: version}, mcp20250618.ClientCapabilities{}, nil, opts)
+		cs, err := mcp20250618.Connect(ctx, tr, &mcp20250618.ClientOptions{Info: mcp20250618.Implementation{Name: name, Version: version}, Session: opts})
 		if err != nil {
 			return nil, err
 		}
@@ -405,7 +405,7 @@ func connect(ctx context.Context, tr transport.Transport, rev string) (*peer, er
 			},
 		}, nil
 	case mcp20250326.Revision:
-		cs, err := mcp20250326.Connect(ctx, tr, mcp20250326.Implementation{Name: name, Version: version}, mcp20250326.ClientCapabilities{}, nil, opts)
+		cs, err := mcp20250326.Connect(ctx, tr, &mcp20250326.ClientOptions{Info: mcp20250326.Implementation{Name: name, Version: version}, Session: opts})
 		if err != nil {
 			return nil, err
 		}
@@ -431,7 +431,7 @@ func connect(ctx context.Context, tr transport.Transport, rev string) (*peer, er
 			},
 		}, nil
 	case mcp20241105.Revision:
-		cs, err := mcp20241105.Connect(ctx, tr, mcp20241105.Implementation{Name: name, Version: version}, mcp20241105.ClientCapabilities{}, nil, opts)
+		cs, err := mcp20241105.Connect(ctx, tr, &mcp20241105.ClientOptions{Info: mcp20241105.Implementation{Name: name, Version: version}, Session: opts})
 		if err != nil {
 			return nil, err
 		}

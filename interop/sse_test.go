@@ -224,7 +224,7 @@ func TestGoAutoClientTSSSEServer(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 		defer cancel()
 		a, tr := newClient(t)
-		cs, err := mcp20260728.Connect(ctx, tr, mcp20260728.Implementation{Name: "mcpgen-interop", Version: "0.0.0"}, mcp20260728.ClientCapabilities{}, nil, session.Options{})
+		cs, err := mcp20260728.Connect(ctx, tr, &mcp20260728.ClientOptions{Info: mcp20260728.Implementation{Name: "mcpgen-interop", Version: "0.0.0"}})
 		if err != nil {
 			a.Close()
 			t.Fatalf("Connect: %v", err)

@@ -83,7 +83,7 @@ func runGoClient(t *testing.T, ctx context.Context, tr transport.Transport) goCl
 	t.Helper()
 	c := &goClient{updated: make(chan string, 1)}
 	caps := m26.ClientCapabilities{Elicitation: &m26.ClientCapabilitiesElicitation{Form: m26.JSONObject{}}}
-	cs, err := m26.Connect(ctx, tr, m26.Implementation{Name: "mcpgen-interop", Version: "1"}, caps, c, session.Options{})
+	cs, err := m26.Connect(ctx, tr, &m26.ClientOptions{Info: m26.Implementation{Name: "mcpgen-interop", Version: "1"}, Capabilities: caps, Handler: c})
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}
@@ -189,7 +189,7 @@ func TestGoClientFallbackTS1(t *testing.T) {
 // fallback connects on tr to a legacy-only server and uses it.
 func fallback(t *testing.T, ctx context.Context, tr transport.Transport, stderr *lockedBuffer) {
 	t.Helper()
-	cs, err := m26.Connect(ctx, tr, m26.Implementation{Name: "mcpgen-interop", Version: "1"}, m26.ClientCapabilities{}, nil, session.Options{})
+	cs, err := m26.Connect(ctx, tr, &m26.ClientOptions{Info: m26.Implementation{Name: "mcpgen-interop", Version: "1"}})
 	if err != nil {
 		if stderr != nil {
 			t.Logf("stderr:\n%s", stderr.String())

@@ -17,7 +17,7 @@ import (
 var builtin embed.FS
 
 // Names are the templates of a generated package.
-var Names = []string{"doc.go.tmpl", "modern_server.go.tmpl", "server.go.tmpl", "tools.go.tmpl"}
+var Names = []string{"client.go.tmpl", "doc.go.tmpl", "modern_server.go.tmpl", "server.go.tmpl", "tools.go.tmpl"}
 
 // Init is the template of the go:generate stub that mcpgen init writes;
 // see Read.

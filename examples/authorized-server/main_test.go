@@ -13,7 +13,6 @@ import (
 	"github.com/mcpgen/mcpgen/internal/oauthtest"
 	mcp "github.com/mcpgen/mcpgen/protocol/mcp20260728"
 	"github.com/mcpgen/mcpgen/runtime/oauth"
-	"github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 )
 
@@ -52,11 +51,11 @@ func TestAuthorizedServer(t *testing.T) {
 
 	ctx := context.Background()
 	info := mcp.Implementation{Name: "c", Version: "1"}
-	if _, err := mcp.Connect(ctx, streamhttp.NewClient(resource, streamhttp.ClientOptions{}), info, mcp.ClientCapabilities{}, nil, session.Options{}); err == nil {
+	if _, err := mcp.Connect(ctx, streamhttp.NewClient(resource, streamhttp.ClientOptions{}), &mcp.ClientOptions{Info: info}); err == nil {
 		t.Fatal("Connect without a token succeeded")
 	}
 	tok := as.Token(t, oauthtest.Claims{"sub": "alice", "aud": resource, "scope": "mcp", "client_id": "app"})
-	cs, err := mcp.Connect(ctx, streamhttp.NewClient(resource, streamhttp.ClientOptions{Header: http.Header{"Authorization": {"Bearer " + tok}}}), info, mcp.ClientCapabilities{}, nil, session.Options{})
+	cs, err := mcp.Connect(ctx, streamhttp.NewClient(resource, streamhttp.ClientOptions{Header: http.Header{"Authorization": {"Bearer " + tok}}}), &mcp.ClientOptions{Info: info})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +191,7 @@ func TestTestIssuer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := mcp.Connect(ctx, streamhttp.NewClient(c.resource, streamhttp.ClientOptions{HTTPClient: hc}), mcp.Implementation{Name: "c", Version: "1"}, mcp.ClientCapabilities{}, nil, session.Options{})
+	cs, err := mcp.Connect(ctx, streamhttp.NewClient(c.resource, streamhttp.ClientOptions{HTTPClient: hc}), &mcp.ClientOptions{Info: mcp.Implementation{Name: "c", Version: "1"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,9 +27,7 @@ import (
 	"time"
 
 	mcp "github.com/mcpgen/mcpgen/protocol/mcp20260728"
-	_ "github.com/mcpgen/mcpgen/protocol/revisions"
 	"github.com/mcpgen/mcpgen/runtime/oauth"
-	"github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 	"github.com/spf13/pflag"
 )
@@ -127,7 +125,7 @@ func connect(ctx context.Context, url, tool, store, cimd string, headless bool, 
 		return err
 	}
 	t := streamhttp.NewClient(url, streamhttp.ClientOptions{HTTPClient: hc})
-	cs, err := mcp.Connect(ctx, t, mcp.Implementation{Name: "login-client", Version: "1.0.0"}, mcp.ClientCapabilities{}, nil, session.Options{})
+	cs, err := mcp.Connect(ctx, t, &mcp.ClientOptions{Info: mcp.Implementation{Name: "login-client", Version: "1.0.0"}})
 	if err != nil {
 		return err
 	}

@@ -228,7 +228,7 @@ func run(ctx context.Context, c config, stdin io.Reader, stdout, stderr io.Write
 	}
 	caps := mcp.ClientCapabilities{Elicitation: &mcp.ClientCapabilitiesElicitation{Form: mcp.JSONObject{}, URL: mcp.JSONObject{}}}
 	a := newAsker(stdin, stderr, c.answers, c.noInput)
-	cs, err := mcp.Connect(ctx, t, mcp.Implementation{Name: "mcpgen-stdio-client", Version: "1.0.0"}, caps, a, opts)
+	cs, err := mcp.Connect(ctx, t, &mcp.ClientOptions{Info: mcp.Implementation{Name: "mcpgen-stdio-client", Version: "1.0.0"}, Capabilities: caps, Handler: a, Session: opts})
 	if err != nil {
 		return err
 	}

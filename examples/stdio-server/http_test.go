@@ -65,7 +65,7 @@ func TestHTTPBothTransports(t *testing.T) {
 	}
 	connect := func(t *testing.T, tr transport.Transport) *mcp.ClientSession {
 		t.Helper()
-		cs, err := mcp.Connect(ctx, tr, mcp.Implementation{Name: "t", Version: "1"}, mcp.ClientCapabilities{}, nil, session.Options{})
+		cs, err := mcp.Connect(ctx, tr, &mcp.ClientOptions{Info: mcp.Implementation{Name: "t", Version: "1"}})
 		if err != nil {
 			tr.Close()
 			t.Fatalf("Connect: %v", err)
@@ -94,7 +94,7 @@ func TestHTTPBothTransports(t *testing.T) {
 	// The clients that still speak 2024-11-05, the revision of HTTP+SSE,
 	// get it.
 	t.Run("2024-11-05 at /sse", func(t *testing.T) {
-		cs, err := m24.Connect(ctx, ssehttp.NewClient(sseURL, ssehttp.ClientOptions{}), m24.Implementation{Name: "oldest", Version: "1"}, m24.ClientCapabilities{}, nil, session.Options{Revisions: []string{m24.Revision}})
+		cs, err := m24.Connect(ctx, ssehttp.NewClient(sseURL, ssehttp.ClientOptions{}), &m24.ClientOptions{Info: m24.Implementation{Name: "oldest", Version: "1"}, Session: session.Options{Revisions: []string{m24.Revision}}})
 		if err != nil {
 			t.Fatalf("Connect: %v", err)
 		}
@@ -111,7 +111,7 @@ func TestHTTPBothTransports(t *testing.T) {
 		}
 	})
 	// An old client, whose stream stays open across the SIGTERM.
-	cs, err := m25.Connect(ctx, ssehttp.NewClient(sseURL, ssehttp.ClientOptions{}), m25.Implementation{Name: "old", Version: "1"}, m25.ClientCapabilities{}, nil, session.Options{})
+	cs, err := m25.Connect(ctx, ssehttp.NewClient(sseURL, ssehttp.ClientOptions{}), &m25.ClientOptions{Info: m25.Implementation{Name: "old", Version: "1"}})
 	if err != nil {
 		t.Fatalf("Connect over HTTP+SSE: %v", err)
 	}

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	m25 "github.com/mcpgen/mcpgen/protocol/mcp20251125"
-	"github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 )
 
@@ -81,9 +80,7 @@ func TestSIGTERMAnswersCallsInFlight(t *testing.T) {
 	results := make(chan result, n)
 	for range n {
 		c := streamhttp.NewClient(m[1]+"/mcp", streamhttp.ClientOptions{DefaultRetry: 10 * time.Millisecond})
-		cs, err := m25.Connect(ctx, c, m25.Implementation{Name: "t", Version: "1"},
-			m25.ClientCapabilities{Elicitation: &m25.ClientCapabilitiesElicitation{}},
-			patientUser{asked: asked, release: release}, session.Options{})
+		cs, err := m25.Connect(ctx, c, &m25.ClientOptions{Info: m25.Implementation{Name: "t", Version: "1"}, Capabilities: m25.ClientCapabilities{Elicitation: &m25.ClientCapabilitiesElicitation{}}, Handler: patientUser{asked: asked, release: release}})
 		if err != nil {
 			cmd.Process.Kill()
 			cmd.Wait()

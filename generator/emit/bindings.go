@@ -87,7 +87,10 @@ func (g *gen) serverFile(f *jen.File) error {
 }
 
 func (g *gen) clientFile(f *jen.File) error {
-	return g.side(f, "Client", "client", model.ServerToClient, "server")
+	if err := g.side(f, "Client", "client", model.ServerToClient, "server"); err != nil {
+		return err
+	}
+	return g.connectClient(f)
 }
 
 // side emits the handler interface of one side (what it receives), its
@@ -97,6 +100,9 @@ func (g *gen) side(f *jen.File, iface, role string, receives model.Direction, pe
 	methods := g.handled(receives)
 	var sigs []jen.Code
 	for _, m := range methods {
+		if g.optionalIface(m, receives) != "" {
+			continue
+		}
 		sigs = append(sigs, doc(g.goMethod(m), g.methodDoc(m, "handles"), ""))
 		sigs = append(sigs, g.interfaceMethod(m))
 	}
@@ -111,13 +117,30 @@ func (g *gen) side(f *jen.File, iface, role string, receives model.Direction, pe
 		f.Add(doc("Task"+iface, "Task"+iface+" is implemented by a "+iface+" that accepts task-augmented requests (a request whose params carry \"task\"). Without it, such requests are answered with error -32601 (method not found).", ""))
 		f.Type().Id("Task" + iface).Interface(taskSigs...)
 	}
-	f.Add(doc(iface, iface+" is the "+role+" side of revision "+g.p.Rev.Name+": one method per request and notification a "+peer+" sends it. ping, logging/setLevel, cancellation and progress are handled by the session itself. Embed Unimplemented"+iface+" to serve only some methods.", ""))
+	optional := g.optionalIfaces(methods, receives)
+	ifaceDoc := iface + " is the " + role + " side of revision " + g.p.Rev.Name + ": one method per request and notification a " + peer + " sends it. ping, logging/setLevel, cancellation and progress are handled by the session itself. Embed Unimplemented" + iface + " to serve only some methods."
+	if len(optional) > 0 {
+		ifaceDoc = iface + " is the " + role + " side of revision " + g.p.Rev.Name + ": one method per notification a " + peer + " sends it, and per request it sends that needs no capability of the " + role + "'s. The requests that need one are answered by the optional interfaces " + strings.Join(optional, ", ") + ": a " + iface + " that implements one declares the capability. ping, logging/setLevel, cancellation and progress are handled by the session itself. Embed Unimplemented" + iface + " to serve only some methods."
+	}
+	f.Add(doc(iface, ifaceDoc, ""))
 	f.Type().Id(iface).Interface(sigs...)
+	for _, m := range methods {
+		if name := g.optionalIface(m, receives); name != "" {
+			g.optionalIfaceDecl(f, m, name, iface)
+		}
+	}
 
 	unimpl := "Unimplemented" + iface
-	f.Add(doc(unimpl, unimpl+" answers every request with error -32601 (method not found) and ignores every notification. Embed it in a "+iface+" implementation to serve only some methods.", ""))
+	unimplDoc := unimpl + " answers every request with error -32601 (method not found) and ignores every notification. Embed it in a " + iface + " implementation to serve only some methods."
+	if len(optional) > 0 {
+		unimplDoc = unimpl + " answers every request of the " + iface + " interface with error -32601 (method not found) and ignores every notification. Embed it in a " + iface + " implementation to serve only some methods; it implements none of the optional interfaces (" + strings.Join(optional, ", ") + "), whose requests are answered the same way."
+	}
+	f.Add(doc(unimpl, unimplDoc, ""))
 	f.Type().Id(unimpl).Struct()
 	for _, m := range methods {
+		if g.optionalIface(m, receives) != "" {
+			continue
+		}
 		if m.Kind.Answered() {
 			f.Func().Params(jen.Id(unimpl)).Add(g.interfaceMethod(m)).Block(
 				jen.Return(jen.Nil(), jen.Op("&").Qual(jsonrpcPkg, "Error").Values(jen.Dict{
@@ -169,8 +192,26 @@ func (g *gen) side(f *jen.File, iface, role string, receives model.Direction, pe
 					jen.Return(jen.Id("r"), jen.Nil()),
 				))
 			}
+			impl := jen.Id("h").Dot("impl")
+			if name := g.optionalIface(m, receives); name != "" {
+				check := []jen.Code{
+					jen.List(jen.Id("impl"), jen.Id("ok")).Op(":=").Id("h").Dot("impl").Assert(jen.Id(name)),
+					jen.If(jen.Op("!").Id("ok")).Block(jen.Return(jen.Nil(), jen.Op("&").Qual(jsonrpcPkg, "Error").Values(jen.Dict{
+						jen.Id("Code"):    jen.Qual(jsonrpcPkg, "MethodNotFound"),
+						jen.Id("Message"): jen.Lit("method " + m.Name + " is not implemented"),
+					}))),
+				}
+				if g.taskResult(m) != nil {
+					// After the task-augmented form, which a TaskClient answers.
+					decode = append(decode, check...)
+				} else {
+					// Refused before its params are read.
+					decode = append(check, decode...)
+				}
+				impl = jen.Id("impl")
+			}
 			body := append(decode,
-				jen.List(jen.Id("r"), jen.Err()).Op(":=").Id("h").Dot("impl").Dot(g.goMethod(m)).Call(jen.Id("ctx"), jen.Id("p")),
+				jen.List(jen.Id("r"), jen.Err()).Op(":=").Add(impl).Dot(g.goMethod(m)).Call(jen.Id("ctx"), jen.Id("p")),
 				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 				jen.If(jen.Id("r").Op("==").Nil()).Block(jen.Return(jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit(m.Name+": the handler returned neither a result nor an error")))),
 				jen.Return(jen.Id("r"), jen.Nil()),
@@ -378,7 +419,8 @@ func (g *gen) stub(f *jen.File, sess string, m *model.Method) {
 	)
 }
 
-// connectFile emits Protocol, its registration, Connect and Serve.
+// connectFile emits Protocol, its registration and Serve (Connect is in
+// client.go, see connectClient).
 func (g *gen) connectFile(f *jen.File) error {
 	f.Add(doc("Protocol", "Protocol describes this revision to the session engine. Importing the package registers it, so that sessions in this binary can negotiate it.", ""))
 	f.Var().Id("Protocol").Op("=").Op("&").Qual(revisionPkg, "Revision").Values(jen.Dict{
@@ -389,46 +431,8 @@ func (g *gen) connectFile(f *jen.File) error {
 	})
 	f.Func().Id("init").Params().Block(jen.Qual(revisionPkg, "Register").Call(jen.Id("Protocol")))
 
-	if !g.hasHandshake() {
-		if g.p.Rev.Method("server/discover") != nil && g.p.Rev.Lookup("Implementation") != nil && g.p.Rev.Lookup("ClientCapabilities") != nil {
-			g.connectModern(f)
-		}
-		g.serveFunc(f)
-		return nil
-	}
-	f.Add(doc("Connect", "Connect starts the client side of a session on t: it sends initialize with info and caps (offering the newest revision linked into the binary), checks the answer, sends notifications/initialized and returns the ready session. c answers the server's requests; nil means UnimplementedClient.", ""))
-	f.Func().Id("Connect").Params(ctxParam(), jen.Id("t").Qual(transportPkg, "Transport"), jen.Id("info").Id("Implementation"), jen.Id("caps").Id("ClientCapabilities"), jen.Id("c").Id("Client"), jen.Id("opts").Qual(sessionPkg, "Options")).Params(jen.Op("*").Id("ClientSession"), jen.Error()).Block(
-		jen.If(jen.Id("c").Op("==").Nil()).Block(jen.Id("c").Op("=").Id("UnimplementedClient").Values()),
-		jen.Id("s").Op(":=").Qual(sessionPkg, "New").Call(jen.Qual(sessionPkg, "Client"), jen.Id("t"), jen.Id("NewClientHandler").Call(jen.Id("c")), jen.Id("opts")),
-		jen.Id("params").Op(":=").Op("&").Id("InitializeRequestParams").Values(jen.Dict{
-			jen.Id("ProtocolVersion"): jen.Id("Revision"),
-			jen.Id("Capabilities"):    jen.Id("caps"),
-			jen.Id("ClientInfo"):      jen.Id("info"),
-		}),
-		jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("s").Dot("Initialize").Call(jen.Id("ctx"), jen.Id("params")), jen.Err().Op("!=").Nil()).Block(
-			jen.Id("s").Dot("Close").Call(),
-			jen.Return(jen.Nil(), jen.Err()),
-		),
-		jen.Return(jen.Op("&").Id("ClientSession").Values(jen.Id("s")), jen.Nil()),
-	)
 	g.serveFunc(f)
 	return nil
-}
-
-// connectModern emits Connect for a revision of the stateless era: the
-// session engine probes with server/discover and falls back to initialize
-// (session.Session.Connect).
-func (g *gen) connectModern(f *jen.File) {
-	f.Add(doc("Connect", "Connect starts a client on t and finds out which era the server speaks: it probes with server/discover and, when the server answers, sends every later request statelessly, with info, caps and the revision in _meta; when it does not, it falls back to initialize with the newest revision with the handshake linked into the binary (import one, such as protocol/mcp20251125, or protocol/revisions for all of them). The ClientSession's Revision and Era tell which. c answers the server's requests for input, in either era: the inputRequests of a multi round-trip result, or real requests on a legacy session; nil means UnimplementedClient. See session.Session.Connect.", ""))
-	f.Func().Id("Connect").Params(ctxParam(), jen.Id("t").Qual(transportPkg, "Transport"), jen.Id("info").Id("Implementation"), jen.Id("caps").Id("ClientCapabilities"), jen.Id("c").Id("Client"), jen.Id("opts").Qual(sessionPkg, "Options")).Params(jen.Op("*").Id("ClientSession"), jen.Error()).Block(
-		jen.If(jen.Id("c").Op("==").Nil()).Block(jen.Id("c").Op("=").Id("UnimplementedClient").Values()),
-		jen.Id("s").Op(":=").Qual(sessionPkg, "New").Call(jen.Qual(sessionPkg, "Client"), jen.Id("t"), jen.Id("NewClientHandler").Call(jen.Id("c")), jen.Id("opts")),
-		jen.If(jen.Err().Op(":=").Id("s").Dot("Connect").Call(jen.Id("ctx"), jen.Op("&").Id("info"), jen.Op("&").Id("caps")), jen.Err().Op("!=").Nil()).Block(
-			jen.Id("s").Dot("Close").Call(),
-			jen.Return(jen.Nil(), jen.Err()),
-		),
-		jen.Return(jen.Op("&").Id("ClientSession").Values(jen.Id("s")), jen.Nil()),
-	)
 }
 
 // hasHandshake reports whether the revision has the initialize request with

@@ -57,7 +57,8 @@ type gen struct {
 
 // Emit renders the plan as Go files: types.go, json.go, methods.go, the
 // schema document schema.go, the typed bindings server.go, client.go and
-// session.go, and doc.go when templates are given.
+// session.go, and, when templates are given, doc.go, the ready-made server
+// standard_server.go and the client's helpers client_helpers.go.
 func Emit(p *plan.Plan, opt Options) ([]File, error) {
 	g := &gen{p: p, opt: opt}
 	var files []File
@@ -73,6 +74,13 @@ func Emit(p *plan.Plan, opt Options) ([]File, error) {
 				return nil, err
 			}
 			files = append(files, srv)
+		}
+		if data, ok := g.clientData(); ok {
+			cl, err := g.templateFile("client.go.tmpl", "client_helpers.go", data)
+			if err != nil {
+				return nil, err
+			}
+			files = append(files, cl)
 		}
 	}
 	if len(opt.Links) > 0 && g.p.Rev.Method("initialize") == nil {

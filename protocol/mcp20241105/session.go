@@ -24,27 +24,6 @@ func init() {
 	revision.Register(Protocol)
 }
 
-// Connect starts the client side of a session on t: it sends initialize with
-// info and caps (offering the newest revision linked into the binary), checks
-// the answer, sends notifications/initialized and returns the ready session. c
-// answers the server's requests; nil means UnimplementedClient.
-func Connect(ctx context.Context, t transport.Transport, info Implementation, caps ClientCapabilities, c Client, opts session.Options) (*ClientSession, error) {
-	if c == nil {
-		c = UnimplementedClient{}
-	}
-	s := session.New(session.Client, t, NewClientHandler(c), opts)
-	params := &InitializeRequestParams{
-		Capabilities:    caps,
-		ClientInfo:      info,
-		ProtocolVersion: Revision,
-	}
-	if _, err := s.Initialize(ctx, params); err != nil {
-		s.Close()
-		return nil, err
-	}
-	return &ClientSession{s}, nil
-}
-
 // Serve runs srv as the server side of a session on t until the client closes
 // the connection or ctx ends, and returns why (nil for a normal end). A srv
 // with a Handler method (such as the StandardServer of a stateless revision)

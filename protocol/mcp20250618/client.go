@@ -5,23 +5,26 @@ package mcp20250618
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"github.com/go-json-experiment/json/jsontext"
 	jsonrpc "github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	revision "github.com/mcpgen/mcpgen/runtime/revision"
 	session "github.com/mcpgen/mcpgen/runtime/session"
+	transport "github.com/mcpgen/mcpgen/runtime/transport"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 	"iter"
+	"time"
 )
 
-// Client is the client side of revision 2025-06-18: one method per request and
-// notification a server sends it. ping, logging/setLevel, cancellation and
+// Client is the client side of revision 2025-06-18: one method per
+// notification a server sends it, and per request it sends that needs no
+// capability of the client's. The requests that need one are answered by the
+// optional interfaces Elicitor, RootsLister, Sampler: a Client that implements
+// one declares the capability. ping, logging/setLevel, cancellation and
 // progress are handled by the session itself. Embed UnimplementedClient to
 // serve only some methods.
 type Client interface {
-	// Elicit handles elicitation/create (ElicitRequest). It needs the capability
-	// client:elicitation.
-	Elicit(ctx context.Context, params *ElicitRequestParams) (*ElicitResult, error)
 	// LoggingMessage handles notifications/message (LoggingMessageNotification).
 	// It needs the capability server:logging.
 	LoggingMessage(ctx context.Context, params *LoggingMessageNotificationParams)
@@ -41,25 +44,45 @@ type Client interface {
 	// (ToolListChangedNotification). It needs the capability
 	// server:tools.listChanged.
 	ToolListChanged(ctx context.Context, params *ToolListChangedNotificationParams)
+}
+
+// Elicitor is implemented by a Client that answers elicitation/create
+// (ElicitRequest). Connect declares the capability elicitation for it (the
+// empty object), unless ClientOptions.Capabilities sets it. A Client that does
+// not implement it answers the request with error -32601 (method not found).
+type Elicitor interface {
+	// Elicit handles elicitation/create (ElicitRequest). It needs the capability
+	// client:elicitation.
+	Elicit(ctx context.Context, params *ElicitRequestParams) (*ElicitResult, error)
+}
+
+// RootsLister is implemented by a Client that answers roots/list
+// (ListRootsRequest). Connect declares the capability roots for it (the empty
+// object), unless ClientOptions.Capabilities sets it. A Client that does not
+// implement it answers the request with error -32601 (method not found).
+type RootsLister interface {
 	// ListRoots handles roots/list (ListRootsRequest). It needs the capability
 	// client:roots.
 	ListRoots(ctx context.Context, params *ListRootsRequestParams) (*ListRootsResult, error)
+}
+
+// Sampler is implemented by a Client that answers sampling/createMessage
+// (CreateMessageRequest). Connect declares the capability sampling for it (the
+// empty object), unless ClientOptions.Capabilities sets it. A Client that does
+// not implement it answers the request with error -32601 (method not found).
+type Sampler interface {
 	// CreateMessage handles sampling/createMessage (CreateMessageRequest). It
 	// needs the capability client:sampling.
 	CreateMessage(ctx context.Context, params *CreateMessageRequestParams) (*CreateMessageResult, error)
 }
 
-// UnimplementedClient answers every request with error -32601 (method not
-// found) and ignores every notification. Embed it in a Client implementation
-// to serve only some methods.
+// UnimplementedClient answers every request of the Client interface with error
+// -32601 (method not found) and ignores every notification. Embed it in a
+// Client implementation to serve only some methods; it implements none of the
+// optional interfaces (Elicitor, RootsLister, Sampler), whose requests are
+// answered the same way.
 type UnimplementedClient struct{}
 
-func (UnimplementedClient) Elicit(ctx context.Context, params *ElicitRequestParams) (*ElicitResult, error) {
-	return nil, &jsonrpc.Error{
-		Code:    jsonrpc.MethodNotFound,
-		Message: "method elicitation/create is not implemented",
-	}
-}
 func (UnimplementedClient) LoggingMessage(ctx context.Context, params *LoggingMessageNotificationParams) {
 }
 func (UnimplementedClient) PromptListChanged(ctx context.Context, params *PromptListChangedNotificationParams) {
@@ -69,18 +92,6 @@ func (UnimplementedClient) ResourceListChanged(ctx context.Context, params *Reso
 func (UnimplementedClient) ResourceUpdated(ctx context.Context, params *ResourceUpdatedNotificationParams) {
 }
 func (UnimplementedClient) ToolListChanged(ctx context.Context, params *ToolListChangedNotificationParams) {
-}
-func (UnimplementedClient) ListRoots(ctx context.Context, params *ListRootsRequestParams) (*ListRootsResult, error) {
-	return nil, &jsonrpc.Error{
-		Code:    jsonrpc.MethodNotFound,
-		Message: "method roots/list is not implemented",
-	}
-}
-func (UnimplementedClient) CreateMessage(ctx context.Context, params *CreateMessageRequestParams) (*CreateMessageResult, error) {
-	return nil, &jsonrpc.Error{
-		Code:    jsonrpc.MethodNotFound,
-		Message: "method sampling/createMessage is not implemented",
-	}
 }
 
 type clientHandler struct {
@@ -101,6 +112,13 @@ func (clientHandler) StrictParams() {}
 func (h clientHandler) HandleRequest(ctx context.Context, s *session.Session, method string, params jsontext.Value) (wire.Appender, error) {
 	switch method {
 	case MethodElicitationCreate:
+		impl, ok := h.impl.(Elicitor)
+		if !ok {
+			return nil, &jsonrpc.Error{
+				Code:    jsonrpc.MethodNotFound,
+				Message: "method elicitation/create is not implemented",
+			}
+		}
 		p := new(ElicitRequestParams)
 		if params != nil {
 			if err := s.UnmarshalReceived(params, p); err != nil {
@@ -110,7 +128,7 @@ func (h clientHandler) HandleRequest(ctx context.Context, s *session.Session, me
 				}
 			}
 		}
-		r, err := h.impl.Elicit(ctx, p)
+		r, err := impl.Elicit(ctx, p)
 		if err != nil {
 			return nil, err
 		}
@@ -119,6 +137,13 @@ func (h clientHandler) HandleRequest(ctx context.Context, s *session.Session, me
 		}
 		return r, nil
 	case MethodRootsList:
+		impl, ok := h.impl.(RootsLister)
+		if !ok {
+			return nil, &jsonrpc.Error{
+				Code:    jsonrpc.MethodNotFound,
+				Message: "method roots/list is not implemented",
+			}
+		}
 		p := new(ListRootsRequestParams)
 		if params != nil {
 			if err := s.UnmarshalReceived(params, p); err != nil {
@@ -128,7 +153,7 @@ func (h clientHandler) HandleRequest(ctx context.Context, s *session.Session, me
 				}
 			}
 		}
-		r, err := h.impl.ListRoots(ctx, p)
+		r, err := impl.ListRoots(ctx, p)
 		if err != nil {
 			return nil, err
 		}
@@ -137,6 +162,13 @@ func (h clientHandler) HandleRequest(ctx context.Context, s *session.Session, me
 		}
 		return r, nil
 	case MethodSamplingCreateMessage:
+		impl, ok := h.impl.(Sampler)
+		if !ok {
+			return nil, &jsonrpc.Error{
+				Code:    jsonrpc.MethodNotFound,
+				Message: "method sampling/createMessage is not implemented",
+			}
+		}
 		p := new(CreateMessageRequestParams)
 		if params != nil {
 			if err := s.UnmarshalReceived(params, p); err != nil {
@@ -146,7 +178,7 @@ func (h clientHandler) HandleRequest(ctx context.Context, s *session.Session, me
 				}
 			}
 		}
-		r, err := h.impl.CreateMessage(ctx, p)
+		r, err := impl.CreateMessage(ctx, p)
 		if err != nil {
 			return nil, err
 		}
@@ -544,4 +576,126 @@ func (s *ClientSession) AllTools(ctx context.Context, opts ...session.CallOption
 			params.Cursor = page.NextCursor
 		}
 	}
+}
+
+// ClientOptions configure Connect. Every field is optional: the zero value, or
+// a nil *ClientOptions, connects with the defaults.
+type ClientOptions struct {
+	// Info names the client to the server (clientInfo). An empty Name or Version
+	// is filled in from the running program's build information
+	// (session.ProgramInfo): the last element of its main package's path, such as
+	// "weather", and its module's version, or "(devel)".
+	Info Implementation
+	// Capabilities are the client's capabilities. Connect adds the capability of
+	// each optional interface the Handler implements, as the empty object:
+	// elicitation for Elicitor, roots for RootsLister, sampling for Sampler. One
+	// set here is sent as it is and wins: set it to declare more (a mode, a
+	// sub-capability) than the empty object.
+	Capabilities ClientCapabilities
+	// Handler answers the server's requests and receives its notifications; nil
+	// means UnimplementedClient.
+	Handler Client
+	// ConnectTimeout bounds the handshake: a server that has not completed it in
+	// time fails Connect with a *session.ConnectTimeoutError that names it and
+	// says what to check. 0 means session.DefaultConnectTimeout (30 s); negative,
+	// no bound but ctx's.
+	ConnectTimeout time.Duration
+	// Middleware wraps the handling of what the client sends and receives,
+	// whatever the transport (see session.Middleware for what passes through it):
+	// the first is the outermost. It runs outside Session.Middleware.
+	Middleware []session.Middleware
+	// Session configures the session, whatever the transport: the revisions it may
+	// speak (Revisions, each checked by name), more middleware, its logger, call
+	// timeout and limits.
+	Session session.Options
+}
+
+// capabilities returns o.Capabilities with those of the optional interfaces
+// o.Handler implements added (see ClientOptions.Capabilities), or an error
+// for a Handler with a method of such an interface's name but not its
+// signature (session.CheckHandler).
+func (o *ClientOptions) capabilities() (ClientCapabilities, error) {
+	caps := o.Capabilities
+	if _, ok := o.Handler.(Elicitor); ok {
+		if caps.Elicitation == nil {
+			caps.Elicitation = jsontext.Value("{}")
+		}
+	} else if err := session.CheckHandler(o.Handler, "Elicit", "Elicitor", "func(context.Context, *ElicitRequestParams) (*ElicitResult, error)"); err != nil {
+		return caps, fmt.Errorf("ClientOptions.Handler: %w", err)
+	}
+	if _, ok := o.Handler.(RootsLister); ok {
+		if caps.Roots == nil {
+			caps.Roots = &ClientCapabilitiesRoots{}
+		}
+	} else if err := session.CheckHandler(o.Handler, "ListRoots", "RootsLister", "func(context.Context, *ListRootsRequestParams) (*ListRootsResult, error)"); err != nil {
+		return caps, fmt.Errorf("ClientOptions.Handler: %w", err)
+	}
+	if _, ok := o.Handler.(Sampler); ok {
+		if caps.Sampling == nil {
+			caps.Sampling = jsontext.Value("{}")
+		}
+	} else if err := session.CheckHandler(o.Handler, "CreateMessage", "Sampler", "func(context.Context, *CreateMessageRequestParams) (*CreateMessageResult, error)"); err != nil {
+		return caps, fmt.Errorf("ClientOptions.Handler: %w", err)
+	}
+	return caps, nil
+}
+
+// Connect starts a client session on t and returns it ready: it starts t if t
+// is a transport.Starter (a server command, see stdio.NewCommand), sends
+// initialize with the client's info and capabilities, offering the newest
+// revision linked into the binary that opts.Session.Revisions allows, checks
+// the answer and sends notifications/initialized.
+//
+// A nil opts is the zero ClientOptions. Before anything is sent, Connect
+// refuses an opts.Session.Revisions that is empty or names a revision not
+// linked into the binary (session.CheckRevisions), and a Handler with a method
+// of an optional interface's name but not its signature
+// (session.CheckHandler). A server that has not completed the handshake within
+// opts.ConnectTimeout (30 s by default) fails it with a
+// *session.ConnectTimeoutError, and one whose process exits with the exit
+// status and the end of its stderr. When Connect fails, t is closed.
+func Connect(ctx context.Context, t transport.Transport, opts *ClientOptions) (*ClientSession, error) {
+	if t == nil {
+		return nil, errors.New("connect: no transport: give Command(...), HTTP(url, nil) or another transport.Transport")
+	}
+	var o ClientOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Handler == nil {
+		o.Handler = UnimplementedClient{}
+	}
+	caps, err := o.capabilities()
+	if err == nil {
+		err = session.CheckRevisions(o.Session.Revisions)
+	}
+	if err != nil {
+		_ = t.Close()
+		return nil, fmt.Errorf("connect: %w", err)
+	}
+	info := o.Info
+	if info.Name == "" || info.Version == "" {
+		name, version := session.ProgramInfo()
+		if info.Name == "" {
+			info.Name = name
+		}
+		if info.Version == "" {
+			info.Version = version
+		}
+	}
+	if st, ok := t.(transport.Starter); ok {
+		if err := st.Start(ctx); err != nil {
+			_ = t.Close()
+			return nil, fmt.Errorf("connect: %w", err)
+		}
+	}
+	if len(o.Middleware) > 0 {
+		o.Session.Middleware = append(append([]session.Middleware{}, o.Middleware...), o.Session.Middleware...)
+	}
+	s := session.New(session.Client, t, NewClientHandler(o.Handler), o.Session)
+	if err := s.ConnectWithin(ctx, &info, &caps, o.ConnectTimeout); err != nil {
+		_ = s.Close()
+		return nil, err
+	}
+	return &ClientSession{s}, nil
 }

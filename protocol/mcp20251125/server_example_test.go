@@ -46,7 +46,7 @@ func ExampleNewServer() {
 		}
 	}()
 
-	cs, err := mcp.Connect(ctx, clientEnd, mcp.Implementation{Name: "app", Version: "1.0.0"}, mcp.ClientCapabilities{}, nil, session.Options{})
+	cs, err := mcp.Connect(ctx, clientEnd, &mcp.ClientOptions{Info: mcp.Implementation{Name: "app", Version: "1.0.0"}})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -82,7 +82,7 @@ func ExampleServe_http() {
 
 	ctx := context.Background()
 	t := streamhttp.NewClient(ts.URL, streamhttp.ClientOptions{})
-	cs, err := mcp.Connect(ctx, t, mcp.Implementation{Name: "app", Version: "1.0.0"}, mcp.ClientCapabilities{}, nil, session.Options{})
+	cs, err := mcp.Connect(ctx, t, &mcp.ClientOptions{Info: mcp.Implementation{Name: "app", Version: "1.0.0"}})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -123,7 +123,7 @@ func ExampleStandardServer_AddResourceTemplate() {
 	serverEnd, clientEnd := transport.Pipe()
 	ctx := context.Background()
 	go mcp.Serve(ctx, serverEnd, srv, session.Options{})
-	cs, err := mcp.Connect(ctx, clientEnd, mcp.Implementation{Name: "app", Version: "1.0.0"}, mcp.ClientCapabilities{}, nil, session.Options{})
+	cs, err := mcp.Connect(ctx, clientEnd, &mcp.ClientOptions{Info: mcp.Implementation{Name: "app", Version: "1.0.0"}})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -161,7 +161,7 @@ func ExampleAddTypedPrompt() {
 	serverEnd, clientEnd := transport.Pipe()
 	ctx := context.Background()
 	go mcp.Serve(ctx, serverEnd, srv, session.Options{})
-	cs, err := mcp.Connect(ctx, clientEnd, mcp.Implementation{Name: "app", Version: "1.0.0"}, mcp.ClientCapabilities{}, nil, session.Options{})
+	cs, err := mcp.Connect(ctx, clientEnd, &mcp.ClientOptions{Info: mcp.Implementation{Name: "app", Version: "1.0.0"}})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -9,13 +9,12 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/transport"
 )
 
-// asker is a client that answers elicitations with a name.
+// asker is a client that answers elicitations with a name. Having Elicit
+// makes it an Elicitor: Connect declares the elicitation capability for it.
 type asker struct{ mcp.UnimplementedClient }
 
 func (asker) Elicit(ctx context.Context, p *mcp.ElicitRequestParams) (*mcp.ElicitResult, error) {
-	return &mcp.ElicitResult{Action: "accept", Content: map[string]mcp.ElicitResultContentValue{
-		"name": {Value: mcp.ElicitResultContentValueString("Ada")},
-	}}, nil
+	return mcp.Accept(map[string]any{"name": "Ada"})
 }
 
 // A server whose tool asks the client for input, and a client that answers:
@@ -34,30 +33,113 @@ func ExampleConnect() {
 				return nil, err
 			}
 			name, _ := res.Content["name"].Value.(mcp.ElicitResultContentValueString)
-			return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: "Hello, " + string(name)}}}}, nil
+			return mcp.TextResult("Hello, " + string(name)), nil
 		})
 	serverEnd, clientEnd := transport.Pipe()
 	server := session.New(session.Server, serverEnd, srv.Handler(), session.Options{})
 	defer server.Close()
 
 	ctx := context.Background()
-	caps := mcp.ClientCapabilities{Elicitation: &mcp.ClientCapabilitiesElicitation{}}
-	cs, err := mcp.Connect(ctx, clientEnd, mcp.Implementation{Name: "app", Version: "1.0.0"}, caps, asker{}, session.Options{})
+	cs, err := mcp.Connect(ctx, clientEnd, &mcp.ClientOptions{Handler: asker{}})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer cs.Close()
 	fmt.Println(cs.Era(), cs.Revision().Name)
-	res, err := cs.CallTool(ctx, &mcp.CallToolRequestParams{Name: "greet"})
+	res, err := cs.CallToolArgs(ctx, "greet", nil)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(res.Content[0].Value.(*mcp.TextContent).Text)
+	fmt.Println(res.Text())
 	// Output:
 	// modern 2026-07-28
 	// Hello, Ada
+}
+
+// A typed call: the arguments from a Go value, the structured result
+// decoded into another, checked first against the outputSchema the server
+// listed.
+func ExampleCallTypedTool() {
+	type Args struct {
+		City string `json:"city"`
+		Days int    `json:"days,omitzero" default:"3"` // omitzero: unset, the tool's default applies
+	}
+	type Forecast struct {
+		Summary string `json:"summary"`
+	}
+	srv := mcp.NewServer(mcp.Implementation{Name: "weather", Version: "1.0.0"})
+	mcp.AddTypedTool(srv, mcp.NewTool("forecast", "Weather forecast"), func(ctx context.Context, a Args) (Forecast, error) {
+		return Forecast{Summary: fmt.Sprintf("Sunny in %s for %d days.", a.City, a.Days)}, nil
+	})
+	serverEnd, clientEnd := transport.Pipe()
+	server := session.New(session.Server, serverEnd, srv.Handler(), session.Options{})
+	defer server.Close()
+
+	ctx := context.Background()
+	cs, err := mcp.Connect(ctx, clientEnd, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer cs.Close()
+	out, _, err := mcp.CallTypedTool[Forecast](ctx, cs, "forecast", Args{City: "Oslo"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(out.Summary)
+	_, _, err = mcp.CallTypedTool[Forecast](ctx, cs, "forecast", map[string]any{"city": "Oslo", "days": "two"})
+	fmt.Println(err)
+	// Output:
+	// Sunny in Oslo for 3 days.
+	// tool "forecast" failed: invalid arguments: /days: expected integer, but got string
+}
+
+// The answers an Elicit method gives: accepted with values (of the kinds
+// the revision has), declined, or dismissed.
+func ExampleAccept() {
+	for _, answer := range []func() (*mcp.ElicitResult, error){
+		func() (*mcp.ElicitResult, error) {
+			return mcp.Accept(map[string]any{"name": "Ada", "age": 36, "languages": []string{"en", "fr"}, "subscribe": true})
+		},
+		func() (*mcp.ElicitResult, error) { return mcp.Accept(map[string]any{"height": 1.75}) },
+		mcp.Decline,
+		mcp.Cancel,
+	} {
+		r, err := answer()
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		b, _ := r.AppendJSON(nil)
+		fmt.Println(string(b))
+	}
+	// Output:
+	// {"action":"accept","content":{"age":36,"languages":["en","fr"],"name":"Ada","subscribe":true}}
+	// answer: field "height": 1.75 has a fraction, and revision 2026-07-28 answers with integers only
+	// {"action":"decline"}
+	// {"action":"cancel"}
+}
+
+// A first client, with the revision package as its only mcpgen import: it
+// starts a server process, or reaches one over HTTP (either transport), and
+// uses a tool.
+func ExampleCommand() {
+	ctx := context.Background()
+	cs, err := mcp.Connect(ctx, mcp.Command("./weather"), nil) // or mcp.HTTP("http://127.0.0.1:8080/mcp", nil)
+	if err != nil {
+		fmt.Println(err) // the error names the server and, if it exited, its status and the end of its stderr
+		return
+	}
+	defer cs.Close()
+	res, err := cs.CallToolArgs(ctx, "forecast", map[string]any{"city": "Oslo"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.Text())
 }
 
 // A typed tool: its schemas come from the Go types, its arguments are
@@ -85,7 +167,7 @@ func ExampleAddTypedTool() {
 	server := session.New(session.Server, serverEnd, srv.Handler(), session.Options{})
 	defer server.Close()
 	ctx := context.Background()
-	cs, err := mcp.Connect(ctx, clientEnd, mcp.Implementation{Name: "app", Version: "1.0.0"}, mcp.ClientCapabilities{}, nil, session.Options{})
+	cs, err := mcp.Connect(ctx, clientEnd, &mcp.ClientOptions{Info: mcp.Implementation{Name: "app", Version: "1.0.0"}})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -119,7 +201,7 @@ func ExampleStandardServer_AddTool() {
 	server := session.New(session.Server, serverEnd, srv.Handler(), session.Options{})
 	defer server.Close()
 	ctx := context.Background()
-	cs, err := mcp.Connect(ctx, clientEnd, mcp.Implementation{Name: "app", Version: "1.0.0"}, mcp.ClientCapabilities{}, nil, session.Options{})
+	cs, err := mcp.Connect(ctx, clientEnd, &mcp.ClientOptions{Info: mcp.Implementation{Name: "app", Version: "1.0.0"}})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -155,7 +237,7 @@ func ExampleStandardServer_AddResourceTemplate() {
 	server := session.New(session.Server, serverEnd, srv.Handler(), session.Options{})
 	defer server.Close()
 	ctx := context.Background()
-	cs, err := mcp.Connect(ctx, clientEnd, mcp.Implementation{Name: "app", Version: "1.0.0"}, mcp.ClientCapabilities{}, nil, session.Options{})
+	cs, err := mcp.Connect(ctx, clientEnd, &mcp.ClientOptions{Info: mcp.Implementation{Name: "app", Version: "1.0.0"}})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -29,6 +29,9 @@ import (
 const serveStdioEnv = "MCPGEN_TEST_SERVE_STDIO"
 
 func TestMain(m *testing.M) {
+	if mode := os.Getenv(serverEnv); mode != "" { // a server of client_test.go
+		os.Exit(serverMain(mode))
+	}
 	if os.Getenv(serveStdioEnv) != "" {
 		srv := mcp.NewServer(mcp.Implementation{Name: "stdio", Version: "1"})
 		srv.MustAddTool(mcp.NewTool("echo", ""), func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {

@@ -24,27 +24,6 @@ func init() {
 	revision.Register(Protocol)
 }
 
-// Connect starts a client on t and finds out which era the server speaks: it
-// probes with server/discover and, when the server answers, sends every later
-// request statelessly, with info, caps and the revision in _meta; when it does
-// not, it falls back to initialize with the newest revision with the handshake
-// linked into the binary (import one, such as protocol/mcp20251125, or
-// protocol/revisions for all of them). The ClientSession's Revision and Era
-// tell which. c answers the server's requests for input, in either era: the
-// inputRequests of a multi round-trip result, or real requests on a legacy
-// session; nil means UnimplementedClient. See session.Session.Connect.
-func Connect(ctx context.Context, t transport.Transport, info Implementation, caps ClientCapabilities, c Client, opts session.Options) (*ClientSession, error) {
-	if c == nil {
-		c = UnimplementedClient{}
-	}
-	s := session.New(session.Client, t, NewClientHandler(c), opts)
-	if err := s.Connect(ctx, &info, &caps); err != nil {
-		s.Close()
-		return nil, err
-	}
-	return &ClientSession{s}, nil
-}
-
 // Serve runs srv as the server side of a session on t until the client closes
 // the connection or ctx ends, and returns why (nil for a normal end). A srv
 // with a Handler method (such as the StandardServer of a stateless revision)

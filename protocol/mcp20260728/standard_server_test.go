@@ -33,7 +33,7 @@ func TestToolOutputOfAnyType(t *testing.T) {
 	server := session.New(session.Server, serverEnd, srv.Handler(), session.Options{})
 	defer server.Close()
 	ctx := context.Background()
-	cs, err := mcp.Connect(ctx, clientEnd, mcp.Implementation{Name: "app", Version: "1.0.0"}, mcp.ClientCapabilities{}, nil, session.Options{})
+	cs, err := mcp.Connect(ctx, clientEnd, &mcp.ClientOptions{Info: mcp.Implementation{Name: "app", Version: "1.0.0"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestToolOutputOfAnyTypeLegacy(t *testing.T) {
 	server := session.New(session.Server, serverEnd, srv.Handler(), session.Options{})
 	defer server.Close()
 	ctx := context.Background()
-	cs, err := legacy.Connect(ctx, clientEnd, legacy.Implementation{Name: "app", Version: "1.0.0"}, legacy.ClientCapabilities{}, nil, session.Options{})
+	cs, err := legacy.Connect(ctx, clientEnd, &legacy.ClientOptions{Info: legacy.Implementation{Name: "app", Version: "1.0.0"}})
 	if err != nil {
 		t.Fatal(err)
 	}

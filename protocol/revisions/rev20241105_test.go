@@ -341,7 +341,7 @@ func TestClientPinned20241105(t *testing.T) {
 		t.Run(tr.name+", 2024-11-05 types", func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			cs, err := mcp20241105.Connect(ctx, tr.new(t, newestServer(t)), mcp20241105.Implementation{Name: "pinned", Version: "1"}, mcp20241105.ClientCapabilities{}, nil, pinned)
+			cs, err := mcp20241105.Connect(ctx, tr.new(t, newestServer(t)), &mcp20241105.ClientOptions{Info: mcp20241105.Implementation{Name: "pinned", Version: "1"}, Session: pinned})
 			if err != nil {
 				t.Fatalf("Connect: %v", err)
 			}
@@ -367,7 +367,7 @@ func TestClientPinned20241105(t *testing.T) {
 		t.Run(tr.name+", newest types", func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			cs, err := mcp20260728.Connect(ctx, tr.new(t, newestServer(t)), mcp20260728.Implementation{Name: "pinned", Version: "1"}, mcp20260728.ClientCapabilities{}, nil, pinned)
+			cs, err := mcp20260728.Connect(ctx, tr.new(t, newestServer(t)), &mcp20260728.ClientOptions{Info: mcp20260728.Implementation{Name: "pinned", Version: "1"}, Session: pinned})
 			if err != nil {
 				t.Fatalf("Connect: %v", err)
 			}

@@ -10,7 +10,6 @@ import (
 	"github.com/mcpgen/mcpgen/internal/oauthtest/protected"
 	legacy "github.com/mcpgen/mcpgen/protocol/mcp20251125"
 	mcp "github.com/mcpgen/mcpgen/protocol/mcp20260728"
-	"github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 )
 
@@ -26,7 +25,7 @@ func TestProtectedMCPServer(t *testing.T) {
 	ctx := context.Background()
 
 	// The stateless era.
-	cs, err := mcp.Connect(ctx, streamhttp.NewClient(res, streamhttp.ClientOptions{Header: token("alice")}), mcp.Implementation{Name: "c", Version: "1"}, mcp.ClientCapabilities{}, nil, session.Options{})
+	cs, err := mcp.Connect(ctx, streamhttp.NewClient(res, streamhttp.ClientOptions{Header: token("alice")}), &mcp.ClientOptions{Info: mcp.Implementation{Name: "c", Version: "1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +37,7 @@ func TestProtectedMCPServer(t *testing.T) {
 
 	// A legacy session, bound to bob.
 	tr := &sessionSpy{rt: http.DefaultTransport}
-	lc, err := legacy.Connect(ctx, streamhttp.NewClient(res, streamhttp.ClientOptions{Header: token("bob"), HTTPClient: &http.Client{Transport: tr}}), legacy.Implementation{Name: "c", Version: "1"}, legacy.ClientCapabilities{}, nil, session.Options{})
+	lc, err := legacy.Connect(ctx, streamhttp.NewClient(res, streamhttp.ClientOptions{Header: token("bob"), HTTPClient: &http.Client{Transport: tr}}), &legacy.ClientOptions{Info: legacy.Implementation{Name: "c", Version: "1"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 
 	mcp "github.com/mcpgen/mcpgen/protocol/mcp20260728"
 	"github.com/mcpgen/mcpgen/runtime/oauth"
-	"github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 )
 
@@ -35,7 +34,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	t := streamhttp.NewClient(url, streamhttp.ClientOptions{HTTPClient: hc})
-	cs, err := mcp.Connect(ctx, t, mcp.Implementation{Name: "myapp", Version: "1.0.0"}, mcp.ClientCapabilities{}, nil, session.Options{})
+	cs, err := mcp.Connect(ctx, t, &mcp.ClientOptions{Info: mcp.Implementation{Name: "myapp", Version: "1.0.0"}})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -26,8 +26,8 @@ var dateRE = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`)
 // followed by the date without dashes); for any other, correct it. The
 // error of an unknown name wraps ErrUnknownRevision.
 //
-// The generated packages' Serve and the transports' servers
-// (streamhttp.NewServer, ssehttp.NewServer) run it on the Options they are
+// The generated packages' Serve and Connect, and the transports' servers
+// (streamhttp.NewServer, ssehttp.NewServer), run it on the Options they are
 // given.
 func CheckRevisions(names []string) error {
 	if names == nil {

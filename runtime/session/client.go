@@ -154,7 +154,10 @@ func (s *Session) Connect(ctx context.Context, info, caps wire.Appender) error {
 		return errors.New("connect: the session is already connected")
 	}
 	if !Modern(s.handler) {
-		return s.initializeWith(ctx, infoRaw, capsRaw)
+		if err := s.initializeWith(ctx, infoRaw, capsRaw); err != nil {
+			return fmt.Errorf("connect: %w", err)
+		}
+		return nil
 	}
 	key := ""
 	if k, ok := s.t.(ServerKeyer); ok {
@@ -178,6 +181,11 @@ func (s *Session) Connect(ctx context.Context, info, caps wire.Appender) error {
 		s.rev, s.mc, s.ownCaps = nil, nil, nil
 		s.mu.Unlock()
 		if ctx.Err() != nil {
+			return fmt.Errorf("connect: %w", err)
+		}
+		if errors.Is(err, ErrClosed) {
+			// The connection ended (a server process that exited, say):
+			// there is nothing left to fall back on.
 			return fmt.Errorf("connect: %w", err)
 		}
 		var ae AuthorizationError

@@ -78,7 +78,7 @@ func connect26(t *testing.T, h session.Handler, c m26.Client, opts session.Optio
 	rec := &recorder{Transport: b}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cs, err := m26.Connect(ctx, rec, m26.Implementation{Name: "client", Version: "1"}, clientCaps, c, opts)
+	cs, err := m26.Connect(ctx, rec, &m26.ClientOptions{Info: m26.Implementation{Name: "client", Version: "1"}, Capabilities: clientCaps, Handler: c, Session: opts})
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}
@@ -217,7 +217,7 @@ func TestClientProbeTimeout(t *testing.T) {
 	var cs *m26.ClientSession
 	go func() {
 		var err error
-		cs, err = m26.Connect(context.Background(), b, m26.Implementation{Name: "c", Version: "1"}, m26.ClientCapabilities{}, nil, session.Options{ProbeTimeout: 50 * time.Millisecond})
+		cs, err = m26.Connect(context.Background(), b, &m26.ClientOptions{Info: m26.Implementation{Name: "c", Version: "1"}, Session: session.Options{ProbeTimeout: 50 * time.Millisecond}})
 		done <- err
 	}()
 	probe := p.recvMsg()
@@ -251,7 +251,7 @@ func TestClientModernRefusalIsNoFallback(t *testing.T) {
 	p := &peer{t: t, tr: a}
 	done := make(chan error, 1)
 	go func() {
-		_, err := m26.Connect(context.Background(), b, m26.Implementation{Name: "c", Version: "1"}, m26.ClientCapabilities{}, nil, session.Options{})
+		_, err := m26.Connect(context.Background(), b, &m26.ClientOptions{Info: m26.Implementation{Name: "c", Version: "1"}})
 		done <- err
 	}()
 	for _, supported := range []string{`["2026-07-28"]`, `["2026-07-28"]`} {
@@ -280,7 +280,7 @@ func TestClientInputRoundsBounded(t *testing.T) {
 	done := make(chan conn, 1)
 	c := &inputClient{changed: make(chan struct{}, 1)}
 	go func() {
-		cs, err := m26.Connect(context.Background(), b, m26.Implementation{Name: "c", Version: "1"}, clientCaps, c, session.Options{})
+		cs, err := m26.Connect(context.Background(), b, &m26.ClientOptions{Info: m26.Implementation{Name: "c", Version: "1"}, Capabilities: clientCaps, Handler: c})
 		done <- conn{cs, err}
 	}()
 	probe := p.recvMsg()
@@ -420,7 +420,7 @@ func TestClientCachePrivatePerAuthorization(t *testing.T) {
 			rec := &authedRecorder{recorder: &recorder{Transport: b}, auth: "token-of-alice"}
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			cs, err := m26.Connect(ctx, rec, m26.Implementation{Name: "client", Version: "1"}, clientCaps, nil, session.Options{})
+			cs, err := m26.Connect(ctx, rec, &m26.ClientOptions{Info: m26.Implementation{Name: "client", Version: "1"}, Capabilities: clientCaps})
 			if err != nil {
 				t.Fatalf("Connect: %v", err)
 			}
@@ -464,7 +464,7 @@ func TestConnectAuthorizationFailure(t *testing.T) {
 	rec := &recorder{Transport: b}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_, err := m26.Connect(ctx, refusing{rec}, m26.Implementation{Name: "client", Version: "1"}, clientCaps, nil, session.Options{})
+	_, err := m26.Connect(ctx, refusing{rec}, &m26.ClientOptions{Info: m26.Implementation{Name: "client", Version: "1"}, Capabilities: clientCaps})
 	if !errors.As(err, new(authFailure)) {
 		t.Fatalf("Connect: err = %v, want the authorization failure", err)
 	}

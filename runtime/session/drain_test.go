@@ -358,7 +358,7 @@ func TestLongSessionLeavesNothingBehind(t *testing.T) {
 	s2cR, s2cW := io.Pipe()
 	served := make(chan error, 1)
 	go func() { served <- mcp.Serve(ctx, stdio.New(c2sR, s2cW), srv, session.Options{}) }()
-	cs, err := mcp.Connect(ctx, stdio.New(s2cR, c2sW), mcp.Implementation{Name: "c", Version: "1"}, mcp.ClientCapabilities{}, nil, session.Options{})
+	cs, err := mcp.Connect(ctx, stdio.New(s2cR, c2sW), &mcp.ClientOptions{Info: mcp.Implementation{Name: "c", Version: "1"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ func connect(t *testing.T, srv mcp.Server, caps mcp.ClientCapabilities, c mcp.Cl
 		defer close(served)
 		mcp.Serve(ctx, a, srv, session.Options{})
 	}()
-	cs, err := mcp.Connect(ctx, b, mcp.Implementation{Name: "client", Version: "1"}, caps, c, session.Options{})
+	cs, err := mcp.Connect(ctx, b, &mcp.ClientOptions{Info: mcp.Implementation{Name: "client", Version: "1"}, Capabilities: caps, Handler: c})
 	if err != nil {
 		t.Fatal(err)
 	}

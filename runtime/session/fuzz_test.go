@@ -116,8 +116,7 @@ func FuzzClientSession(f *testing.F) {
 		var cs *mcp.ClientSession
 		go func() {
 			var err error
-			cs, err = mcp.Connect(ctx, a, mcp.Implementation{Name: "fuzz", Version: "1"},
-				mcp.ClientCapabilities{Roots: &mcp.ClientCapabilitiesRoots{}, Sampling: &mcp.ClientCapabilitiesSampling{}}, nil, session.Options{})
+			cs, err = mcp.Connect(ctx, a, &mcp.ClientOptions{Info: mcp.Implementation{Name: "fuzz", Version: "1"}, Capabilities: mcp.ClientCapabilities{Roots: &mcp.ClientCapabilitiesRoots{}, Sampling: &mcp.ClientCapabilitiesSampling{}}})
 			connected <- err
 		}()
 		server.answer(server.request("initialize"), `{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"resources":{},"logging":{}},"serverInfo":{"name":"s","version":"1"}}`)

@@ -110,7 +110,7 @@ func TestL7ClientSendsInitialized(t *testing.T) {
 	got := fakeServer(t, b, "2025-11-25")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	c, err := mcp.Connect(ctx, a, mcp.Implementation{Name: "client", Version: "2"}, mcp.ClientCapabilities{}, nil, session.Options{})
+	c, err := mcp.Connect(ctx, a, &mcp.ClientOptions{Info: mcp.Implementation{Name: "client", Version: "2"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestL5ClientRejectsUnknownRevision(t *testing.T) {
 	fakeServer(t, b, "2099-01-01")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	_, err := mcp.Connect(ctx, a, mcp.Implementation{Name: "client", Version: "2"}, mcp.ClientCapabilities{}, nil, session.Options{})
+	_, err := mcp.Connect(ctx, a, &mcp.ClientOptions{Info: mcp.Implementation{Name: "client", Version: "2"}})
 	if err == nil || !contains(err.Error(), "2099-01-01") {
 		t.Fatalf("Connect to a server answering 2099-01-01: %v", err)
 	}
@@ -271,7 +271,7 @@ func TestUC1OutgoingCancellation(t *testing.T) {
 	got := fakeServer(t, b, "2025-11-25")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	c, err := mcp.Connect(ctx, a, mcp.Implementation{Name: "client", Version: "2"}, mcp.ClientCapabilities{}, nil, session.Options{CallTimeout: 100 * time.Millisecond})
+	c, err := mcp.Connect(ctx, a, &mcp.ClientOptions{Info: mcp.Implementation{Name: "client", Version: "2"}, Session: session.Options{CallTimeout: 100 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +297,7 @@ func TestUPProgress(t *testing.T) {
 	go mcp.Serve(context.Background(), a, testServer(t), session.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	c, err := mcp.Connect(ctx, b, mcp.Implementation{Name: "client", Version: "2"}, mcp.ClientCapabilities{}, nil, session.Options{})
+	c, err := mcp.Connect(ctx, b, &mcp.ClientOptions{Info: mcp.Implementation{Name: "client", Version: "2"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,7 +353,7 @@ func TestL17CapabilityGating(t *testing.T) {
 	go mcp.Serve(context.Background(), a, bareServer{}, session.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	c, err := mcp.Connect(ctx, b, mcp.Implementation{Name: "client", Version: "2"}, mcp.ClientCapabilities{}, nil, session.Options{})
+	c, err := mcp.Connect(ctx, b, &mcp.ClientOptions{Info: mcp.Implementation{Name: "client", Version: "2"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -487,7 +487,7 @@ func TestUC1CancelWhileSending(t *testing.T) {
 	w := &slowWriter{Transport: a, sent: make(chan string, 8)}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	c, err := mcp.Connect(ctx, w, mcp.Implementation{Name: "client", Version: "2"}, mcp.ClientCapabilities{}, nil, session.Options{})
+	c, err := mcp.Connect(ctx, w, &mcp.ClientOptions{Info: mcp.Implementation{Name: "client", Version: "2"}})
 	if err != nil {
 		t.Fatal(err)
 	}

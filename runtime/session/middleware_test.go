@@ -93,7 +93,7 @@ func TestMiddlewareBothDirections(t *testing.T) {
 			mcp.Serve(ctx, a, testServer(t), session.Options{Middleware: []session.Middleware{srvTrace.mw}})
 		}()
 		c := &noteClient{logs: make(chan string, 8)}
-		cs, err := mcp.Connect(ctx, b, mcp.Implementation{Name: "c", Version: "1"}, mcp.ClientCapabilities{}, c, session.Options{Middleware: []session.Middleware{cliTrace.mw}})
+		cs, err := mcp.Connect(ctx, b, &mcp.ClientOptions{Info: mcp.Implementation{Name: "c", Version: "1"}, Handler: c, Session: session.Options{Middleware: []session.Middleware{cliTrace.mw}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,7 +141,7 @@ func TestMiddlewareBothDirections(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		c := &inputClient{changed: make(chan struct{}, 1)}
-		cs, err := m26.Connect(ctx, b, m26.Implementation{Name: "c", Version: "1"}, clientCaps, c, session.Options{Middleware: []session.Middleware{cliTrace.mw}})
+		cs, err := m26.Connect(ctx, b, &m26.ClientOptions{Info: m26.Implementation{Name: "c", Version: "1"}, Capabilities: clientCaps, Handler: c, Session: session.Options{Middleware: []session.Middleware{cliTrace.mw}}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -475,6 +475,11 @@ func (s *Session) Initialize(ctx context.Context, params wire.Appender) (jsontex
 		return nil, fmt.Errorf("initialize: only a client initializes")
 	}
 	s.mu.Lock()
+	if s.state == stateClosed {
+		err := s.closeErr
+		s.mu.Unlock()
+		return nil, fmt.Errorf("initialize: %w", err)
+	}
 	if s.state != stateNew {
 		s.mu.Unlock()
 		return nil, fmt.Errorf("initialize: the session is already initialized")

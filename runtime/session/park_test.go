@@ -373,7 +373,7 @@ func TestTwoPeersWaitingForEachOther(t *testing.T) {
 	})
 	ss := session.New(session.Server, stdio.New(c2sR2, s2cW), mcp.NewServerHandler(srv), opts)
 	rc := &rootsClient{started: make(chan struct{}, 1), release: make(chan struct{})}
-	cs, err := mcp.Connect(ctx, stdio.New(s2cR2, c2sW), mcp.Implementation{Name: "c", Version: "1"}, mcp.ClientCapabilities{Roots: &mcp.ClientCapabilitiesRoots{}}, rc, opts)
+	cs, err := mcp.Connect(ctx, stdio.New(s2cR2, c2sW), &mcp.ClientOptions{Info: mcp.Implementation{Name: "c", Version: "1"}, Capabilities: mcp.ClientCapabilities{Roots: &mcp.ClientCapabilitiesRoots{}}, Handler: rc, Session: opts})
 	if err != nil {
 		t.Fatal(err)
 	}

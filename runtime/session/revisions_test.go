@@ -51,7 +51,7 @@ func TestClientCapabilitiesInOfferedRevision(t *testing.T) {
 			got := fakeServer(t, b, tt.offer)
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
-			c, err := mcp.Connect(ctx, a, mcp.Implementation{Name: "client", Version: "2"}, caps, nil, session.Options{Revisions: tt.revisions})
+			c, err := mcp.Connect(ctx, a, &mcp.ClientOptions{Info: mcp.Implementation{Name: "client", Version: "2"}, Capabilities: caps, Session: session.Options{Revisions: tt.revisions}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -91,10 +91,10 @@ func TestClientAcceptsWhatItDeclared(t *testing.T) {
 			go func() {
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 				defer cancel()
-				c, err := mcp.Connect(ctx, a, mcp.Implementation{Name: "client", Version: "2"}, mcp.ClientCapabilities{
+				c, err := mcp.Connect(ctx, a, &mcp.ClientOptions{Info: mcp.Implementation{Name: "client", Version: "2"}, Capabilities: mcp.ClientCapabilities{
 					Elicitation: &mcp.ClientCapabilitiesElicitation{},
 					Sampling:    &mcp.ClientCapabilitiesSampling{},
-				}, samplingClient{}, session.Options{Revisions: tt.revisions})
+				}, Handler: samplingClient{}, Session: session.Options{Revisions: tt.revisions}})
 				if err != nil {
 					t.Error(err)
 				}

@@ -46,10 +46,11 @@ func (e *UnusableToolError) Unwrap() error { return e.Err }
 // toolCheck is what a client learned of the server's tools from the
 // tools/list answers it read.
 type toolCheck struct {
-	mu    sync.Mutex
-	tools map[string]*checkedTool
-	bytes int  // the schema bytes of tools
-	full  bool // a bound reached: logged once
+	mu     sync.Mutex
+	tools  map[string]*checkedTool
+	bytes  int  // the schema bytes of tools
+	full   bool // a bound reached: logged once
+	listed bool // a tools/list answer was read
 }
 
 type checkedTool struct {
@@ -83,6 +84,7 @@ func (tc *toolCheck) learn(res jsontext.Value, log func(msg string, args ...any)
 	}
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
+	tc.listed = true
 	if tc.tools == nil {
 		tc.tools = map[string]*checkedTool{}
 	}
@@ -159,6 +161,16 @@ func (tc *toolCheck) empty() bool {
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
 	return len(tc.tools) == 0
+}
+
+// ToolsListed reports whether the client has read an answer to tools/list,
+// from which it learns the tools' outputSchemas to check their results
+// against (see UnusableTools). A typed call lists the tools first when it
+// has not (the generated CallTypedTool).
+func (s *Session) ToolsListed() bool {
+	s.tools.mu.Lock()
+	defer s.tools.mu.Unlock()
+	return s.tools.listed
 }
 
 // unusable returns the tools learned as unusable, by name.

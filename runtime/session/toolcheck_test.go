@@ -129,7 +129,7 @@ func TestClientReportsUnusableToolsBefore20251125(t *testing.T) {
 	serverEnd, clientEnd := transport.Pipe()
 	ctx := context.Background()
 	go mcp.Serve(ctx, serverEnd, srv, session.Options{})
-	cs, err := old.Connect(ctx, clientEnd, old.Implementation{Name: "c", Version: "1"}, old.ClientCapabilities{}, nil, session.Options{Revisions: []string{"2025-06-18"}})
+	cs, err := old.Connect(ctx, clientEnd, &old.ClientOptions{Info: old.Implementation{Name: "c", Version: "1"}, Session: session.Options{Revisions: []string{"2025-06-18"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func connectTo(t *testing.T, srv mcp.Server, opts session.Options) *mcp.ClientSe
 	serverEnd, clientEnd := transport.Pipe()
 	ctx := context.Background()
 	go mcp.Serve(ctx, serverEnd, srv, session.Options{})
-	cs, err := mcp.Connect(ctx, clientEnd, mcp.Implementation{Name: "c", Version: "1"}, mcp.ClientCapabilities{}, nil, opts)
+	cs, err := mcp.Connect(ctx, clientEnd, &mcp.ClientOptions{Info: mcp.Implementation{Name: "c", Version: "1"}, Session: opts})
 	if err != nil {
 		t.Fatal(err)
 	}

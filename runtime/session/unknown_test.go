@@ -65,7 +65,7 @@ func TestUnknownContentBlockOldTypes(t *testing.T) {
 			toolServer(t, b, "2025-03-26", mixedResult)
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
-			c, err := old.Connect(ctx, a, old.Implementation{Name: "client", Version: "1"}, old.ClientCapabilities{}, nil, session.Options{RejectUnknownVariants: tt.reject})
+			c, err := old.Connect(ctx, a, &old.ClientOptions{Info: old.Implementation{Name: "client", Version: "1"}, Session: session.Options{RejectUnknownVariants: tt.reject}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -119,7 +119,7 @@ func TestUnknownContentBlockNewTypes(t *testing.T) {
 			toolServer(t, b, "2025-03-26", mixedResult)
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
-			c, err := mcp.Connect(ctx, a, mcp.Implementation{Name: "client", Version: "1"}, mcp.ClientCapabilities{}, nil, session.Options{Revisions: []string{"2025-03-26"}, RejectUnknownVariants: tt.reject})
+			c, err := mcp.Connect(ctx, a, &mcp.ClientOptions{Info: mcp.Implementation{Name: "client", Version: "1"}, Session: session.Options{Revisions: []string{"2025-03-26"}, RejectUnknownVariants: tt.reject}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -205,8 +205,7 @@ func TestClientRequestWithUnknownVariant(t *testing.T) {
 			go func() {
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 				defer cancel()
-				c, err := mcp.Connect(ctx, a, mcp.Implementation{Name: "client", Version: "1"}, mcp.ClientCapabilities{Sampling: &mcp.ClientCapabilitiesSampling{}},
-					unknownSampler{seen: seen}, session.Options{RejectUnknownVariants: tt.reject})
+				c, err := mcp.Connect(ctx, a, &mcp.ClientOptions{Info: mcp.Implementation{Name: "client", Version: "1"}, Capabilities: mcp.ClientCapabilities{Sampling: &mcp.ClientCapabilitiesSampling{}}, Handler: unknownSampler{seen: seen}, Session: session.Options{RejectUnknownVariants: tt.reject}})
 				if err != nil {
 					t.Error(err)
 				}

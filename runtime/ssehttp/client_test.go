@@ -25,7 +25,7 @@ func connectAndEcho(t *testing.T, tr transport.Transport) *mcp.ClientSession {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	cs, err := mcp.Connect(ctx, tr, mcp.Implementation{Name: "c", Version: "1"}, mcp.ClientCapabilities{}, nil, session.Options{})
+	cs, err := mcp.Connect(ctx, tr, &mcp.ClientOptions{Info: mcp.Implementation{Name: "c", Version: "1"}})
 	if err != nil {
 		tr.Close()
 		t.Fatalf("Connect: %v", err)
@@ -108,7 +108,7 @@ func TestAutoClient(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 			defer cancel()
 			a := ssehttp.NewAutoClient(hs.URL+tt.path, ssehttp.AutoOptions{})
-			cs, err := mcp26.Connect(ctx, a, mcp26.Implementation{Name: "c", Version: "1"}, mcp26.ClientCapabilities{}, nil, session.Options{})
+			cs, err := mcp26.Connect(ctx, a, &mcp26.ClientOptions{Info: mcp26.Implementation{Name: "c", Version: "1"}})
 			if err != nil {
 				a.Close()
 				t.Fatalf("Connect: %v", err)
@@ -139,7 +139,7 @@ func TestAutoClientNeither(t *testing.T) {
 	defer a.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	_, err := mcp.Connect(ctx, a, mcp.Implementation{Name: "c", Version: "1"}, mcp.ClientCapabilities{}, nil, session.Options{})
+	_, err := mcp.Connect(ctx, a, &mcp.ClientOptions{Info: mcp.Implementation{Name: "c", Version: "1"}})
 	var ns *ssehttp.NotSSEError
 	if err == nil || !strings.Contains(err.Error(), "Streamable HTTP") || !errors.As(err, &ns) || ns.Status != 404 {
 		t.Fatalf("Connect: %v, want an error naming both transports and the GET's 404", err)

@@ -34,7 +34,7 @@ func ExampleNewAutoClient() {
 	ctx := context.Background()
 	for _, path := range []string{"/mcp", "/sse"} {
 		a := ssehttp.NewAutoClient(hs.URL+path, ssehttp.AutoOptions{})
-		cs, err := mcp.Connect(ctx, a, mcp.Implementation{Name: "me", Version: "1"}, mcp.ClientCapabilities{}, nil, session.Options{})
+		cs, err := mcp.Connect(ctx, a, &mcp.ClientOptions{Info: mcp.Implementation{Name: "me", Version: "1"}})
 		if err != nil {
 			fmt.Println(err)
 			return

@@ -15,7 +15,7 @@ import (
 // as many as GOMAXPROCS goroutines make.
 func BenchmarkCall(b *testing.B) {
 	srv := mcp.NewServer(mcp.Implementation{Name: "b", Version: "1"})
-	srv.MustAddTool(mcp.Tool{Name: "echo", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	srv.AddTool(mcp.Tool{Name: "echo", InputSchema: []byte(`{"type":"object"}`)}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: "ok"}}}}, nil
 	})
 	ctx := context.Background()
@@ -23,7 +23,7 @@ func BenchmarkCall(b *testing.B) {
 	s2cR, s2cW := io.Pipe()
 	served := make(chan error, 1)
 	go func() { served <- mcp.Serve(ctx, stdio.New(c2sR, s2cW), srv, session.Options{}) }()
-	cs, err := mcp.Connect(ctx, stdio.New(s2cR, c2sW), mcp.Implementation{Name: "c", Version: "1"}, mcp.ClientCapabilities{}, nil, session.Options{})
+	cs, err := mcp.Connect(ctx, stdio.New(s2cR, c2sW), &mcp.ClientOptions{Info: mcp.Implementation{Name: "c", Version: "1"}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -34,17 +35,23 @@ type Process struct {
 
 	closeOnce sync.Once
 	closeErr  error
+
+	stderr     *os.File      // our end of the child's stderr
+	tail       *tail         // the end of what the child wrote there
+	stderrDone chan struct{} // closed when forwardStderr has returned
 }
 
 var _ transport.Transport = (*Process)(nil)
 
 // Command starts cmd as an MCP server speaking over its stdin and stdout.
 // cmd must not have been started and must leave Stdin and Stdout nil; they
-// are set to pipes. If cmd.Stderr is nil it is set to the WithStderr writer
-// (default os.Stderr): the server's stderr is forwarded, never read as a
-// sign of failure. If cmd.WaitDelay is zero it is set to the grace
-// period, which bounds how long waiting for the process can be held up by a
-// stderr pipe kept open by its descendants.
+// are set to pipes. The server's stderr is forwarded to cmd.Stderr, or if
+// that is nil to the WithStderr writer (default os.Stderr), through a pipe
+// of the Process's own: it keeps the last StderrTailSize bytes, which the
+// error of a server that exits quotes (see Read and StderrTail). Stderr is
+// never read as a sign of failure: what the server writes there, and a
+// writer that fails, change nothing. If cmd.WaitDelay is zero it is set to
+// the grace period.
 //
 // ctx bounds the lifetime of the process: if it is done before Close, the
 // process is shut down as by Close, and a later Close returns the result of
@@ -77,26 +84,40 @@ func Command(ctx context.Context, cmd *exec.Cmd, opts ...Option) (*Process, erro
 		inW.Close()
 		return nil, fmt.Errorf("stdio: Command: %w", err)
 	}
-	cmd.Stdin = inR
-	cmd.Stdout = outW
-	if cmd.Stderr == nil {
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		return nil, fmt.Errorf("stdio: Command: %w", err)
+	}
+	// The child writes to an *os.File, so that exec.Cmd starts no copying
+	// goroutine of its own and Wait does not wait for the pipe to close
+	// (descendants of the server may hold it open).
+	forward := cmd.Stderr
+	if forward == nil {
+		forward = os.Stderr
 		if c.stderrSet {
-			cmd.Stderr = c.stderr // nil: the null device
-		} else {
-			cmd.Stderr = os.Stderr
+			forward = c.stderr // nil: nowhere
 		}
 	}
+	cmd.Stdin = inR
+	cmd.Stdout = outW
+	cmd.Stderr = errW
 	if cmd.WaitDelay == 0 && c.grace > 0 {
 		cmd.WaitDelay = c.grace
 	}
 	err = cmd.Start()
 	// The child has its copies; ours would keep its stdin from reaching EOF
-	// and our reads of its stdout from ending.
+	// and our reads of its stdout and stderr from ending.
 	inR.Close()
 	outW.Close()
+	errW.Close()
 	if err != nil {
 		inW.Close()
 		outR.Close()
+		errR.Close()
 		return nil, fmt.Errorf("stdio: Command: %w", err)
 	}
 
@@ -107,7 +128,12 @@ func Command(ctx context.Context, cmd *exec.Cmd, opts ...Option) (*Process, erro
 		stdout: outR,
 		grace:  c.grace,
 		done:   make(chan struct{}),
+
+		stderr:     errR,
+		tail:       &tail{},
+		stderrDone: make(chan struct{}),
 	}
+	go forwardStderr(errR, forward, p.tail, p.stderrDone)
 	p.t.drain = true
 	ready := make(chan struct{})
 	p.stopCtx = context.AfterFunc(ctx, func() {
@@ -126,10 +152,12 @@ func Command(ctx context.Context, cmd *exec.Cmd, opts ...Option) (*Process, erro
 // Read returns the next message from the server's stdout; see
 // Transport.Read. Once the server has closed its stdout, Read waits up to
 // a second (or the grace period, if shorter) for the process to exit and
-// returns an error that wraps io.EOF and says how it ended: "stdio: the
-// server process exited: exit status 3", also wrapping the
-// *exec.ExitError; or, if it has not exited, "stdio: the server process
-// closed its stdout". After Close, Read returns io.EOF itself.
+// returns an error that wraps io.EOF and says how it ended, followed by
+// the end of its stderr if it wrote any (see StderrTail): `stdio: the
+// server process "./weather" exited: exit status 3; the end of its
+// stderr:` and the lines, each indented by a tab, also wrapping the
+// *exec.ExitError; or, if it has not exited, `stdio: the server process
+// "./weather" closed its stdout`. After Close, Read returns io.EOF itself.
 func (p *Process) Read(ctx context.Context) ([]byte, error) {
 	data, err := p.t.Read(ctx)
 	if err != io.EOF || p.t.isClosed() {
@@ -167,12 +195,59 @@ func (p *Process) ended(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
-		return &endError{msg: "stdio: the server process closed its stdout", errs: []error{io.EOF}}
+		return &endError{msg: "stdio: " + p.String() + " closed its stdout" + p.stderrQuote(), errs: []error{io.EOF}}
+	}
+	return p.exitError(ctx, io.EOF)
+}
+
+// exitError says how the server exited, once it has (Done is closed),
+// quoting the end of its stderr; the error wraps cause and the
+// *exec.ExitError of a non-zero status.
+func (p *Process) exitError(ctx context.Context, cause error) *endError {
+	// What the server wrote to stderr before it exited is in the pipe:
+	// give the forwarding a moment to reach its end.
+	wait := time.NewTimer(min(exitWait, p.grace))
+	defer wait.Stop()
+	select {
+	case <-p.stderrDone:
+	case <-wait.C:
+	case <-ctx.Done():
 	}
 	if p.waitErr != nil {
-		return &endError{msg: "stdio: the server process exited: " + p.waitErr.Error(), errs: []error{io.EOF, p.waitErr}}
+		return &endError{msg: "stdio: " + p.String() + " exited: " + p.waitErr.Error() + p.stderrQuote(), errs: []error{cause, p.waitErr}}
 	}
-	return &endError{msg: "stdio: the server process exited: " + p.cmd.ProcessState.String(), errs: []error{io.EOF}}
+	return &endError{msg: "stdio: " + p.String() + " exited: " + p.cmd.ProcessState.String() + p.stderrQuote(), errs: []error{cause}}
+}
+
+// StderrTail returns the end of what the server process wrote to its
+// stderr so far: at most its last StderrTailSize bytes, in whole lines, as
+// valid UTF-8 without control characters other than newlines and tabs.
+// Everything it writes there is also forwarded (see Command).
+func (p *Process) StderrTail() string { return p.tail.String() }
+
+// stderrQuote is the end of the server's stderr for an error message:
+// "; the end of its stderr:" and the lines, each on a line of its own
+// after a tab; "" when it wrote nothing.
+func (p *Process) stderrQuote() string {
+	t := p.StderrTail()
+	if t == "" {
+		return ""
+	}
+	return "; the end of its stderr:\n\t" + strings.ReplaceAll(t, "\n", "\n\t")
+}
+
+// String names the server for messages: `the server process "./weather"`,
+// after the program as cmd.Args[0] gives it (without the arguments, which
+// may hold secrets).
+func (p *Process) String() string { return commandName(p.cmd) }
+
+// commandName names the server process of cmd for messages.
+func commandName(cmd *exec.Cmd) string {
+	name := cmd.Path
+	if len(cmd.Args) > 0 && cmd.Args[0] != "" {
+		name = cmd.Args[0]
+	}
+	return fmt.Sprintf("the server process %q", name)
 }
 
 // endError is the error Read returns once the server has closed its
@@ -194,7 +269,27 @@ func (p *Process) InputEnded() <-chan struct{} { return p.t.InputEnded() }
 func (p *Process) ReadAhead() { p.t.ReadAhead() }
 
 // Write sends a message to the server's stdin; see Transport.Write.
-func (p *Process) Write(ctx context.Context, data []byte) error { return p.t.Write(ctx, data) }
+//
+// A Write that fails because the server no longer reads its stdin (EPIPE)
+// waits up to a second (or the grace period, if shorter) for the process
+// to exit, and then fails with the error Read gives for a server that
+// exited, which also wraps the error of the write.
+func (p *Process) Write(ctx context.Context, data []byte) error {
+	err := p.t.Write(ctx, data)
+	if err == nil || !errors.Is(err, syscall.EPIPE) || ctx.Err() != nil || p.t.isClosed() {
+		return err
+	}
+	timer := time.NewTimer(min(exitWait, p.grace))
+	defer timer.Stop()
+	select {
+	case <-p.done:
+	case <-timer.C:
+		return err
+	case <-ctx.Done():
+		return err
+	}
+	return p.exitError(ctx, err)
+}
 
 // Done returns a channel closed when the process has exited and been
 // waited for.
@@ -264,6 +359,21 @@ func (p *Process) shutdown() error {
 	select {
 	case <-p.t.readerDone:
 	case <-timer.C:
+	}
+	timer.Stop()
+	// The same for stderr, once what the server wrote there before it
+	// exited had a moment to be forwarded.
+	timer = time.NewTimer(min(exitWait, max(p.grace, 0)))
+	select {
+	case <-p.stderrDone:
+	case <-timer.C:
+	}
+	timer.Stop()
+	_ = p.stderr.Close()
+	timer = time.NewTimer(max(p.grace, time.Second))
+	select {
+	case <-p.stderrDone:
+	case <-timer.C: // forwarding blocked on a writer that does not take it
 	}
 	timer.Stop()
 

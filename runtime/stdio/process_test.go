@@ -82,6 +82,10 @@ func helperMain(mode string) int {
 	case "sleep":
 		time.Sleep(3 * time.Second)
 		return 0
+	case "boom3":
+		// Say why on stderr, and exit with status 3 without reading.
+		os.Stderr.WriteString("loading config\nboom: no config file\n")
+		return 3
 	case "die3":
 		// Take one request, and exit with status 3 instead of answering.
 		bufio.NewReader(os.Stdin).ReadString('\n')

@@ -1131,7 +1131,7 @@ func (c *Client) getStream(g *clientConn, sid string, ready chan struct{}) {
 //
 //	if errors.Is(err, streamhttp.ErrSessionExpired) {
 //		cs.Close()
-//		cs, err = mcp20251125.Connect(ctx, client, info, caps, nil, opts)
+//		cs, err = mcp20251125.Connect(ctx, client, &mcp20251125.ClientOptions{Info: info, Capabilities: caps, Session: opts})
 //	}
 func (c *Client) Close() error {
 	c.mu.Lock()

@@ -109,12 +109,12 @@ func TestClientConnectBeyondMaxSessions(t *testing.T) {
 	ts, _ := newTestServer(t, streamhttp.ServerOptions{MaxSessions: 1})
 	ctx := clCtx(t)
 	info := mcp20251125.Implementation{Name: "client-test", Version: "1"}
-	first, err := mcp20251125.Connect(ctx, streamhttp.NewClient(ts.URL, streamhttp.ClientOptions{}), info, mcp20251125.ClientCapabilities{}, nil, session.Options{})
+	first, err := mcp20251125.Connect(ctx, streamhttp.NewClient(ts.URL, streamhttp.ClientOptions{}), &mcp20251125.ClientOptions{Info: info})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer first.Close()
-	second, err := mcp20251125.Connect(ctx, streamhttp.NewClient(ts.URL, streamhttp.ClientOptions{}), info, mcp20251125.ClientCapabilities{}, nil, session.Options{})
+	second, err := mcp20251125.Connect(ctx, streamhttp.NewClient(ts.URL, streamhttp.ClientOptions{}), &mcp20251125.ClientOptions{Info: info})
 	if err == nil {
 		second.Close()
 		t.Fatal("a second session beyond MaxSessions 1 was admitted")

@@ -86,8 +86,7 @@ func TestClientStatelessHTTP(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	c := askingClient{changed: make(chan string, 1)}
-	cs, err := m26.Connect(ctx, streamhttp.NewClient(ts.URL, streamhttp.ClientOptions{}), m26.Implementation{Name: "c", Version: "1"},
-		m26.ClientCapabilities{Elicitation: &m26.ClientCapabilitiesElicitation{}}, c, session.Options{})
+	cs, err := m26.Connect(ctx, streamhttp.NewClient(ts.URL, streamhttp.ClientOptions{}), &m26.ClientOptions{Info: m26.Implementation{Name: "c", Version: "1"}, Capabilities: m26.ClientCapabilities{Elicitation: &m26.ClientCapabilitiesElicitation{}}, Handler: c})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,8 +128,7 @@ func TestClientStatelessHTTP(t *testing.T) {
 
 	// A client that calls before it lists: the tools are listed first, so
 	// that the call carries its Mcp-Param header (T-N8).
-	fresh, err := m26.Connect(ctx, streamhttp.NewClient(ts.URL, streamhttp.ClientOptions{}), m26.Implementation{Name: "c2", Version: "1"},
-		m26.ClientCapabilities{Elicitation: &m26.ClientCapabilitiesElicitation{}}, c, session.Options{})
+	fresh, err := m26.Connect(ctx, streamhttp.NewClient(ts.URL, streamhttp.ClientOptions{}), &m26.ClientOptions{Info: m26.Implementation{Name: "c2", Version: "1"}, Capabilities: m26.ClientCapabilities{Elicitation: &m26.ClientCapabilitiesElicitation{}}, Handler: c})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +175,7 @@ func TestClientHTTPFallback(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	for i := range 2 {
-		cs, err := m26.Connect(ctx, streamhttp.NewClient(ts.URL, streamhttp.ClientOptions{}), m26.Implementation{Name: "c", Version: "1"}, m26.ClientCapabilities{}, nil, session.Options{})
+		cs, err := m26.Connect(ctx, streamhttp.NewClient(ts.URL, streamhttp.ClientOptions{}), &m26.ClientOptions{Info: m26.Implementation{Name: "c", Version: "1"}})
 		if err != nil {
 			t.Fatalf("connection %d: %v", i, err)
 		}

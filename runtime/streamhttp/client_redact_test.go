@@ -15,7 +15,6 @@ import (
 
 	mcp "github.com/mcpgen/mcpgen/protocol/mcp20251125"
 	"github.com/mcpgen/mcpgen/runtime/internal/httpmsg"
-	"github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 )
 
@@ -99,7 +98,7 @@ func TestClientHidesSessionIDInRefusals(t *testing.T) {
 			})
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
-			cs, err := mcp.Connect(ctx, c, mcp.Implementation{Name: "c", Version: "1"}, mcp.ClientCapabilities{}, nil, session.Options{})
+			cs, err := mcp.Connect(ctx, c, &mcp.ClientOptions{Info: mcp.Implementation{Name: "c", Version: "1"}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/protocol/mcp20251125"
-	"github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 )
 
@@ -850,7 +849,7 @@ func TestClientConnect(t *testing.T) {
 	f.retryMS = 10
 	c := clNewClient(srv.URL)
 	info := mcp20251125.Implementation{Name: "client-test", Version: "1"}
-	cs, err := mcp20251125.Connect(ctx, c, info, mcp20251125.ClientCapabilities{}, nil, session.Options{})
+	cs, err := mcp20251125.Connect(ctx, c, &mcp20251125.ClientOptions{Info: info})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -874,7 +873,7 @@ func TestClientConnect(t *testing.T) {
 		t.Fatalf("ListTools after expiry: %v, want ErrSessionExpired", err)
 	}
 	cs.Close()
-	cs, err = mcp20251125.Connect(ctx, c, info, mcp20251125.ClientCapabilities{}, nil, session.Options{})
+	cs, err = mcp20251125.Connect(ctx, c, &mcp20251125.ClientOptions{Info: info})
 	if err != nil {
 		t.Fatalf("Connect again: %v", err)
 	}

@@ -71,7 +71,7 @@ func TestHandlerSeesHTTPRequest(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			client := streamhttp.NewClient(ts.URL, streamhttp.ClientOptions{Header: http.Header{"X-Caller": {"ada"}, "Authorization": {"Bearer token-a"}}})
-			cs, err := m26.Connect(ctx, client, m26.Implementation{Name: "c", Version: "1"}, m26.ClientCapabilities{}, nil, session.Options{Revisions: tc.revs})
+			cs, err := m26.Connect(ctx, client, &m26.ClientOptions{Info: m26.Implementation{Name: "c", Version: "1"}, Session: session.Options{Revisions: tc.revs}})
 			if err != nil {
 				t.Fatalf("Connect: %v", err)
 			}

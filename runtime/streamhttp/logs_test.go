@@ -12,7 +12,6 @@ import (
 	mcp "github.com/mcpgen/mcpgen/protocol/mcp20251125"
 	"github.com/mcpgen/mcpgen/runtime/bearer"
 	"github.com/mcpgen/mcpgen/runtime/internal/httpmsg"
-	"github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 )
 
@@ -63,7 +62,7 @@ func TestClientLogsHoldNoSessionID(t *testing.T) {
 	c := streamhttp.NewClient(url+"/open", streamhttp.ClientOptions{Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cs, err := mcp.Connect(ctx, c, mcp.Implementation{Name: "c", Version: "1"}, mcp.ClientCapabilities{}, nil, session.Options{})
+	cs, err := mcp.Connect(ctx, c, &mcp.ClientOptions{Info: mcp.Implementation{Name: "c", Version: "1"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -193,7 +193,7 @@ func resumeServer(t *testing.T, primed, sent, release chan struct{}) (*streamhtt
 func connectThrough(t *testing.T, ctx context.Context, url string, rt http.RoundTripper, sink mcp.Client) (*mcp.ClientSession, *streamhttp.Client) {
 	t.Helper()
 	c := streamhttp.NewClient(url, streamhttp.ClientOptions{HTTPClient: &http.Client{Transport: rt}, DefaultRetry: 10 * time.Millisecond})
-	cs, err := mcp.Connect(ctx, c, mcp.Implementation{Name: "t", Version: "1"}, mcp.ClientCapabilities{}, sink, session.Options{CallTimeout: 5 * time.Minute})
+	cs, err := mcp.Connect(ctx, c, &mcp.ClientOptions{Info: mcp.Implementation{Name: "t", Version: "1"}, Handler: sink, Session: session.Options{CallTimeout: 5 * time.Minute}})
 	if err != nil {
 		t.Fatal(err)
 	}

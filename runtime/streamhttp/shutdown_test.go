@@ -106,7 +106,7 @@ func closing(t *testing.T, url string) bool {
 func connectClient(t *testing.T, ctx context.Context, url string) (*mcp.ClientSession, *streamhttp.Client) {
 	t.Helper()
 	c := streamhttp.NewClient(url, streamhttp.ClientOptions{DefaultRetry: 10 * time.Millisecond})
-	cs, err := mcp.Connect(ctx, c, mcp.Implementation{Name: "t", Version: "1"}, mcp.ClientCapabilities{}, nil, session.Options{CallTimeout: time.Minute})
+	cs, err := mcp.Connect(ctx, c, &mcp.ClientOptions{Info: mcp.Implementation{Name: "t", Version: "1"}, Session: session.Options{CallTimeout: time.Minute}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +296,7 @@ func TestClientSessionEndsOn404(t *testing.T) {
 	ctx := clCtx(t)
 	f, srv := clNewFake(t)
 	f.getStatus = http.StatusMethodNotAllowed // no GET stream: only the POST learns
-	cs, err := mcp.Connect(ctx, clNewClient(srv.URL), mcp.Implementation{Name: "t", Version: "1"}, mcp.ClientCapabilities{}, nil, session.Options{})
+	cs, err := mcp.Connect(ctx, clNewClient(srv.URL), &mcp.ClientOptions{Info: mcp.Implementation{Name: "t", Version: "1"}})
 	if err != nil {
 		t.Fatal(err)
 	}

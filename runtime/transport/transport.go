@@ -47,3 +47,12 @@ type Transport interface {
 type Pusher interface {
 	SetPush(push func(data []byte, inline bool))
 }
+
+// Starter is implemented by client transports that have something to start
+// before their first message, such as the server process of
+// stdio.CommandTransport. A client's Connect calls Start before anything
+// else, so that a failure to start is its error, said plainly; ctx bounds
+// the start, not the life of what was started, which lasts until Close.
+type Starter interface {
+	Start(ctx context.Context) error
+}

@@ -62,7 +62,7 @@ func runAuth(ctx context.Context, url string) error {
 	if err != nil {
 		return err
 	}
-	cs, err := mcp.Connect(ctx, t, info, mcp.ClientCapabilities{}, nil, session.Options{Logger: logger})
+	cs, err := mcp.Connect(ctx, t, &mcp.ClientOptions{Info: info, Session: session.Options{Logger: logger}})
 	if err != nil {
 		return fmt.Errorf("initialize: %w", err)
 	}
@@ -80,7 +80,7 @@ func runAuth26(ctx context.Context, url string) error {
 	if err != nil {
 		return err
 	}
-	cs, err := m26.Connect(ctx, t, info26, m26.ClientCapabilities{}, nil, session.Options{Logger: logger})
+	cs, err := m26.Connect(ctx, t, &m26.ClientOptions{Info: info26, Session: session.Options{Logger: logger}})
 	if err != nil {
 		return fmt.Errorf("connect: %w", err)
 	}

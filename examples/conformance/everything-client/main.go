@@ -109,7 +109,7 @@ func main() {
 // answers the server's requests (nil: none).
 func connect(ctx context.Context, url string, caps mcp.ClientCapabilities, c mcp.Client) (*mcp.ClientSession, error) {
 	t := newTransport(url)
-	cs, err := mcp.Connect(ctx, t, info, caps, c, session.Options{Logger: logger})
+	cs, err := mcp.Connect(ctx, t, &mcp.ClientOptions{Info: info, Capabilities: caps, Handler: c, Session: session.Options{Logger: logger}})
 	if err != nil {
 		return nil, fmt.Errorf("initialize: %w", err)
 	}

@@ -38,7 +38,7 @@ func (confirmer) Elicit(ctx context.Context, p *m26.ElicitRequestParams) (*m26.E
 // connect26 connects a client of the stateless era to url.
 func connect26(ctx context.Context, url string) (*m26.ClientSession, error) {
 	caps := m26.ClientCapabilities{Elicitation: &m26.ClientCapabilitiesElicitation{Form: m26.JSONObject{}}}
-	cs, err := m26.Connect(ctx, newTransport(url), info26, caps, confirmer{}, session.Options{Logger: logger})
+	cs, err := m26.Connect(ctx, newTransport(url), &m26.ClientOptions{Info: info26, Capabilities: caps, Handler: confirmer{}, Session: session.Options{Logger: logger}})
 	if err != nil {
 		return nil, fmt.Errorf("connect: %w", err)
 	}
