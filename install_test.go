@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -88,9 +89,14 @@ func stringLiterals(code string) ([]string, error) {
 	return lits, nil
 }
 
+// formatVerb matches a verb of a fmt format string, such as %s or %3d.
+var formatVerb = regexp.MustCompile(`%[-+# 0-9.*]*[a-zA-Z%]`)
+
 // serverWords returns the string literals of the server program that are
 // not in the client program's: what the client can print only by having
-// had it from the server, such as the text its tool answers.
+// had it from the server, such as the text its tool answers. A literal
+// with format verbs counts by its pieces between them ("Sunny in %s for
+// %d days." gives "Sunny in", "for" and "days.").
 func serverWords(server, client string) ([]string, error) {
 	slits, err := stringLiterals(server)
 	if err != nil {
@@ -100,8 +106,12 @@ func serverWords(server, client string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the client: %w", err)
 	}
-	var words []string
+	var pieces []string
 	for _, s := range slits {
+		pieces = append(pieces, formatVerb.Split(s, -1)...)
+	}
+	var words []string
+	for _, s := range pieces {
 		s = strings.TrimSpace(s)
 		if len(s) < 3 {
 			continue
@@ -121,15 +131,16 @@ func serverWords(server, client string) ([]string, error) {
 }
 
 func TestServerWords(t *testing.T) {
-	server := "package main\n\nimport \"fmt\"\n\ntype Args struct {\n\tCity string `json:\"city\"`\n}\n\nfunc main() {\n\tfmt.Println(\"weather\", \"forecast\", \"Sunny in \" + \"x\", `raw`, \"ok\")\n}\n"
+	server := "package main\n\nimport \"fmt\"\n\ntype Args struct {\n\tCity string `json:\"city\"`\n}\n\nfunc main() {\n\tfmt.Println(\"weather\", \"forecast\", \"Sunny in \" + \"x\", `raw`, \"ok\", fmt.Sprintf(\"%s for %d days.\", \"a\", 1))\n}\n"
 	client := "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"forecast\", \"the weather client\")\n}\n"
 	got, err := serverWords(server, client)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Not "fmt" (an import), nor the tag, nor "forecast" and "weather"
-	// (the client has them), nor "x" and "ok" (too short to tell).
-	if want := []string{"Sunny in", "raw"}; fmt.Sprint(got) != fmt.Sprint(want) {
+	// (the client has them), nor "x" and "ok" (too short to tell); a
+	// format string by its pieces ("for" is in the client's "forecast").
+	if want := []string{"Sunny in", "raw", "days."}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("serverWords = %q, want %q", got, want)
 	}
 	if _, err := serverWords("package main\nfunc {", client); err == nil {

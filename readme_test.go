@@ -285,9 +285,9 @@ func TestREADMEPrograms(t *testing.T) {
 	// on the generated package.
 	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"readme","version":"1"}}}
 {"jsonrpc":"2.0","method":"notifications/initialized"}
-{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"forecast","arguments":{}}}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"forecast","arguments":{"city":"Paris"}}}
 `
-	want := `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"sunny"}]}}`
+	want := `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"Sunny in Paris for 3 days."}]}}`
 	for _, server := range []string{run["run: server"], "server"} {
 		if out := goRun(dir, in, filepath.Join(bin, server)); !strings.Contains(out, want+"\n") {
 			t.Errorf("the README's stdio server (%s) answered:\n%s\nwant a line %s", server, out, want)
@@ -296,8 +296,8 @@ func TestREADMEPrograms(t *testing.T) {
 
 	// The client, given the server's command line as the README runs it.
 	out := goRun(dir, "", filepath.Join(bin, run["run: client"]), filepath.Join(bin, run["run: server"]))
-	if out != "sunny\n" {
-		t.Errorf("the README's client printed %q, want %q", out, "sunny\n")
+	if want := "Sunny in Paris for 3 days.\n"; out != want {
+		t.Errorf("the README's client printed %q, want %q", out, want)
 	}
 }
 
