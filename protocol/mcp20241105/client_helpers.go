@@ -15,6 +15,7 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/ssehttp"
 	"github.com/mcpgen/mcpgen/runtime/stdio"
 	"github.com/mcpgen/mcpgen/runtime/transport"
+	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
 // Command returns the transport to a server that Connect starts as a child
@@ -93,22 +94,7 @@ func toolArguments(args any) (jsontext.Value, error) {
 	case '{':
 		return raw, nil
 	}
-	return nil, fmt.Errorf("want a JSON object, got %s from a %T", kindName(raw.Kind()), args)
-}
-
-// kindName names a JSON value's kind for messages.
-func kindName(k jsontext.Kind) string {
-	switch k {
-	case '"':
-		return "a string"
-	case '0':
-		return "a number"
-	case 't', 'f':
-		return "a boolean"
-	case '[':
-		return "an array"
-	}
-	return "an invalid value"
+	return nil, fmt.Errorf("want a JSON object, got %s from a %T", wire.KindPhrase(raw.Kind()), args)
 }
 
 // CallTypedTool calls the tool name with in as its arguments (any Go value

@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
 // The methods whose results 2026-07-28 lets a client cache.
@@ -118,7 +120,7 @@ func parseRequest(method string, params jsontext.Value) (request, error) {
 				return err
 			}
 			if name == "uri" {
-				uriProblem = kindName(v.Kind())
+				uriProblem = wire.KindPhrase(v.Kind())
 				if v.Kind() == '"' {
 					s, err := jsontext.AppendUnquote(nil, v)
 					if err != nil {
@@ -195,7 +197,7 @@ func readObject(d *jsontext.Decoder, member func(name string) error) error {
 		return err
 	}
 	if tok.Kind() != '{' {
-		return fmt.Errorf("want a JSON object, got %s", kindName(tok.Kind()))
+		return fmt.Errorf("want a JSON object, got %s", wire.KindPhrase(tok.Kind()))
 	}
 	// Each iteration reads one member name or the closing brace, so it
 	// consumes input; the decoder fails at the end of its input.
@@ -239,23 +241,4 @@ func memberString(v jsontext.Value, name string) (s string, ok bool, err error) 
 		return "", false, err
 	}
 	return s, ok, nil
-}
-
-// kindName names a JSON kind for error messages.
-func kindName(k jsontext.Kind) string {
-	switch k {
-	case 'n':
-		return "null"
-	case 'f', 't':
-		return "a boolean"
-	case '"':
-		return "a string"
-	case '0':
-		return "a number"
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	}
-	return "invalid JSON"
 }

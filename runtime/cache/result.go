@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
 // Scope is a result's cacheScope.
@@ -50,7 +52,7 @@ func parseHints(method string, result jsontext.Value) (hints, error) {
 				return err
 			}
 			if tok.Kind() != '"' {
-				return fmt.Errorf("/%s: want a string, got %s", name, kindName(tok.Kind()))
+				return fmt.Errorf("/%s: want a string, got %s", name, wire.KindPhrase(tok.Kind()))
 			}
 			if name == "resultType" {
 				resultType = tok.String()
@@ -95,7 +97,7 @@ func parseHints(method string, result jsontext.Value) (hints, error) {
 // time.Duration are its maximum. A number with a fractional part is an error.
 func ttlOf(tok jsontext.Token) (time.Duration, error) {
 	if tok.Kind() != '0' {
-		return 0, fmt.Errorf("want an integer, got %s", kindName(tok.Kind()))
+		return 0, fmt.Errorf("want an integer, got %s", wire.KindPhrase(tok.Kind()))
 	}
 	// Float parses the exact decimal text, so a fractional part survives
 	// unless it is beyond double precision, where the number is integral to

@@ -254,7 +254,7 @@ func checkParam(h http.Header, args jsontext.Value, p Param) error {
 			return nil
 		}
 	default:
-		return mismatch(name, "params%s is %s, which no header can carry", at, kindName(arg.Kind()))
+		return mismatch(name, "params%s is %s, which no header can carry", at, wire.KindPhrase(arg.Kind()))
 	}
 	return mismatch(name, "the value %s does not match params%s %s", quote(v), at, quoteJSON(arg))
 }

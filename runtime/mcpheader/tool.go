@@ -406,7 +406,7 @@ func argumentValue(v jsontext.Value) (string, error) {
 		}
 		return strconv.FormatInt(n, 10), nil
 	default:
-		return "", fmt.Errorf("the argument is %s; a header carries only a string, an integer or a boolean", kindName(v.Kind()))
+		return "", fmt.Errorf("the argument is %s; a header carries only a string, an integer or a boolean", wire.KindPhrase(v.Kind()))
 	}
 }
 
@@ -422,23 +422,4 @@ func lookup(v jsontext.Value, path []string) (jsontext.Value, bool) {
 		}
 	}
 	return v, true
-}
-
-// kindName names a JSON value's kind for messages.
-func kindName(k jsontext.Kind) string {
-	switch k {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case '0':
-		return "a number"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	return "not a JSON value"
 }

@@ -9,6 +9,8 @@ import (
 	"io"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
 // Binding is what a state is bound to: [Sealer.Open] fails unless it is
@@ -92,7 +94,7 @@ func ParamsDigest(params jsontext.Value) ([32]byte, error) {
 		return sha256.Sum256([]byte("{}")), nil
 	case '{':
 	case '"', '0', 't', 'f', '[':
-		return [32]byte{}, fmt.Errorf("reqstate: params is a JSON %s, want an object", kindName(k))
+		return [32]byte{}, fmt.Errorf("reqstate: params is a JSON %s, want an object", wire.KindName(k))
 	default: // '}' or ']': PeekKind does not check the structure
 		_, err := d.ReadToken()
 		if err == nil {
@@ -151,17 +153,4 @@ func end(d *jsontext.Decoder) error {
 		return fmt.Errorf("reqstate: params: after the value: %w", err)
 	}
 	return nil
-}
-
-// kindName names a JSON value kind for an error message.
-func kindName(k jsontext.Kind) string {
-	switch k {
-	case '"':
-		return "string"
-	case '0':
-		return "number"
-	case '[':
-		return "array"
-	}
-	return "boolean"
 }

@@ -74,7 +74,7 @@ func typeError(d *jsontext.Decoder, want string) error {
 	if err := d.SkipValue(); err != nil {
 		return convert(d, err)
 	}
-	return &Error{Pointer: string(d.StackPointer()), Msg: "want " + want + ", got " + kindName(got)}
+	return &Error{Pointer: string(d.StackPointer()), Msg: "want " + want + ", got " + KindName(got)}
 }
 
 // BeginObject reads the '{' that starts an object.
@@ -378,7 +378,7 @@ func ReadUnionValue(d *jsontext.Decoder) (jsontext.Value, error) {
 // KindError reports that the union value just read from d has a JSON kind
 // none of the union's variants accepts.
 func KindError(d *jsontext.Decoder, union string, got jsontext.Kind, want string) error {
-	return &Error{Pointer: string(d.StackPointer()), Msg: union + ": want " + want + ", got " + kindName(got)}
+	return &Error{Pointer: string(d.StackPointer()), Msg: union + ": want " + want + ", got " + KindName(got)}
 }
 
 // TagError reports a discriminator member of the union value just read from d

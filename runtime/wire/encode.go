@@ -204,7 +204,7 @@ func (e *Encoder) Raw(v jsontext.Value) {
 // RawObject is Raw for a value that must be a JSON object.
 func (e *Encoder) RawObject(v jsontext.Value) {
 	if len(v) > 0 && v.Kind() != '{' {
-		e.Fail("want object, got " + kindName(v.Kind()))
+		e.Fail("want object, got " + KindName(v.Kind()))
 		return
 	}
 	e.Raw(v)

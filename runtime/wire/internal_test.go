@@ -193,8 +193,16 @@ func TestElement(t *testing.T) {
 
 func TestKindName(t *testing.T) {
 	for k, want := range map[byte]string{'n': "null", 't': "boolean", 'f': "boolean", '"': "string", '0': "number", '{': "object", '[': "array", 0: "invalid JSON", '}': "invalid JSON"} {
-		if got := kindName(jsontext.Kind(k)); got != want {
-			t.Errorf("kindName(%q) = %q, want %q", k, got, want)
+		if got := KindName(jsontext.Kind(k)); got != want {
+			t.Errorf("KindName(%q) = %q, want %q", k, got, want)
+		}
+	}
+}
+
+func TestKindPhrase(t *testing.T) {
+	for k, want := range map[byte]string{'n': "null", 't': "a boolean", '"': "a string", '0': "a number", '{': "an object", '[': "an array", 0: "invalid JSON"} {
+		if got := KindPhrase(jsontext.Kind(k)); got != want {
+			t.Errorf("KindPhrase(%q) = %q, want %q", k, got, want)
 		}
 	}
 }

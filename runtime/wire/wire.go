@@ -100,8 +100,10 @@ func convert(d *jsontext.Decoder, err error) error {
 	return &Error{Pointer: string(d.StackPointer()), Msg: err.Error(), Err: err}
 }
 
-// kindName names a jsontext kind the way error messages do.
-func kindName(k jsontext.Kind) string {
+// KindName names the kind of a JSON value for an error message: "null",
+// "boolean", "string", "number", "object", "array", or "invalid JSON" for
+// any other kind, as in "want string, got number".
+func KindName(k jsontext.Kind) string {
 	switch k {
 	case 'n':
 		return "null"
@@ -117,4 +119,18 @@ func kindName(k jsontext.Kind) string {
 		return "array"
 	}
 	return "invalid JSON"
+}
+
+// KindPhrase is KindName with its article, for prose such as "got a
+// string": "null", "a boolean", "a string", "a number", "an object", "an
+// array", or "invalid JSON".
+func KindPhrase(k jsontext.Kind) string {
+	switch n := KindName(k); n {
+	case "null", "invalid JSON":
+		return n
+	case "object", "array":
+		return "an " + n
+	default:
+		return "a " + n
+	}
 }
