@@ -77,14 +77,21 @@ func checkText(got string) error {
 
 var mcpgenArgs = []byte(`{"text":"hello, world"}`)
 
+// mcpgenSession pins the sessions of the benchmarks to the revision of the
+// package they are written against (2025-06-18): the binary links every
+// revision (protocol/mcp20260728 links the older ones), and without the pin
+// client and server would negotiate the newest and convert each message to
+// it and back, which is not the work being measured.
+var mcpgenSession = session.Options{Revisions: []string{mcp.Revision}}
+
 func mcpgenClient(b *testing.B, serverEnd, clientEnd transport.Transport) (caller, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan struct{})
 	go func() {
 		defer close(served)
-		_ = mcp.Serve(ctx, serverEnd, newMcpgenServer(), session.Options{})
+		_ = mcp.Serve(ctx, serverEnd, newMcpgenServer(), mcpgenSession)
 	}()
-	cs, err := mcp.Connect(ctx, clientEnd, &mcp.ClientOptions{Info: mcp.Implementation{Name: "bench-client", Version: "1.0.0"}})
+	cs, err := mcp.Connect(ctx, clientEnd, &mcp.ClientOptions{Info: mcp.Implementation{Name: "bench-client", Version: "1.0.0"}, Session: mcpgenSession})
 	if err != nil {
 		cancel()
 		b.Fatal(err)
@@ -132,10 +139,10 @@ func mcpgenStdio(b *testing.B) (caller, func()) {
 
 func mcpgenHTTP(b *testing.B) (caller, func()) {
 	srv := newMcpgenServer()
-	h := streamhttp.NewServer(func() session.Handler { return mcp.NewServerHandler(srv) }, streamhttp.ServerOptions{JSONResponse: true})
+	h := streamhttp.NewServer(func() session.Handler { return mcp.NewServerHandler(srv) }, streamhttp.ServerOptions{JSONResponse: true, Session: mcpgenSession})
 	url, stop := listen(b, h)
 	ctx, cancel := context.WithCancel(context.Background())
-	cs, err := mcp.Connect(ctx, streamhttp.NewClient(url, streamhttp.ClientOptions{HTTPClient: httpClient()}), &mcp.ClientOptions{Info: mcp.Implementation{Name: "bench-client", Version: "1.0.0"}})
+	cs, err := mcp.Connect(ctx, streamhttp.NewClient(url, streamhttp.ClientOptions{HTTPClient: httpClient()}), &mcp.ClientOptions{Info: mcp.Implementation{Name: "bench-client", Version: "1.0.0"}, Session: mcpgenSession})
 	if err != nil {
 		b.Fatal(err)
 	}
