@@ -39,6 +39,14 @@ var serving = map[string]map[string]bool{
 	"github.com/mcpgen/mcpgen/runtime/ssehttp":    {"NewServer": true},
 }
 
+// servingMethods are the methods of a revision package's StandardServer
+// that make an MCP HTTP handler, as srv.HTTPHandler(mcp.HTTPOptions{}) does:
+// a call of one counts in a file that imports a revision package.
+var servingMethods = map[string]bool{"HTTPHandler": true, "SSEHandler": true}
+
+// revisionPackage is the import path prefix of the revision packages.
+const revisionPackage = "github.com/mcpgen/mcpgen/protocol/mcp"
+
 // fileReport is what checkFile found in one file.
 type fileReport struct {
 	servers  int      // http.Server literals
@@ -56,6 +64,7 @@ func checkFile(fset *token.FileSet, f *ast.File) fileReport {
 	// The names f gives the packages that matter.
 	httpName := ""
 	handlerNames := map[string]map[string]bool{}
+	revisionImported := false
 	for _, imp := range f.Imports {
 		path, err := strconv.Unquote(imp.Path.Value)
 		if err != nil {
@@ -72,6 +81,8 @@ func checkFile(fset *token.FileSet, f *ast.File) fileReport {
 			httpName = name
 		case serving[path] != nil:
 			handlerNames[name] = serving[path]
+		case strings.HasPrefix(path, revisionPackage):
+			revisionImported = true
 		}
 	}
 	isHTTP := func(e ast.Expr, name string) bool {
@@ -91,7 +102,11 @@ func checkFile(fset *token.FileSet, f *ast.File) fileReport {
 			}
 		case *ast.CallExpr:
 			if sel, ok := n.Fun.(*ast.SelectorExpr); ok {
-				if id, ok := sel.X.(*ast.Ident); ok {
+				id, isIdent := sel.X.(*ast.Ident)
+				if revisionImported && servingMethods[sel.Sel.Name] {
+					r.handlers++
+				}
+				if isIdent {
 					if id.Name == httpName && noTimeouts[sel.Sel.Name] {
 						problem(n, "%s.%s serves with no timeouts: serve with an http.Server that sets %s", httpName, sel.Sel.Name, strings.Join(serverFields, ", "))
 					}
@@ -316,18 +331,30 @@ func TestCheckFile(t *testing.T) {
 // TestCheckFileHandlers checks that a package making an MCP HTTP handler
 // is noticed, so that one serving it without an http.Server literal fails.
 func TestCheckFileHandlers(t *testing.T) {
-	src := `package x
-import (
-	sh "github.com/mcpgen/mcpgen/runtime/streamhttp"
-	"github.com/mcpgen/mcpgen/runtime/ssehttp"
-)
-func main() { h := sh.NewServer(f, sh.ServerOptions{}); o := ssehttp.NewServer(f, ssehttp.ServerOptions{}); _ = sh.NewClient(u, sh.ClientOptions{}) }`
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "x.go", src, parser.SkipObjectResolution)
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name, src string
+		handlers  int
+	}{
+		{"transport packages", `import (
+				sh "github.com/mcpgen/mcpgen/runtime/streamhttp"
+				"github.com/mcpgen/mcpgen/runtime/ssehttp"
+			)
+			func main() { h := sh.NewServer(f, sh.ServerOptions{}); o := ssehttp.NewServer(f, ssehttp.ServerOptions{}); _ = sh.NewClient(u, sh.ClientOptions{}) }`, 2},
+		{"a StandardServer's methods", `import mcp "github.com/mcpgen/mcpgen/protocol/mcp20260728"
+			func main() { srv := mcp.NewServer(info); h := srv.HTTPHandler(mcp.HTTPOptions{}); o := newServer().SSEHandler(mcp.SSEOptions{}) }`, 2},
+		{"HTTPHandler without a revision package", `import "example.com/other"
+			func main() { h := other.New().HTTPHandler(nil) }`, 0},
 	}
-	if r := checkFile(fset, f); r.handlers != 2 {
-		t.Errorf("found %d calls making an MCP HTTP handler, want 2", r.handlers)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fset := token.NewFileSet()
+			f, err := parser.ParseFile(fset, "x.go", "package x\n"+tt.src, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := checkFile(fset, f); r.handlers != tt.handlers {
+				t.Errorf("found %d calls making an MCP HTTP handler, want %d", r.handlers, tt.handlers)
+			}
+		})
 	}
 }

@@ -47,13 +47,10 @@ func newHandler(c config) (http.Handler, func(), error) {
 		return nil, nil, err
 	}
 	srv := mcp.NewServer(mcp.Implementation{Name: "authorized-server", Version: "1.0.0"})
-	err = srv.AddTool(mcp.NewTool("whoami", "Who the access token says you are"), func(ctx context.Context, _ *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	srv.MustAddTool(mcp.NewTool("whoami", "Who the access token says you are"), func(ctx context.Context, _ *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		info, _ := bearer.TokenInfoFrom(ctx)
 		return mcp.TextResult(fmt.Sprintf("%s (client %s, scopes %v)", info.Subject, info.ClientID, info.Scopes)), nil
 	})
-	if err != nil {
-		return nil, nil, err
-	}
 	h := srv.HTTPHandler(mcp.HTTPOptions{})
 	mux := http.NewServeMux()
 	mux.Handle("/", p.Protect(h))

@@ -16,8 +16,6 @@ import (
 	"os"
 
 	mcp "github.com/mcpgen/mcpgen/protocol/mcp20260728"
-	"github.com/mcpgen/mcpgen/runtime/session"
-	"github.com/mcpgen/mcpgen/runtime/stdio"
 	"github.com/spf13/pflag"
 )
 
@@ -56,28 +54,22 @@ func main() {
 		fmt.Printf("usage: forecast\n\nAn MCP server on stdio: the typed tool forecast, the prompt plan-trip and\nthe resource weather://cities. Point an MCP client at it.\n\nFlags:\n%s", fs.FlagUsages())
 		return
 	}
-	if err := serve(context.Background(), os.Stdin, os.Stdout); err != nil {
+	if err := newServer().ServeStdio(context.Background()); err != nil {
 		log.Fatal(err)
 	}
 }
 
-// serve serves the forecast server on r and w until r ends or ctx does.
-func serve(ctx context.Context, r io.Reader, w io.Writer) error {
+// newServer returns the forecast server. What it offers is registered at
+// start-up, from code, so the Must forms suit: they panic on a mistake
+// there, which the first run shows.
+func newServer() *mcp.StandardServer {
 	srv := mcp.NewServer(mcp.Implementation{Name: "forecast", Version: "1.0.0"})
-	if err := mcp.AddTypedTool(srv, mcp.NewTool("forecast", "Weather forecast for a city"), forecast); err != nil {
-		return err
-	}
-	err := srv.AddPrompt(mcp.NewPrompt("plan-trip", "Plan a trip", mcp.RequiredArgument("city", "Where to")), func(ctx context.Context, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
+	mcp.MustAddTypedTool(srv, mcp.NewTool("forecast", "Weather forecast for a city"), forecast)
+	srv.MustAddPrompt(mcp.NewPrompt("plan-trip", "Plan a trip", mcp.RequiredArgument("city", "Where to")), func(ctx context.Context, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
 		return mcp.PromptText(mcp.RoleUser, "Plan a trip to "+p.Arguments["city"]+"."), nil
 	})
-	if err != nil {
-		return err
-	}
-	err = srv.AddResource(mcp.NewResource("weather://cities", "cities", "application/json"), func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
+	srv.MustAddResource(mcp.NewResource("weather://cities", "cities", "application/json"), func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
 		return mcp.ResourceText(p.URI, "application/json", `["Oslo","Lima","Perth"]`), nil
 	})
-	if err != nil {
-		return err
-	}
-	return srv.Serve(ctx, stdio.New(r, w), session.Options{})
+	return srv
 }

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpgen/mcpgen/runtime/session"
+	"github.com/mcpgen/mcpgen/runtime/stdio"
 )
 
 // pipeServer runs the server on a pair of pipes and returns a function that
@@ -22,7 +24,7 @@ func pipeServer(t *testing.T) func(line string) map[string]any {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
-	go func() { done <- serve(ctx, inR, outW); outW.Close() }()
+	go func() { done <- newServer().Serve(ctx, stdio.New(inR, outW), session.Options{}); outW.Close() }()
 	t.Cleanup(func() {
 		inW.Close()
 		select {

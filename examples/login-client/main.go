@@ -1,6 +1,6 @@
-// Command login-client connects to an MCP server over Streamable HTTP,
-// logging in with OAuth when the server asks (runtime/oauth), lists the
-// server's tools and calls one.
+// Command login-client connects to an MCP server over HTTP (Streamable
+// HTTP, else the older HTTP+SSE), logging in with OAuth when the server
+// asks (runtime/oauth), lists the server's tools and calls one.
 //
 //	go run ./examples/login-client --url http://127.0.0.1:8080/mcp --tool whoami
 //
@@ -28,7 +28,6 @@ import (
 
 	mcp "github.com/mcpgen/mcpgen/protocol/mcp20260728"
 	"github.com/mcpgen/mcpgen/runtime/oauth"
-	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 	"github.com/spf13/pflag"
 )
 
@@ -124,7 +123,7 @@ func connect(ctx context.Context, url, tool, store, cimd string, headless bool, 
 	if err != nil {
 		return err
 	}
-	t := streamhttp.NewClient(url, streamhttp.ClientOptions{HTTPClient: hc})
+	t := mcp.HTTP(url, &mcp.HTTPClientOptions{HTTPClient: hc})
 	cs, err := mcp.Connect(ctx, t, &mcp.ClientOptions{Info: mcp.Implementation{Name: "login-client", Version: "1.0.0"}})
 	if err != nil {
 		return err
@@ -139,16 +138,14 @@ func connect(ctx context.Context, url, tool, store, cimd string, headless bool, 
 	if tool == "" {
 		return nil
 	}
-	res, err := cs.CallTool(ctx, &mcp.CallToolRequestParams{Name: tool})
+	res, err := cs.CallToolArgs(ctx, tool, nil)
 	if err != nil {
 		return err
 	}
-	for _, c := range res.Content {
-		if text, ok := c.Value.(*mcp.TextContent); ok {
-			fmt.Fprintf(stdout, "%s: %s\n", tool, text.Text)
-		}
+	if text := res.Text(); text != "" {
+		fmt.Fprintf(stdout, "%s: %s\n", tool, text)
 	}
-	if res.IsError != nil && *res.IsError {
+	if res.Failed() {
 		return fmt.Errorf("tool %s failed", tool)
 	}
 	return nil

@@ -32,12 +32,9 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	mcp "github.com/mcpgen/mcpgen/protocol/mcp20260728"
-	_ "github.com/mcpgen/mcpgen/protocol/revisions" // every revision it can fall back to
 	"github.com/mcpgen/mcpgen/runtime/revision"
 	"github.com/mcpgen/mcpgen/runtime/session"
-	"github.com/mcpgen/mcpgen/runtime/ssehttp"
 	"github.com/mcpgen/mcpgen/runtime/stdio"
-	"github.com/mcpgen/mcpgen/runtime/transport"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 	"github.com/spf13/pflag"
 )
@@ -208,27 +205,26 @@ func main() {
 func run(ctx context.Context, c config, stdin io.Reader, stdout, stderr io.Writer) error {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	var t transport.Transport
+	var t mcp.Transport
 	if c.url != "" {
-		t = ssehttp.NewAutoClient(c.url, ssehttp.AutoOptions{Header: c.header})
+		t = mcp.HTTP(c.url, &mcp.HTTPClientOptions{Header: c.header})
 	} else {
-		cmd := exec.Command(c.server[0], c.server[1:]...)
-		cmd.Stderr = stderr
-		// A server that stops reading its standard input makes a write
-		// fail after 30 s, which ends the session, rather than block it.
-		p, err := stdio.Command(ctx, cmd, stdio.WithWriteTimeout(30*time.Second))
-		if err != nil {
-			return fmt.Errorf("starting %s: %w", c.server[0], err)
-		}
-		t = p
+		// Connect starts the server. Its stderr goes to ours. A server
+		// that stops reading its standard input makes a write fail after
+		// 30 s, which ends the session, rather than block it.
+		t = stdio.NewCommand(exec.Command(c.server[0], c.server[1:]...), stdio.WithStderr(stderr), stdio.WithWriteTimeout(30*time.Second))
 	}
-	opts := session.Options{}
+	opts := &mcp.ClientOptions{
+		Info:    mcp.Implementation{Name: "mcpgen-stdio-client", Version: "1.0.0"},
+		Handler: newAsker(stdin, stderr, c.answers, c.noInput), // an Elicitor
+		// Both modes of elicitation: more than the empty object that an
+		// Elicitor declares by itself.
+		Capabilities: mcp.ClientCapabilities{Elicitation: &mcp.ClientCapabilitiesElicitation{Form: mcp.JSONObject{}, URL: mcp.JSONObject{}}},
+	}
 	if c.revision != "" {
-		opts.Revisions = []string{c.revision}
+		opts.Session.Revisions = []string{c.revision}
 	}
-	caps := mcp.ClientCapabilities{Elicitation: &mcp.ClientCapabilitiesElicitation{Form: mcp.JSONObject{}, URL: mcp.JSONObject{}}}
-	a := newAsker(stdin, stderr, c.answers, c.noInput)
-	cs, err := mcp.Connect(ctx, t, &mcp.ClientOptions{Info: mcp.Implementation{Name: "mcpgen-stdio-client", Version: "1.0.0"}, Capabilities: caps, Handler: a, Session: opts})
+	cs, err := mcp.Connect(ctx, t, opts)
 	if err != nil {
 		return err
 	}
@@ -319,7 +315,7 @@ func list(ctx context.Context, cs *mcp.ClientSession, stdout io.Writer) error {
 // call calls the tool and prints its content; a result that is an error
 // is printed too, and fails.
 func call(ctx context.Context, cs *mcp.ClientSession, c config, stdout io.Writer) error {
-	res, err := cs.CallTool(ctx, &mcp.CallToolRequestParams{Name: c.target, Arguments: c.args})
+	res, err := cs.CallToolArgs(ctx, c.target, c.args)
 	if err != nil {
 		return err
 	}
@@ -335,7 +331,7 @@ func call(ctx context.Context, cs *mcp.ClientSession, c config, stdout io.Writer
 			fmt.Fprintln(stdout, string(res.StructuredContent))
 		}
 	}
-	if res.IsError != nil && *res.IsError {
+	if res.Failed() {
 		return fmt.Errorf("tool %s returned an error result", c.target)
 	}
 	return nil

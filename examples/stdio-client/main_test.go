@@ -209,7 +209,7 @@ func TestRun(t *testing.T) {
 		{name: "read", args: []string{"read", "mcpgen://readme", "--", srv}, want: []string{"mcpgen generates typed Go for the Model Context Protocol."}},
 		{name: "prompt", args: []string{"prompt", "greet", `{"name":"Ada"}`, "--", srv}, want: []string{"user: Say hello to Ada."}},
 		{name: "unknown tool", args: []string{"call", "nope", "--", srv}, wantErr: `unknown tool "nope"`},
-		{name: "no such server", args: []string{"--", filepath.Join(t.TempDir(), "missing")}, wantErr: "starting "},
+		{name: "no such server", args: []string{"--", filepath.Join(t.TempDir(), "missing")}, wantErr: string(filepath.Separator) + "missing: "}, // Connect names the command
 		{name: "Streamable HTTP", args: []string{"--url", base + "/mcp", "call", "echo", `{"text":"over HTTP"}`}, want: []string{"over HTTP"}},
 		{name: "HTTP+SSE", args: []string{"--url", base + "/sse", "list"}, want: []string{"server mcpgen-example 1.0.0, revision 2025-11-25 (legacy era)"}},
 		{name: "HTTP asked", args: []string{"--url", base + "/mcp", "call", "hello"}, stdin: "Ada\n", want: []string{"Hello, Ada!"}},

@@ -104,10 +104,7 @@ func main() {
 	if done {
 		return
 	}
-	srv, err := newServer()
-	if err != nil {
-		log.Fatal(err)
-	}
+	srv := newServer()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if o.http != "" {
@@ -120,36 +117,29 @@ func main() {
 	}
 }
 
-// newServer returns the server with its tools, prompt and resource.
-func newServer() (*mcp.StandardServer, error) {
+// newServer returns the server with its tools, prompt and resource. They
+// are registered at start-up, from code: the Must forms panic on a mistake
+// in them, which a run of the program shows at once.
+func newServer() *mcp.StandardServer {
 	srv := mcp.NewServer(mcp.Implementation{Name: "mcpgen-example", Version: "1.0.0"})
 
-	err := srv.AddTool(mcp.Tool{
-		Name:        "echo",
-		Description: ptr("Returns its text."),
-		InputSchema: []byte(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`),
-	}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	echo := mcp.NewTool("echo", "Returns its text.")
+	echo.InputSchema = []byte(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)
+	srv.MustAddTool(echo, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		var args struct {
 			Text string `json:"text"`
 		}
 		if err := wire.DecodeValue(p.Arguments, &args); err != nil {
 			return nil, err // reported to the client as a tool error
 		}
-		return textResult(args.Text), nil
+		return mcp.TextResult(args.Text), nil
 	})
-	if err != nil {
-		return nil, err
-	}
 
-	err = srv.AddTool(mcp.Tool{
-		Name:        "hello",
-		Description: ptr("Asks the user's name, then says hello."),
-		InputSchema: []byte(`{"type":"object"}`),
-	}, func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	srv.MustAddTool(mcp.NewTool("hello", "Asks the user's name, then says hello."), func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		// Ask only a client that can answer: one that declared elicitation
 		// (2025-03-26 has none, so no client of it declares it).
 		if !session.HasCapability(session.ClientCapabilities(ctx), "elicitation") {
-			return textResult("Hello, whoever you are."), nil
+			return mcp.TextResult("Hello, whoever you are."), nil
 		}
 		res, err := mcp.Elicit(ctx, "name", &mcp.ElicitRequestParams{Value: &mcp.ElicitRequestFormParams{
 			Message: "What is your name?",
@@ -163,37 +153,19 @@ func newServer() (*mcp.StandardServer, error) {
 		}
 		name, _ := res.Content["name"].Value.(mcp.ElicitResultContentValueString)
 		if res.Action != mcp.ElicitResultActionAccept || name == "" {
-			return textResult("Hello, whoever you are."), nil
+			return mcp.TextResult("Hello, whoever you are."), nil
 		}
-		return textResult("Hello, " + string(name) + "!"), nil
+		return mcp.TextResult("Hello, " + string(name) + "!"), nil
 	})
-	if err != nil {
-		return nil, err
-	}
 
-	err = srv.AddPrompt(mcp.Prompt{
-		Name:      "greet",
-		Arguments: []mcp.PromptArgument{{Name: "name", Required: ptr(true)}},
-	}, func(ctx context.Context, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
-		text := "Say hello to " + p.Arguments["name"] + "."
-		return &mcp.GetPromptResult{Messages: []mcp.PromptMessage{{Role: mcp.RoleUser, Content: mcp.ContentBlock{Value: &mcp.TextContent{Text: text}}}}}, nil
+	srv.MustAddPrompt(mcp.NewPrompt("greet", "", mcp.RequiredArgument("name", "")), func(ctx context.Context, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
+		return mcp.PromptText(mcp.RoleUser, "Say hello to "+p.Arguments["name"]+"."), nil
 	})
-	if err != nil {
-		return nil, err
-	}
 
-	err = srv.AddResource(mcp.Resource{
-		URI:      "mcpgen://readme",
-		Name:     "readme",
-		MIMEType: ptr("text/plain"),
-	}, func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
-		text := "mcpgen generates typed Go for the Model Context Protocol."
-		return &mcp.ReadResourceResult{Contents: []mcp.ReadResourceResultContentsItem{{Value: &mcp.TextResourceContents{URI: p.URI, MIMEType: ptr("text/plain"), Text: text}}}}, nil
+	srv.MustAddResource(mcp.NewResource("mcpgen://readme", "readme", "text/plain"), func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
+		return mcp.ResourceText(p.URI, "text/plain", "mcpgen generates typed Go for the Model Context Protocol."), nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return srv, nil
+	return srv
 }
 
 // shutdownTimeout bounds how long serveHTTP waits, once ctx ends, for the
@@ -254,10 +226,3 @@ func serveHTTP(ctx context.Context, addr string, srv *mcp.StandardServer) error 
 	}
 	return nil
 }
-
-// textResult returns a tool result of one text block.
-func textResult(text string) *mcp.CallToolResult {
-	return &mcp.CallToolResult{Content: []mcp.ContentBlock{{Value: &mcp.TextContent{Text: text}}}}
-}
-
-func ptr[T any](v T) *T { return &v }

@@ -40,12 +40,10 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 	"github.com/mcpgen/mcpgen/runtime/wire"
-
-	// Older revisions: some mock servers answer initialize with 2025-03-26
-	// (sse-retry) or 2025-06-18.
-	_ "github.com/mcpgen/mcpgen/protocol/mcp20250326"
-	_ "github.com/mcpgen/mcpgen/protocol/mcp20250618"
 )
+
+// Some mock servers answer initialize with 2025-03-26 (sse-retry) or
+// 2025-06-18: protocol/mcp20260728 links every revision mcpgen ships.
 
 var info = mcp.Implementation{Name: "mcpgen-conformance-everything-client", Version: "1.0.0"}
 

@@ -35,14 +35,11 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 	"github.com/spf13/pflag"
-
-	// Older revisions: the suite's raw HTTP requests carry
-	// MCP-Protocol-Version 2025-03-26, which the transport accepts only for
-	// revisions linked into the binary.
-	_ "github.com/mcpgen/mcpgen/protocol/mcp20250326"
-	_ "github.com/mcpgen/mcpgen/protocol/mcp20250618"
-	_ "github.com/mcpgen/mcpgen/protocol/mcp20251125"
 )
+
+// The suite's raw HTTP requests carry MCP-Protocol-Version 2025-03-26,
+// which the transport accepts only for revisions linked into the binary:
+// protocol/mcp20260728 links every revision mcpgen ships.
 
 func main() {
 	addr := pflag.String("http", "127.0.0.1:0", "serve HTTP on `ADDR` (port 0 picks a free one)")
@@ -55,13 +52,13 @@ func main() {
 	log.SetFlags(0)
 	log.SetPrefix("everything-server: ")
 
-	opts := streamhttp.ServerOptions{Retry: *retry}
+	opts := mcp.HTTPOptions{Retry: *retry}
 	if *verbose {
 		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 		opts.Session.Logger = opts.Logger
 	}
 	srv := newServer()
-	h := streamhttp.NewServer(srv.Handler, opts)
+	h := srv.HTTPHandler(opts)
 	defer h.Close()
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)

@@ -169,19 +169,27 @@ func addModernTools(srv *mcp.StandardServer) error {
 	srv.MustAddTool(mcp.Tool{Name: "test_trigger_tool_change", Description: ptr("Changes the tool list (adds a tool)"), InputSchema: noArgs},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			name := fmt.Sprintf("dynamic_tool_%d", changes.Add(1))
-			srv.MustAddTool(mcp.Tool{Name: name, Description: ptr("Added by test_trigger_tool_change"), InputSchema: noArgs},
+			// Registered at run time: AddTool, whose error is the call's,
+			// rather than MustAddTool, which would panic in a handler.
+			err := srv.AddTool(mcp.Tool{Name: name, Description: ptr("Added by test_trigger_tool_change"), InputSchema: noArgs},
 				func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 					return textResult("dynamic"), nil
 				})
+			if err != nil {
+				return nil, err
+			}
 			srv.RemoveTool(name)
 			return textResult("Tool list changed"), nil
 		})
 	srv.MustAddTool(mcp.Tool{Name: "test_trigger_prompt_change", Description: ptr("Changes the prompt list (adds a prompt)"), InputSchema: noArgs},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			name := fmt.Sprintf("dynamic_prompt_%d", changes.Add(1))
-			srv.MustAddPrompt(mcp.Prompt{Name: name}, func(ctx context.Context, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
+			err := srv.AddPrompt(mcp.Prompt{Name: name}, func(ctx context.Context, p *mcp.GetPromptRequestParams) (*mcp.GetPromptResult, error) {
 				return &mcp.GetPromptResult{}, nil
 			})
+			if err != nil {
+				return nil, err
+			}
 			srv.RemovePrompt(name)
 			return textResult("Prompt list changed"), nil
 		})
