@@ -29,10 +29,11 @@ DIR/generate.go, a file of package NAME with the line
 	//go:generate go tool mcpgen generate --revision R --out .
 
 so that "go generate ./..." writes the rest of the package into DIR.
-Without --revision, R is the newest revision that has the initialize
-handshake, which clients of every revision can reach; a package of
-2026-07-28 alone answers only clients of the stateless revision. The
-line runs mcpgen as a tool of your module; add it once with
+Without --revision, R is the newest revision. A package of 2026-07-28
+links the packages mcpgen ships for the earlier revisions: its server
+answers clients of every revision, and its client reaches servers of
+every revision. The line runs mcpgen as a tool of your module; add it
+once with
 
 	go get -tool github.com/mcpgen/mcpgen/cmd/mcpgen
 
@@ -51,25 +52,15 @@ type initFlags struct {
 	force     bool
 }
 
-// statelessSince is the first revision without the initialize handshake
-// (the stateless redesign): a package generated from it alone answers only
-// clients of that revision or later.
-const statelessSince = "2026-07-28"
-
 // defaultInitRevision is the revision init uses without --revision: the
-// newest of revs (sorted, oldest first) that still has initialize, which
-// clients of every revision can reach (those of 2026-07-28 fall back to
-// initialize), or the newest of all when none has.
+// newest of revs (sorted, oldest first), whose package serves and reaches
+// peers of every revision (from 2026-07-28 on, it links the earlier ones),
+// or "" when there is none.
 func defaultInitRevision(revs []string) string {
-	for i := len(revs) - 1; i >= 0; i-- {
-		if revs[i] < statelessSince {
-			return revs[i]
-		}
+	if len(revs) == 0 {
+		return ""
 	}
-	if len(revs) > 0 {
-		return revs[len(revs)-1]
-	}
-	return ""
+	return revs[len(revs)-1]
 }
 
 // initData is what the stub's template is executed with.
@@ -84,7 +75,7 @@ func runInit(e *env, args []string) int {
 	revs := schema.Revisions()
 	def := defaultInitRevision(revs)
 	fset := newFlagSet("init")
-	fset.StringVar(&f.revision, "revision", def, "protocol revision `R` the package is generated from (one of "+strings.Join(revs, ", ")+"; the default is the newest with initialize, which every client can reach)")
+	fset.StringVar(&f.revision, "revision", def, "protocol revision `R` the package is generated from (one of "+strings.Join(revs, ", ")+"; the default is the newest, which serves and reaches peers of every revision)")
 	fset.StringVar(&f.out, "out", "mcp", "package directory `DIR`, created if needed")
 	fset.StringVar(&f.pkg, "package", "", "Go package `NAME` (default: the name of the --out directory)")
 	fset.StringVar(&f.templates, "templates", "", "directory `DIR` whose init.go.tmpl replaces the built-in stub template")

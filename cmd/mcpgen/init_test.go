@@ -28,7 +28,7 @@ func TestInit(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(unformatted, tmpl.Init), []byte("package {{.Package}}\nvar  x = 1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	newest := "2025-11-25" // the newest with initialize
+	newest := "2026-07-28" // the newest
 	tests := []struct {
 		name       string
 		args       []string // after init --out DIR/<out>
@@ -81,7 +81,7 @@ func TestDefaultInitRevision(t *testing.T) {
 		revs []string
 		want string
 	}{
-		{[]string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}, "2025-11-25"},
+		{[]string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}, "2026-07-28"},
 		{[]string{"2025-06-18", "2025-11-25"}, "2025-11-25"},
 		{[]string{"2026-07-28", "2027-01-01"}, "2027-01-01"},
 		{nil, ""},

@@ -58,7 +58,7 @@ func postInitialize(url, key string) {
 
 // The server over Streamable HTTP, behind an API key: a request without
 // the key is refused with 401 and a JSON-RPC error carrying its id. A real
-// server listens with http.ListenAndServe(addr, h).
+// server listens with an http.Server whose timeouts are set (see docs/http.md).
 func ExampleStandardServer_HTTPHandler() {
 	srv := mcp.NewServer(mcp.Implementation{Name: "weather", Version: "1.0.0"})
 	srv.MustAddTool(mcp.NewTool("forecast", "Weather forecast"), func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
