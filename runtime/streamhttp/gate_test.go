@@ -112,7 +112,7 @@ func TestUnknownRevisionRefused(t *testing.T) {
 	for _, r := range []req{{method: http.MethodPost, body: initBody}, {method: http.MethodGet}} {
 		resp := do(t, ts.URL, r)
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-		if resp.StatusCode != http.StatusInternalServerError || !strings.Contains(string(body), `unknown protocol revision \"2025-13-01\"`) || !strings.Contains(string(body), "import its generated package") {
+		if resp.StatusCode != http.StatusInternalServerError || !strings.Contains(string(body), `unknown protocol revision \"2025-13-01\"`) || !strings.Contains(string(body), `mcpgen ships no revision \"2025-13-01\"`) {
 			t.Errorf("%s: status %d, body %s; want 500 naming the revision", r.method, resp.StatusCode, body)
 		}
 	}
