@@ -549,9 +549,12 @@ func (srv *StandardServer) Unsubscribe(ctx context.Context, params *UnsubscribeR
 // struct or a map.
 //
 // An error of fn is handled as the error of a ToolHandler. AddTypedTool
-// returns an error, and registers nothing, when a schema cannot be
-// inferred or is not valid (see AddTool).
+// returns an error, and registers nothing, when fn is nil or a schema
+// cannot be inferred or is not valid (see AddTool).
 func AddTypedTool[In, Out any](srv *StandardServer, t Tool, fn func(ctx context.Context, in In) (Out, error)) error {
+	if fn == nil {
+		return fmt.Errorf("AddTypedTool: tool %q: the handler is nil", t.Name)
+	}
 	input, err := toolschema.NewInput[In](t.InputSchema)
 	if err != nil {
 		return fmt.Errorf("AddTypedTool: tool %q: %w", t.Name, err)
@@ -693,8 +696,12 @@ func JSONResult(v any) (*CallToolResult, error) {
 // required argument, an unknown one or one that breaks a tag's rule is
 // error -32602 naming it (such as "invalid arguments: /city: required"),
 // and defaults are filled in. AddTypedPrompt returns an error, and
-// registers nothing, when In is not such a struct.
+// registers nothing, when fn is nil, In is not such a struct, or AddPrompt
+// refuses p.
 func AddTypedPrompt[In any](srv *StandardServer, p Prompt, fn func(ctx context.Context, in In) (*GetPromptResult, error)) error {
+	if fn == nil {
+		return fmt.Errorf("AddTypedPrompt: prompt %q: the handler is nil", p.Name)
+	}
 	args, err := toolschema.NewPromptArgs[In]()
 	if err != nil {
 		return fmt.Errorf("AddTypedPrompt: prompt %q: %w", p.Name, err)
@@ -705,13 +712,15 @@ func AddTypedPrompt[In any](srv *StandardServer, p Prompt, fn func(ctx context.C
 		}
 	}
 	name := p.Name
-	srv.AddPrompt(p, func(ctx context.Context, params *GetPromptRequestParams) (*GetPromptResult, error) {
+	if err := srv.AddPrompt(p, func(ctx context.Context, params *GetPromptRequestParams) (*GetPromptResult, error) {
 		in, err := args.Decode(params.Arguments)
 		if err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.InvalidParams, Message: "prompts/get " + strconv.Quote(name) + ": invalid arguments: " + err.Error()}
 		}
 		return fn(ctx, in)
-	})
+	}); err != nil {
+		return fmt.Errorf("AddTypedPrompt: %w", err)
+	}
 	return nil
 }
 

@@ -184,6 +184,11 @@ func TestRegistrationErrors(t *testing.T) {
 		}, func() {
 			mcp.MustAddTypedTool(srv, mcp.NewTool("t", ""), func(ctx context.Context, in int) (string, error) { return "", nil })
 		}, `AddTypedTool: tool "t"`},
+		{"typed tool without a handler", func() error {
+			return mcp.AddTypedTool[struct{}, string](srv, mcp.NewTool("t", ""), nil)
+		}, func() {
+			mcp.MustAddTypedTool[struct{}, string](srv, mcp.NewTool("t", ""), nil)
+		}, `AddTypedTool: tool "t": the handler is nil`},
 		{"prompt without a name", func() error { return srv.AddPrompt(mcp.Prompt{}, textPrompt) }, func() { srv.MustAddPrompt(mcp.Prompt{}, textPrompt) }, "AddPrompt: the prompt has no name"},
 		{"prompt without a handler", func() error { return srv.AddPrompt(mcp.NewPrompt("p", ""), nil) }, func() { srv.MustAddPrompt(mcp.NewPrompt("p", ""), nil) }, `AddPrompt: prompt "p": the handler is nil`},
 		{"prompt with an argument twice", func() error {
@@ -196,6 +201,16 @@ func TestRegistrationErrors(t *testing.T) {
 		}, func() {
 			mcp.MustAddTypedPrompt(srv, mcp.NewPrompt("p", ""), func(ctx context.Context, in int) (*mcp.GetPromptResult, error) { return nil, nil })
 		}, `AddTypedPrompt: prompt "p"`},
+		{"typed prompt without a handler", func() error {
+			return mcp.AddTypedPrompt[struct{}](srv, mcp.NewPrompt("p", ""), nil)
+		}, func() {
+			mcp.MustAddTypedPrompt[struct{}](srv, mcp.NewPrompt("p", ""), nil)
+		}, `AddTypedPrompt: prompt "p": the handler is nil`},
+		{"typed prompt with an argument twice", func() error {
+			return mcp.AddTypedPrompt(srv, mcp.NewPrompt("p", "", mcp.RequiredArgument("a", ""), mcp.RequiredArgument("a", "")), func(ctx context.Context, in struct{}) (*mcp.GetPromptResult, error) { return nil, nil })
+		}, func() {
+			mcp.MustAddTypedPrompt(srv, mcp.NewPrompt("p", "", mcp.RequiredArgument("a", ""), mcp.RequiredArgument("a", "")), func(ctx context.Context, in struct{}) (*mcp.GetPromptResult, error) { return nil, nil })
+		}, `AddTypedPrompt: AddPrompt: prompt "p": argument "a" is listed twice`},
 		{"resource with a relative URI", func() error { return srv.AddResource(mcp.NewResource("notes", "n", ""), textResource) }, func() { srv.MustAddResource(mcp.NewResource("notes", "n", ""), textResource) }, `AddResource: resource "notes": the URI is not absolute`},
 		{"resource without a name", func() error { return srv.AddResource(mcp.NewResource("notes://a", "", ""), textResource) }, func() { srv.MustAddResource(mcp.NewResource("notes://a", "", ""), textResource) }, `AddResource: resource "notes://a" has no name`},
 		{"resource without a handler", func() error { return srv.AddResource(mcp.NewResource("notes://a", "a", ""), nil) }, func() { srv.MustAddResource(mcp.NewResource("notes://a", "a", ""), nil) }, `AddResource: resource "notes://a": the handler is nil`},
