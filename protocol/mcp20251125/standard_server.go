@@ -399,6 +399,9 @@ func (srv *StandardServer) ListTools(ctx context.Context, params *PaginatedReque
 
 // CallTool runs the named tool.
 func (srv *StandardServer) CallTool(ctx context.Context, params *CallToolRequestParams) (*CallToolResult, error) {
+	if params == nil {
+		return nil, noParams("tools/call", "name")
+	}
 	srv.mu.RLock()
 	fn := srv.toolFns[params.Name]
 	srv.mu.RUnlock()
@@ -435,6 +438,9 @@ func (srv *StandardServer) ListPrompts(ctx context.Context, params *PaginatedReq
 
 // GetPrompt renders the named prompt.
 func (srv *StandardServer) GetPrompt(ctx context.Context, params *GetPromptRequestParams) (*GetPromptResult, error) {
+	if params == nil {
+		return nil, noParams("prompts/get", "name")
+	}
 	srv.mu.RLock()
 	fn := srv.promptFns[params.Name]
 	var missing []string
@@ -489,6 +495,9 @@ func (srv *StandardServer) ListResourceTemplates(ctx context.Context, params *Pa
 // ReadResource reads a registered resource, or one a template matches. A
 // URI that is neither is answered with ResourceNotFound's error.
 func (srv *StandardServer) ReadResource(ctx context.Context, params *ReadResourceRequestParams) (*ReadResourceResult, error) {
+	if params == nil {
+		return nil, noParams("resources/read", "uri")
+	}
 	srv.mu.RLock()
 	fn := srv.readFns[params.URI]
 	srv.mu.RUnlock()
@@ -506,6 +515,9 @@ func (srv *StandardServer) ReadResource(ctx context.Context, params *ReadResourc
 
 // Subscribe records the session's interest in a resource.
 func (srv *StandardServer) Subscribe(ctx context.Context, params *SubscribeRequestParams) (*Result, error) {
+	if params == nil {
+		return nil, noParams("resources/subscribe", "uri")
+	}
 	srv.track(ctx)
 	if s, ok := session.FromContext(ctx); ok {
 		srv.mu.Lock()
@@ -519,6 +531,9 @@ func (srv *StandardServer) Subscribe(ctx context.Context, params *SubscribeReque
 
 // Unsubscribe forgets the session's interest in a resource.
 func (srv *StandardServer) Unsubscribe(ctx context.Context, params *UnsubscribeRequestParams) (*Result, error) {
+	if params == nil {
+		return nil, noParams("resources/unsubscribe", "uri")
+	}
 	if s, ok := session.FromContext(ctx); ok {
 		srv.mu.Lock()
 		delete(srv.sessions[s], params.URI)
@@ -967,6 +982,13 @@ func (srv *StandardServer) MustAddResource(r Resource, fn ResourceHandler) {
 // panics where AddResourceTemplate returns an error.
 func (srv *StandardServer) MustAddResourceTemplate(t ResourceTemplate, fn ResourceHandler) {
 	must(srv.AddResourceTemplate(t, fn))
+}
+
+// noParams is the error of a request without the params it needs: a
+// StandardServer method called with nil params (a request on the wire
+// without them is refused before).
+func noParams(method, member string) error {
+	return &jsonrpc.Error{Code: jsonrpc.InvalidParams, Message: method + ": no params: " + strconv.Quote(member) + " is required"}
 }
 
 // must panics with err, a registration's error, unless it is nil.

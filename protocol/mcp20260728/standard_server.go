@@ -518,6 +518,9 @@ func (srv *StandardServer) page(cursor *string, n int) (start, end int, next *st
 // not an object (allowed from this revision on, not before) is listed
 // without it.
 func (srv *StandardServer) ListTools(ctx context.Context, params *PaginatedRequestParams) (*ListToolsResult, error) {
+	if params == nil {
+		params = &PaginatedRequestParams{}
+	}
 	srv.mu.RLock()
 	defer srv.mu.RUnlock()
 	start, end, next, err := srv.page(params.Cursor, len(srv.tools))
@@ -562,6 +565,9 @@ func isObject(v jsontext.Value, name, want string) bool {
 // holds structuredContent to an object, a result that is another JSON
 // value is sent without structuredContent: its content blocks carry it.
 func (srv *StandardServer) CallTool(ctx context.Context, params *CallToolRequestParams) (*CallToolResult, error) {
+	if params == nil {
+		return nil, noParams("tools/call", "name")
+	}
 	srv.mu.RLock()
 	fn := srv.toolFns[params.Name]
 	srv.mu.RUnlock()
@@ -595,6 +601,9 @@ func isProtocolError(err error) bool {
 
 // ListPrompts lists the registered prompts, a page at a time.
 func (srv *StandardServer) ListPrompts(ctx context.Context, params *PaginatedRequestParams) (*ListPromptsResult, error) {
+	if params == nil {
+		params = &PaginatedRequestParams{}
+	}
 	srv.mu.RLock()
 	defer srv.mu.RUnlock()
 	start, end, next, err := srv.page(params.Cursor, len(srv.prompts))
@@ -607,6 +616,9 @@ func (srv *StandardServer) ListPrompts(ctx context.Context, params *PaginatedReq
 
 // GetPrompt renders the named prompt.
 func (srv *StandardServer) GetPrompt(ctx context.Context, params *GetPromptRequestParams) (*GetPromptResult, error) {
+	if params == nil {
+		return nil, noParams("prompts/get", "name")
+	}
 	srv.mu.RLock()
 	fn := srv.promptFns[params.Name]
 	var missing []string
@@ -635,6 +647,9 @@ func (srv *StandardServer) GetPrompt(ctx context.Context, params *GetPromptReque
 
 // ListResources lists the registered resources, a page at a time.
 func (srv *StandardServer) ListResources(ctx context.Context, params *PaginatedRequestParams) (*ListResourcesResult, error) {
+	if params == nil {
+		params = &PaginatedRequestParams{}
+	}
 	srv.mu.RLock()
 	defer srv.mu.RUnlock()
 	start, end, next, err := srv.page(params.Cursor, len(srv.resources))
@@ -648,6 +663,9 @@ func (srv *StandardServer) ListResources(ctx context.Context, params *PaginatedR
 // ListResourceTemplates lists the registered resource templates, a page at
 // a time.
 func (srv *StandardServer) ListResourceTemplates(ctx context.Context, params *PaginatedRequestParams) (*ListResourceTemplatesResult, error) {
+	if params == nil {
+		params = &PaginatedRequestParams{}
+	}
 	srv.mu.RLock()
 	defer srv.mu.RUnlock()
 	start, end, next, err := srv.page(params.Cursor, len(srv.templates))
@@ -663,6 +681,9 @@ func (srv *StandardServer) ListResourceTemplates(ctx context.Context, params *Pa
 // handler's ResourceNotFound: -32602 with the URI in data, or -32002 on a
 // session of an older revision.
 func (srv *StandardServer) ReadResource(ctx context.Context, params *ReadResourceRequestParams) (*ReadResourceResult, error) {
+	if params == nil {
+		return nil, noParams("resources/read", "uri")
+	}
 	srv.mu.RLock()
 	fn := srv.readFns[params.URI]
 	srv.mu.RUnlock()
@@ -1251,6 +1272,13 @@ func (srv *StandardServer) MustAddResource(r Resource, fn ResourceHandler) {
 // panics where AddResourceTemplate returns an error.
 func (srv *StandardServer) MustAddResourceTemplate(t ResourceTemplate, fn ResourceHandler) {
 	must(srv.AddResourceTemplate(t, fn))
+}
+
+// noParams is the error of a request without the params it needs: a
+// StandardServer method called with nil params (a request on the wire
+// without them is refused before).
+func noParams(method, member string) error {
+	return &jsonrpc.Error{Code: jsonrpc.InvalidParams, Message: method + ": no params: " + strconv.Quote(member) + " is required"}
 }
 
 // must panics with err, a registration's error, unless it is nil.
