@@ -67,7 +67,7 @@ func main() {
 	srv.MustAddResource(mcp.NewResource("notes://today", "today", "text/plain"), func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
 		return mcp.ResourceText(p.URI, "text/plain", "sunny"), nil
 	})
-	srv.MustAddResourceTemplate(mcp.ResourceTemplate{Name: "city", URITemplate: "weather://cities/{name}"}, func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
+	srv.MustAddResourceTemplate(mcp.NewResourceTemplate("weather://cities/{name}", "city", "text/plain"), func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
 		if mcp.TemplateVars(ctx).Get("name") == "" {
 			return nil, mcp.ResourceNotFound(p.URI)
 		}
@@ -78,6 +78,10 @@ func main() {
 	}); err != nil {
 		log.Fatal(err)
 	}
+	srv.RemoveTool("gone")
+	srv.RemovePrompt("gone")
+	srv.RemoveResource("notes://gone")
+	srv.RemoveResourceTemplate("notes://{gone}")
 	http.Handle("/mcp", srv.HTTPHandler(mcp.HTTPOptions{Gate: mcp.RequireHeader("X-API-Key", os.Getenv("API_KEY"))}))
 	http.Handle("/sse", srv.SSEHandler(mcp.SSEOptions{}))
 	if len(os.Args) > 1 {

@@ -188,6 +188,15 @@ func (srv *StandardServer) AddTool(t Tool, fn ToolHandler) error {
 	return nil
 }
 
+// RemoveTool removes the named tool, if registered.
+func (srv *StandardServer) RemoveTool(name string) {
+	srv.mu.Lock()
+	srv.tools = slices.DeleteFunc(srv.tools, func(x Tool) bool { return x.Name == name })
+	delete(srv.toolFns, name)
+	srv.mu.Unlock()
+	srv.broadcast(MethodNotificationsToolsListChanged)
+}
+
 // AddPrompt registers a prompt, replacing one of the same name. A prompt
 // without a name or a handler, or whose arguments have no names or repeat
 // one, is refused: AddPrompt returns an error naming it and the fault,
@@ -206,6 +215,15 @@ func (srv *StandardServer) AddPrompt(p Prompt, fn PromptHandler) error {
 	srv.mu.Unlock()
 	srv.broadcast(MethodNotificationsPromptsListChanged)
 	return nil
+}
+
+// RemovePrompt removes the named prompt, if registered.
+func (srv *StandardServer) RemovePrompt(name string) {
+	srv.mu.Lock()
+	srv.prompts = slices.DeleteFunc(srv.prompts, func(x Prompt) bool { return x.Name == name })
+	delete(srv.promptFns, name)
+	srv.mu.Unlock()
+	srv.broadcast(MethodNotificationsPromptsListChanged)
 }
 
 // AddResource registers a resource, replacing one with the same URI. A
@@ -228,14 +246,16 @@ func (srv *StandardServer) AddResource(r Resource, fn ResourceHandler) error {
 	return nil
 }
 
-// AddResourceTemplate registers a resource template. Its uriTemplate is
+// AddResourceTemplate registers a resource template, replacing one of the
+// same uriTemplate (see NewResourceTemplate). Its uriTemplate is
 // an RFC 6570 URI template, matched with runtime/urimatch at every level of
 // the RFC ({id}, {+path}, {?q,lang}, {/segments*}, ...). A read of a URI
 // that is not a registered resource goes to the fn of the first template,
 // in registration order, that the URI matches; fn finds the values the
-// template's variables took with TemplateVars(ctx). A template that is not
-// RFC 6570, has no name or handler, or is registered already (a template
-// cannot be replaced), is an error naming it, and nothing is registered.
+// template's variables took with TemplateVars(ctx). A template of the same
+// uriTemplate is replaced, in its place. A template that is not RFC 6570,
+// or has no name or handler, is an error naming it, and nothing is
+// registered.
 func (srv *StandardServer) AddResourceTemplate(t ResourceTemplate, fn ResourceHandler) error {
 	if _, err := urimatch.Parse(t.URITemplate); err != nil {
 		return fmt.Errorf("AddResourceTemplate: %w", err)
@@ -247,18 +267,38 @@ func (srv *StandardServer) AddResourceTemplate(t ResourceTemplate, fn ResourceHa
 		return fmt.Errorf("AddResourceTemplate: template %q: the handler is nil", t.URITemplate)
 	}
 	srv.mu.Lock()
-	if slices.ContainsFunc(srv.templates, func(x ResourceTemplate) bool { return x.URITemplate == t.URITemplate }) {
-		srv.mu.Unlock()
-		return fmt.Errorf("AddResourceTemplate: template %q is registered already", t.URITemplate)
-	}
-	if err := srv.tmplFns.Add(t.URITemplate, fn); err != nil {
+	if _, err := srv.tmplFns.Set(t.URITemplate, fn); err != nil {
 		srv.mu.Unlock()
 		return fmt.Errorf("AddResourceTemplate: %w", err)
 	}
-	srv.templates = append(srv.templates, t)
+	if i := slices.IndexFunc(srv.templates, func(x ResourceTemplate) bool { return x.URITemplate == t.URITemplate }); i >= 0 {
+		srv.templates[i] = t
+	} else {
+		srv.templates = append(srv.templates, t)
+	}
 	srv.mu.Unlock()
 	srv.broadcast(MethodNotificationsResourcesListChanged)
 	return nil
+}
+
+// RemoveResource removes the resource of that URI, if registered (a
+// template that matches the URI still serves it).
+func (srv *StandardServer) RemoveResource(uri string) {
+	srv.mu.Lock()
+	srv.resources = slices.DeleteFunc(srv.resources, func(x Resource) bool { return x.URI == uri })
+	delete(srv.readFns, uri)
+	srv.mu.Unlock()
+	srv.broadcast(MethodNotificationsResourcesListChanged)
+}
+
+// RemoveResourceTemplate removes the resource template of that
+// uriTemplate (the same text as registered), if registered.
+func (srv *StandardServer) RemoveResourceTemplate(uriTemplate string) {
+	srv.mu.Lock()
+	srv.templates = slices.DeleteFunc(srv.templates, func(x ResourceTemplate) bool { return x.URITemplate == uriTemplate })
+	srv.tmplFns.Remove(uriTemplate)
+	srv.mu.Unlock()
+	srv.broadcast(MethodNotificationsResourcesListChanged)
 }
 
 // SetCompletion sets the handler of completion/complete; the server then
@@ -762,6 +802,17 @@ func NewResource(uri, name, mimeType string) Resource {
 		r.MIMEType = &mimeType
 	}
 	return r
+}
+
+// NewResourceTemplate returns a ResourceTemplate with an RFC 6570 URI
+// template (such as "notes://{id}"), a name and, unless it is "", a MIME
+// type.
+func NewResourceTemplate(uriTemplate, name, mimeType string) ResourceTemplate {
+	t := ResourceTemplate{URITemplate: uriTemplate, Name: name}
+	if mimeType != "" {
+		t.MIMEType = &mimeType
+	}
+	return t
 }
 
 // ResourceText returns a read result of one text resource: uri's contents

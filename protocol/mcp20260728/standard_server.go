@@ -374,14 +374,16 @@ func (srv *StandardServer) AddResource(r Resource, fn ResourceHandler) error {
 	return nil
 }
 
-// AddResourceTemplate registers a resource template. Its uriTemplate is
+// AddResourceTemplate registers a resource template, replacing one of the
+// same uriTemplate (see NewResourceTemplate). Its uriTemplate is
 // an RFC 6570 URI template, matched with runtime/urimatch at every level of
 // the RFC ({id}, {+path}, {?q,lang}, {/segments*}, ...). A read of a URI
 // that is not a registered resource goes to the fn of the first template,
 // in registration order, that the URI matches; fn finds the values the
-// template's variables took with TemplateVars(ctx). A template that is not
-// RFC 6570, has no name or handler, or is registered already (a template
-// cannot be replaced), is an error naming it, and nothing is registered.
+// template's variables took with TemplateVars(ctx). A template of the same
+// uriTemplate is replaced, in its place. A template that is not RFC 6570,
+// or has no name or handler, is an error naming it, and nothing is
+// registered.
 func (srv *StandardServer) AddResourceTemplate(t ResourceTemplate, fn ResourceHandler) error {
 	if _, err := urimatch.Parse(t.URITemplate); err != nil {
 		return fmt.Errorf("AddResourceTemplate: %w", err)
@@ -393,18 +395,38 @@ func (srv *StandardServer) AddResourceTemplate(t ResourceTemplate, fn ResourceHa
 		return fmt.Errorf("AddResourceTemplate: template %q: the handler is nil", t.URITemplate)
 	}
 	srv.mu.Lock()
-	if slices.ContainsFunc(srv.templates, func(x ResourceTemplate) bool { return x.URITemplate == t.URITemplate }) {
-		srv.mu.Unlock()
-		return fmt.Errorf("AddResourceTemplate: template %q is registered already", t.URITemplate)
-	}
-	if err := srv.tmplFns.Add(t.URITemplate, fn); err != nil {
+	if _, err := srv.tmplFns.Set(t.URITemplate, fn); err != nil {
 		srv.mu.Unlock()
 		return fmt.Errorf("AddResourceTemplate: %w", err)
 	}
-	srv.templates = append(srv.templates, t)
+	if i := slices.IndexFunc(srv.templates, func(x ResourceTemplate) bool { return x.URITemplate == t.URITemplate }); i >= 0 {
+		srv.templates[i] = t
+	} else {
+		srv.templates = append(srv.templates, t)
+	}
 	srv.mu.Unlock()
 	srv.bus.Publish(session.Event{Method: session.ResourcesListChanged})
 	return nil
+}
+
+// RemoveResource removes the resource of that URI, if registered (a
+// template that matches the URI still serves it).
+func (srv *StandardServer) RemoveResource(uri string) {
+	srv.mu.Lock()
+	srv.resources = slices.DeleteFunc(srv.resources, func(x Resource) bool { return x.URI == uri })
+	delete(srv.readFns, uri)
+	srv.mu.Unlock()
+	srv.bus.Publish(session.Event{Method: session.ResourcesListChanged})
+}
+
+// RemoveResourceTemplate removes the resource template of that
+// uriTemplate (the same text as registered), if registered.
+func (srv *StandardServer) RemoveResourceTemplate(uriTemplate string) {
+	srv.mu.Lock()
+	srv.templates = slices.DeleteFunc(srv.templates, func(x ResourceTemplate) bool { return x.URITemplate == uriTemplate })
+	srv.tmplFns.Remove(uriTemplate)
+	srv.mu.Unlock()
+	srv.bus.Publish(session.Event{Method: session.ResourcesListChanged})
 }
 
 // NotifyResourceUpdated announces that the resource uri changed, to the
@@ -1070,6 +1092,17 @@ func NewResource(uri, name, mimeType string) Resource {
 		r.MIMEType = &mimeType
 	}
 	return r
+}
+
+// NewResourceTemplate returns a ResourceTemplate with an RFC 6570 URI
+// template (such as "notes://{id}"), a name and, unless it is "", a MIME
+// type.
+func NewResourceTemplate(uriTemplate, name, mimeType string) ResourceTemplate {
+	t := ResourceTemplate{URITemplate: uriTemplate, Name: name}
+	if mimeType != "" {
+		t.MIMEType = &mimeType
+	}
+	return t
 }
 
 // ResourceText returns a read result of one text resource: uri's contents
