@@ -3,6 +3,7 @@ package session
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mcpgen/mcpgen/runtime/revision"
@@ -107,20 +108,30 @@ func linkedNames() string {
 
 // noHandshakeRevision says why a server has no revision to answer an
 // initialize that asked for requested (none of the initialize era is both
-// linked and allowed by supported, Options.Revisions), and what to do.
-func noHandshakeRevision(requested string, supported []string) string {
-	var linked []string
+// linked and allowed by supported, the server's revisions): peer is the
+// error's message for the client, which states the fact (the revisions the
+// server supports); log adds what the operator is to do, for the server's
+// log only.
+func noHandshakeRevision(requested string, supported []string) (peer, log string) {
+	var linked, served []string
 	for _, r := range revision.All() {
 		if r.Handshake() {
 			linked = append(linked, r.Name)
+		}
+		if supported == nil || slices.Contains(supported, r.Name) {
+			served = append(served, r.Name)
 		}
 	}
 	if len(requested) > 32 {
 		requested = requested[:32] + "…" // a peer's string, quoted back: bounded
 	}
-	msg := fmt.Sprintf("this server supports no protocol revision that begins with initialize (the client asked for %q): ", requested)
-	if len(linked) == 0 {
-		return msg + "none is linked into it; import a revision package of that era, such as github.com/mcpgen/mcpgen/protocol/mcp20251125 (a server built on github.com/mcpgen/mcpgen/protocol/mcp20260728 links them all)"
+	peer = fmt.Sprintf("unsupported protocol version %q: this server supports no revision that begins with initialize", requested)
+	if len(served) > 0 {
+		peer += fmt.Sprintf(" (it supports %s)", strings.Join(served, ", "))
 	}
-	return msg + fmt.Sprintf("its Options.Revisions (%s) allows none of those linked into it (%s); add one to it, or leave it nil for all", strings.Join(supported, ", "), strings.Join(linked, ", "))
+	log = fmt.Sprintf("this server supports no protocol revision that begins with initialize (the client asked for %q): ", requested)
+	if len(linked) == 0 {
+		return peer, log + "none is linked into it; import a revision package of that era, such as github.com/mcpgen/mcpgen/protocol/mcp20251125 (a server built on github.com/mcpgen/mcpgen/protocol/mcp20260728 links them all)"
+	}
+	return peer, log + fmt.Sprintf("the server's revisions (WithRevisions or session.Options.Revisions: %s) allow none of those linked into it (%s); add one of those, or leave them nil for all", strings.Join(supported, ", "), strings.Join(linked, ", "))
 }
