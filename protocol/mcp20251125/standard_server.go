@@ -748,9 +748,10 @@ func JSONResult(v any) (*CallToolResult, error) {
 // pointer, has omitempty or omitzero, or has a default.
 //
 // Before fn runs, a prompts/get call's arguments are checked: a missing
-// required argument, an unknown one or one that breaks a tag's rule is
-// error -32602 naming it (such as "invalid arguments: /city: required"),
-// and defaults are filled in. AddTypedPrompt returns an error, and
+// required argument is error -32602 naming it (such as `prompts/get
+// "plan-trip": missing required argument "city"`), as is an unknown one
+// or one that breaks a tag's rule (such as `prompts/get "plan-trip":
+// invalid arguments: /mood: unknown member`), and defaults are filled in. AddTypedPrompt returns an error, and
 // registers nothing, when fn is nil, In is not such a struct, or AddPrompt
 // refuses p.
 func AddTypedPrompt[In any](srv *StandardServer, p Prompt, fn func(ctx context.Context, in In) (*GetPromptResult, error)) error {

@@ -414,3 +414,27 @@ func TestSessionOptions(t *testing.T) {
 		})
 	}
 }
+
+// The errors AddTypedPrompt's doc names are those a client gets.
+func TestTypedPromptErrors(t *testing.T) {
+	type Trip struct {
+		City string `json:"city"`
+	}
+	srv := mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"})
+	mcp.MustAddTypedPrompt(srv, mcp.NewPrompt("plan-trip", ""), func(ctx context.Context, in Trip) (*mcp.GetPromptResult, error) {
+		return mcp.PromptText(mcp.RoleUser, in.City), nil
+	})
+	for _, tt := range []struct {
+		args map[string]string
+		want string
+	}{
+		{map[string]string{}, `prompts/get "plan-trip": missing required argument "city"`},
+		{map[string]string{"city": "Oslo", "mood": "x"}, `prompts/get "plan-trip": invalid arguments: /mood: unknown member`},
+	} {
+		_, err := srv.GetPrompt(context.Background(), &mcp.GetPromptRequestParams{Name: "plan-trip", Arguments: tt.args})
+		var je *jsonrpc.Error
+		if !errors.As(err, &je) || je.Code != -32602 || !strings.HasPrefix(je.Message, tt.want) {
+			t.Errorf("GetPrompt(%v) = %v, want -32602 %q", tt.args, err, tt.want)
+		}
+	}
+}
