@@ -948,6 +948,9 @@ func (srv *StandardServer) Serve(ctx context.Context, t transport.Transport, opt
 // Serve(ctx, stdio.New(os.Stdin, os.Stdout), session.Options{}). Nothing
 // else may write to the standard output meanwhile; log to the standard
 // error.
+// When it returns, even when it refused to start, the standard input and
+// output are closed (Serve closes the transport, and the transport closes
+// them): the program cannot write to os.Stdout afterwards.
 func (srv *StandardServer) ServeStdio(ctx context.Context) error {
 	return srv.Serve(ctx, stdio.New(os.Stdin, os.Stdout), session.Options{})
 }
