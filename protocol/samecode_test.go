@@ -5,9 +5,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	linked "github.com/mcpgen/mcpgen/protocol/revisions"
+	registry "github.com/mcpgen/mcpgen/runtime/revision"
 	"github.com/mcpgen/mcpgen/schema"
 )
 
@@ -64,7 +67,7 @@ func main() {
 	srv.MustAddResource(mcp.NewResource("notes://today", "today", "text/plain"), func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
 		return mcp.ResourceText(p.URI, "text/plain", "sunny"), nil
 	})
-	srv.MustAddResourceTemplate(mcp.ResourceTemplate{Name: "city", URITemplate: "weather://cities/{name}"}, func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
+	srv.MustAddResourceTemplate(mcp.NewResourceTemplate("weather://cities/{name}", "city", "text/plain"), func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
 		if mcp.TemplateVars(ctx).Get("name") == "" {
 			return nil, mcp.ResourceNotFound(p.URI)
 		}
@@ -75,6 +78,10 @@ func main() {
 	}); err != nil {
 		log.Fatal(err)
 	}
+	srv.RemoveTool("gone")
+	srv.RemovePrompt("gone")
+	srv.RemoveResource("notes://gone")
+	srv.RemoveResourceTemplate("notes://{gone}")
 	http.Handle("/mcp", srv.HTTPHandler(mcp.HTTPOptions{Gate: mcp.RequireHeader("X-API-Key", os.Getenv("API_KEY"))}))
 	http.Handle("/sse", srv.SSEHandler(mcp.SSEOptions{}))
 	if len(os.Args) > 1 {
@@ -136,5 +143,26 @@ func TestNewestLinksEveryRevision(t *testing.T) {
 		if p := schema.ModulePath + "/protocol/mcp" + strings.ReplaceAll(rev, "-", ""); !deps[p] {
 			t.Errorf("%s does not link %s", pkg, p)
 		}
+	}
+}
+
+// TestShippedRevisions checks that runtime/revision's list of the
+// revisions mcpgen ships, which the errors about an unknown revision cite
+// without importing the packages, is the list of the packages.
+func TestShippedRevisions(t *testing.T) {
+	if got, want := registry.Shipped(), schema.Revisions(); !slices.Equal(got, want) {
+		t.Errorf("registry.Shipped() = %v, the pinned revisions are %v", got, want)
+	}
+	if got := registry.Shipped(); !slices.Equal(got, linked.Names) {
+		t.Errorf("registry.Shipped() = %v, protocol/revisions links %v", got, linked.Names)
+	}
+	for _, r := range schema.Revisions() {
+		pkg, ok := registry.ShippedPackage(r)
+		if want := schema.ModulePath + "/protocol/mcp" + strings.ReplaceAll(r, "-", ""); !ok || pkg != want {
+			t.Errorf("registry.ShippedPackage(%q) = %q, %v, want %q", r, pkg, ok, want)
+		}
+	}
+	if pkg, ok := registry.ShippedPackage("2025-13-01"); ok {
+		t.Errorf("registry.ShippedPackage(2025-13-01) = %q, want none", pkg)
 	}
 }

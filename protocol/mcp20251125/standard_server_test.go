@@ -163,3 +163,52 @@ func TestMiddlewareSetOnce(t *testing.T) {
 		})
 	}
 }
+
+// A template registered again replaces the first, in its place; the
+// Remove methods take a template and a resource out.
+func TestRegistrationReplaces(t *testing.T) {
+	srv := mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"})
+	read := func(text string) mcp.ResourceHandler {
+		return func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
+			return mcp.ResourceText(p.URI, "", text), nil
+		}
+	}
+	ctx := context.Background()
+	for _, tt := range []struct {
+		name  string
+		do    func() error
+		names []string // the templates listed
+		text  string   // the text of notes://7, or "" for not found
+	}{
+		{"a template", func() error {
+			return srv.AddResourceTemplate(mcp.NewResourceTemplate("notes://{id}", "one", ""), read("first"))
+		}, []string{"one"}, "first"},
+		{"again", func() error {
+			return srv.AddResourceTemplate(mcp.NewResourceTemplate("notes://{id}", "two", ""), read("second"))
+		}, []string{"two"}, "second"},
+		{"a resource", func() error { return srv.AddResource(mcp.NewResource("notes://7", "seven", ""), read("own")) }, []string{"two"}, "own"},
+		{"the resource removed", func() error { srv.RemoveResource("notes://7"); return nil }, []string{"two"}, "second"},
+		{"the template removed", func() error { srv.RemoveResourceTemplate("notes://{id}"); return nil }, nil, ""},
+	} {
+		if err := tt.do(); err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		list, _ := srv.ListResourceTemplates(ctx, nil)
+		var names []string
+		for _, x := range list.ResourceTemplates {
+			names = append(names, x.Name)
+		}
+		if !slices.Equal(names, tt.names) {
+			t.Errorf("%s: templates %q, want %q", tt.name, names, tt.names)
+		}
+		res, err := srv.ReadResource(ctx, &mcp.ReadResourceRequestParams{URI: "notes://7"})
+		var got string
+		if err == nil {
+			b, _ := res.Contents[0].MarshalJSON()
+			got = string(b)
+		}
+		if (tt.text == "") != (err != nil) || !strings.Contains(got, tt.text) {
+			t.Errorf("%s: read = %s, %v, want %q", tt.name, got, err, tt.text)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -184,6 +185,11 @@ func TestRegistrationErrors(t *testing.T) {
 		}, func() {
 			mcp.MustAddTypedTool(srv, mcp.NewTool("t", ""), func(ctx context.Context, in int) (string, error) { return "", nil })
 		}, `AddTypedTool: tool "t"`},
+		{"typed tool without a handler", func() error {
+			return mcp.AddTypedTool[struct{}, string](srv, mcp.NewTool("t", ""), nil)
+		}, func() {
+			mcp.MustAddTypedTool[struct{}, string](srv, mcp.NewTool("t", ""), nil)
+		}, `AddTypedTool: tool "t": the handler is nil`},
 		{"prompt without a name", func() error { return srv.AddPrompt(mcp.Prompt{}, textPrompt) }, func() { srv.MustAddPrompt(mcp.Prompt{}, textPrompt) }, "AddPrompt: the prompt has no name"},
 		{"prompt without a handler", func() error { return srv.AddPrompt(mcp.NewPrompt("p", ""), nil) }, func() { srv.MustAddPrompt(mcp.NewPrompt("p", ""), nil) }, `AddPrompt: prompt "p": the handler is nil`},
 		{"prompt with an argument twice", func() error {
@@ -196,6 +202,16 @@ func TestRegistrationErrors(t *testing.T) {
 		}, func() {
 			mcp.MustAddTypedPrompt(srv, mcp.NewPrompt("p", ""), func(ctx context.Context, in int) (*mcp.GetPromptResult, error) { return nil, nil })
 		}, `AddTypedPrompt: prompt "p"`},
+		{"typed prompt without a handler", func() error {
+			return mcp.AddTypedPrompt[struct{}](srv, mcp.NewPrompt("p", ""), nil)
+		}, func() {
+			mcp.MustAddTypedPrompt[struct{}](srv, mcp.NewPrompt("p", ""), nil)
+		}, `AddTypedPrompt: prompt "p": the handler is nil`},
+		{"typed prompt with an argument twice", func() error {
+			return mcp.AddTypedPrompt(srv, mcp.NewPrompt("p", "", mcp.RequiredArgument("a", ""), mcp.RequiredArgument("a", "")), func(ctx context.Context, in struct{}) (*mcp.GetPromptResult, error) { return nil, nil })
+		}, func() {
+			mcp.MustAddTypedPrompt(srv, mcp.NewPrompt("p", "", mcp.RequiredArgument("a", ""), mcp.RequiredArgument("a", "")), func(ctx context.Context, in struct{}) (*mcp.GetPromptResult, error) { return nil, nil })
+		}, `AddTypedPrompt: AddPrompt: prompt "p": argument "a" is listed twice`},
 		{"resource with a relative URI", func() error { return srv.AddResource(mcp.NewResource("notes", "n", ""), textResource) }, func() { srv.MustAddResource(mcp.NewResource("notes", "n", ""), textResource) }, `AddResource: resource "notes": the URI is not absolute`},
 		{"resource without a name", func() error { return srv.AddResource(mcp.NewResource("notes://a", "", ""), textResource) }, func() { srv.MustAddResource(mcp.NewResource("notes://a", "", ""), textResource) }, `AddResource: resource "notes://a" has no name`},
 		{"resource without a handler", func() error { return srv.AddResource(mcp.NewResource("notes://a", "a", ""), nil) }, func() { srv.MustAddResource(mcp.NewResource("notes://a", "a", ""), nil) }, `AddResource: resource "notes://a": the handler is nil`},
@@ -226,13 +242,119 @@ func TestRegistrationErrors(t *testing.T) {
 	if got := capsJSON(t, d.Capabilities); got != `{"logging":{}}` {
 		t.Errorf("after the refusals the server declares %s: something was registered", got)
 	}
-	// A template registered twice is refused the second time.
-	if err := srv.AddResourceTemplate(mcp.ResourceTemplate{Name: "n", URITemplate: "notes://{id}"}, textResource); err != nil {
-		t.Fatal(err)
+}
+
+// Every Add* replaces what has the same name, URI or URI template, in its
+// place; every Remove* takes it out; each change announces the list's
+// change on the server's Bus.
+func TestRegistrationReplaces(t *testing.T) {
+	srv := mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"})
+	var events []string
+	cancel := srv.Bus().Subscribe(func(ev session.Event) { events = append(events, ev.Method) })
+	defer cancel()
+	reply := func(text string) mcp.ResourceHandler {
+		return func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
+			return mcp.ResourceText(p.URI, "", text), nil
+		}
 	}
-	if err := srv.AddResourceTemplate(mcp.ResourceTemplate{Name: "n2", URITemplate: "notes://{id}"}, textResource); err == nil || !strings.Contains(err.Error(), "registered already") {
-		t.Errorf("a template registered twice: %v", err)
+	ctx := context.Background()
+	read := func(uri string) string {
+		res, err := srv.ReadResource(ctx, &mcp.ReadResourceRequestParams{URI: uri})
+		if err != nil {
+			return "error"
+		}
+		b, _ := res.Contents[0].MarshalJSON()
+		return string(b)
 	}
+	templates := func() (names []string) {
+		res, _ := srv.ListResourceTemplates(ctx, nil)
+		for _, x := range res.ResourceTemplates {
+			names = append(names, x.Name)
+		}
+		return names
+	}
+	resources := func() (names []string) {
+		res, _ := srv.ListResources(ctx, nil)
+		for _, x := range res.Resources {
+			names = append(names, x.Name)
+		}
+		return names
+	}
+	for _, tt := range []struct {
+		name      string
+		do        func() error
+		event     string
+		list      func() []string
+		wantList  []string
+		uri, text string // read uri: its text contains text
+	}{
+		{"a template", func() error {
+			return srv.AddResourceTemplate(mcp.NewResourceTemplate("notes://{id}", "one", "text/plain"), reply("first"))
+		}, session.ResourcesListChanged, templates, []string{"one"}, "notes://7", "first"},
+		{"another template", func() error {
+			return srv.AddResourceTemplate(mcp.NewResourceTemplate("notes://{id}/x", "two", ""), reply("other"))
+		}, session.ResourcesListChanged, templates, []string{"one", "two"}, "notes://7", "first"},
+		{"the template again", func() error {
+			return srv.AddResourceTemplate(mcp.NewResourceTemplate("notes://{id}", "one again", ""), reply("second"))
+		}, session.ResourcesListChanged, templates, []string{"one again", "two"}, "notes://7", "second"},
+		{"a resource", func() error { return srv.AddResource(mcp.NewResource("notes://7", "seven", ""), reply("own")) },
+			session.ResourcesListChanged, resources, []string{"seven"}, "notes://7", "own"},
+		{"the resource again", func() error {
+			return srv.AddResource(mcp.NewResource("notes://7", "seven again", ""), reply("own again"))
+		},
+			session.ResourcesListChanged, resources, []string{"seven again"}, "notes://7", "own again"},
+		{"the resource removed", func() error { srv.RemoveResource("notes://7"); return nil },
+			session.ResourcesListChanged, resources, nil, "notes://7", "second"},
+		{"the template removed", func() error { srv.RemoveResourceTemplate("notes://{id}"); return nil },
+			session.ResourcesListChanged, templates, []string{"two"}, "notes://7", "error"},
+		{"a tool twice", func() error {
+			srv.MustAddTool(mcp.NewTool("t", "first"), textTool)
+			return srv.AddTool(mcp.NewTool("t", "second"), textTool)
+		}, session.ToolsListChanged, func() (names []string) {
+			res, _ := srv.ListTools(ctx, nil)
+			for _, x := range res.Tools {
+				names = append(names, x.Name+" "+*x.Description)
+			}
+			return names
+		}, []string{"t second"}, "", ""},
+		{"a prompt twice", func() error {
+			srv.MustAddPrompt(mcp.NewPrompt("p", "first"), textPrompt)
+			return srv.AddPrompt(mcp.NewPrompt("p", "second"), textPrompt)
+		}, session.PromptsListChanged, func() (names []string) {
+			res, _ := srv.ListPrompts(ctx, nil)
+			for _, x := range res.Prompts {
+				names = append(names, x.Name+" "+*x.Description)
+			}
+			return names
+		}, []string{"p second"}, "", ""},
+	} {
+		events = nil
+		if err := tt.do(); err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if len(events) == 0 || events[len(events)-1] != tt.event {
+			t.Errorf("%s: events %v, want %s", tt.name, events, tt.event)
+		}
+		if got := tt.list(); !slices.Equal(got, tt.wantList) {
+			t.Errorf("%s: listed %q, want %q", tt.name, got, tt.wantList)
+		}
+		if tt.uri != "" && !strings.Contains(read(tt.uri), tt.text) {
+			t.Errorf("%s: read %s = %s, want %q", tt.name, tt.uri, read(tt.uri), tt.text)
+		}
+	}
+}
+
+func ExampleNewResourceTemplate() {
+	srv := mcp.NewServer(mcp.Implementation{Name: "notes", Version: "1"})
+	srv.MustAddResourceTemplate(mcp.NewResourceTemplate("notes://{id}", "note", "text/plain"),
+		func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
+			return mcp.ResourceText(p.URI, "text/plain", "note "+mcp.TemplateVars(ctx).Get("id")), nil
+		})
+	list, _ := srv.ListResourceTemplates(context.Background(), nil)
+	for _, t := range list.ResourceTemplates {
+		fmt.Println(t.URITemplate, t.Name, *t.MIMEType)
+	}
+	// Output: notes://{id} note text/plain
 }
 
 // InvalidParams from a tool is a protocol error, not a tool result.
@@ -290,5 +412,29 @@ func TestSessionOptions(t *testing.T) {
 				t.Errorf("MaxInFlight %d, Revisions %v; want %d, %v", o.MaxInFlight, o.Revisions, tt.maxInFlight, tt.revisions)
 			}
 		})
+	}
+}
+
+// The errors AddTypedPrompt's doc names are those a client gets.
+func TestTypedPromptErrors(t *testing.T) {
+	type Trip struct {
+		City string `json:"city"`
+	}
+	srv := mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"})
+	mcp.MustAddTypedPrompt(srv, mcp.NewPrompt("plan-trip", ""), func(ctx context.Context, in Trip) (*mcp.GetPromptResult, error) {
+		return mcp.PromptText(mcp.RoleUser, in.City), nil
+	})
+	for _, tt := range []struct {
+		args map[string]string
+		want string
+	}{
+		{map[string]string{}, `prompts/get "plan-trip": missing required argument "city"`},
+		{map[string]string{"city": "Oslo", "mood": "x"}, `prompts/get "plan-trip": invalid arguments: /mood: unknown member`},
+	} {
+		_, err := srv.GetPrompt(context.Background(), &mcp.GetPromptRequestParams{Name: "plan-trip", Arguments: tt.args})
+		var je *jsonrpc.Error
+		if !errors.As(err, &je) || je.Code != -32602 || !strings.HasPrefix(je.Message, tt.want) {
+			t.Errorf("GetPrompt(%v) = %v, want -32602 %q", tt.args, err, tt.want)
+		}
 	}
 }

@@ -374,14 +374,16 @@ func (srv *StandardServer) AddResource(r Resource, fn ResourceHandler) error {
 	return nil
 }
 
-// AddResourceTemplate registers a resource template. Its uriTemplate is
+// AddResourceTemplate registers a resource template, replacing one of the
+// same uriTemplate (see NewResourceTemplate). Its uriTemplate is
 // an RFC 6570 URI template, matched with runtime/urimatch at every level of
 // the RFC ({id}, {+path}, {?q,lang}, {/segments*}, ...). A read of a URI
 // that is not a registered resource goes to the fn of the first template,
 // in registration order, that the URI matches; fn finds the values the
-// template's variables took with TemplateVars(ctx). A template that is not
-// RFC 6570, has no name or handler, or is registered already (a template
-// cannot be replaced), is an error naming it, and nothing is registered.
+// template's variables took with TemplateVars(ctx). A template of the same
+// uriTemplate is replaced, in its place. A template that is not RFC 6570,
+// or has no name or handler, is an error naming it, and nothing is
+// registered.
 func (srv *StandardServer) AddResourceTemplate(t ResourceTemplate, fn ResourceHandler) error {
 	if _, err := urimatch.Parse(t.URITemplate); err != nil {
 		return fmt.Errorf("AddResourceTemplate: %w", err)
@@ -393,18 +395,38 @@ func (srv *StandardServer) AddResourceTemplate(t ResourceTemplate, fn ResourceHa
 		return fmt.Errorf("AddResourceTemplate: template %q: the handler is nil", t.URITemplate)
 	}
 	srv.mu.Lock()
-	if slices.ContainsFunc(srv.templates, func(x ResourceTemplate) bool { return x.URITemplate == t.URITemplate }) {
-		srv.mu.Unlock()
-		return fmt.Errorf("AddResourceTemplate: template %q is registered already", t.URITemplate)
-	}
-	if err := srv.tmplFns.Add(t.URITemplate, fn); err != nil {
+	if _, err := srv.tmplFns.Set(t.URITemplate, fn); err != nil {
 		srv.mu.Unlock()
 		return fmt.Errorf("AddResourceTemplate: %w", err)
 	}
-	srv.templates = append(srv.templates, t)
+	if i := slices.IndexFunc(srv.templates, func(x ResourceTemplate) bool { return x.URITemplate == t.URITemplate }); i >= 0 {
+		srv.templates[i] = t
+	} else {
+		srv.templates = append(srv.templates, t)
+	}
 	srv.mu.Unlock()
 	srv.bus.Publish(session.Event{Method: session.ResourcesListChanged})
 	return nil
+}
+
+// RemoveResource removes the resource of that URI, if registered (a
+// template that matches the URI still serves it).
+func (srv *StandardServer) RemoveResource(uri string) {
+	srv.mu.Lock()
+	srv.resources = slices.DeleteFunc(srv.resources, func(x Resource) bool { return x.URI == uri })
+	delete(srv.readFns, uri)
+	srv.mu.Unlock()
+	srv.bus.Publish(session.Event{Method: session.ResourcesListChanged})
+}
+
+// RemoveResourceTemplate removes the resource template of that
+// uriTemplate (the same text as registered), if registered.
+func (srv *StandardServer) RemoveResourceTemplate(uriTemplate string) {
+	srv.mu.Lock()
+	srv.templates = slices.DeleteFunc(srv.templates, func(x ResourceTemplate) bool { return x.URITemplate == uriTemplate })
+	srv.tmplFns.Remove(uriTemplate)
+	srv.mu.Unlock()
+	srv.bus.Publish(session.Event{Method: session.ResourcesListChanged})
 }
 
 // NotifyResourceUpdated announces that the resource uri changed, to the
@@ -518,6 +540,9 @@ func (srv *StandardServer) page(cursor *string, n int) (start, end int, next *st
 // not an object (allowed from this revision on, not before) is listed
 // without it.
 func (srv *StandardServer) ListTools(ctx context.Context, params *PaginatedRequestParams) (*ListToolsResult, error) {
+	if params == nil {
+		params = &PaginatedRequestParams{}
+	}
 	srv.mu.RLock()
 	defer srv.mu.RUnlock()
 	start, end, next, err := srv.page(params.Cursor, len(srv.tools))
@@ -562,6 +587,9 @@ func isObject(v jsontext.Value, name, want string) bool {
 // holds structuredContent to an object, a result that is another JSON
 // value is sent without structuredContent: its content blocks carry it.
 func (srv *StandardServer) CallTool(ctx context.Context, params *CallToolRequestParams) (*CallToolResult, error) {
+	if params == nil {
+		return nil, noParams("tools/call", "name")
+	}
 	srv.mu.RLock()
 	fn := srv.toolFns[params.Name]
 	srv.mu.RUnlock()
@@ -595,6 +623,9 @@ func isProtocolError(err error) bool {
 
 // ListPrompts lists the registered prompts, a page at a time.
 func (srv *StandardServer) ListPrompts(ctx context.Context, params *PaginatedRequestParams) (*ListPromptsResult, error) {
+	if params == nil {
+		params = &PaginatedRequestParams{}
+	}
 	srv.mu.RLock()
 	defer srv.mu.RUnlock()
 	start, end, next, err := srv.page(params.Cursor, len(srv.prompts))
@@ -607,6 +638,9 @@ func (srv *StandardServer) ListPrompts(ctx context.Context, params *PaginatedReq
 
 // GetPrompt renders the named prompt.
 func (srv *StandardServer) GetPrompt(ctx context.Context, params *GetPromptRequestParams) (*GetPromptResult, error) {
+	if params == nil {
+		return nil, noParams("prompts/get", "name")
+	}
 	srv.mu.RLock()
 	fn := srv.promptFns[params.Name]
 	var missing []string
@@ -635,6 +669,9 @@ func (srv *StandardServer) GetPrompt(ctx context.Context, params *GetPromptReque
 
 // ListResources lists the registered resources, a page at a time.
 func (srv *StandardServer) ListResources(ctx context.Context, params *PaginatedRequestParams) (*ListResourcesResult, error) {
+	if params == nil {
+		params = &PaginatedRequestParams{}
+	}
 	srv.mu.RLock()
 	defer srv.mu.RUnlock()
 	start, end, next, err := srv.page(params.Cursor, len(srv.resources))
@@ -648,6 +685,9 @@ func (srv *StandardServer) ListResources(ctx context.Context, params *PaginatedR
 // ListResourceTemplates lists the registered resource templates, a page at
 // a time.
 func (srv *StandardServer) ListResourceTemplates(ctx context.Context, params *PaginatedRequestParams) (*ListResourceTemplatesResult, error) {
+	if params == nil {
+		params = &PaginatedRequestParams{}
+	}
 	srv.mu.RLock()
 	defer srv.mu.RUnlock()
 	start, end, next, err := srv.page(params.Cursor, len(srv.templates))
@@ -663,6 +703,9 @@ func (srv *StandardServer) ListResourceTemplates(ctx context.Context, params *Pa
 // handler's ResourceNotFound: -32602 with the URI in data, or -32002 on a
 // session of an older revision.
 func (srv *StandardServer) ReadResource(ctx context.Context, params *ReadResourceRequestParams) (*ReadResourceResult, error) {
+	if params == nil {
+		return nil, noParams("resources/read", "uri")
+	}
 	srv.mu.RLock()
 	fn := srv.readFns[params.URI]
 	srv.mu.RUnlock()
@@ -825,9 +868,12 @@ func AskInput(ctx context.Context, requests InputRequests) (InputResponses, erro
 // scalar too.
 //
 // An error of fn is handled as the error of a ToolHandler. AddTypedTool
-// returns an error, and registers nothing, when a schema cannot be
-// inferred or is not valid (see AddTool).
+// returns an error, and registers nothing, when fn is nil or a schema
+// cannot be inferred or is not valid (see AddTool).
 func AddTypedTool[In, Out any](srv *StandardServer, t Tool, fn func(ctx context.Context, in In) (Out, error)) error {
+	if fn == nil {
+		return fmt.Errorf("AddTypedTool: tool %q: the handler is nil", t.Name)
+	}
 	input, err := toolschema.NewInput[In](t.InputSchema)
 	if err != nil {
 		return fmt.Errorf("AddTypedTool: tool %q: %w", t.Name, err)
@@ -973,11 +1019,16 @@ func JSONResult(v any) (*CallToolResult, error) {
 // pointer, has omitempty or omitzero, or has a default.
 //
 // Before fn runs, a prompts/get call's arguments are checked: a missing
-// required argument, an unknown one or one that breaks a tag's rule is
-// error -32602 naming it (such as "invalid arguments: /city: required"),
-// and defaults are filled in. AddTypedPrompt returns an error, and
-// registers nothing, when In is not such a struct.
+// required argument is error -32602 naming it (such as `prompts/get
+// "plan-trip": missing required argument "city"`), as is an unknown one
+// or one that breaks a tag's rule (such as `prompts/get "plan-trip":
+// invalid arguments: /mood: unknown member`), and defaults are filled in. AddTypedPrompt returns an error, and
+// registers nothing, when fn is nil, In is not such a struct, or AddPrompt
+// refuses p.
 func AddTypedPrompt[In any](srv *StandardServer, p Prompt, fn func(ctx context.Context, in In) (*GetPromptResult, error)) error {
+	if fn == nil {
+		return fmt.Errorf("AddTypedPrompt: prompt %q: the handler is nil", p.Name)
+	}
 	args, err := toolschema.NewPromptArgs[In]()
 	if err != nil {
 		return fmt.Errorf("AddTypedPrompt: prompt %q: %w", p.Name, err)
@@ -988,13 +1039,15 @@ func AddTypedPrompt[In any](srv *StandardServer, p Prompt, fn func(ctx context.C
 		}
 	}
 	name := p.Name
-	srv.AddPrompt(p, func(ctx context.Context, params *GetPromptRequestParams) (*GetPromptResult, error) {
+	if err := srv.AddPrompt(p, func(ctx context.Context, params *GetPromptRequestParams) (*GetPromptResult, error) {
 		in, err := args.Decode(params.Arguments)
 		if err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.InvalidParams, Message: "prompts/get " + strconv.Quote(name) + ": invalid arguments: " + err.Error()}
 		}
 		return fn(ctx, in)
-	})
+	}); err != nil {
+		return fmt.Errorf("AddTypedPrompt: %w", err)
+	}
 	return nil
 }
 
@@ -1040,6 +1093,17 @@ func NewResource(uri, name, mimeType string) Resource {
 		r.MIMEType = &mimeType
 	}
 	return r
+}
+
+// NewResourceTemplate returns a ResourceTemplate with an RFC 6570 URI
+// template (such as "notes://{id}"), a name and, unless it is "", a MIME
+// type.
+func NewResourceTemplate(uriTemplate, name, mimeType string) ResourceTemplate {
+	t := ResourceTemplate{URITemplate: uriTemplate, Name: name}
+	if mimeType != "" {
+		t.MIMEType = &mimeType
+	}
+	return t
 }
 
 // ResourceText returns a read result of one text resource: uri's contents
@@ -1155,6 +1219,9 @@ func (srv *StandardServer) Serve(ctx context.Context, t transport.Transport, opt
 // Serve(ctx, stdio.New(os.Stdin, os.Stdout), session.Options{}). Nothing
 // else may write to the standard output meanwhile; log to the standard
 // error.
+// When it returns, even when it refused to start, the standard input and
+// output are closed (Serve closes the transport, and the transport closes
+// them): the program cannot write to os.Stdout afterwards.
 func (srv *StandardServer) ServeStdio(ctx context.Context) error {
 	return srv.Serve(ctx, stdio.New(os.Stdin, os.Stdout), session.Options{})
 }
@@ -1242,6 +1309,13 @@ func (srv *StandardServer) MustAddResource(r Resource, fn ResourceHandler) {
 // panics where AddResourceTemplate returns an error.
 func (srv *StandardServer) MustAddResourceTemplate(t ResourceTemplate, fn ResourceHandler) {
 	must(srv.AddResourceTemplate(t, fn))
+}
+
+// noParams is the error of a request without the params it needs: a
+// StandardServer method called with nil params (a request on the wire
+// without them is refused before).
+func noParams(method, member string) error {
+	return &jsonrpc.Error{Code: jsonrpc.InvalidParams, Message: method + ": no params: " + strconv.Quote(member) + " is required"}
 }
 
 // must panics with err, a registration's error, unless it is nil.

@@ -118,3 +118,22 @@ func Negotiate(requested string, supported []string) *Revision {
 	}
 	return newest
 }
+
+// shipped lists the revisions mcpgen ships a package for, oldest first:
+// github.com/mcpgen/mcpgen/protocol/mcp followed by the date without
+// dashes. A test of package protocol keeps it in step with the packages.
+var shipped = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
+
+// Shipped returns the revisions mcpgen ships a generated package for,
+// oldest first, whether or not they are linked into the binary.
+func Shipped() []string { return slices.Clone(shipped) }
+
+// ShippedPackage returns the import path of the package mcpgen ships for
+// the revision name, such as github.com/mcpgen/mcpgen/protocol/mcp20250618,
+// and whether it ships one.
+func ShippedPackage(name string) (string, bool) {
+	if !slices.Contains(shipped, name) {
+		return "", false
+	}
+	return "github.com/mcpgen/mcpgen/protocol/mcp" + strings.ReplaceAll(name, "-", ""), true
+}

@@ -46,3 +46,7 @@ func Parked(s *Session) int {
 	defer s.mu.Unlock()
 	return s.parkedLen
 }
+
+// UnknownHint is unknownHint, which says what to do about a revision the
+// binary does not link (every test binary of the package links them all).
+var UnknownHint = unknownHint

@@ -458,9 +458,9 @@ func (s *Session) initialize(vals valuer, m *jsonrpc.Message, reply replier) {
 	requested, _ := wire.MemberString(m.Params, "protocolVersion")
 	rev := revision.Negotiate(requested, s.supported())
 	if rev == nil {
-		msg := noHandshakeRevision(requested, s.supported())
-		s.log.Warn("mcp: initialize refused: " + msg)
-		fail(jsonrpc.InternalError, "initialize: "+msg)
+		peer, advice := noHandshakeRevision(requested, s.supported())
+		s.log.Warn("mcp: initialize refused: " + advice)
+		fail(jsonrpc.InternalError, "initialize: "+peer)
 		return
 	}
 	md := rev.Find("initialize")

@@ -1,6 +1,7 @@
 package session_test
 
 import (
+	"bytes"
 	"context"
 	"log/slog"
 	"reflect"
@@ -129,19 +130,44 @@ func TestNewUsesHandlerOptions(t *testing.T) {
 }
 
 // An initialize a server has no revision for is refused with a message
-// that says what to configure.
+// that states the fact to the client; what to configure goes to the
+// server's log only.
 func TestInitializeNoRevision(t *testing.T) {
-	srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"})
-	// 2099-01-01 is linked nowhere: the server allows only it.
-	p, _ := serve(t, srv, session.Options{Revisions: []string{"2099-01-01"}})
-	m := p.call(1, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}`)
-	if code := errorCode(t, m); code != -32603 {
-		t.Fatalf("code = %d, want -32603: %v", code, m)
-	}
-	msg := errorMessage(m)
-	for _, want := range []string{`asked for "2025-06-18"`, "Options.Revisions (2099-01-01)", "2025-11-25", "leave it nil"} {
-		if !contains(msg, want) {
-			t.Errorf("message %q does not say %q", msg, want)
-		}
+	for _, tt := range []struct {
+		name      string
+		revisions []string
+		peer      string
+		log       []string
+	}{
+		// 2099-01-01 is linked nowhere: the server allows only it.
+		{"none linked", []string{"2099-01-01"}, `initialize: unsupported protocol version "2025-06-18": this server supports no revision that begins with initialize`,
+			[]string{"(the client asked for", "the server's revisions (WithRevisions or session.Options.Revisions: 2099-01-01)", "2025-11-25", "leave them nil"}},
+		{"stateless only", []string{"2026-07-28"}, `initialize: unsupported protocol version "2025-06-18": this server supports no revision that begins with initialize (it supports 2026-07-28)`,
+			[]string{"session.Options.Revisions: 2026-07-28) allow none of those linked into it (2025-11-25"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var logged bytes.Buffer
+			log := slog.New(slog.NewTextHandler(&logged, nil))
+			srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"})
+			p, s := serve(t, srv, session.Options{Revisions: tt.revisions, Logger: log})
+			m := p.call(1, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}`)
+			if code := errorCode(t, m); code != -32603 {
+				t.Fatalf("code = %d, want -32603: %v", code, m)
+			}
+			if msg := errorMessage(m); msg != tt.peer {
+				t.Errorf("the client got %q, want %q", msg, tt.peer)
+			}
+			p.tr.Close()
+			select {
+			case <-s.Done():
+			case <-time.After(10 * time.Second):
+				t.Fatal("the session did not end")
+			}
+			for _, want := range tt.log {
+				if !contains(logged.String(), want) {
+					t.Errorf("log %q does not say %q", logged.String(), want)
+				}
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -135,4 +136,27 @@ func ExampleRequireHeader() {
 
 func newExampleServer() *mcp.StandardServer {
 	return mcp.NewServer(mcp.Implementation{Name: "weather", Version: "1.0.0"})
+}
+
+// A Server whose revisions are wrong says so once, at ERROR level, when it
+// is made: to its Logger, or to slog.Default() without one.
+func TestUnknownRevisionLogged(t *testing.T) {
+	for _, own := range []bool{true, false} {
+		t.Run(fmt.Sprintf("own logger %v", own), func(t *testing.T) {
+			var logged strings.Builder
+			log := slog.New(slog.NewTextHandler(&logged, nil))
+			opts := ssehttp.ServerOptions{Session: session.Options{Revisions: []string{"bogus"}}}
+			if own {
+				opts.Logger = log
+			} else {
+				defer slog.SetDefault(slog.Default())
+				slog.SetDefault(log)
+			}
+			h := ssehttp.NewServer(newExampleServer().Handler, opts)
+			defer h.Close()
+			if n := strings.Count(logged.String(), "level=ERROR"); n != 1 || !strings.Contains(logged.String(), `bogus`) {
+				t.Errorf("logged %q at start-up, want the fault once at ERROR", logged.String())
+			}
+		})
+	}
 }

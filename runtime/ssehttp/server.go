@@ -251,7 +251,8 @@ type Server struct {
 // return mcp.NewServerHandler(srv) }, or a StandardServer's Handler
 // method). Sessions run with session.MergeOptions(handler,
 // opts.Session). When those options name a revision not linked into the
-// binary (see session.CheckRevisions), the error is logged and every
+// binary (see session.CheckRevisions), the error is logged once, at ERROR
+// level, to opts.Logger or else slog.Default(), and every
 // request is refused with 500 and a JSON-RPC error that says it.
 func NewServer(newHandler func() session.Handler, opts ServerOptions) *Server {
 	orDefault(&opts.MaxBodyBytes, DefaultMaxBodyBytes)
@@ -280,7 +281,13 @@ func NewServer(newHandler func() session.Handler, opts ServerOptions) *Server {
 	}
 	if err := session.CheckRevisions(session.MergeOptions(newHandler(), opts.Session).Revisions); err != nil {
 		s.badOptions = fmt.Errorf("ssehttp: %w", err)
-		s.log.Error("mcp sse: every request is refused: " + s.badOptions.Error())
+		// Said once, at start-up, where the operator sees it: the
+		// configured logger, else the default one (not discarded).
+		startLog := opts.Logger
+		if startLog == nil {
+			startLog = slog.Default()
+		}
+		startLog.Error("mcp sse: every request is refused: " + s.badOptions.Error())
 	}
 	return s
 }

@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	mcp "github.com/mcpgen/mcpgen/protocol/mcp20251125"
 	"github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 )
@@ -112,8 +114,31 @@ func TestUnknownRevisionRefused(t *testing.T) {
 	for _, r := range []req{{method: http.MethodPost, body: initBody}, {method: http.MethodGet}} {
 		resp := do(t, ts.URL, r)
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-		if resp.StatusCode != http.StatusInternalServerError || !strings.Contains(string(body), `unknown protocol revision \"2025-13-01\"`) || !strings.Contains(string(body), "import its generated package") {
+		if resp.StatusCode != http.StatusInternalServerError || !strings.Contains(string(body), `unknown protocol revision \"2025-13-01\"`) || !strings.Contains(string(body), `mcpgen ships no revision \"2025-13-01\"`) {
 			t.Errorf("%s: status %d, body %s; want 500 naming the revision", r.method, resp.StatusCode, body)
 		}
+	}
+}
+
+// A Server whose revisions are wrong says so once, at ERROR level, when it
+// is made: to its Logger, or to slog.Default() without one.
+func TestUnknownRevisionLogged(t *testing.T) {
+	for _, own := range []bool{true, false} {
+		t.Run(fmt.Sprintf("own logger %v", own), func(t *testing.T) {
+			var logged strings.Builder
+			log := slog.New(slog.NewTextHandler(&logged, nil))
+			opts := streamhttp.ServerOptions{Session: session.Options{Revisions: []string{"2025-13-01"}}}
+			if own {
+				opts.Logger = log
+			} else {
+				defer slog.SetDefault(slog.Default())
+				slog.SetDefault(log)
+			}
+			h := streamhttp.NewServer(func() session.Handler { return mcp.NewServerHandler(testMCPServer()) }, opts)
+			defer h.Close()
+			if n := strings.Count(logged.String(), "level=ERROR"); n != 1 || !strings.Contains(logged.String(), `2025-13-01`) {
+				t.Errorf("logged %q at start-up, want the fault once at ERROR", logged.String())
+			}
+		})
 	}
 }

@@ -273,8 +273,9 @@ type ServerOptions struct {
 
 // RequireHeader returns a gate for ServerOptions.Gate that lets through a
 // request whose header name (such as "X-API-Key") holds one of keys,
-// exactly, once; empty keys are ignored, and with none every request is
-// refused. A missing, repeated or wrong header is refused with an error
+// exactly, once; empty keys are ignored. Without a header name or a
+// non-empty key the gate is misconfigured: it says so once, at ERROR
+// level, to slog.Default(), and refuses every request saying so. A missing, repeated or wrong header is refused with an error
 // that names the header, never the value sent, and asks for the
 // challenge APIKey header="<name>". Keys are compared by their SHA-256
 // digests, in constant time.
@@ -348,7 +349,8 @@ type retainedRef struct {
 // method). Sessions and stateless requests run with
 // session.MergeOptions(handler, opts.Session). When those options name a
 // revision not linked into the binary (see session.CheckRevisions), the
-// error is logged and every request is refused with 500 and a JSON-RPC
+// error is logged once, at ERROR level, to opts.Logger or else
+// slog.Default(), and every request is refused with 500 and a JSON-RPC
 // error that says it.
 func NewServer(newHandler func() session.Handler, opts ServerOptions) *Server {
 	if opts.MaxBodyBytes <= 0 {
@@ -393,7 +395,13 @@ func NewServer(newHandler func() session.Handler, opts ServerOptions) *Server {
 	h := newHandler()
 	if err := session.CheckRevisions(session.MergeOptions(h, opts.Session).Revisions); err != nil {
 		s.badOptions = fmt.Errorf("streamhttp: %w", err)
-		s.log.Error("mcp http: every request is refused: " + s.badOptions.Error())
+		// Said once, at start-up, where the operator sees it: the
+		// configured logger, else the default one (not discarded).
+		startLog := opts.Logger
+		if startLog == nil {
+			startLog = slog.Default()
+		}
+		startLog.Error("mcp http: every request is refused: " + s.badOptions.Error())
 		return s
 	}
 	if session.Modern(h) {

@@ -14,6 +14,7 @@ package urimatch
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -146,6 +147,39 @@ func (r *Router[H]) Add(template string, h H) error {
 	r.routes = append(r.routes, route[H]{t: t, h: h})
 	r.mu.Unlock()
 	return nil
+}
+
+// Set is Add, except that a template added already (the same text) keeps
+// its place and takes h as its value. It reports whether it replaced one.
+func (r *Router[H]) Set(template string, h H) (replaced bool, err error) {
+	t, err := Parse(template)
+	if err != nil {
+		return false, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := range r.routes {
+		if r.routes[i].t.raw == template {
+			r.routes[i] = route[H]{t: t, h: h}
+			return true, nil
+		}
+	}
+	r.routes = append(r.routes, route[H]{t: t, h: h})
+	return false, nil
+}
+
+// Remove removes template (the same text as added), and reports whether
+// it was there.
+func (r *Router[H]) Remove(template string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := range r.routes {
+		if r.routes[i].t.raw == template {
+			r.routes = slices.Delete(r.routes, i, i+1)
+			return true
+		}
+	}
+	return false
 }
 
 // Match returns the value of the first template uri matches, in the order

@@ -120,3 +120,41 @@ func FuzzMatch(f *testing.F) {
 		}
 	})
 }
+
+// Set replaces a template's value in its place; Remove takes it out.
+func TestRouterSetRemove(t *testing.T) {
+	var r urimatch.Router[string]
+	for _, tt := range []struct {
+		op, tmpl, h  string
+		wantReplaced bool
+		want         map[string]string // Match afterwards, uri to value
+	}{
+		{"set", "res://items/{id}", "item", false, map[string]string{"res://items/7": "item"}},
+		{"set", "res://{kind}/{id}", "any", false, map[string]string{"res://items/7": "item", "res://users/7": "any"}},
+		{"set", "res://items/{id}", "item2", true, map[string]string{"res://items/7": "item2", "res://users/7": "any"}},
+		{"remove", "res://items/{id}", "", true, map[string]string{"res://items/7": "any"}},
+		{"remove", "res://items/{id}", "", false, map[string]string{"res://items/7": "any"}},
+		{"remove", "res://{kind}/{id}", "", true, map[string]string{"res://items/7": ""}},
+	} {
+		var replaced bool
+		if tt.op == "set" {
+			var err error
+			if replaced, err = r.Set(tt.tmpl, tt.h); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			replaced = r.Remove(tt.tmpl)
+		}
+		if replaced != tt.wantReplaced {
+			t.Errorf("%s %s: reported %v, want %v", tt.op, tt.tmpl, replaced, tt.wantReplaced)
+		}
+		for uri, want := range tt.want {
+			if h, _, _ := r.Match(uri); h != want {
+				t.Errorf("after %s %s: Match(%q) = %q, want %q", tt.op, tt.tmpl, uri, h, want)
+			}
+		}
+	}
+	if _, err := r.Set("res://{bad", "bad"); err == nil {
+		t.Error("Set of a bad template: no error")
+	}
+}

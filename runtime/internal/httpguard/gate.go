@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/mcpgen/mcpgen/runtime/internal/httpmsg"
 	"github.com/mcpgen/mcpgen/runtime/wire"
@@ -66,6 +68,20 @@ func RequireHeader(name string, keys ...string) func(*http.Request) error {
 			sums = append(sums, sha256.Sum256([]byte(k)))
 		}
 	}
+	var fault string
+	switch {
+	case strings.TrimSpace(name) == "":
+		fault = "it names no header"
+	case len(sums) == 0:
+		fault = fmt.Sprintf("it has no key for the %s header (every key given is empty)", name)
+	}
+	if fault != "" {
+		// A gate that can let nothing through is a configuration error:
+		// said once at start-up, to the operator, and to every client.
+		err := &misconfigured{fault: fault}
+		slog.Default().Error("mcp: " + err.Error())
+		return func(*http.Request) error { return err }
+	}
 	return func(r *http.Request) error {
 		vals := r.Header.Values(name)
 		switch {
@@ -86,6 +102,14 @@ func RequireHeader(name string, keys ...string) func(*http.Request) error {
 		}
 		return nil
 	}
+}
+
+// misconfigured is the refusal of a RequireHeader gate that cannot let
+// any request through.
+type misconfigured struct{ fault string }
+
+func (e *misconfigured) Error() string {
+	return "the server's RequireHeader gate is misconfigured (" + e.fault + "): every request is refused"
 }
 
 // headerError is RequireHeader's refusal. It never holds the value sent.

@@ -2,6 +2,7 @@ package httpguard
 
 import (
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -22,7 +23,6 @@ func TestRequireHeader(t *testing.T) {
 		{"wrong", []string{"k1"}, []string{"k10"}, "the X-API-Key header does not hold a valid key"},
 		{"a prefix", []string{"k10"}, []string{"k1"}, "does not hold a valid key"},
 		{"empty keys are ignored", []string{"", "k1"}, []string{""}, "does not hold a valid key"},
-		{"no keys: nothing passes", nil, []string{"k1"}, "does not hold a valid key"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := httptest.NewRequest(http.MethodGet, "/", nil)
@@ -42,6 +42,42 @@ func TestRequireHeader(t *testing.T) {
 			var c interface{ Challenge() string }
 			if !errors.As(err, &c) || c.Challenge() != `APIKey header="X-API-Key"` {
 				t.Errorf("no challenge, or a wrong one")
+			}
+		})
+	}
+}
+
+// A RequireHeader gate that can let nothing through (no header name, or
+// no key) refuses every request saying it is misconfigured, and says so
+// once, at ERROR level, in the default log when it is made.
+func TestRequireHeaderMisconfigured(t *testing.T) {
+	for _, tt := range []struct {
+		name, header string
+		keys         []string
+		want         string
+	}{
+		{"no header name", "", []string{"k1"}, "the server's RequireHeader gate is misconfigured (it names no header): every request is refused"},
+		{"a blank header name", " ", []string{"k1"}, "misconfigured (it names no header)"},
+		{"no keys", "X-API-Key", nil, "misconfigured (it has no key for the X-API-Key header (every key given is empty))"},
+		{"empty keys only", "X-API-Key", []string{"", ""}, "misconfigured (it has no key for the X-API-Key header"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var logged strings.Builder
+			defer slog.SetDefault(slog.Default())
+			slog.SetDefault(slog.New(slog.NewTextHandler(&logged, nil)))
+			gate := RequireHeader(tt.header, tt.keys...)
+			for _, v := range []string{"", "k1"} {
+				r := httptest.NewRequest(http.MethodGet, "/", nil)
+				if v != "" {
+					r.Header.Set("X-API-Key", v)
+				}
+				err := gate(r)
+				if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "  ") {
+					t.Errorf("request with %q: error %v, want %q", v, err, tt.want)
+				}
+			}
+			if n := strings.Count(logged.String(), "level=ERROR"); n != 1 || !strings.Contains(logged.String(), "misconfigured") {
+				t.Errorf("logged %q, want the fault once at ERROR", logged.String())
 			}
 		})
 	}
