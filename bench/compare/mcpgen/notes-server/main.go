@@ -135,7 +135,7 @@ func main() {
 	mcp.MustAddTypedTool(s, mcp.NewTool("add_note", "Add a note."), addNote)
 	mcp.MustAddTypedTool(s, mcp.NewTool("search_notes", "Find notes that contain the query."), searchNotes)
 	mcp.MustAddTypedTool(s, mcp.NewTool("delete_note", "Delete a note, once the user confirms."), deleteNote)
-	s.MustAddResourceTemplate(mcp.ResourceTemplate{Name: "note", URITemplate: "notes://{id}", MIMEType: ptr("text/plain")}, readNote)
+	s.MustAddResourceTemplate(mcp.NewResourceTemplate("notes://{id}", "note", "text/plain"), readNote)
 	mcp.MustAddTypedPrompt(s, mcp.NewPrompt("summarize", ""), summarize)
 
 	if *addr == "" {
@@ -155,5 +155,3 @@ func main() {
 	log.Printf("listening on http://%s/mcp", ln.Addr())
 	log.Fatal(http.Serve(ln, s.HTTPHandler(mcp.HTTPOptions{Gate: mcp.RequireHeader("X-API-Key", key)})))
 }
-
-func ptr[T any](v T) *T { return &v }
