@@ -683,7 +683,7 @@ func (g *gen) object(f *jen.File, d *model.Decl) error {
 	var fields []jen.Code
 	for _, fl := range d.Fields {
 		fn := fieldName(fl)
-		text := fl.Doc
+		text := g.desc(fl.Doc)
 		if fl.Meta {
 			text = "Meta is the \"_meta\" member, kept as raw JSON. " + text
 		}
@@ -710,7 +710,7 @@ func (g *gen) object(f *jen.File, d *model.Decl) error {
 		fields = append(fields, doc("Extra", "Extra holds the members the schema does not name, as raw JSON; the schema allows them.", ""))
 		fields = append(fields, jen.Id("Extra").Map(jen.String()).Qual(jsontextPkg, "Value"))
 	}
-	f.Add(doc(name, d.Doc, fallback(name, d), annotationDoc(d.Annotations, declChecks(d, model.RawObject), "definition")...))
+	f.Add(doc(name, g.desc(d.Doc), fallback(name, d), annotationDoc(d.Annotations, declChecks(d, model.RawObject), "definition")...))
 	f.Type().Id(name).Struct(fields...)
 	for _, fl := range d.Fields {
 		if fl.Meta {
@@ -748,7 +748,7 @@ func (g *gen) union(f *jen.File, d *model.Decl) error {
 	if g.p.Unions[d].Tagged() {
 		variants += ", or *" + plan.UnknownVariant + " for a variant this revision does not know (only when decoding keeps unknown variants)"
 	}
-	f.Add(doc(name, d.Doc, fallback(name, d), append([]string{fmt.Sprintf("It is a union: Value holds one of %s.", variants)}, annotationDoc(d.Annotations, nil, "definition")...)...))
+	f.Add(doc(name, g.desc(d.Doc), fallback(name, d), append([]string{fmt.Sprintf("It is a union: Value holds one of %s.", variants)}, annotationDoc(d.Annotations, nil, "definition")...)...))
 	f.Type().Id(name).Struct(
 		jen.Comment("Value is the variant; nil means the union is not set."),
 		jen.Id("Value").Id(iface),
@@ -763,7 +763,7 @@ func (g *gen) union(f *jen.File, d *model.Decl) error {
 
 func (g *gen) enum(f *jen.File, d *model.Decl) {
 	name := g.name(d)
-	f.Add(doc(name, d.Doc, fallback(name, d), annotationDoc(d.Annotations, declChecks(d, model.String), "definition")...))
+	f.Add(doc(name, g.desc(d.Doc), fallback(name, d), annotationDoc(d.Annotations, declChecks(d, model.String), "definition")...))
 	f.Type().Id(name).String()
 	var consts []jen.Code
 	for _, v := range d.Values {
@@ -803,7 +803,7 @@ func lowerFirst(s string) string {
 
 func (g *gen) alias(f *jen.File, d *model.Decl) {
 	name := g.name(d)
-	f.Add(doc(name, d.Doc, fallback(name, d), annotationDoc(d.Annotations, d.Target, "definition")...))
+	f.Add(doc(name, g.desc(d.Doc), fallback(name, d), annotationDoc(d.Annotations, d.Target, "definition")...))
 	if !g.p.Defined[d] {
 		f.Type().Id(name).Op("=").Add(g.goType(d.Target))
 		return

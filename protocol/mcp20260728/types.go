@@ -64,7 +64,7 @@ type BaseMetadata struct {
 	// Title: Intended for UI and end-user contexts — optimized to be
 	// human-readable and easily understood, even by those unfamiliar with
 	// domain-specific terminology. If not provided, the name should be used for
-	// display (except for {@link Tool}, where `annotations.title` should be given
+	// display (except for [Tool], where `annotations.title` should be given
 	// precedence over using `name`, if present).
 	Title *string
 }
@@ -325,8 +325,8 @@ func (x *CallToolRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	return nil
 }
 
-// CallToolResult is the result returned by the server for a {@link
-// CallToolRequesttools/call} request.
+// CallToolResult is the result returned by the server for a tools/call
+// request.
 type CallToolResult struct {
 	// Meta is the "_meta" member, kept as raw JSON.
 	Meta jsontext.Value
@@ -383,8 +383,8 @@ func (x *CallToolResult) SetMetaServerInfo(v Implementation) error {
 func (*CallToolResult) isCallToolResultResponseResult() {}
 func (*CallToolResult) isServerResult()                 {}
 
-// CallToolResultResponse is a successful response from the server for a {@link
-// CallToolRequesttools/call} request.
+// CallToolResultResponse is a successful response from the server for a
+// tools/call request.
 type CallToolResultResponse struct {
 	// ID is the "id" member.
 	ID RequestID
@@ -410,14 +410,13 @@ type CallToolResultResponseResultValue interface {
 
 // CancelledNotification: This notification is sent by the client to indicate
 // that it is cancelling a request it previously issued. On stdio, the server
-// also sends this notification, solely to terminate a {@link
-// SubscriptionsListenRequestsubscriptions/listen} stream: it references the ID
-// of the `subscriptions/listen` request that opened the stream. Servers MUST
-// NOT use this notification to cancel any other request. The request SHOULD
-// still be in-flight, but due to communication latency, it is always possible
-// that this notification MAY arrive after the request has already finished.
-// This notification indicates that the result will be unused, so any
-// associated processing SHOULD cease.
+// also sends this notification, solely to terminate a subscriptions/listen
+// stream: it references the ID of the `subscriptions/listen` request that
+// opened the stream. Servers MUST NOT use this notification to cancel any
+// other request. The request SHOULD still be in-flight, but due to
+// communication latency, it is always possible that this notification MAY
+// arrive after the request has already finished. This notification indicates
+// that the result will be unused, so any associated processing SHOULD cease.
 type CancelledNotification struct {
 	// Params is the "params" member.
 	Params CancelledNotificationParams
@@ -475,8 +474,8 @@ type ClientCapabilities struct {
 	// extension identifiers (e.g.,
 	// "io.modelcontextprotocol/oauth-client-credentials"), and values are
 	// per-extension settings objects. An empty object indicates support with no
-	// settings. Keys MUST follow the {@link MetaObject`_meta` key naming rules},
-	// with a mandatory prefix.
+	// settings. Keys MUST follow the `_meta` key naming rules, with a mandatory
+	// prefix.
 	Extensions map[string]JSONObject
 	// Roots: Present if the client supports listing roots.
 	Roots jsontext.Value
@@ -507,14 +506,13 @@ type ClientCapabilitiesSampling struct {
 
 // ClientNotification: This notification is sent by the client to indicate that
 // it is cancelling a request it previously issued. On stdio, the server also
-// sends this notification, solely to terminate a {@link
-// SubscriptionsListenRequestsubscriptions/listen} stream: it references the ID
-// of the `subscriptions/listen` request that opened the stream. Servers MUST
-// NOT use this notification to cancel any other request. The request SHOULD
-// still be in-flight, but due to communication latency, it is always possible
-// that this notification MAY arrive after the request has already finished.
-// This notification indicates that the result will be unused, so any
-// associated processing SHOULD cease.
+// sends this notification, solely to terminate a subscriptions/listen stream:
+// it references the ID of the `subscriptions/listen` request that opened the
+// stream. Servers MUST NOT use this notification to cancel any other request.
+// The request SHOULD still be in-flight, but due to communication latency, it
+// is always possible that this notification MAY arrive after the request has
+// already finished. This notification indicates that the result will be
+// unused, so any associated processing SHOULD cease.
 type ClientNotification struct {
 	// Params is the "params" member.
 	Params CancelledNotificationParams
@@ -721,8 +719,8 @@ type CompleteRequestParamsRefValue interface {
 	encode(*wire.Encoder)
 }
 
-// CompleteResult is the result returned by the server for a {@link
-// CompleteRequestcompletion/complete} request.
+// CompleteResult is the result returned by the server for a
+// completion/complete request.
 type CompleteResult struct {
 	// Meta is the "_meta" member, kept as raw JSON.
 	Meta jsontext.Value
@@ -778,8 +776,8 @@ type CompleteResultCompletion struct {
 	Values []string
 }
 
-// CompleteResultResponse is a successful response from the server for a {@link
-// CompleteRequestcompletion/complete} request.
+// CompleteResultResponse is a successful response from the server for a
+// completion/complete request.
 type CompleteResultResponse struct {
 	// ID is the "id" member.
 	ID RequestID
@@ -826,7 +824,7 @@ type CreateMessageRequestParams struct {
 	// this request. Default is `"none"`. The values `"thisServer"` and
 	// `"allServers"` are deprecated (SEP-2596): servers SHOULD omit this field or
 	// use `"none"`, and SHOULD only use the deprecated values if the client
-	// declares {@link ClientCapabilities.sampling.context}.
+	// declares ClientCapabilities.sampling.context.
 	IncludeContext CreateMessageRequestParamsIncludeContext
 	// MaxTokens is the requested maximum number of tokens to sample (to prevent
 	// runaway completions). The client MAY choose to sample fewer tokens than the
@@ -848,13 +846,12 @@ type CreateMessageRequestParams struct {
 	// Temperature is the "temperature" member.
 	Temperature *float64
 	// ToolChoice: Controls how the model uses tools. The client MUST return an
-	// error if this field is provided but {@link
-	// ClientCapabilities.sampling.tools} is not declared. Default is `{ mode:
-	// "auto" }`.
+	// error if this field is provided but ClientCapabilities.sampling.tools is not
+	// declared. Default is `{ mode: "auto" }`.
 	ToolChoice *ToolChoice
 	// Tools that the model may use during generation. The client MUST return an
-	// error if this field is provided but {@link
-	// ClientCapabilities.sampling.tools} is not declared.
+	// error if this field is provided but ClientCapabilities.sampling.tools is not
+	// declared.
 	Tools []Tool
 }
 
@@ -863,7 +860,7 @@ type CreateMessageRequestParams struct {
 // prompt. The client MAY ignore this request. Default is `"none"`. The values
 // `"thisServer"` and `"allServers"` are deprecated (SEP-2596): servers SHOULD
 // omit this field or use `"none"`, and SHOULD only use the deprecated values
-// if the client declares {@link ClientCapabilities.sampling.context}.
+// if the client declares ClientCapabilities.sampling.context.
 type CreateMessageRequestParamsIncludeContext string
 
 // The values of CreateMessageRequestParamsIncludeContext.
@@ -884,11 +881,10 @@ func (v CreateMessageRequestParamsIncludeContext) Valid() bool {
 
 var createMessageRequestParamsIncludeContextValues = []string{"allServers", "none", "thisServer"}
 
-// CreateMessageResult is the result returned by the client for a {@link
-// CreateMessageRequestsampling/createMessage} request. The client should
-// inform the user before returning the sampled message, to allow them to
-// inspect the response (human in the loop) and decide whether to allow the
-// server to see it.
+// CreateMessageResult is the result returned by the client for a
+// sampling/createMessage request. The client should inform the user before
+// returning the sampled message, to allow them to inspect the response (human
+// in the loop) and decide whether to allow the server to see it.
 type CreateMessageResult struct {
 	// Meta is the "_meta" member, kept as raw JSON.
 	Meta jsontext.Value
@@ -951,8 +947,8 @@ type DiscoverRequest struct {
 
 func (*DiscoverRequest) isClientRequest() {}
 
-// DiscoverResult is the result returned by the server for a {@link
-// DiscoverRequestserver/discover} request.
+// DiscoverResult is the result returned by the server for a server/discover
+// request.
 type DiscoverResult struct {
 	// Meta is the "_meta" member, kept as raw JSON.
 	Meta jsontext.Value
@@ -1047,8 +1043,8 @@ func (v DiscoverResultCacheScope) Valid() bool {
 
 var discoverResultCacheScopeValues = []string{"private", "public"}
 
-// DiscoverResultResponse is a successful response from the server for a {@link
-// DiscoverRequestserver/discover} request.
+// DiscoverResultResponse is a successful response from the server for a
+// server/discover request.
 type DiscoverResultResponse struct {
 	// ID is the "id" member.
 	ID RequestID
@@ -1126,8 +1122,8 @@ type ElicitRequestURLParams struct {
 
 func (*ElicitRequestURLParams) isElicitRequestParams() {}
 
-// ElicitResult is the result returned by the client for an {@link
-// ElicitRequestelicitation/create} request.
+// ElicitResult is the result returned by the client for an elicitation/create
+// request.
 type ElicitResult struct {
 	// Action is the user action in response to the elicitation. - `"accept"`: User
 	// submitted the form/confirmed the action - `"decline"`: User explicitly
@@ -1419,8 +1415,8 @@ func (x *GetPromptRequestParams) SetMetaProgressToken(v ProgressToken) error {
 	return nil
 }
 
-// GetPromptResult is the result returned by the server for a {@link
-// GetPromptRequestprompts/get} request.
+// GetPromptResult is the result returned by the server for a prompts/get
+// request.
 type GetPromptResult struct {
 	// Meta is the "_meta" member, kept as raw JSON.
 	Meta jsontext.Value
@@ -1465,7 +1461,7 @@ func (*GetPromptResult) isGetPromptResultResponseResult() {}
 func (*GetPromptResult) isServerResult()                  {}
 
 // GetPromptResultResponse is a successful response from the server for a
-// {@link GetPromptRequestprompts/get} request.
+// prompts/get request.
 type GetPromptResultResponse struct {
 	// ID is the "id" member.
 	ID RequestID
@@ -1615,7 +1611,7 @@ type Implementation struct {
 	// Title: Intended for UI and end-user contexts — optimized to be
 	// human-readable and easily understood, even by those unfamiliar with
 	// domain-specific terminology. If not provided, the name should be used for
-	// display (except for {@link Tool}, where `annotations.title` should be given
+	// display (except for [Tool], where `annotations.title` should be given
 	// precedence over using `name`, if present).
 	Title *string
 	// Version is the version of this implementation.
@@ -1845,7 +1841,7 @@ func (x *InputResponseRequestParams) SetMetaProgressToken(v ProgressToken) error
 }
 
 // InputResponses is a map of client responses to server-initiated requests.
-// Keys correspond to the keys in the {@link InputRequests} map; values are the
+// Keys correspond to the keys in the [InputRequests] map; values are the
 // client's result for each request.
 type InputResponses map[string]InputResponse
 
@@ -2016,8 +2012,8 @@ type JSONValueBoolean bool
 
 func (JSONValueBoolean) isJSONValue() {}
 
-// LegacyTitledEnumSchema: Use {@link TitledSingleSelectEnumSchema} instead.
-// This interface will be removed in a future version.
+// LegacyTitledEnumSchema: Use [TitledSingleSelectEnumSchema] instead. This
+// interface will be removed in a future version.
 type LegacyTitledEnumSchema struct {
 	// Default is the "default" member.
 	Default *string
@@ -2044,8 +2040,8 @@ type ListPromptsRequest struct {
 
 func (*ListPromptsRequest) isClientRequest() {}
 
-// ListPromptsResult is the result returned by the server for a {@link
-// ListPromptsRequestprompts/list} request.
+// ListPromptsResult is the result returned by the server for a prompts/list
+// request.
 type ListPromptsResult struct {
 	// Meta is the "_meta" member, kept as raw JSON.
 	Meta jsontext.Value
@@ -2135,7 +2131,7 @@ func (v ListPromptsResultCacheScope) Valid() bool {
 var listPromptsResultCacheScopeValues = []string{"private", "public"}
 
 // ListPromptsResultResponse is a successful response from the server for a
-// {@link ListPromptsRequestprompts/list} request.
+// prompts/list request.
 type ListPromptsResultResponse struct {
 	// ID is the "id" member.
 	ID RequestID
@@ -2153,7 +2149,7 @@ type ListResourceTemplatesRequest struct {
 func (*ListResourceTemplatesRequest) isClientRequest() {}
 
 // ListResourceTemplatesResult is the result returned by the server for a
-// {@link ListResourceTemplatesRequestresources/templates/list} request.
+// resources/templates/list request.
 type ListResourceTemplatesResult struct {
 	// Meta is the "_meta" member, kept as raw JSON.
 	Meta jsontext.Value
@@ -2244,7 +2240,7 @@ func (v ListResourceTemplatesResultCacheScope) Valid() bool {
 var listResourceTemplatesResultCacheScopeValues = []string{"private", "public"}
 
 // ListResourceTemplatesResultResponse is a successful response from the server
-// for a {@link ListResourceTemplatesRequestresources/templates/list} request.
+// for a resources/templates/list request.
 type ListResourceTemplatesResultResponse struct {
 	// ID is the "id" member.
 	ID RequestID
@@ -2261,8 +2257,8 @@ type ListResourcesRequest struct {
 
 func (*ListResourcesRequest) isClientRequest() {}
 
-// ListResourcesResult is the result returned by the server for a {@link
-// ListResourcesRequestresources/list} request.
+// ListResourcesResult is the result returned by the server for a
+// resources/list request.
 type ListResourcesResult struct {
 	// Meta is the "_meta" member, kept as raw JSON.
 	Meta jsontext.Value
@@ -2352,7 +2348,7 @@ func (v ListResourcesResultCacheScope) Valid() bool {
 var listResourcesResultCacheScopeValues = []string{"private", "public"}
 
 // ListResourcesResultResponse is a successful response from the server for a
-// {@link ListResourcesRequestresources/list} request.
+// resources/list request.
 type ListResourcesResultResponse struct {
 	// ID is the "id" member.
 	ID RequestID
@@ -2380,10 +2376,9 @@ type ListRootsRequestParams struct {
 	Meta jsontext.Value
 }
 
-// ListRootsResult is the result returned by the client for a {@link
-// ListRootsRequestroots/list} request. This result contains an array of {@link
-// Root} objects, each representing a root directory or file that the server
-// can operate on.
+// ListRootsResult is the result returned by the client for a roots/list
+// request. This result contains an array of [Root] objects, each representing
+// a root directory or file that the server can operate on.
 type ListRootsResult struct {
 	// Roots is the "roots" member.
 	Roots []Root
@@ -2400,8 +2395,8 @@ type ListToolsRequest struct {
 
 func (*ListToolsRequest) isClientRequest() {}
 
-// ListToolsResult is the result returned by the server for a {@link
-// ListToolsRequesttools/list} request.
+// ListToolsResult is the result returned by the server for a tools/list
+// request.
 type ListToolsResult struct {
 	// Meta is the "_meta" member, kept as raw JSON.
 	Meta jsontext.Value
@@ -2491,7 +2486,7 @@ func (v ListToolsResultCacheScope) Valid() bool {
 var listToolsResultCacheScopeValues = []string{"private", "public"}
 
 // ListToolsResultResponse is a successful response from the server for a
-// {@link ListToolsRequesttools/list} request.
+// tools/list request.
 type ListToolsResultResponse struct {
 	// ID is the "id" member.
 	ID RequestID
@@ -2602,8 +2597,8 @@ type MetaObject jsontext.Value
 // genuinely unknown method, or one gated behind a server capability the server
 // did not advertise (e.g., calling `prompts/list` when the `prompts`
 // capability was not advertised). A request that requires a client capability
-// the client did not declare is signalled instead by {@link
-// MissingRequiredClientCapabilityError} (`-32021`).
+// the client did not declare is signalled instead by
+// [MissingRequiredClientCapabilityError] (`-32021`).
 type MethodNotFoundError struct {
 	// Data: Additional information about the error. The value of this member is
 	// defined by the sender (e.g. detailed error information, nested errors etc.).
@@ -2720,13 +2715,12 @@ type Notification struct {
 	Params jsontext.Value
 }
 
-// NotificationMetaObject: Extends {@link MetaObject} with additional
+// NotificationMetaObject: Extends [MetaObject] with additional
 // notification-specific fields. All key naming rules from `MetaObject` apply.
 type NotificationMetaObject struct {
 	// IoModelcontextprotocolSubscriptionID identifies the subscription stream a
 	// notification was delivered on. The server MUST include this key on every
-	// notification delivered via a {@link
-	// SubscriptionsListenRequestsubscriptions/listen} stream, so the client can
+	// notification delivered via a subscriptions/listen stream, so the client can
 	// correlate the notification with the originating subscription. The key is
 	// absent on notifications not delivered via a subscription stream (e.g.
 	// progress notifications for an in-flight request), which is why it is
@@ -3029,8 +3023,8 @@ type ProgressNotification struct {
 
 func (*ProgressNotification) isServerNotification() {}
 
-// ProgressNotificationParams: Parameters for a {@link
-// ProgressNotificationnotifications/progress} notification.
+// ProgressNotificationParams: Parameters for a notifications/progress
+// notification.
 type ProgressNotificationParams struct {
 	// Meta is the "_meta" member, kept as raw JSON.
 	Meta jsontext.Value
@@ -3097,7 +3091,7 @@ type Prompt struct {
 	// Title: Intended for UI and end-user contexts — optimized to be
 	// human-readable and easily understood, even by those unfamiliar with
 	// domain-specific terminology. If not provided, the name should be used for
-	// display (except for {@link Tool}, where `annotations.title` should be given
+	// display (except for [Tool], where `annotations.title` should be given
 	// precedence over using `name`, if present).
 	Title *string
 }
@@ -3114,15 +3108,14 @@ type PromptArgument struct {
 	// Title: Intended for UI and end-user contexts — optimized to be
 	// human-readable and easily understood, even by those unfamiliar with
 	// domain-specific terminology. If not provided, the name should be used for
-	// display (except for {@link Tool}, where `annotations.title` should be given
+	// display (except for [Tool], where `annotations.title` should be given
 	// precedence over using `name`, if present).
 	Title *string
 }
 
 // PromptListChangedNotification is an optional notification from the server to
 // the client, informing it that the list of prompts it offers has changed.
-// This is only delivered on a {@link
-// SubscriptionsListenRequestsubscriptions/listen} stream when the client
+// This is only delivered on a subscriptions/listen stream when the client
 // requested it via the `promptsListChanged` filter field.
 type PromptListChangedNotification struct {
 	// Params is the "params" member.
@@ -3132,8 +3125,8 @@ type PromptListChangedNotification struct {
 func (*PromptListChangedNotification) isServerNotification() {}
 
 // PromptMessage describes a message returned as part of a prompt. This is
-// similar to {@link SamplingMessage}, but also supports the embedding of
-// resources from the MCP server.
+// similar to [SamplingMessage], but also supports the embedding of resources
+// from the MCP server.
 type PromptMessage struct {
 	// Content is the "content" member.
 	Content ContentBlock
@@ -3149,7 +3142,7 @@ type PromptReference struct {
 	// Title: Intended for UI and end-user contexts — optimized to be
 	// human-readable and easily understood, even by those unfamiliar with
 	// domain-specific terminology. If not provided, the name should be used for
-	// display (except for {@link Tool}, where `annotations.title` should be given
+	// display (except for [Tool], where `annotations.title` should be given
 	// precedence over using `name`, if present).
 	Title *string
 }
@@ -3299,8 +3292,8 @@ func (x *ReadResourceRequestParams) SetMetaProgressToken(v ProgressToken) error 
 	return nil
 }
 
-// ReadResourceResult is the result returned by the server for a {@link
-// ReadResourceRequestresources/read} request.
+// ReadResourceResult is the result returned by the server for a resources/read
+// request.
 type ReadResourceResult struct {
 	// Meta is the "_meta" member, kept as raw JSON.
 	Meta jsontext.Value
@@ -3406,7 +3399,7 @@ type ReadResourceResultContentsItemValue interface {
 }
 
 // ReadResourceResultResponse is a successful response from the server for a
-// {@link ReadResourceRequestresources/read} request.
+// resources/read request.
 type ReadResourceResultResponse struct {
 	// ID is the "id" member.
 	ID RequestID
@@ -3441,8 +3434,8 @@ type Request struct {
 // RequestID is a uniquely identifying ID for a request in JSON-RPC.
 type RequestID = wire.ID
 
-// RequestMetaObject: Extends {@link MetaObject} with additional
-// request-specific fields. All key naming rules from `MetaObject` apply.
+// RequestMetaObject: Extends [MetaObject] with additional request-specific
+// fields. All key naming rules from `MetaObject` apply.
 type RequestMetaObject struct {
 	// IoModelcontextprotocolClientCapabilities is the client's capabilities for
 	// this specific request. Required. Capabilities are declared per-request
@@ -3452,29 +3445,28 @@ type RequestMetaObject struct {
 	IoModelcontextprotocolClientCapabilities ClientCapabilities
 	// IoModelcontextprotocolClientInfo identifies the client software making the
 	// request. Clients SHOULD include this field on every request unless
-	// specifically configured not to do so. The {@link Implementation} schema
-	// requires `name` and `version`; other fields are optional. The value is
-	// self-reported by the client and is not verified by the protocol. It is
-	// intended for display, logging, and debugging. Servers SHOULD NOT use it to
-	// change their behavior, and SHOULD NOT rely on it for security decisions.
+	// specifically configured not to do so. The [Implementation] schema requires
+	// `name` and `version`; other fields are optional. The value is self-reported
+	// by the client and is not verified by the protocol. It is intended for
+	// display, logging, and debugging. Servers SHOULD NOT use it to change their
+	// behavior, and SHOULD NOT rely on it for security decisions.
 	IoModelcontextprotocolClientInfo *Implementation
 	// IoModelcontextprotocolLogLevel is the desired log level for this request.
-	// Optional. If absent, the server MUST NOT send any {@link
-	// LoggingMessageNotificationnotifications/message} notifications for this
-	// request. The client opts in to log messages by explicitly setting a level.
-	// Replaces the former `logging/setLevel` RPC.
+	// Optional. If absent, the server MUST NOT send any notifications/message
+	// notifications for this request. The client opts in to log messages by
+	// explicitly setting a level. Replaces the former `logging/setLevel` RPC.
 	IoModelcontextprotocolLogLevel LoggingLevel
 	// IoModelcontextprotocolProtocolVersion is the MCP Protocol Version being used
 	// for this request. Required. For the HTTP transport, this value MUST match
 	// the `MCP-Protocol-Version` header; otherwise the server MUST return a `400
 	// Bad Request`. If the server does not support the requested version, it MUST
-	// return an {@link UnsupportedProtocolVersionError}.
+	// return an [UnsupportedProtocolVersionError].
 	IoModelcontextprotocolProtocolVersion string
 	// ProgressToken: If specified, the caller is requesting out-of-band progress
-	// notifications for this request (as represented by {@link
-	// ProgressNotificationnotifications/progress}). The value of this parameter is
-	// an opaque token that will be attached to any subsequent notifications. The
-	// receiver is not obligated to provide these notifications.
+	// notifications for this request (as represented by notifications/progress).
+	// The value of this parameter is an opaque token that will be attached to any
+	// subsequent notifications. The receiver is not obligated to provide these
+	// notifications.
 	ProgressToken ProgressToken
 }
 
@@ -3633,7 +3625,7 @@ type Resource struct {
 	// Title: Intended for UI and end-user contexts — optimized to be
 	// human-readable and easily understood, even by those unfamiliar with
 	// domain-specific terminology. If not provided, the name should be used for
-	// display (except for {@link Tool}, where `annotations.title` should be given
+	// display (except for [Tool], where `annotations.title` should be given
 	// precedence over using `name`, if present).
 	Title *string
 	// URI is the URI of this resource.
@@ -3656,8 +3648,7 @@ type ResourceContents struct {
 
 // ResourceLink is a resource that the server is capable of reading, included
 // in a prompt or tool call result. Note: resource links returned by tools are
-// not guaranteed to appear in the results of {@link
-// ListResourcesRequestresources/list} requests.
+// not guaranteed to appear in the results of resources/list requests.
 type ResourceLink struct {
 	// Meta is the "_meta" member, kept as raw JSON.
 	Meta jsontext.Value
@@ -3687,7 +3678,7 @@ type ResourceLink struct {
 	// Title: Intended for UI and end-user contexts — optimized to be
 	// human-readable and easily understood, even by those unfamiliar with
 	// domain-specific terminology. If not provided, the name should be used for
-	// display (except for {@link Tool}, where `annotations.title` should be given
+	// display (except for [Tool], where `annotations.title` should be given
 	// precedence over using `name`, if present).
 	Title *string
 	// URI is the URI of this resource.
@@ -3700,9 +3691,8 @@ func (*ResourceLink) isContentBlock() {}
 
 // ResourceListChangedNotification is an optional notification from the server
 // to the client, informing it that the list of resources it can read from has
-// changed. This is only delivered on a {@link
-// SubscriptionsListenRequestsubscriptions/listen} stream when the client
-// requested it via the `resourcesListChanged` filter field.
+// changed. This is only delivered on a subscriptions/listen stream when the
+// client requested it via the `resourcesListChanged` filter field.
 type ResourceListChangedNotification struct {
 	// Params is the "params" member.
 	Params *NotificationParams
@@ -3869,7 +3859,7 @@ type ResourceTemplate struct {
 	// Title: Intended for UI and end-user contexts — optimized to be
 	// human-readable and easily understood, even by those unfamiliar with
 	// domain-specific terminology. If not provided, the name should be used for
-	// display (except for {@link Tool}, where `annotations.title` should be given
+	// display (except for [Tool], where `annotations.title` should be given
 	// precedence over using `name`, if present).
 	Title *string
 	// URITemplate is a URI template (according to RFC 6570) that can be used to
@@ -3893,8 +3883,7 @@ func (*ResourceTemplateReference) isCompleteRequestParamsRef() {}
 // ResourceUpdatedNotification is a notification from the server to the client,
 // informing it that a resource has changed and may need to be read again. This
 // is only sent for resources the client opted in to via the
-// `resourceSubscriptions` field of a {@link
-// SubscriptionsListenRequestsubscriptions/listen} request.
+// `resourceSubscriptions` field of a subscriptions/listen request.
 type ResourceUpdatedNotification struct {
 	// Params is the "params" member.
 	Params ResourceUpdatedNotificationParams
@@ -3981,25 +3970,25 @@ func (x *Result) SetMetaServerInfo(v Implementation) error {
 }
 func (*Result) isServerResult() {}
 
-// ResultMetaObject: Extends {@link MetaObject} with additional result-specific
+// ResultMetaObject: Extends [MetaObject] with additional result-specific
 // fields. All key naming rules from `MetaObject` apply.
 type ResultMetaObject struct {
 	// IoModelcontextprotocolServerInfo identifies the server software producing
 	// the response. Servers SHOULD include this field on every response unless
-	// specifically configured not to do so. The {@link Implementation} schema
-	// requires `name` and `version`; other fields are optional. The value is
-	// self-reported by the server and is not verified by the protocol. It is
-	// intended for display, logging, and debugging. Clients SHOULD NOT use it to
-	// change their behavior, and SHOULD NOT rely on it for security decisions.
+	// specifically configured not to do so. The [Implementation] schema requires
+	// `name` and `version`; other fields are optional. The value is self-reported
+	// by the server and is not verified by the protocol. It is intended for
+	// display, logging, and debugging. Clients SHOULD NOT use it to change their
+	// behavior, and SHOULD NOT rely on it for security decisions.
 	IoModelcontextprotocolServerInfo *Implementation
 }
 
-// ResultType indicates the type of a {@link Result} object, allowing the
-// client to determine how to parse the response. complete - the request
-// completed successfully and the result contains the final content.
-// input_required - the request requires additional input and the result
-// contains an {@link InputRequiredResult} object with instructions for the
-// client to provide additional input before retrying the original request.
+// ResultType indicates the type of a [Result] object, allowing the client to
+// determine how to parse the response. complete - the request completed
+// successfully and the result contains the final content. input_required - the
+// request requires additional input and the result contains an
+// [InputRequiredResult] object with instructions for the client to provide
+// additional input before retrying the original request.
 type ResultType string
 
 // Role is the sender or recipient of messages and data in a conversation.
@@ -4109,8 +4098,8 @@ type ServerCapabilities struct {
 	// Extensions: Optional MCP extensions that the server supports. Keys are
 	// extension identifiers (e.g., "io.modelcontextprotocol/tasks"), and values
 	// are per-extension settings objects. An empty object indicates support with
-	// no settings. Keys MUST follow the {@link MetaObject`_meta` key naming
-	// rules}, with a mandatory prefix.
+	// no settings. Keys MUST follow the `_meta` key naming rules, with a mandatory
+	// prefix.
 	Extensions map[string]JSONObject
 	// Logging: Present if the server supports sending log messages to the client.
 	Logging JSONObject
@@ -4251,34 +4240,30 @@ func (v StringSchemaFormat) Valid() bool {
 var stringSchemaFormatValues = []string{"date", "date-time", "email", "uri"}
 
 // SubscriptionFilter is the set of notification types a client may opt in to
-// on a {@link SubscriptionsListenRequestsubscriptions/listen} request. Each
-// notification type is **opt-in**; the server **MUST NOT** send notification
-// types the client has not explicitly requested here.
+// on a subscriptions/listen request. Each notification type is **opt-in**; the
+// server **MUST NOT** send notification types the client has not explicitly
+// requested here.
 type SubscriptionFilter struct {
-	// PromptsListChanged: If true, receive {@link
-	// PromptListChangedNotificationnotifications/prompts/list_changed}.
+	// PromptsListChanged: If true, receive notifications/prompts/list_changed.
 	PromptsListChanged *bool
-	// ResourceSubscriptions: Subscribe to {@link
-	// ResourceUpdatedNotificationnotifications/resources/updated} for these
-	// resource URIs. Replaces the former `resources/subscribe` RPC.
+	// ResourceSubscriptions: Subscribe to notifications/resources/updated for
+	// these resource URIs. Replaces the former `resources/subscribe` RPC.
 	ResourceSubscriptions []string
-	// ResourcesListChanged: If true, receive {@link
-	// ResourceListChangedNotificationnotifications/resources/list_changed}.
+	// ResourcesListChanged: If true, receive notifications/resources/list_changed.
 	ResourcesListChanged *bool
-	// ToolsListChanged: If true, receive {@link
-	// ToolListChangedNotificationnotifications/tools/list_changed}.
+	// ToolsListChanged: If true, receive notifications/tools/list_changed.
 	ToolsListChanged *bool
 }
 
 // SubscriptionsAcknowledgedNotification: Sent by the server to acknowledge
-// that a {@link SubscriptionsListenRequestsubscriptions/listen} subscription
-// has been established and to report which notification types it agreed to
-// honor. This notification MUST be the first message the server sends carrying
-// the subscription's ID in `io.modelcontextprotocol/subscriptionId`. The
-// server MUST NOT send any notification on the subscription before
-// acknowledging it. On stdio, where every subscription shares one channel,
-// this ordering is defined per subscription ID and not per channel: messages
-// belonging to other subscriptions MAY be interleaved before it.
+// that a subscriptions/listen subscription has been established and to report
+// which notification types it agreed to honor. This notification MUST be the
+// first message the server sends carrying the subscription's ID in
+// `io.modelcontextprotocol/subscriptionId`. The server MUST NOT send any
+// notification on the subscription before acknowledging it. On stdio, where
+// every subscription shares one channel, this ordering is defined per
+// subscription ID and not per channel: messages belonging to other
+// subscriptions MAY be interleaved before it.
 type SubscriptionsAcknowledgedNotification struct {
 	// Params is the "params" member.
 	Params SubscriptionsAcknowledgedNotificationParams
@@ -4286,9 +4271,8 @@ type SubscriptionsAcknowledgedNotification struct {
 
 func (*SubscriptionsAcknowledgedNotification) isServerNotification() {}
 
-// SubscriptionsAcknowledgedNotificationParams: Parameters for a {@link
-// SubscriptionsAcknowledgedNotificationnotifications/subscriptions/acknowledged}
-// notification.
+// SubscriptionsAcknowledgedNotificationParams: Parameters for a
+// notifications/subscriptions/acknowledged notification.
 type SubscriptionsAcknowledgedNotificationParams struct {
 	// Meta is the "_meta" member, kept as raw JSON.
 	Meta jsontext.Value
@@ -4336,8 +4320,8 @@ type SubscriptionsListenRequest struct {
 
 func (*SubscriptionsListenRequest) isClientRequest() {}
 
-// SubscriptionsListenRequestParams: Parameters for a {@link
-// SubscriptionsListenRequestsubscriptions/listen} request.
+// SubscriptionsListenRequestParams: Parameters for a subscriptions/listen
+// request.
 type SubscriptionsListenRequestParams struct {
 	// Meta is the "_meta" member, kept as raw JSON.
 	Meta jsontext.Value
@@ -4466,12 +4450,11 @@ func (x *SubscriptionsListenRequestParams) SetMetaProgressToken(v ProgressToken)
 	return nil
 }
 
-// SubscriptionsListenResult is the response to a {@link
-// SubscriptionsListenRequestsubscriptions/listen} request, signalling that the
-// subscription has ended gracefully (for example, during server shutdown).
-// Because the listen stream is long-lived, this result is sent only when the
-// server tears the subscription down; an abrupt transport close carries no
-// response. The result body is otherwise empty.
+// SubscriptionsListenResult is the response to a subscriptions/listen request,
+// signalling that the subscription has ended gracefully (for example, during
+// server shutdown). Because the listen stream is long-lived, this result is
+// sent only when the server tears the subscription down; an abrupt transport
+// close carries no response. The result body is otherwise empty.
 type SubscriptionsListenResult struct {
 	// Meta is the "_meta" member, kept as raw JSON.
 	Meta jsontext.Value
@@ -4535,17 +4518,17 @@ func (x *SubscriptionsListenResult) SetMetaSubscriptionID(v RequestID) error {
 }
 func (*SubscriptionsListenResult) isServerResult() {}
 
-// SubscriptionsListenResultMetaObject: Extends {@link ResultMetaObject} with
-// the subscription-stream identifier carried by a {@link
-// SubscriptionsListenResult}. All key naming rules from `MetaObject` apply.
+// SubscriptionsListenResultMetaObject: Extends [ResultMetaObject] with the
+// subscription-stream identifier carried by a [SubscriptionsListenResult]. All
+// key naming rules from `MetaObject` apply.
 type SubscriptionsListenResultMetaObject struct {
 	// IoModelcontextprotocolServerInfo identifies the server software producing
 	// the response. Servers SHOULD include this field on every response unless
-	// specifically configured not to do so. The {@link Implementation} schema
-	// requires `name` and `version`; other fields are optional. The value is
-	// self-reported by the server and is not verified by the protocol. It is
-	// intended for display, logging, and debugging. Clients SHOULD NOT use it to
-	// change their behavior, and SHOULD NOT rely on it for security decisions.
+	// specifically configured not to do so. The [Implementation] schema requires
+	// `name` and `version`; other fields are optional. The value is self-reported
+	// by the server and is not verified by the protocol. It is intended for
+	// display, logging, and debugging. Clients SHOULD NOT use it to change their
+	// behavior, and SHOULD NOT rely on it for security decisions.
 	IoModelcontextprotocolServerInfo *Implementation
 	// IoModelcontextprotocolSubscriptionID identifies the subscription stream this
 	// response closes, so the client can correlate it with the originating
@@ -4556,8 +4539,8 @@ type SubscriptionsListenResultMetaObject struct {
 }
 
 // SubscriptionsListenResultResponse is a successful response from the server
-// for a {@link SubscriptionsListenRequestsubscriptions/listen} request, sent
-// when the server tears the subscription down gracefully.
+// for a subscriptions/listen request, sent when the server tears the
+// subscription down gracefully.
 type SubscriptionsListenResultResponse struct {
 	// ID is the "id" member.
 	ID RequestID
@@ -4696,23 +4679,23 @@ type Tool struct {
 	// in past specs or fallback (if title isn't present).
 	Name string
 	// OutputSchema is an optional JSON Schema object defining the structure of the
-	// tool's output returned in the structuredContent field of a {@link
-	// CallToolResult}. This can be any valid JSON Schema 2020-12. Defaults to JSON
-	// Schema 2020-12 when no explicit `$schema` is provided.
+	// tool's output returned in the structuredContent field of a [CallToolResult].
+	// This can be any valid JSON Schema 2020-12. Defaults to JSON Schema 2020-12
+	// when no explicit `$schema` is provided.
 	OutputSchema jsontext.Value
 	// Title: Intended for UI and end-user contexts — optimized to be
 	// human-readable and easily understood, even by those unfamiliar with
 	// domain-specific terminology. If not provided, the name should be used for
-	// display (except for {@link Tool}, where `annotations.title` should be given
+	// display (except for [Tool], where `annotations.title` should be given
 	// precedence over using `name`, if present).
 	Title *string
 }
 
-// ToolAnnotations: Additional properties describing a {@link Tool} to clients.
-// NOTE: all properties in `ToolAnnotations` are **hints**. They are not
-// guaranteed to provide a faithful description of tool behavior (including
-// descriptive properties like `title`). Clients should never make tool use
-// decisions based on `ToolAnnotations` received from untrusted servers.
+// ToolAnnotations: Additional properties describing a [Tool] to clients. NOTE:
+// all properties in `ToolAnnotations` are **hints**. They are not guaranteed
+// to provide a faithful description of tool behavior (including descriptive
+// properties like `title`). Clients should never make tool use decisions based
+// on `ToolAnnotations` received from untrusted servers.
 type ToolAnnotations struct {
 	// DestructiveHint: If true, the tool may perform destructive updates to its
 	// environment. If false, the tool performs only additive updates. (This
@@ -4767,9 +4750,8 @@ var toolChoiceModeValues = []string{"auto", "none", "required"}
 
 // ToolListChangedNotification is an optional notification from the server to
 // the client, informing it that the list of tools it offers has changed. This
-// is only delivered on a {@link
-// SubscriptionsListenRequestsubscriptions/listen} stream when the client
-// requested it via the `toolsListChanged` filter field.
+// is only delivered on a subscriptions/listen stream when the client requested
+// it via the `toolsListChanged` filter field.
 type ToolListChangedNotification struct {
 	// Params is the "params" member.
 	Params *NotificationParams
@@ -4785,18 +4767,18 @@ type ToolResultContent struct {
 	// in subsequent sampling requests to enable caching optimizations.
 	Meta jsontext.Value
 	// Content is the unstructured result content of the tool use. This has the
-	// same format as {@link CallToolResult.content} and can include text, images,
-	// audio, resource links, and embedded resources.
+	// same format as CallToolResult.content and can include text, images, audio,
+	// resource links, and embedded resources.
 	Content []ContentBlock
 	// IsError: Whether the tool use resulted in an error. If true, the content
 	// typically describes the error that occurred. Default: false
 	IsError *bool
 	// StructuredContent is an optional structured result value. This can be any
 	// JSON value (object, array, string, number, boolean, or null). If the tool
-	// defined an {@link Tool.outputSchema}, this SHOULD conform to that schema.
+	// defined an Tool.outputSchema, this SHOULD conform to that schema.
 	StructuredContent jsontext.Value
 	// ToolUseID is the ID of the tool use this result corresponds to. This MUST
-	// match the ID from a previous {@link ToolUseContent}.
+	// match the ID from a previous [ToolUseContent].
 	ToolUseID string
 }
 
