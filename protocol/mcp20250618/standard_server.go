@@ -33,7 +33,10 @@ import (
 // *jsonrpc.Error) is the tool's own failure, which the model should see:
 // the client gets a tool result with isError set and the error's text,
 // as the protocol asks. A *jsonrpc.Error (such as InvalidParams') is a
-// protocol error: the client gets that error. A panic is recovered and
+// protocol error: the client gets that error. An error of a request to
+// the client (such as ServerSession's Elicit) that the client cannot
+// answer, which wraps session.ErrClientCannotAnswer, is the tool's
+// failure too: a tool result with isError set. A panic is recovered and
 // answered with error -32603.
 type ToolHandler func(ctx context.Context, params *CallToolRequestParams) (*CallToolResult, error)
 
@@ -456,8 +459,13 @@ func (srv *StandardServer) CallTool(ctx context.Context, params *CallToolRequest
 	return res, err
 }
 
-// isJSONRPCError reports whether err is or wraps a *jsonrpc.Error.
+// isJSONRPCError reports whether err is or wraps a *jsonrpc.Error, and
+// is not that the client cannot answer a request for input
+// (session.ErrClientCannotAnswer), which is the tool's failure.
 func isJSONRPCError(err error) bool {
+	if errors.Is(err, session.ErrClientCannotAnswer) {
+		return false
+	}
 	var je *jsonrpc.Error
 	return errors.As(err, &je)
 }

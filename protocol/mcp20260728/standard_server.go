@@ -38,7 +38,13 @@ import (
 // as the protocol asks. A *jsonrpc.Error (such as InvalidParams') is a
 // protocol error: the client gets that error. A handler that needs input
 // from the client asks with Elicit, CreateMessage, ListRoots or AskInput
-// and returns their error as its own. A panic is recovered and answered
+// and returns their error as its own. When the client cannot answer
+// (ClientCan tells in advance), that error is, on a legacy session, one
+// wrapping ErrClientCannotAnswer, which the client gets as a tool result
+// with isError set and the error's text, saying which capability the
+// client did not declare or that the session's revision has no such
+// request; on a stateless request, the client gets error -32021 naming the
+// capability its request must declare. A panic is recovered and answered
 // with error -32603.
 type ToolHandler func(ctx context.Context, params *CallToolRequestParams) (*CallToolResult, error)
 
@@ -614,8 +620,13 @@ func (srv *StandardServer) CallTool(ctx context.Context, params *CallToolRequest
 }
 
 // isProtocolError reports whether err is or wraps a *jsonrpc.Error, or
-// asks the client for input: errors that are not the tool's own.
+// asks the client for input: errors that are not the tool's own. That the
+// client cannot answer a request for input is the tool's failure, which
+// the model should see (ErrClientCannotAnswer).
 func isProtocolError(err error) bool {
+	if errors.Is(err, ErrClientCannotAnswer) {
+		return false
+	}
 	var je *jsonrpc.Error
 	var ir *session.InputRequiredError
 	return errors.As(err, &je) || errors.As(err, &ir)
@@ -744,6 +755,27 @@ func notFound(ctx context.Context, err error) error {
 	return &e
 }
 
+// ErrClientCannotAnswer is wrapped by the error Elicit, CreateMessage,
+// ListRoots and AskInput return on a legacy session whose client cannot
+// answer: the session's revision has no such request, or the client did
+// not declare the capability it needs. A ToolHandler that returns it gives
+// its caller a tool result with isError set and the error's text. It is
+// session.ErrClientCannotAnswer.
+var ErrClientCannotAnswer = session.ErrClientCannotAnswer
+
+// ClientCan reports whether the client whose request the handler of ctx
+// answers declared the capability at the dotted path capability, such as
+// "elicitation", "elicitation.url", "sampling" or "roots", in both eras:
+// in the request's _meta on a stateless request, in initialize on a legacy
+// session. A handler checks it before Elicit, CreateMessage, ListRoots or
+// AskInput, and takes another way when it is false. A capability of an
+// input request the request's revision does not have is false, and
+// "elicitation.form" is true for a client that declared elicitation with
+// neither mode. It is session.ClientCan.
+func ClientCan(ctx context.Context, capability string) bool {
+	return session.ClientCan(ctx, capability)
+}
+
 // Elicit asks the client to fill in a form or visit a URL, under key (see
 // AskInput).
 func Elicit(ctx context.Context, key string, params *ElicitRequestParams) (*ElicitResult, error) {
@@ -801,7 +833,9 @@ func ask(ctx context.Context, key, method string, params wire.Appender) (jsontex
 // handler must return as its own (the runtime then answers
 // InputRequiredResult and runs the handler again, from the start, on the
 // retry; see session.Ask). Keys must name the same question from run to
-// run.
+// run. A client that cannot answer fails them all (see ToolHandler and
+// ClientCan): on a legacy session with an error wrapping
+// ErrClientCannotAnswer, and none is sent.
 func AskInput(ctx context.Context, requests InputRequests) (InputResponses, error) {
 	reqs := make(map[string]session.InputRequest, len(requests))
 	for k, r := range requests {

@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -194,9 +195,10 @@ func TestL18ElicitationModes(t *testing.T) {
 			cs := connect(t, elicitingServer(), caps, &recordingClient{notes: make(chan string, 8)})
 			r, err := cs.CallTool(context.Background(), &mcp.CallToolRequestParams{Name: "ask", Arguments: []byte(`{"mode":"` + tt.mode + `"}`)})
 			if tt.wantErr {
-				// The server refuses to send it: its tool fails with that error.
-				if err == nil || !strings.Contains(err.Error(), "did not declare elicitation mode") {
-					t.Errorf("mode %s with caps %s: %v, want an error for the undeclared mode", tt.mode, tt.caps, err)
+				// The server refuses to send it: its tool fails with that
+				// error, which the caller gets as a tool result with isError.
+				if err != nil || r.IsError == nil || !*r.IsError || !strings.Contains(r.Content[0].Value.(*mcp.TextContent).Text, "the client cannot answer: it did not declare elicitation mode "+strconv.Quote(tt.mode)) {
+					t.Errorf("mode %s with caps %s: %+v, %v, want an isError result for the undeclared mode", tt.mode, tt.caps, r, err)
 				}
 				return
 			}

@@ -268,9 +268,14 @@ func inputAllowed(mi *modernInfo, r InputRequest) *jsonrpc.Error {
 //     from run to run; answers of earlier rounds are kept (sealed in
 //     requestState) so that a handler may ask in several rounds.
 //
-// A client that did not declare the capability an input request needs
-// fails the request: -32021 on a stateless request; on a session, the
-// error of the call.
+// A client that cannot answer an input request fails it. On a stateless
+// request the runtime answers -32021 naming the capability the request did
+// not declare. On a legacy session Ask returns an error wrapping
+// ErrClientCannotAnswer, saying which capability the client did not
+// declare in initialize or that the session's revision has no such
+// request, and sends none of reqs; a tool handler that returns it gives
+// its caller a tool result with isError (see the ready-made server's
+// ToolHandler). ClientCan tells in advance.
 func Ask(ctx context.Context, reqs map[string]InputRequest) (map[string]jsontext.Value, error) {
 	ri, ok := ctx.Value(requestKey{}).(*requestInfo)
 	if !ok {
@@ -307,9 +312,44 @@ func Ask(ctx context.Context, reqs map[string]InputRequest) (map[string]jsontext
 	return ri.s.askAll(ctx, reqs)
 }
 
+// checkInputs returns an error wrapping ErrClientCannotAnswer, naming the
+// key, when the client of this legacy session cannot answer one of reqs
+// (the first by key), so that none is sent.
+func (s *Session) checkInputs(reqs map[string]InputRequest) error {
+	rev := s.Revision()
+	if rev == nil || s.role != Server {
+		return nil
+	}
+	keys := make([]string, 0, len(reqs))
+	for k := range reqs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		r := reqs[k]
+		if !isInputMethod(r.Method) {
+			continue
+		}
+		var raw jsontext.Value
+		if r.Method == "elicitation/create" && r.Params != nil {
+			var err error
+			if raw, err = r.Params.AppendJSON(nil); err != nil {
+				return fmt.Errorf("input %q: %s params: %w", k, r.Method, err)
+			}
+		}
+		if err := s.checkInput(rev, r.Method, raw); err != nil {
+			return fmt.Errorf("input %q: %w", k, err)
+		}
+	}
+	return nil
+}
+
 // askAll sends reqs to the client of a legacy session, at once, and
 // returns their results by key; the first error fails them all.
 func (s *Session) askAll(ctx context.Context, reqs map[string]InputRequest) (map[string]jsontext.Value, error) {
+	if err := s.checkInputs(reqs); err != nil {
+		return nil, err
+	}
 	type answer struct {
 		key string
 		raw jsontext.Value

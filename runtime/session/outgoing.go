@@ -402,6 +402,21 @@ func (s *Session) outgoing(method string, params wire.Appender, notification, ne
 	} else if s.role == Server && st != stateReady && !notification && method != "ping" {
 		return nil, nil, fmt.Errorf("%s: the client has not sent notifications/initialized yet", method)
 	}
+	if s.role == Server && !notification && st != stateNew && isInputMethod(method) {
+		// An input request the client cannot answer is not sent, with an
+		// error wrapping ErrClientCannotAnswer.
+		var raw jsontext.Value
+		if method == "elicitation/create" && params != nil {
+			var err error
+			if raw, err = params.AppendJSON(nil); err != nil {
+				return nil, nil, fmt.Errorf("%s params: %w", method, err)
+			}
+			params = rawAppender(raw)
+		}
+		if err := s.checkInput(rev, method, raw); err != nil {
+			return nil, nil, err
+		}
+	}
 	md := rev.Find(method)
 	if md == nil || md.Notification != notification || !s.maySend(*md) {
 		return nil, nil, fmt.Errorf("%s: not a %s a %s may send in revision %s", method, kindWord(notification), s.role, rev.Name)
@@ -415,9 +430,8 @@ func (s *Session) outgoing(method string, params wire.Appender, notification, ne
 		}
 		return md, nil, nil
 	}
-	elicit := method == "elicitation/create" && st != stateNew
 	convert := rev != s.handler.Revision() && md.NewParams != nil
-	if !needRaw && !elicit && !convert && mc == nil {
+	if !needRaw && !convert && mc == nil {
 		return md, params, nil
 	}
 	var raw []byte
@@ -439,14 +453,6 @@ func (s *Session) outgoing(method string, params wire.Appender, notification, ne
 			return md, nil, fmt.Errorf("%s: params are required", method)
 		}
 		return md, nil, nil
-	}
-	if elicit {
-		s.mu.Lock()
-		peer := s.peerCaps
-		s.mu.Unlock()
-		if mode, ok := elicitationModeOK(peer, raw); !ok {
-			return md, nil, &jsonrpc.Error{Code: jsonrpc.InvalidParams, Message: fmt.Sprintf("elicitation/create: the client did not declare elicitation mode %q", mode)}
-		}
 	}
 	if convert {
 		var err error
