@@ -5,6 +5,7 @@ import (
 	"context"
 	"log/slog"
 	"reflect"
+	"sync"
 	"testing"
 	"time"
 
@@ -24,11 +25,17 @@ type optionsHandler struct {
 
 func (h optionsHandler) SessionOptions() session.Options { return h.opts }
 
+// seenMu guards the slices tagged appends to: a session runs middleware
+// on the goroutines of its requests and of its notifications.
+var seenMu sync.Mutex
+
 // tagged returns a middleware that appends tag to *seen for every message.
 func tagged(tag string, seen *[]string) session.Middleware {
 	return func(next session.HandlerFunc) session.HandlerFunc {
 		return func(ctx context.Context, r *session.Request) (jsontext.Value, error) {
+			seenMu.Lock()
 			*seen = append(*seen, tag)
+			seenMu.Unlock()
 			return next(ctx, r)
 		}
 	}
@@ -124,8 +131,11 @@ func TestNewUsesHandlerOptions(t *testing.T) {
 	defer s.Close()
 	p := &peer{t: t, tr: b}
 	p.initialize("2025-11-25")
-	if len(seen) == 0 || seen[0] != "server" {
-		t.Errorf("the handler's middleware saw %v, want the initialize and more", seen)
+	seenMu.Lock()
+	got := append([]string(nil), seen...)
+	seenMu.Unlock()
+	if len(got) == 0 || got[0] != "server" {
+		t.Errorf("the handler's middleware saw %v, want the initialize and more", got)
 	}
 }
 
