@@ -138,7 +138,7 @@ func newServer() *mcp.StandardServer {
 	srv.MustAddTool(mcp.NewTool("hello", "Asks the user's name, then says hello."), func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		// Ask only a client that can answer: one that declared elicitation
 		// (2025-03-26 has none, so no client of it declares it).
-		if !session.HasCapability(session.ClientCapabilities(ctx), "elicitation") {
+		if !mcp.ClientCan(ctx, "elicitation") {
 			return mcp.TextResult("Hello, whoever you are."), nil
 		}
 		res, err := mcp.Elicit(ctx, "name", &mcp.ElicitRequestParams{Value: &mcp.ElicitRequestFormParams{
