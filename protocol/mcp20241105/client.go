@@ -561,9 +561,10 @@ type ClientOptions struct {
 	// means UnimplementedClient.
 	Handler Client
 	// ConnectTimeout bounds the handshake: a server that has not completed it in
-	// time fails Connect with a *session.ConnectTimeoutError that names it and
-	// says what to check. 0 means session.DefaultConnectTimeout (30 s); negative,
-	// no bound but ctx's.
+	// time fails Connect with a *session.ConnectTimeoutError, at that time, that
+	// names it and says what to check (quoting what it wrote that is not JSON-RPC,
+	// such as a log line on its stdout). 0 means session.DefaultConnectTimeout (30
+	// s); negative, no bound but ctx's.
 	ConnectTimeout time.Duration
 	// Middleware wraps the handling of what the client sends and receives,
 	// whatever the transport (see session.Middleware for what passes through it):
@@ -610,8 +611,11 @@ func (o *ClientOptions) capabilities() (ClientCapabilities, error) {
 // of an optional interface's name but not its signature
 // (session.CheckHandler). A server that has not completed the handshake within
 // opts.ConnectTimeout (30 s by default) fails it with a
-// *session.ConnectTimeoutError, and one whose process exits with the exit
-// status and the end of its stderr. When Connect fails, t is closed.
+// *session.ConnectTimeoutError, at that time, and one whose process exits with
+// the exit status and the end of its stderr. When Connect fails, t is closed:
+// before it returns, or, when it ran out of time (opts.ConnectTimeout or ctx),
+// in the background, since a server process that ignores the end of its stdin
+// and SIGTERM takes up to twice stdio.DefaultGrace to stop.
 func Connect(ctx context.Context, t transport.Transport, opts *ClientOptions) (*ClientSession, error) {
 	if t == nil {
 		return nil, errors.New("connect: no transport: give Command(...), HTTP(url, nil) or another transport.Transport")
@@ -652,6 +656,13 @@ func Connect(ctx context.Context, t transport.Transport, opts *ClientOptions) (*
 	}
 	s := session.New(session.Client, t, NewClientHandler(o.Handler), o.Session)
 	if err := s.ConnectWithin(ctx, &info, &caps, o.ConnectTimeout); err != nil {
+		var late *session.ConnectTimeoutError
+		if errors.As(err, &late) || ctx.Err() != nil {
+			// Out of time: the error is due now, and a server process may
+			// take its grace periods to stop (see stdio.Process.Close).
+			go s.Close()
+			return nil, err
+		}
 		_ = s.Close()
 		return nil, err
 	}

@@ -9,9 +9,11 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"os/signal"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -48,6 +50,15 @@ func serverMain(mode string) int {
 		return 3
 	case "silent": // reads everything, answers nothing
 		io.Copy(io.Discard, os.Stdin)
+		return 0
+	case "chatty": // logs to its stdout, answers nothing
+		os.Stdout.WriteString("hello world: a server that logs to stdout, at length, more than the error quotes of it\n")
+		io.Copy(io.Discard, os.Stdin)
+		return 0
+	case "deaf": // ignores the end of its stdin and SIGTERM: only SIGKILL stops it
+		signal.Ignore(syscall.SIGTERM)
+		io.Copy(io.Discard, os.Stdin)
+		time.Sleep(time.Minute) // a bound, should the test not kill it
 		return 0
 	case "greeter": // a real server
 		srv := greeter()
@@ -153,6 +164,7 @@ func TestConnectBadDay(t *testing.T) {
 		{name: "the server exits before it reads", mode: "boom3", want: []string{`the server process "`, "exited: exit status 3", "the end of its stderr:\n\tloading config\n\tboom: no config file"}, exit: 3, started: true},
 		{name: "the server exits during the handshake", mode: "boom3-after-reading", want: []string{"exited: exit status 3", "the end of its stderr:\n\tboom"}, exit: 3, started: true},
 		{name: "the server never answers", mode: "silent", timeout: 300 * time.Millisecond, want: []string{`connect: no answer from the server process "`, "within 300ms: is it an MCP server, writing JSON-RPC messages on its stdout?"}, timedOut: true, started: true},
+		{name: "the server logs to its stdout", mode: "chatty", timeout: 300 * time.Millisecond, want: []string{"within 300ms: it wrote on its stdout something that is not JSON-RPC, starting \"hello world: a server that logs to stdout, at length, more than the error quotes\": ", "logs go to stderr"}, timedOut: true, started: true},
 		{name: "a revision that does not exist", mode: "greeter", revisions: []string{"bogus"}, want: []string{`connect: Options.Revisions: unknown protocol revision "bogus"`, "2025-11-25", "2026-07-28"}},
 		{name: "a program that does not exist", want: []string{"connect: stdio: Command: ", "mcpgen-no-such-server"}},
 	}
@@ -192,6 +204,51 @@ func TestConnectBadDay(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestConnectTimeoutStopsLater connects to a server that never answers and
+// takes long to stop (it ignores the end of its stdin and SIGTERM): Connect
+// returns at its timeout, while the process is still being stopped, and
+// the process is stopped and waited for afterwards.
+func TestConnectTimeoutStopsLater(t *testing.T) {
+	connects := map[string]func(context.Context, transport.Transport) error{
+		"2026-07-28": func(ctx context.Context, tr transport.Transport) error {
+			_, err := mcp.Connect(ctx, tr, &mcp.ClientOptions{ConnectTimeout: 200 * time.Millisecond})
+			return err
+		},
+		"2025-11-25": func(ctx context.Context, tr transport.Transport) error {
+			_, err := m25.Connect(ctx, tr, &m25.ClientOptions{ConnectTimeout: 200 * time.Millisecond})
+			return err
+		},
+	}
+	for era, connect := range connects {
+		t.Run(era, func(t *testing.T) {
+			t.Setenv(serverEnv, "deaf")
+			t.Setenv("GORACE", "atexit_sleep_ms=0")
+			// Stopping it takes two grace periods (stdin closed, then
+			// SIGTERM) before SIGKILL.
+			tr := stdio.NewCommand(exec.Command(os.Args[0], "-test.run=^$"), stdio.WithGrace(2*time.Second))
+			err := connect(testCtx(t), tr)
+			var cte *session.ConnectTimeoutError
+			if !errors.As(err, &cte) {
+				t.Fatalf("Connect = %v; want a *session.ConnectTimeoutError", err)
+			}
+			p := tr.Process()
+			if p == nil {
+				t.Fatal("the server was not started")
+			}
+			select {
+			case <-p.Done():
+				t.Fatal("Connect returned after the server process was stopped, past its timeout")
+			default:
+			}
+			select {
+			case <-p.Done(): // stopped and waited for, in the background
+			case <-time.After(time.Minute):
+				t.Fatal("the server process was not stopped after Connect failed")
+			}
+		})
 	}
 }
 

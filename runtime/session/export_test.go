@@ -46,3 +46,5 @@ func Parked(s *Session) int {
 	defer s.mu.Unlock()
 	return s.parkedLen
 }
+
+var PayloadStart = payloadStart
