@@ -252,6 +252,68 @@ func TestConnectTimeoutStopsLater(t *testing.T) {
 	}
 }
 
+// TestConnectHTTPRefusedOnce connects over HTTP to servers that refuse in
+// a way that is no sign of their era (authorization, a server not there,
+// a URL that is not one): Connect reports the probe's failure once,
+// without falling back to initialize, which would fail the same way; an API
+// key gate's error names the header it asks for, and where to set it.
+func TestConnectHTTPRefusedOnce(t *testing.T) {
+	refuse := func(status int, challenge string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if challenge != "" {
+				w.Header().Set("WWW-Authenticate", challenge)
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(status)
+			io.WriteString(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"no"}}`)
+		})
+	}
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closedURL := closed.URL + "/mcp"
+	closed.Close() // nothing listens there now
+	tests := []struct {
+		name    string
+		handler http.Handler // nil: url as it is
+		url     string
+		want    []string
+	}{
+		{name: "an API key gate", handler: refuse(401, `APIKey header="X-API-Key"`), want: []string{"401 Unauthorized", `the server asks for an API key in the header X-API-Key: set it in HTTPClientOptions.Header`}},
+		{name: "a Bearer challenge", handler: refuse(401, `Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"`), want: []string{"401 Unauthorized", "OAuth", "HTTPClientOptions.HTTPClient"}},
+		{name: "forbidden", handler: refuse(403, ""), want: []string{"403 Forbidden"}},
+		{name: "nothing listens", url: closedURL, want: []string{"connect: ", closedURL}},
+		{name: "no scheme", url: "127.0.0.1:1/mcp", want: []string{"connect: ", "127.0.0.1:1/mcp"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			url := tt.url
+			if tt.handler != nil {
+				hs := httptest.NewServer(tt.handler)
+				defer hs.Close()
+				url = hs.URL + "/mcp"
+			}
+			_, err := mcp.Connect(testCtx(t), mcp.HTTP(url, nil), &mcp.ClientOptions{ConnectTimeout: 20 * time.Second})
+			if err == nil {
+				t.Fatal("Connect succeeded")
+			}
+			t.Logf("%v", err)
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("Connect = %q\nwant it to say %q", err, w)
+				}
+			}
+			for _, not := range []string{"fallback", "initialize"} {
+				if strings.Contains(err.Error(), not) {
+					t.Errorf("Connect = %q; it fell back to initialize (%q)", err, not)
+				}
+			}
+			var cte *session.ConnectTimeoutError
+			if errors.As(err, &cte) {
+				t.Errorf("Connect = %v; it waited for its timeout", err)
+			}
+		})
+	}
+}
+
 func TestConnectNoTransport(t *testing.T) {
 	if _, err := mcp.Connect(context.Background(), nil, nil); err == nil || !strings.Contains(err.Error(), "connect: no transport") {
 		t.Errorf("Connect without a transport = %v", err)
