@@ -5,6 +5,7 @@ package mcp20251125
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/ssehttp"
 	"github.com/mcpgen/mcpgen/runtime/stdio"
@@ -38,6 +40,48 @@ func Command(name string, args ...string) *stdio.CommandTransport {
 // Transport is what Connect speaks over: what Command and HTTP return, or
 // any other transport.Transport (runtime/transport).
 type Transport = transport.Transport
+
+// Pipe returns the two ends of an in-memory transport, for tests: serve a
+// server on one end and Connect to it on the other, in the same process
+// (see transport.Pipe). What one end writes, the other reads.
+func Pipe() (Transport, Transport) { return transport.Pipe() }
+
+// RPCError is the error of the protocol (JSON-RPC) that a call fails with
+// when the server answers with one: its Code (-32602 for invalid params,
+// say), Message and Data. Get it with errors.As:
+//
+//	var rpcErr *RPCError
+//	if errors.As(err, &rpcErr) && rpcErr.Code == -32602 { ... }
+//
+// (Error, where the revision has it, is the schema's definition of the
+// same object, as a message carries it.)
+type RPCError = jsonrpc.Error
+
+// ConnectTimeoutError is the error of a Connect whose server did not
+// complete the handshake within ClientOptions.ConnectTimeout: it names the
+// server, and quotes what it wrote that is not JSON-RPC (see
+// session.ConnectTimeoutError).
+type ConnectTimeoutError = session.ConnectTimeoutError
+
+// IsResourceNotFound reports whether err is (or wraps) the server's answer
+// that the resource of a resources/read does not exist: the error -32002
+// of the revisions up to 2025-11-25, or the error -32602 (invalid params)
+// carrying the URI in its data ({"uri": ...}) of 2026-07-28 on (see
+// https://modelcontextprotocol.io/specification/2026-07-28/server/resources#error-handling).
+func IsResourceNotFound(err error) bool {
+	var e *jsonrpc.Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	switch e.Code {
+	case -32002:
+		return true
+	case jsonrpc.InvalidParams:
+		_, ok := wire.Member(e.Data, "uri")
+		return ok
+	}
+	return false
+}
 
 // HTTPClientOptions configure HTTP: the headers every request carries (an
 // API key), the HTTP client (OAuth, see runtime/oauth), a logger, and

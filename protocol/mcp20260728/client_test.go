@@ -708,3 +708,86 @@ func TestResultText(t *testing.T) {
 		t.Errorf("GetPromptResult.Text() = %q", got)
 	}
 }
+
+// TestIsResourceNotFound knows the not-found error of either era, wrapped
+// or not, and nothing else.
+func TestIsResourceNotFound(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"-32002, up to 2025-11-25", &mcp.RPCError{Code: -32002, Message: "not found"}, true},
+		{"-32602 with the URI, 2026-07-28", &mcp.RPCError{Code: -32602, Message: "resource not found: a://b", Data: jsontext.Value(`{"uri":"a://b"}`)}, true},
+		{"wrapped", fmt.Errorf("reading: %w", &mcp.RPCError{Code: -32002}), true},
+		{"-32602 of other params", &mcp.RPCError{Code: -32602, Message: "bad cursor"}, false},
+		{"-32602 with other data", &mcp.RPCError{Code: -32602, Data: jsontext.Value(`{"field":"uri"}`)}, false},
+		{"-32603", &mcp.RPCError{Code: -32603, Data: jsontext.Value(`{"uri":"a://b"}`)}, false},
+		{"not of the protocol", errors.New("resource not found"), false},
+		{"nil", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := mcp.IsResourceNotFound(tt.err); got != tt.want {
+				t.Errorf("IsResourceNotFound(%v) = %v, want %v", tt.err, got, tt.want)
+			}
+		})
+	}
+	// What a server sends, in either era.
+	for _, rev := range []string{"2026-07-28", "2025-11-25"} {
+		t.Run("a server at "+rev, func(t *testing.T) {
+			ctx := testCtx(t)
+			serverEnd, clientEnd := mcp.Pipe()
+			srv := greeter()
+			srv.MustAddResource(mcp.NewResource("note://hello", "hello", "text/plain"), func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
+				return nil, mcp.ResourceNotFound(p.URI)
+			})
+			go srv.Serve(ctx, serverEnd, session.Options{})
+			cs, err := mcp.Connect(ctx, clientEnd, &mcp.ClientOptions{Revisions: []string{rev}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			_, err = cs.ReadResource(ctx, &mcp.ReadResourceRequestParams{URI: "note://missing"})
+			if !mcp.IsResourceNotFound(err) {
+				t.Errorf("ReadResource(missing) = %v; IsResourceNotFound false", err)
+			}
+		})
+	}
+}
+
+// TestClientOptionsRevisions pins the revision with the shortcut, which
+// replaces Session.Revisions when set, and is checked by name.
+func TestClientOptionsRevisions(t *testing.T) {
+	tests := []struct {
+		name      string
+		revisions []string
+		session   []string
+		want      string // the revision spoken, or a substring of the error
+	}{
+		{"the shortcut", []string{"2025-11-25"}, nil, "2025-11-25"},
+		{"the shortcut wins", []string{"2025-06-18"}, []string{"2026-07-28"}, "2025-06-18"},
+		{"Session.Revisions alone", nil, []string{"2025-11-25"}, "2025-11-25"},
+		{"neither", nil, nil, "2026-07-28"},
+		{"a name not linked", []string{"2025-13-01"}, nil, `unknown protocol revision "2025-13-01"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := testCtx(t)
+			serverEnd, clientEnd := mcp.Pipe()
+			go greeter().Serve(ctx, serverEnd, session.Options{})
+			cs, err := mcp.Connect(ctx, clientEnd, &mcp.ClientOptions{Revisions: tt.revisions, Session: session.Options{Revisions: tt.session}})
+			if err != nil {
+				serverEnd.Close()
+				if !strings.Contains(err.Error(), tt.want) {
+					t.Fatalf("Connect = %v, want %s", err, tt.want)
+				}
+				return
+			}
+			defer cs.Close()
+			if got := cs.Revision().Name; got != tt.want {
+				t.Errorf("the revision spoken is %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
