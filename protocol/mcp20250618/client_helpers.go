@@ -104,8 +104,9 @@ func HTTP(url string, opts *HTTPClientOptions) *ssehttp.AutoClient {
 }
 
 // CallToolArgs calls the tool name with args as its arguments: any Go value
-// whose JSON is an object (a struct, a map), a jsontext.Value or []byte
-// holding the JSON of one, or nil for none. Its result is CallTool's: a tool that failed is a result
+// whose JSON is an object (a struct, a map), a RawJSON or []byte holding
+// the JSON of one, or nil for none. A Go string is a JSON string, not JSON
+// text: give JSON text as []byte(text) or RawJSON(text). Its result is CallTool's: a tool that failed is a result
 // whose Failed reports true, not an error.
 func (s *ClientSession) CallToolArgs(ctx context.Context, name string, args any, opts ...session.CallOption) (*CallToolResult, error) {
 	raw, err := toolArguments(args)
@@ -141,6 +142,9 @@ func toolArguments(args any) (jsontext.Value, error) {
 		return nil, nil
 	case '{':
 		return raw, nil
+	}
+	if _, ok := args.(string); ok {
+		return nil, fmt.Errorf("want a JSON object, got %s from a Go string, which is sent as a JSON string: to pass JSON text, give []byte(text) or RawJSON(text)", wire.KindPhrase(raw.Kind()))
 	}
 	return nil, fmt.Errorf("want a JSON object, got %s from a %T", wire.KindPhrase(raw.Kind()), args)
 }

@@ -539,7 +539,7 @@ func TestClientCapabilitiesInferred(t *testing.T) {
 				return err
 			})
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				if err == nil || !strings.HasPrefix(err.Error(), tt.wantErr) {
 					t.Fatalf("Connect = %v\nwant it to say %q", err, tt.wantErr)
 				}
 				return
@@ -647,6 +647,9 @@ func TestCallTypedToolChecks(t *testing.T) {
 	}
 	if _, _, err := mcp.CallTypedTool[out](ctx, cs, "text", []int{1}); err == nil || err.Error() != `tools/call "text": arguments: want a JSON object, got an array from a []int` {
 		t.Errorf("CallTypedTool with an array = %v", err)
+	}
+	if _, err := cs.CallToolArgs(ctx, "text", `{"city":"Paris"}`); err == nil || err.Error() != `tools/call "text": arguments: want a JSON object, got a string from a Go string, which is sent as a JSON string: to pass JSON text, give []byte(text) or RawJSON(text)` {
+		t.Errorf("CallToolArgs with JSON text in a string = %v", err)
 	}
 	if _, _, err := mcp.CallTypedTool[out](ctx, cs, "lying", struct{}{}); err == nil || !strings.Contains(err.Error(), "does not match the tool's outputSchema") || !strings.Contains(err.Error(), "/n") {
 		t.Errorf("CallTypedTool of a result that breaks the outputSchema = %v", err)
