@@ -92,7 +92,9 @@ type HTTPClientOptions = ssehttp.AutoOptions
 // HTTP returns the transport to a server at url, of either HTTP transport:
 // Streamable HTTP, tried first, or the HTTP+SSE transport of 2024-11-05,
 // which it falls back to when the server refuses the first POST with 400,
-// 404 or 405 (see ssehttp.AutoClient). nil opts are the defaults:
+// 404 or 405 (see ssehttp.AutoClient). opts is a pointer so that the
+// common call passes nil for the defaults, as http.ListenAndServe(addr,
+// nil) does (the server's HTTPHandler takes its HTTPOptions by value):
 //
 //	cs, err := Connect(ctx, HTTP("http://127.0.0.1:8080/mcp", nil), nil)
 //	cs, err := Connect(ctx, HTTP(url, &HTTPClientOptions{Header: http.Header{"X-Api-Key": {key}}}), nil)
