@@ -103,7 +103,8 @@ func (g *gen) canConnect() bool {
 
 // clientNames are the names connectClient declares, which a revision's
 // own definitions must leave free.
-var clientNames = []string{"ClientOptions", "Connect", "Elicitor", "Sampler", "RootsLister"}
+// (and the names client.go.tmpl declares beside them).
+var clientNames = []string{"ClientOptions", "Connect", "Elicitor", "Sampler", "RootsLister", "Pipe", "RPCError", "ConnectTimeoutError", "IsResourceNotFound", "Command", "HTTP", "HTTPClientOptions", "Transport", "ToolError", "CallTypedTool", "Accept", "Decline", "Cancel"}
 
 // connectClient emits ClientOptions, Connect and the capabilities Connect
 // infers from the optional interfaces the handler implements.
@@ -150,8 +151,10 @@ func (g *gen) connectClient(f *jen.File) error {
 		jen.Id("Capabilities").Id("ClientCapabilities"),
 		doc("Handler", handlerDoc, ""),
 		jen.Id("Handler").Id("Client"),
-		doc("ConnectTimeout", "ConnectTimeout bounds the handshake: a server that has not completed it in time fails Connect with a *session.ConnectTimeoutError that names it and says what to check. 0 means session.DefaultConnectTimeout (30 s); negative, no bound but ctx's.", ""),
+		doc("ConnectTimeout", "ConnectTimeout bounds the handshake: a server that has not completed it in time fails Connect with a *ConnectTimeoutError, at that time, that names it and says what to check (quoting what it wrote that is not JSON-RPC, such as a log line on its stdout). 0 means session.DefaultConnectTimeout (30 s); negative, no bound but ctx's.", ""),
 		jen.Id("ConnectTimeout").Qual("time", "Duration"),
+		doc("Revisions", "Revisions are the protocol revisions the client may speak, such as []string{\"2025-11-25\"} to pin one; Connect refuses a name not linked into the binary. nil leaves Session.Revisions (nil: every revision linked); set, they replace Session.Revisions: a shortcut for it.", ""),
+		jen.Id("Revisions").Index().String(),
 		doc("Middleware", "Middleware wraps the handling of what the client sends and receives, whatever the transport (see session.Middleware for what passes through it): the first is the outermost. It runs outside Session.Middleware.", ""),
 		jen.Id("Middleware").Index().Qual(sessionPkg, "Middleware"),
 		doc("Session", "Session configures the session, whatever the transport: the revisions it may speak (Revisions, each checked by name), more middleware, its logger, call timeout and limits.", ""),
@@ -190,12 +193,13 @@ func (g *gen) connectClient(f *jen.File) error {
 		connectDoc = "Connect starts a client session on t, finds out which era the server speaks, and returns the session ready. It starts t if t is a transport.Starter (a server command, see stdio.NewCommand), then probes with server/discover: when the server answers, every later request is sent statelessly, with the client's info, capabilities and the revision in _meta; when it does not, Connect falls back to initialize with the newest revision with the handshake linked into the binary that opts.Session.Revisions allows. The ClientSession's Revision and Era tell which. See session.Session.Connect."
 	}
 	f.Add(doc("Connect", connectDoc, "",
-		"A nil opts is the zero ClientOptions. Before anything is sent, Connect refuses an opts.Session.Revisions that is empty or names a revision not linked into the binary (session.CheckRevisions), and a Handler with a method of an optional interface's name but not its signature (session.CheckHandler). A server that has not completed the handshake within opts.ConnectTimeout (30 s by default) fails it with a *session.ConnectTimeoutError, and one whose process exits with the exit status and the end of its stderr. When Connect fails, t is closed."))
+		"A nil opts is the zero ClientOptions. Before anything is sent, Connect refuses revisions (opts.Revisions, or else opts.Session.Revisions) that are empty or names a revision not linked into the binary (session.CheckRevisions), and a Handler with a method of an optional interface's name but not its signature (session.CheckHandler). A server that has not completed the handshake within opts.ConnectTimeout (30 s by default) fails it with a *ConnectTimeoutError, at that time, and one whose process exits with the exit status and the end of its stderr. When Connect fails, t is closed: before it returns, or, when it ran out of time (opts.ConnectTimeout or ctx), in the background, since a server process that ignores the end of its stdin and SIGTERM takes up to twice stdio.DefaultGrace to stop."))
 	f.Func().Id("Connect").Params(ctxParam(), jen.Id("t").Qual(transportPkg, "Transport"), jen.Id("opts").Op("*").Id("ClientOptions")).Params(jen.Op("*").Id("ClientSession"), jen.Error()).Block(
 		jen.If(jen.Id("t").Op("==").Nil()).Block(jen.Return(jen.Nil(), jen.Qual("errors", "New").Call(jen.Lit("connect: no transport: give Command(...), HTTP(url, nil) or another transport.Transport")))),
 		jen.Var().Id("o").Id("ClientOptions"),
 		jen.If(jen.Id("opts").Op("!=").Nil()).Block(jen.Id("o").Op("=").Op("*").Id("opts")),
 		jen.If(jen.Id("o").Dot("Handler").Op("==").Nil()).Block(jen.Id("o").Dot("Handler").Op("=").Id("UnimplementedClient").Values()),
+		jen.If(jen.Id("o").Dot("Revisions").Op("!=").Nil()).Block(jen.Id("o").Dot("Session").Dot("Revisions").Op("=").Id("o").Dot("Revisions")),
 		jen.List(jen.Id("caps"), jen.Err()).Op(":=").Id("o").Dot("capabilities").Call(),
 		jen.If(jen.Err().Op("==").Nil()).Block(jen.Err().Op("=").Qual(sessionPkg, "CheckRevisions").Call(jen.Id("o").Dot("Session").Dot("Revisions"))),
 		jen.If(jen.Err().Op("!=").Nil()).Block(
@@ -219,6 +223,13 @@ func (g *gen) connectClient(f *jen.File) error {
 		),
 		jen.Id("s").Op(":=").Qual(sessionPkg, "New").Call(jen.Qual(sessionPkg, "Client"), jen.Id("t"), jen.Id("NewClientHandler").Call(jen.Id("o").Dot("Handler")), jen.Id("o").Dot("Session")),
 		jen.If(jen.Err().Op(":=").Id("s").Dot("ConnectWithin").Call(jen.Id("ctx"), jen.Op("&").Id("info"), jen.Op("&").Id("caps"), jen.Id("o").Dot("ConnectTimeout")), jen.Err().Op("!=").Nil()).Block(
+			jen.Var().Id("late").Op("*").Qual(sessionPkg, "ConnectTimeoutError"),
+			jen.If(jen.Qual("errors", "As").Call(jen.Err(), jen.Op("&").Id("late")).Op("||").Id("ctx").Dot("Err").Call().Op("!=").Nil()).Block(
+				jen.Comment("Out of time: the error is due now, and a server process may"),
+				jen.Comment("take its grace periods to stop (see stdio.Process.Close)."),
+				jen.Go().Id("s").Dot("Close").Call(),
+				jen.Return(jen.Nil(), jen.Err()),
+			),
 			jen.Id("_").Op("=").Id("s").Dot("Close").Call(),
 			jen.Return(jen.Nil(), jen.Err()),
 		),

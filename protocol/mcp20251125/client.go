@@ -876,10 +876,16 @@ type ClientOptions struct {
 	// means UnimplementedClient.
 	Handler Client
 	// ConnectTimeout bounds the handshake: a server that has not completed it in
-	// time fails Connect with a *session.ConnectTimeoutError that names it and
-	// says what to check. 0 means session.DefaultConnectTimeout (30 s); negative,
-	// no bound but ctx's.
+	// time fails Connect with a *ConnectTimeoutError, at that time, that names it
+	// and says what to check (quoting what it wrote that is not JSON-RPC, such as
+	// a log line on its stdout). 0 means session.DefaultConnectTimeout (30 s);
+	// negative, no bound but ctx's.
 	ConnectTimeout time.Duration
+	// Revisions are the protocol revisions the client may speak, such as
+	// []string{"2025-11-25"} to pin one; Connect refuses a name not linked into
+	// the binary. nil leaves Session.Revisions (nil: every revision linked); set,
+	// they replace Session.Revisions: a shortcut for it.
+	Revisions []string
 	// Middleware wraps the handling of what the client sends and receives,
 	// whatever the transport (see session.Middleware for what passes through it):
 	// the first is the outermost. It runs outside Session.Middleware.
@@ -927,13 +933,17 @@ func (o *ClientOptions) capabilities() (ClientCapabilities, error) {
 // the answer and sends notifications/initialized.
 //
 // A nil opts is the zero ClientOptions. Before anything is sent, Connect
-// refuses an opts.Session.Revisions that is empty or names a revision not
-// linked into the binary (session.CheckRevisions), and a Handler with a method
-// of an optional interface's name but not its signature
-// (session.CheckHandler). A server that has not completed the handshake within
-// opts.ConnectTimeout (30 s by default) fails it with a
-// *session.ConnectTimeoutError, and one whose process exits with the exit
-// status and the end of its stderr. When Connect fails, t is closed.
+// refuses revisions (opts.Revisions, or else opts.Session.Revisions) that are
+// empty or names a revision not linked into the binary
+// (session.CheckRevisions), and a Handler with a method of an optional
+// interface's name but not its signature (session.CheckHandler). A server that
+// has not completed the handshake within opts.ConnectTimeout (30 s by default)
+// fails it with a *ConnectTimeoutError, at that time, and one whose process
+// exits with the exit status and the end of its stderr. When Connect fails, t
+// is closed: before it returns, or, when it ran out of time
+// (opts.ConnectTimeout or ctx), in the background, since a server process that
+// ignores the end of its stdin and SIGTERM takes up to twice
+// stdio.DefaultGrace to stop.
 func Connect(ctx context.Context, t transport.Transport, opts *ClientOptions) (*ClientSession, error) {
 	if t == nil {
 		return nil, errors.New("connect: no transport: give Command(...), HTTP(url, nil) or another transport.Transport")
@@ -944,6 +954,9 @@ func Connect(ctx context.Context, t transport.Transport, opts *ClientOptions) (*
 	}
 	if o.Handler == nil {
 		o.Handler = UnimplementedClient{}
+	}
+	if o.Revisions != nil {
+		o.Session.Revisions = o.Revisions
 	}
 	caps, err := o.capabilities()
 	if err == nil {
@@ -974,6 +987,13 @@ func Connect(ctx context.Context, t transport.Transport, opts *ClientOptions) (*
 	}
 	s := session.New(session.Client, t, NewClientHandler(o.Handler), o.Session)
 	if err := s.ConnectWithin(ctx, &info, &caps, o.ConnectTimeout); err != nil {
+		var late *session.ConnectTimeoutError
+		if errors.As(err, &late) || ctx.Err() != nil {
+			// Out of time: the error is due now, and a server process may
+			// take its grace periods to stop (see stdio.Process.Close).
+			go s.Close()
+			return nil, err
+		}
 		_ = s.Close()
 		return nil, err
 	}

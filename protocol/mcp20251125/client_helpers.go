@@ -5,6 +5,7 @@ package mcp20251125
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/ssehttp"
 	"github.com/mcpgen/mcpgen/runtime/stdio"
@@ -39,6 +41,48 @@ func Command(name string, args ...string) *stdio.CommandTransport {
 // any other transport.Transport (runtime/transport).
 type Transport = transport.Transport
 
+// Pipe returns the two ends of an in-memory transport, for tests: serve a
+// server on one end and Connect to it on the other, in the same process
+// (see transport.Pipe). What one end writes, the other reads.
+func Pipe() (Transport, Transport) { return transport.Pipe() }
+
+// RPCError is the error of the protocol (JSON-RPC) that a call fails with
+// when the server answers with one: its Code (-32602 for invalid params,
+// say), Message and Data. Get it with errors.As:
+//
+//	var rpcErr *RPCError
+//	if errors.As(err, &rpcErr) && rpcErr.Code == -32602 { ... }
+//
+// (Error, where the revision has it, is the schema's definition of the
+// same object, as a message carries it.)
+type RPCError = jsonrpc.Error
+
+// ConnectTimeoutError is the error of a Connect whose server did not
+// complete the handshake within ClientOptions.ConnectTimeout: it names the
+// server, and quotes what it wrote that is not JSON-RPC (see
+// session.ConnectTimeoutError).
+type ConnectTimeoutError = session.ConnectTimeoutError
+
+// IsResourceNotFound reports whether err is (or wraps) the server's answer
+// that the resource of a resources/read does not exist: the error -32002
+// of the revisions up to 2025-11-25, or the error -32602 (invalid params)
+// carrying the URI in its data ({"uri": ...}) of 2026-07-28 on (see
+// https://modelcontextprotocol.io/specification/2026-07-28/server/resources#error-handling).
+func IsResourceNotFound(err error) bool {
+	var e *jsonrpc.Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	switch e.Code {
+	case -32002:
+		return true
+	case jsonrpc.InvalidParams:
+		_, ok := wire.Member(e.Data, "uri")
+		return ok
+	}
+	return false
+}
+
 // HTTPClientOptions configure HTTP: the headers every request carries (an
 // API key), the HTTP client (OAuth, see runtime/oauth), a logger, and
 // either transport's own options (see ssehttp.AutoOptions). (HTTPOptions
@@ -48,7 +92,9 @@ type HTTPClientOptions = ssehttp.AutoOptions
 // HTTP returns the transport to a server at url, of either HTTP transport:
 // Streamable HTTP, tried first, or the HTTP+SSE transport of 2024-11-05,
 // which it falls back to when the server refuses the first POST with 400,
-// 404 or 405 (see ssehttp.AutoClient). nil opts are the defaults:
+// 404 or 405 (see ssehttp.AutoClient). opts is a pointer so that the
+// common call passes nil for the defaults, as http.ListenAndServe(addr,
+// nil) does (the server's HTTPHandler takes its HTTPOptions by value):
 //
 //	cs, err := Connect(ctx, HTTP("http://127.0.0.1:8080/mcp", nil), nil)
 //	cs, err := Connect(ctx, HTTP(url, &HTTPClientOptions{Header: http.Header{"X-Api-Key": {key}}}), nil)
@@ -60,8 +106,9 @@ func HTTP(url string, opts *HTTPClientOptions) *ssehttp.AutoClient {
 }
 
 // CallToolArgs calls the tool name with args as its arguments: any Go value
-// whose JSON is an object (a struct, a map), a jsontext.Value or []byte
-// holding the JSON of one, or nil for none. Its result is CallTool's: a tool that failed is a result
+// whose JSON is an object (a struct, a map), a RawJSON or []byte holding
+// the JSON of one, or nil for none. A Go string is a JSON string, not JSON
+// text: give JSON text as []byte(text) or RawJSON(text). Its result is CallTool's: a tool that failed is a result
 // whose Failed reports true, not an error.
 func (s *ClientSession) CallToolArgs(ctx context.Context, name string, args any, opts ...session.CallOption) (*CallToolResult, error) {
 	raw, err := toolArguments(args)
@@ -97,6 +144,9 @@ func toolArguments(args any) (jsontext.Value, error) {
 		return nil, nil
 	case '{':
 		return raw, nil
+	}
+	if _, ok := args.(string); ok {
+		return nil, fmt.Errorf("want a JSON object, got %s from a Go string, which is sent as a JSON string: to pass JSON text, give []byte(text) or RawJSON(text)", wire.KindPhrase(raw.Kind()))
 	}
 	return nil, fmt.Errorf("want a JSON object, got %s from a %T", wire.KindPhrase(raw.Kind()), args)
 }

@@ -9,9 +9,11 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"os/signal"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -48,6 +50,15 @@ func serverMain(mode string) int {
 		return 3
 	case "silent": // reads everything, answers nothing
 		io.Copy(io.Discard, os.Stdin)
+		return 0
+	case "chatty": // logs to its stdout, answers nothing
+		os.Stdout.WriteString("hello world: a server that logs to stdout, at length, more than the error quotes of it\n")
+		io.Copy(io.Discard, os.Stdin)
+		return 0
+	case "deaf": // ignores the end of its stdin and SIGTERM: only SIGKILL stops it
+		signal.Ignore(syscall.SIGTERM)
+		io.Copy(io.Discard, os.Stdin)
+		time.Sleep(time.Minute) // a bound, should the test not kill it
 		return 0
 	case "greeter": // a real server
 		srv := greeter()
@@ -153,6 +164,7 @@ func TestConnectBadDay(t *testing.T) {
 		{name: "the server exits before it reads", mode: "boom3", want: []string{`the server process "`, "exited: exit status 3", "the end of its stderr:\n\tloading config\n\tboom: no config file"}, exit: 3, started: true},
 		{name: "the server exits during the handshake", mode: "boom3-after-reading", want: []string{"exited: exit status 3", "the end of its stderr:\n\tboom"}, exit: 3, started: true},
 		{name: "the server never answers", mode: "silent", timeout: 300 * time.Millisecond, want: []string{`connect: no answer from the server process "`, "within 300ms: is it an MCP server, writing JSON-RPC messages on its stdout?"}, timedOut: true, started: true},
+		{name: "the server logs to its stdout", mode: "chatty", timeout: 300 * time.Millisecond, want: []string{"within 300ms: it wrote on its stdout something that is not JSON-RPC, starting \"hello world: a server that logs to stdout, at length, more than the error quotes\": ", "logs go to stderr"}, timedOut: true, started: true},
 		{name: "a revision that does not exist", mode: "greeter", revisions: []string{"bogus"}, want: []string{`connect: the revisions allowed (a server's WithRevisions, or session.Options.Revisions): unknown protocol revision "bogus"`, "2025-11-25", "2026-07-28"}},
 		{name: "a program that does not exist", want: []string{"connect: stdio: Command: ", "mcpgen-no-such-server"}},
 	}
@@ -192,6 +204,113 @@ func TestConnectBadDay(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestConnectTimeoutStopsLater connects to a server that never answers and
+// takes long to stop (it ignores the end of its stdin and SIGTERM): Connect
+// returns at its timeout, while the process is still being stopped, and
+// the process is stopped and waited for afterwards.
+func TestConnectTimeoutStopsLater(t *testing.T) {
+	connects := map[string]func(context.Context, transport.Transport) error{
+		"2026-07-28": func(ctx context.Context, tr transport.Transport) error {
+			_, err := mcp.Connect(ctx, tr, &mcp.ClientOptions{ConnectTimeout: 200 * time.Millisecond})
+			return err
+		},
+		"2025-11-25": func(ctx context.Context, tr transport.Transport) error {
+			_, err := m25.Connect(ctx, tr, &m25.ClientOptions{ConnectTimeout: 200 * time.Millisecond})
+			return err
+		},
+	}
+	for era, connect := range connects {
+		t.Run(era, func(t *testing.T) {
+			t.Setenv(serverEnv, "deaf")
+			t.Setenv("GORACE", "atexit_sleep_ms=0")
+			// Stopping it takes two grace periods (stdin closed, then
+			// SIGTERM) before SIGKILL.
+			tr := stdio.NewCommand(exec.Command(os.Args[0], "-test.run=^$"), stdio.WithGrace(2*time.Second))
+			err := connect(testCtx(t), tr)
+			var cte *session.ConnectTimeoutError
+			if !errors.As(err, &cte) {
+				t.Fatalf("Connect = %v; want a *session.ConnectTimeoutError", err)
+			}
+			p := tr.Process()
+			if p == nil {
+				t.Fatal("the server was not started")
+			}
+			select {
+			case <-p.Done():
+				t.Fatal("Connect returned after the server process was stopped, past its timeout")
+			default:
+			}
+			select {
+			case <-p.Done(): // stopped and waited for, in the background
+			case <-time.After(time.Minute):
+				t.Fatal("the server process was not stopped after Connect failed")
+			}
+		})
+	}
+}
+
+// TestConnectHTTPRefusedOnce connects over HTTP to servers that refuse in
+// a way that is no sign of their era (authorization, a server not there,
+// a URL that is not one): Connect reports the probe's failure once,
+// without falling back to initialize, which would fail the same way; an API
+// key gate's error names the header it asks for, and where to set it.
+func TestConnectHTTPRefusedOnce(t *testing.T) {
+	refuse := func(status int, challenge string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if challenge != "" {
+				w.Header().Set("WWW-Authenticate", challenge)
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(status)
+			io.WriteString(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"no"}}`)
+		})
+	}
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closedURL := closed.URL + "/mcp"
+	closed.Close() // nothing listens there now
+	tests := []struct {
+		name    string
+		handler http.Handler // nil: url as it is
+		url     string
+		want    []string
+	}{
+		{name: "an API key gate", handler: refuse(401, `APIKey header="X-API-Key"`), want: []string{"401 Unauthorized", `the server asks for an API key in the header X-API-Key: set it in HTTPClientOptions.Header`}},
+		{name: "a Bearer challenge", handler: refuse(401, `Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"`), want: []string{"401 Unauthorized", "OAuth", "HTTPClientOptions.HTTPClient"}},
+		{name: "forbidden", handler: refuse(403, ""), want: []string{"403 Forbidden"}},
+		{name: "nothing listens", url: closedURL, want: []string{"connect: ", closedURL}},
+		{name: "no scheme", url: "127.0.0.1:1/mcp", want: []string{"connect: ", "127.0.0.1:1/mcp"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			url := tt.url
+			if tt.handler != nil {
+				hs := httptest.NewServer(tt.handler)
+				defer hs.Close()
+				url = hs.URL + "/mcp"
+			}
+			_, err := mcp.Connect(testCtx(t), mcp.HTTP(url, nil), &mcp.ClientOptions{ConnectTimeout: 20 * time.Second})
+			if err == nil {
+				t.Fatal("Connect succeeded")
+			}
+			t.Logf("%v", err)
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("Connect = %q\nwant it to say %q", err, w)
+				}
+			}
+			for _, not := range []string{"fallback", "initialize"} {
+				if strings.Contains(err.Error(), not) {
+					t.Errorf("Connect = %q; it fell back to initialize (%q)", err, not)
+				}
+			}
+			var cte *session.ConnectTimeoutError
+			if errors.As(err, &cte) {
+				t.Errorf("Connect = %v; it waited for its timeout", err)
+			}
+		})
 	}
 }
 
@@ -420,7 +539,7 @@ func TestClientCapabilitiesInferred(t *testing.T) {
 				return err
 			})
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				if err == nil || !strings.HasPrefix(err.Error(), tt.wantErr) {
 					t.Fatalf("Connect = %v\nwant it to say %q", err, tt.wantErr)
 				}
 				return
@@ -529,6 +648,9 @@ func TestCallTypedToolChecks(t *testing.T) {
 	if _, _, err := mcp.CallTypedTool[out](ctx, cs, "text", []int{1}); err == nil || err.Error() != `tools/call "text": arguments: want a JSON object, got an array from a []int` {
 		t.Errorf("CallTypedTool with an array = %v", err)
 	}
+	if _, err := cs.CallToolArgs(ctx, "text", `{"city":"Paris"}`); err == nil || err.Error() != `tools/call "text": arguments: want a JSON object, got a string from a Go string, which is sent as a JSON string: to pass JSON text, give []byte(text) or RawJSON(text)` {
+		t.Errorf("CallToolArgs with JSON text in a string = %v", err)
+	}
 	if _, _, err := mcp.CallTypedTool[out](ctx, cs, "lying", struct{}{}); err == nil || !strings.Contains(err.Error(), "does not match the tool's outputSchema") || !strings.Contains(err.Error(), "/n") {
 		t.Errorf("CallTypedTool of a result that breaks the outputSchema = %v", err)
 	}
@@ -587,5 +709,88 @@ func TestResultText(t *testing.T) {
 	prompt := mcp.PromptText("user", "hi")
 	if got := prompt.Text(); got != "hi" {
 		t.Errorf("GetPromptResult.Text() = %q", got)
+	}
+}
+
+// TestIsResourceNotFound knows the not-found error of either era, wrapped
+// or not, and nothing else.
+func TestIsResourceNotFound(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"-32002, up to 2025-11-25", &mcp.RPCError{Code: -32002, Message: "not found"}, true},
+		{"-32602 with the URI, 2026-07-28", &mcp.RPCError{Code: -32602, Message: "resource not found: a://b", Data: jsontext.Value(`{"uri":"a://b"}`)}, true},
+		{"wrapped", fmt.Errorf("reading: %w", &mcp.RPCError{Code: -32002}), true},
+		{"-32602 of other params", &mcp.RPCError{Code: -32602, Message: "bad cursor"}, false},
+		{"-32602 with other data", &mcp.RPCError{Code: -32602, Data: jsontext.Value(`{"field":"uri"}`)}, false},
+		{"-32603", &mcp.RPCError{Code: -32603, Data: jsontext.Value(`{"uri":"a://b"}`)}, false},
+		{"not of the protocol", errors.New("resource not found"), false},
+		{"nil", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := mcp.IsResourceNotFound(tt.err); got != tt.want {
+				t.Errorf("IsResourceNotFound(%v) = %v, want %v", tt.err, got, tt.want)
+			}
+		})
+	}
+	// What a server sends, in either era.
+	for _, rev := range []string{"2026-07-28", "2025-11-25"} {
+		t.Run("a server at "+rev, func(t *testing.T) {
+			ctx := testCtx(t)
+			serverEnd, clientEnd := mcp.Pipe()
+			srv := greeter()
+			srv.MustAddResource(mcp.NewResource("note://hello", "hello", "text/plain"), func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
+				return nil, mcp.ResourceNotFound(p.URI)
+			})
+			go srv.Serve(ctx, serverEnd, session.Options{})
+			cs, err := mcp.Connect(ctx, clientEnd, &mcp.ClientOptions{Revisions: []string{rev}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			_, err = cs.ReadResource(ctx, &mcp.ReadResourceRequestParams{URI: "note://missing"})
+			if !mcp.IsResourceNotFound(err) {
+				t.Errorf("ReadResource(missing) = %v; IsResourceNotFound false", err)
+			}
+		})
+	}
+}
+
+// TestClientOptionsRevisions pins the revision with the shortcut, which
+// replaces Session.Revisions when set, and is checked by name.
+func TestClientOptionsRevisions(t *testing.T) {
+	tests := []struct {
+		name      string
+		revisions []string
+		session   []string
+		want      string // the revision spoken, or a substring of the error
+	}{
+		{"the shortcut", []string{"2025-11-25"}, nil, "2025-11-25"},
+		{"the shortcut wins", []string{"2025-06-18"}, []string{"2026-07-28"}, "2025-06-18"},
+		{"Session.Revisions alone", nil, []string{"2025-11-25"}, "2025-11-25"},
+		{"neither", nil, nil, "2026-07-28"},
+		{"a name not linked", []string{"2025-13-01"}, nil, `unknown protocol revision "2025-13-01"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := testCtx(t)
+			serverEnd, clientEnd := mcp.Pipe()
+			go greeter().Serve(ctx, serverEnd, session.Options{})
+			cs, err := mcp.Connect(ctx, clientEnd, &mcp.ClientOptions{Revisions: tt.revisions, Session: session.Options{Revisions: tt.session}})
+			if err != nil {
+				serverEnd.Close()
+				if !strings.Contains(err.Error(), tt.want) {
+					t.Fatalf("Connect = %v, want %s", err, tt.want)
+				}
+				return
+			}
+			defer cs.Close()
+			if got := cs.Revision().Name; got != tt.want {
+				t.Errorf("the revision spoken is %s, want %s", got, tt.want)
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package mcp20260728_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	mcp "github.com/mcpgen/mcpgen/protocol/mcp20260728"
@@ -255,4 +256,48 @@ func ExampleStandardServer_AddResourceTemplate() {
 	// AddResourceTemplate: URI template "repo://{owner": incomplete expression at byte 13
 	// mcpgen/mcpgen at rev 7
 	// jsonrpc error -32602: resource not found: other://x
+}
+
+// A server and a client in one process, for a test: Pipe gives the two
+// ends of an in-memory transport, and the client pins a revision with
+// ClientOptions.Revisions.
+func ExamplePipe() {
+	srv := mcp.NewServer(mcp.Implementation{Name: "notes", Version: "1.0.0"})
+	serverEnd, clientEnd := mcp.Pipe()
+	ctx := context.Background()
+	go srv.Serve(ctx, serverEnd, session.Options{})
+
+	cs, err := mcp.Connect(ctx, clientEnd, &mcp.ClientOptions{Revisions: []string{"2025-11-25"}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer cs.Close()
+	fmt.Println(cs.Era(), cs.Revision().Name)
+	// Output:
+	// legacy 2025-11-25
+}
+
+// A resource that does not exist is an error IsResourceNotFound knows, in
+// every revision; any other error of the protocol is an *RPCError.
+func ExampleIsResourceNotFound() {
+	srv := mcp.NewServer(mcp.Implementation{Name: "notes", Version: "1.0.0"})
+	srv.MustAddResource(mcp.NewResource("note://hello", "hello", "text/plain"), func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []mcp.ReadResourceResultContentsItem{{Value: &mcp.TextResourceContents{URI: p.URI, Text: "Hello"}}}}, nil
+	})
+	serverEnd, clientEnd := mcp.Pipe()
+	ctx := context.Background()
+	go srv.Serve(ctx, serverEnd, session.Options{})
+
+	cs, err := mcp.Connect(ctx, clientEnd, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer cs.Close()
+	_, err = cs.ReadResource(ctx, &mcp.ReadResourceRequestParams{URI: "note://missing"})
+	var rpcErr *mcp.RPCError
+	fmt.Println(mcp.IsResourceNotFound(err), errors.As(err, &rpcErr), rpcErr.Code)
+	// Output:
+	// true true -32602
 }

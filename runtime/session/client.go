@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 	"sync"
 	"time"
@@ -124,8 +125,12 @@ type modernClient struct {
 // (see Call). An error of the stateless era means the same kind of server
 // (-32022 UnsupportedProtocolVersion is followed: the probe is sent again
 // at a revision both sides have, or, when the server names only revisions
-// of the initialize era, the client falls back). Anything else (another
-// error, an HTTP status without such an error, no answer in time) means a
+// of the initialize era, the client falls back). A failure that says
+// nothing of the era is returned as it is, once: an AuthorizationError (an
+// HTTP 401 or 403, an OAuth failure), which initialize would meet too, and
+// a request that reached no server (a *url.Error: a connection refused, a
+// host not found, a URL that does not parse). Anything else (another error,
+// another HTTP status without such an error, no answer in time) means a
 // legacy server: Connect sends initialize for the newest revision with
 // the handshake that the binary links and Options.Revisions allow, and the
 // session goes on in it, the handler's types converted as for any older
@@ -194,6 +199,11 @@ func (s *Session) Connect(ctx context.Context, info, caps wire.Appender) error {
 			// same authorization.
 			return fmt.Errorf("connect: %w", err)
 		}
+		if transportFailed(err) {
+			// The request did not reach a server (nothing listens, no
+			// such host, not a URL): initialize would not either.
+			return fmt.Errorf("connect: %w", err)
+		}
 		var je *jsonrpc.Error
 		if !errors.As(err, &je) || !modernError(je) {
 			return s.fallback(ctx, key, infoRaw, capsRaw, err)
@@ -215,6 +225,15 @@ func (s *Session) Connect(ctx context.Context, info, caps wire.Appender) error {
 		}
 		rev = next
 	}
+}
+
+// transportFailed reports whether err is the error of an HTTP request that
+// got no answer for a reason other than time: a connection refused, a host
+// not found, a URL that does not parse (a *url.Error, as http.Client and
+// http.NewRequest return them).
+func transportFailed(err error) bool {
+	var ue *url.Error
+	return errors.As(err, &ue) && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) && !ue.Timeout()
 }
 
 // probe sends server/discover at rev and, on a DiscoverResult, readies the

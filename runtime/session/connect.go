@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
@@ -39,8 +41,36 @@ type ConnectTimeoutError struct {
 	// the usual cause is a program that does not speak JSON-RPC on its
 	// stdout.
 	Stdio bool
+	// NotJSONRPC is the start of the first line (at most
+	// NotJSONRPCQuoteSize bytes) that the server sent and that was not
+	// JSON-RPC, such as a log line of a server that logs to its stdout;
+	// "" when it sent none.
+	NotJSONRPC string
 	// Err is the error of the handshake's call.
 	Err error
+}
+
+// NotJSONRPCQuoteSize bounds the start of a line that is not JSON-RPC that
+// a ConnectTimeoutError quotes.
+const NotJSONRPCQuoteSize = 80
+
+// payloadStart returns the start of a payload for ConnectTimeoutError's
+// NotJSONRPC: its first line, at most NotJSONRPCQuoteSize bytes of it, cut
+// at a character's start. It is quoted (%q) where it is shown.
+func payloadStart(data []byte) string {
+	line, _, _ := bytes.Cut(data, []byte("\n"))
+	line = bytes.TrimRight(line, "\r")
+	if len(line) > NotJSONRPCQuoteSize {
+		n := NotJSONRPCQuoteSize
+		for n > 0 && !utf8.RuneStart(line[n]) {
+			n--
+		}
+		line = line[:n]
+	}
+	if len(line) == 0 {
+		return " " // not "": a payload was there, blank
+	}
+	return string(line)
 }
 
 func (e *ConnectTimeoutError) Error() string {
@@ -51,6 +81,12 @@ func (e *ConnectTimeoutError) Error() string {
 	hint := "is it an MCP server, and is the address its MCP endpoint?"
 	if e.Stdio {
 		hint = "is it an MCP server, writing JSON-RPC messages on its stdout?"
+	}
+	switch {
+	case e.NotJSONRPC != "" && e.Stdio:
+		hint = fmt.Sprintf("it wrote on its stdout something that is not JSON-RPC, starting %q: an MCP server over stdio writes only JSON-RPC messages there (logs go to stderr)", e.NotJSONRPC)
+	case e.NotJSONRPC != "":
+		hint = fmt.Sprintf("it sent something that is not JSON-RPC, starting %q: is the address its MCP endpoint?", e.NotJSONRPC)
 	}
 	return fmt.Sprintf("connect: no answer from %s within %v: %s", who, e.Timeout, hint)
 }
@@ -91,6 +127,9 @@ func (s *Session) ConnectWithin(ctx context.Context, info, caps wire.Appender, t
 		}
 	}
 	_, e.Stdio = s.t.(InputEnder)
+	s.mu.Lock()
+	e.NotJSONRPC = s.malformed
+	s.mu.Unlock()
 	return e
 }
 

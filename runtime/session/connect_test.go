@@ -177,3 +177,24 @@ func TestProgramInfo(t *testing.T) {
 		t.Errorf("ProgramInfo() = %q, %q; want a program name and a version", name, version)
 	}
 }
+
+// TestPayloadStart quotes a line that is not JSON-RPC by its start: its
+// first line, at most NotJSONRPCQuoteSize bytes, cut between characters.
+func TestPayloadStart(t *testing.T) {
+	long := strings.Repeat("a", session.NotJSONRPCQuoteSize-1) + "é and more"
+	tests := []struct {
+		name, in, want string
+	}{
+		{"a short line", "hello world", "hello world"},
+		{"the first line", "starting\r\nlistening on :8080\n", "starting"},
+		{"a long line, cut before a character that does not fit", long, strings.Repeat("a", session.NotJSONRPCQuoteSize-1)},
+		{"a blank line", "\n", " "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := session.PayloadStart([]byte(tt.in)); got != tt.want {
+				t.Errorf("payloadStart(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}

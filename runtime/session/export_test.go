@@ -50,3 +50,5 @@ func Parked(s *Session) int {
 // UnknownHint is unknownHint, which says what to do about a revision the
 // binary does not link (every test binary of the package links them all).
 var UnknownHint = unknownHint
+
+var PayloadStart = payloadStart

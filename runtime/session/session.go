@@ -323,6 +323,7 @@ type Session struct {
 	logLevel  int                       // index in logLevels; messages below are not sent
 	modern    bool                      // a server whose handler speaks the stateless era (see Modern)
 	mc        *modernClient             // a client in the stateless era (see Connect); nil otherwise
+	malformed string                    // the start of the first payload that was not JSON-RPC (ConnectTimeoutError.NotJSONRPC), "" for none
 	listens   map[wire.ID]*Subscription // open subscriptions/listen calls, by request id
 	subs      map[string]bool           // resources/subscribe kept by the engine (modern handler, legacy session)
 	ended     bool                      // the transport is closed, or about to be
@@ -1143,6 +1144,11 @@ func (s *Session) decode(data []byte) ([]jsonrpc.Item, bool, *jsonrpc.Error) {
 			e = de.RPCError()
 		}
 		s.log.Debug("mcp: malformed payload", "err", err)
+		s.mu.Lock()
+		if s.malformed == "" {
+			s.malformed = payloadStart(data)
+		}
+		s.mu.Unlock()
 		return nil, false, e
 	}
 	return items, batch, nil

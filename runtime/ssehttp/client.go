@@ -525,6 +525,9 @@ func (c *Client) Write(ctx context.Context, data []byte) error {
 	if e := httpmsg.Excerpt(body); e != "" {
 		msg += ": " + e
 	}
+	if hint := httpmsg.AuthHint(resp.StatusCode, resp.Header); hint != "" {
+		msg += ": " + hint
+	}
 	se := &statusError{msg: msg, status: resp.StatusCode}
 	if httpmsg.MediaType(resp.Header.Get("Content-Type")) == "application/json" {
 		se.rpc = errorAnswer(body)
@@ -540,6 +543,13 @@ type statusError struct {
 }
 
 func (e *statusError) Error() string { return e.msg }
+
+// AuthorizationFailed reports whether the status is 401 (Unauthorized) or
+// 403 (Forbidden), which say nothing of the server's era: Connect reports
+// them rather than fall back to initialize (see session.AuthorizationError).
+func (e *statusError) AuthorizationFailed() bool {
+	return e.status == http.StatusUnauthorized || e.status == http.StatusForbidden
+}
 func (e *statusError) Unwrap() error {
 	if e.rpc == nil {
 		return nil

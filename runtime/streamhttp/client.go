@@ -525,6 +525,9 @@ func (c *Client) statusError(g *clientConn, method string, resp *http.Response, 
 	if excerpt := httpmsg.Excerpt(body); excerpt != "" {
 		msg += ": " + excerpt
 	}
+	if hint := httpmsg.AuthHint(resp.StatusCode, resp.Header); hint != "" {
+		msg += ": " + hint
+	}
 	e := &clientStatusError{msg: msg, status: resp.StatusCode}
 	if resp.StatusCode == http.StatusNotFound && sid != "" {
 		c.expire(g, sid, fmt.Errorf("%w: the server ended the session (%s)", ErrSessionExpired, msg))
@@ -553,6 +556,13 @@ type clientStatusError struct {
 
 func (e *clientStatusError) Error() string   { return e.msg }
 func (e *clientStatusError) Unwrap() []error { return e.errs }
+
+// AuthorizationFailed reports whether the status is 401 (Unauthorized) or
+// 403 (Forbidden), which say nothing of the server's era: Connect reports
+// them rather than fall back to initialize (see session.AuthorizationError).
+func (e *clientStatusError) AuthorizationFailed() bool {
+	return e.status == http.StatusUnauthorized || e.status == http.StatusForbidden
+}
 
 // eventIDTag names an SSE event id in logs, which never hold it: a
 // server's event ids may embed its session id (this package's Server's

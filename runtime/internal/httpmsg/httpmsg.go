@@ -10,11 +10,14 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mcpgen/mcpgen/runtime/oauthmeta"
 )
 
 // ExcerptLength is how many bytes of a body an error quotes.
@@ -134,4 +137,44 @@ func jsonForms(id string) [][]byte {
 		add(b.Bytes())
 	}
 	return forms
+}
+
+// AuthHint says what a client can do about an answer with status 401
+// (Unauthorized), going by the challenges of its WWW-Authenticate headers
+// (RFC 9110 section 11.6.1): for an API key gate (APIKey header="X-API-Key")
+// it names the header to set, for a Bearer challenge it points to OAuth. It
+// returns "" for any other status, and for a 401 it can say nothing about.
+// The names are those of the generated packages' HTTPClientOptions
+// (ssehttp.AutoOptions), which a user of the HTTP transports meets first.
+func AuthHint(status int, h http.Header) string {
+	if status != http.StatusUnauthorized {
+		return ""
+	}
+	var keyHeader, other string // a Bearer challenge comes first
+	for _, v := range h.Values("WWW-Authenticate") {
+		cs, err := oauthmeta.ParseChallenges(v)
+		if err != nil {
+			continue
+		}
+		for _, c := range cs {
+			switch {
+			case strings.EqualFold(c.Scheme, "Bearer"):
+				return "the server asks for OAuth authorization (a Bearer token): give HTTPClientOptions.HTTPClient an OAuth client (see runtime/oauth), or set the Authorization header in HTTPClientOptions.Header"
+			case strings.EqualFold(c.Scheme, "APIKey"):
+				if name, ok := c.Get("header"); ok && name != "" && keyHeader == "" {
+					keyHeader = name
+				}
+				other = "an API key"
+			case other == "":
+				other = "authorization of the scheme " + c.Scheme
+			}
+		}
+	}
+	switch {
+	case keyHeader != "":
+		return fmt.Sprintf("the server asks for an API key in the header %s: set it in HTTPClientOptions.Header", keyHeader)
+	case other == "":
+		return "the server asks for credentials: set the header it expects in HTTPClientOptions.Header"
+	}
+	return "the server asks for " + other + ": set the header it expects in HTTPClientOptions.Header"
 }

@@ -1,6 +1,7 @@
 package httpmsg
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 )
@@ -68,5 +69,36 @@ func TestHide(t *testing.T) {
 		if got := string(Hide([]byte(tc.body), tc.ids...)); got != tc.want {
 			t.Errorf("Hide(%q, %q) = %q, want %q", tc.body, tc.ids, got, tc.want)
 		}
+	}
+}
+
+// TestAuthHint says what to do about a 401 by its challenges, and nothing
+// about another status.
+func TestAuthHint(t *testing.T) {
+	tests := []struct {
+		name       string
+		status     int
+		challenges []string
+		want       string // a substring; "" for no hint
+	}{
+		{"an API key gate", 401, []string{`APIKey header="X-API-Key"`}, "an API key in the header X-API-Key: set it in HTTPClientOptions.Header"},
+		{"Bearer beside an API key", 401, []string{`APIKey header="X-Key", Bearer realm="mcp"`}, "OAuth"},
+		{"an API key gate that names no header", 401, []string{`APIKey`}, "asks for an API key: set the header"},
+		{"another scheme", 401, []string{`Basic realm="x"`}, "the scheme Basic"},
+		{"no challenge", 401, nil, "asks for credentials"},
+		{"a challenge that does not parse", 401, []string{`APIKey header="X`}, "asks for credentials"},
+		{"forbidden", 403, []string{`APIKey header="X-API-Key"`}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := http.Header{}
+			for _, c := range tt.challenges {
+				h.Add("WWW-Authenticate", c)
+			}
+			got := AuthHint(tt.status, h)
+			if tt.want == "" && got != "" || !strings.Contains(got, tt.want) {
+				t.Errorf("AuthHint(%d, %q) = %q, want %q in it", tt.status, tt.challenges, got, tt.want)
+			}
+		})
 	}
 }
