@@ -301,3 +301,51 @@ func ExampleIsResourceNotFound() {
 	// Output:
 	// true true -32602
 }
+
+// A client's receive hook sees what the server sends it: here the
+// elicitation/create request of a legacy session, which it could refuse
+// by returning an error.
+func ExampleReceiveHook() {
+	srv := mcp.NewServer(mcp.Implementation{Name: "greeter", Version: "1.0.0"})
+	srv.MustAddTool(mcp.NewTool("greet", "Asks a name."), func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		res, err := mcp.Elicit(ctx, "name", &mcp.ElicitRequestParams{Value: &mcp.ElicitRequestFormParams{Message: "Your name?"}})
+		if err != nil {
+			return nil, err
+		}
+		return mcp.TextResult("Hello, " + string(res.Content["name"].Value.(mcp.ElicitResultContentValueString)) + "."), nil
+	})
+	serverEnd, clientEnd := mcp.Pipe()
+	ctx := context.Background()
+	go srv.Serve(ctx, serverEnd, session.Options{})
+
+	hook := mcp.ReceiveHook(func(ctx context.Context, m *mcp.Message) error {
+		fmt.Println("received", m.Method)
+		return nil
+	})
+	cs, err := mcp.Connect(ctx, clientEnd, &mcp.ClientOptions{
+		Revisions:  []string{"2025-11-25"},
+		Handler:    elicitName{},
+		Middleware: []mcp.Middleware{hook},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer cs.Close()
+	res, err := cs.CallToolArgs(ctx, "greet", nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.Text())
+	// Output:
+	// received elicitation/create
+	// Hello, Ada.
+}
+
+// elicitName answers every question with the name Ada.
+type elicitName struct{ mcp.UnimplementedClient }
+
+func (elicitName) Elicit(ctx context.Context, p *mcp.ElicitRequestParams) (*mcp.ElicitResult, error) {
+	return mcp.Accept(map[string]any{"name": "Ada"})
+}

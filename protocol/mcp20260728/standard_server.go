@@ -1187,7 +1187,16 @@ func WithMiddleware(mw ...Middleware) ServerOption {
 // other as -32600 with its text), a notification is dropped. See
 // session.ReceiveHook.
 func WithReceiveHook(fn func(ctx context.Context, m *Message) error) ServerOption {
-	return WithMiddleware(session.ReceiveHook(fn))
+	return WithMiddleware(ReceiveHook(fn))
+}
+
+// ReceiveHook returns fn as a Middleware that runs before the handling of
+// each request and notification its side receives, as WithReceiveHook
+// does for a server: for a client, put it in ClientOptions.Middleware. A
+// nil error lets the message through; an error refuses it (see
+// session.ReceiveHook).
+func ReceiveHook(fn func(ctx context.Context, m *Message) error) Middleware {
+	return session.ReceiveHook(fn)
 }
 
 // WithRevisions limits the protocol revisions the server serves to names,
