@@ -5,6 +5,7 @@ import (
 	"encoding"
 	"fmt"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -40,6 +41,9 @@ import (
 //	maximum:"7"       "maximum" (a JSON number)
 //	default:"3"       "default": the text itself for a string field, a JSON value otherwise
 //	format:"email"    "format"
+//	pattern:"^[0-9]+$" "pattern": a regular expression a string must match (it must compile with Go's regexp)
+//	minLength:"1"     "minLength" (a non-negative integer)
+//	maxLength:"64"    "maxLength" (a non-negative integer)
 //
 // Recursive types, channels, functions and complex numbers have no schema:
 // For returns an error naming the type and the field.
@@ -304,6 +308,22 @@ func applyTags(s node, f reflect.StructField, where string) error {
 	}
 	if v, ok := f.Tag.Lookup("format"); ok {
 		elem["format"] = v
+	}
+	if v, ok := f.Tag.Lookup("pattern"); ok {
+		if _, err := regexp.Compile(v); err != nil {
+			return fmt.Errorf("toolschema: %s: pattern %q: %w", where, v, err)
+		}
+		elem["pattern"] = v
+	}
+	for _, kw := range []string{"minLength", "maxLength"} {
+		v, ok := f.Tag.Lookup(kw)
+		if !ok {
+			continue
+		}
+		if n, err := strconv.ParseUint(v, 10, 31); err != nil || strconv.FormatUint(n, 10) != v {
+			return fmt.Errorf("toolschema: %s: %s %q is not a non-negative integer", where, kw, v)
+		}
+		elem[kw] = jsontext.Value(v)
 	}
 	for _, kw := range []string{"minimum", "maximum"} {
 		v, ok := f.Tag.Lookup(kw)

@@ -67,3 +67,22 @@ func TestPromptArgsRefused(t *testing.T) {
 		t.Errorf("string: err = %v", err)
 	}
 }
+
+// A prompt argument's pattern and lengths are checked as a tool's are.
+func TestPromptArgsStringTags(t *testing.T) {
+	type note struct {
+		ID string `json:"id" pattern:"^[0-9]+$" maxLength:"3"`
+	}
+	p, err := NewPromptArgs[note]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Decode(map[string]string{"id": "42"}); err != nil {
+		t.Errorf("Decode(42) = %v", err)
+	}
+	for id, want := range map[string]string{"x": "/id: does not match pattern", "1234": "/id: length must be <= 3"} {
+		if _, err := p.Decode(map[string]string{"id": id}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Decode(%q) = %v, want %q", id, err, want)
+		}
+	}
+}

@@ -94,6 +94,12 @@ func TestForErrors(t *testing.T) {
 	type wrongDefault struct {
 		N int `json:"n" default:"\"3\""`
 	}
+	type badPattern struct {
+		S string `json:"s" pattern:"(["`
+	}
+	type badLength struct {
+		S string `json:"s" maxLength:"-1"`
+	}
 	tests := []struct {
 		name string
 		got  func() (jsontext.Value, error)
@@ -103,6 +109,8 @@ func TestForErrors(t *testing.T) {
 		{"default not JSON", For[badDefault], "badDefault.N: default \"x\""},
 		{"default of another type", For[wrongDefault], "is not a int"},
 		{"bound", For[badBound], "maximum \"seven\" is not a JSON number"},
+		{"pattern", For[badPattern], "badPattern.S: pattern \"([\""},
+		{"length", For[badLength], "maxLength \"-1\" is not a non-negative integer"},
 		{"map key", For[badMap], "a map key must be a string"},
 		{"chan", For[badKind], "a chan has no JSON Schema"},
 	}
@@ -221,6 +229,32 @@ func TestInputDecode(t *testing.T) {
 				t.Errorf("decoded (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// The string tags: pattern, minLength and maxLength are checked, on a
+// field and on the elements of a list.
+func TestInputStringTags(t *testing.T) {
+	type in struct {
+		ID   string   `json:"id" pattern:"^[0-9]+$"`
+		Name string   `json:"name,omitempty" minLength:"2" maxLength:"4"`
+		Tags []string `json:"tags,omitempty" pattern:"^[a-z]+$"`
+	}
+	input, err := NewInput[in](nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ args, wantErr string }{
+		{`{"id":"42","name":"Ada","tags":["x"]}`, ""},
+		{`{"id":"x"}`, "/id: does not match pattern"},
+		{`{"id":"1","name":"A"}`, "/name: length must be >= 2"},
+		{`{"id":"1","name":"Adaline"}`, "/name: length must be <= 4"},
+		{`{"id":"1","tags":["ok","No"]}`, "/tags/1: does not match pattern"},
+	} {
+		_, err := input.Decode([]byte(tt.args))
+		if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+			t.Errorf("Decode(%s) = %v, want %q", tt.args, err, tt.wantErr)
+		}
 	}
 }
 
