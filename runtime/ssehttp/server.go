@@ -279,16 +279,7 @@ func NewServer(newHandler func() session.Handler, opts ServerOptions) *Server {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	if err := session.CheckRevisions(session.MergeOptions(newHandler(), opts.Session).Revisions); err != nil {
-		s.badOptions = fmt.Errorf("ssehttp: %w", err)
-		// Said once, at start-up, where the operator sees it: the
-		// configured logger, else the default one (not discarded).
-		startLog := opts.Logger
-		if startLog == nil {
-			startLog = slog.Default()
-		}
-		startLog.Error("mcp sse: every request is refused: " + s.badOptions.Error())
-	}
+	s.badOptions = httpguard.CheckRevisions("ssehttp", newHandler(), opts.Session, opts.Logger)
 	return s
 }
 

@@ -393,15 +393,7 @@ func NewServer(newHandler func() session.Handler, opts ServerOptions) *Server {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	h := newHandler()
-	if err := session.CheckRevisions(session.MergeOptions(h, opts.Session).Revisions); err != nil {
-		s.badOptions = fmt.Errorf("streamhttp: %w", err)
-		// Said once, at start-up, where the operator sees it: the
-		// configured logger, else the default one (not discarded).
-		startLog := opts.Logger
-		if startLog == nil {
-			startLog = slog.Default()
-		}
-		startLog.Error("mcp http: every request is refused: " + s.badOptions.Error())
+	if s.badOptions = httpguard.CheckRevisions("streamhttp", h, opts.Session, opts.Logger); s.badOptions != nil {
 		return s
 	}
 	if session.Modern(h) {
