@@ -68,7 +68,7 @@ type Keyword struct {
 // which are annotations (2026-07-28 uses x-mcp-header).
 var Keywords = []Keyword{
 	// Core.
-	{Name: "$schema", Treatment: Structure, Where: "top", Why: "names the dialect, which decides the definitions keyword and the reference form; an embedded schema of another dialect has no Go mapping"},
+	{Name: "$schema", Treatment: Structure, Where: "top", Why: "names the dialect, which decides the definitions keyword and the reference form; on a definition (Zod writes it on every one) it is accepted and ignored when it names the file's dialect; an embedded schema of another dialect has no Go mapping"},
 	{Name: "$defs", Treatment: Structure, Where: "top", Why: "the named definitions (2020-12); each becomes a Go type; nested definitions have no reference form here"},
 	{Name: "definitions", Treatment: Structure, Where: "top", Why: "the named definitions (draft-07); each becomes a Go type"},
 	{Name: "$ref", Treatment: Structure, Why: "a reference to a definition becomes its Go type; only local references to top-level definitions are resolved, nothing is fetched"},
@@ -88,7 +88,7 @@ var Keywords = []Keyword{
 	{Name: "anyOf", Treatment: Structure, Why: "a sealed union, told apart by the union's plan"},
 	{Name: "oneOf", Treatment: Structure, Why: "a sealed union like anyOf: the plan's decoding picks exactly one variant"},
 	{Name: "allOf", Treatment: Structure, Why: "object parts flattened into one struct"},
-	{Name: "not", Treatment: Unsupported, Why: "a negated schema has no Go type"},
+	{Name: "not", Treatment: Unsupported, Why: "a negated schema has no Go type; only a schema that is just {\"not\": {}}, which Zod writes for false (as in additionalProperties: no other members), is read, as false"},
 	{Name: "if", Treatment: Unsupported, Why: "a conditional schema has no static Go type"},
 	{Name: "then", Treatment: Unsupported, Why: "a conditional schema has no static Go type"},
 	{Name: "else", Treatment: Unsupported, Why: "a conditional schema has no static Go type"},
@@ -100,7 +100,7 @@ var Keywords = []Keyword{
 	{Name: "minContains", Treatment: Unsupported, Why: "only meaningful with contains"},
 	{Name: "maxContains", Treatment: Unsupported, Why: "only meaningful with contains"},
 	{Name: "patternProperties", Treatment: Unsupported, Why: "member types chosen by regular expression have no Go mapping"},
-	{Name: "propertyNames", Treatment: Unsupported, Why: "a schema on member names has no Go mapping"},
+	{Name: "propertyNames", Treatment: Unsupported, Why: "a schema on member names has no Go mapping; only {\"type\": \"string\"} (or {}), which every member name meets and Zod writes on records, is accepted and ignored"},
 	{Name: "unevaluatedProperties", Treatment: Unsupported, Why: "depends on the evaluation of sibling applicators, which have no Go mapping here"},
 	{Name: "unevaluatedItems", Treatment: Unsupported, Why: "depends on the evaluation of sibling applicators, which have no Go mapping here"},
 

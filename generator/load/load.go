@@ -99,6 +99,10 @@ type Schema struct {
 	WriteOnly  bool
 	// Extensions are the "x-…" keywords, in file order.
 	Extensions []*Extension
+	// Shape is the compact JSON of the schema without its own "$schema",
+	// "description", "title" and "$comment": two schemas of the same Shape
+	// accept the same values, as when Zod inlines a copy of a definition.
+	Shape string
 }
 
 // Checks are the assertion keywords of a schema (nil or zero when absent).
@@ -260,7 +264,12 @@ func Bytes(path string, data []byte) (*Document, error) {
 		l.names[m.name] = true
 	}
 	for _, m := range defs.members {
-		s, err := l.schema(m.value, "#/"+doc.DefsKeyword+"/"+escape(m.name))
+		ptr := "#/" + doc.DefsKeyword + "/" + escape(m.name)
+		n, err := l.ownDialect(m.value, ptr, doc.Dialect)
+		if err != nil {
+			return nil, err
+		}
+		s, err := l.schema(n, ptr)
 		if err != nil {
 			return nil, err
 		}
@@ -283,8 +292,63 @@ func escape(name string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(name, "~", "~0"), "/", "~1")
 }
 
+// ownDialect returns the definition n without its "$schema" when that names
+// the file's dialect, as Zod's toJSONSchema writes on every definition. A
+// definition of another dialect is an error: its keywords would mean
+// something else.
+func (l *loader) ownDialect(n *node, ptr string, dialect Dialect) (*node, error) {
+	if n.kind != '{' {
+		return n, nil
+	}
+	i := slices.IndexFunc(n.members, func(m member) bool { return m.name == "$schema" })
+	if i < 0 {
+		return n, nil
+	}
+	d, ok := n.members[i].value.str()
+	if !ok {
+		return nil, l.errorf(ptr+"/$schema", `keyword "$schema": want a string`)
+	}
+	if Dialect(d) != dialect {
+		return nil, l.errorf(ptr+"/$schema", `keyword "$schema": dialect %q differs from the file's %q; a definition of another dialect is not supported`, d, dialect)
+	}
+	cp := *n
+	cp.members = slices.Delete(slices.Clone(n.members), i, i+1)
+	return &cp, nil
+}
+
+// isNotAnything reports whether n is {"not": {}} (or {"not": true}), the
+// schema Zod writes for false: it accepts nothing.
+func isNotAnything(n *node) bool {
+	if n.kind != '{' || len(n.members) != 1 || n.members[0].name != "not" {
+		return false
+	}
+	v := n.members[0].value
+	return v.kind == 't' || v.kind == '{' && len(v.members) == 0
+}
+
+// isStringNames reports whether the "propertyNames" schema n asserts nothing
+// more than that member names are strings, which they always are: {}, true,
+// or {"type": "string"}.
+func isStringNames(n *node) bool {
+	switch {
+	case n.kind == 't':
+		return true
+	case n.kind != '{':
+		return false
+	case len(n.members) == 0:
+		return true
+	}
+	t, ok := n.members[0].value.str()
+	return len(n.members) == 1 && n.members[0].name == "type" && ok && t == "string"
+}
+
 func (l *loader) schema(n *node, ptr string) (*Schema, error) {
 	s := &Schema{Pointer: ptr}
+	if isNotAnything(n) {
+		f := false
+		s.Bool = &f
+		return s, nil
+	}
 	switch n.kind {
 	case 't', 'f':
 		b := n.kind == 't'
@@ -294,12 +358,32 @@ func (l *loader) schema(n *node, ptr string) (*Schema, error) {
 	default:
 		return nil, l.errorf(ptr, "a schema must be an object or a boolean, got %s", n.kindName())
 	}
+	var shape []byte
 	for _, m := range n.members {
 		kp := ptr + "/" + escape(m.name)
 		if err := l.keyword(s, m.name, m.value, kp); err != nil {
 			return nil, err
 		}
+		switch m.name {
+		case "$schema", "description", "title", "$comment":
+		default:
+			if len(shape) > 0 {
+				shape = append(shape, ',')
+			}
+			shape, _ = jsontext.AppendQuote(shape, m.name)
+			shape = append(shape, ':')
+			v := m.value.raw.Clone()
+			if err := v.Compact(); err != nil {
+				return nil, l.errorf(kp, "%v", err)
+			}
+			shape = append(shape, v...)
+		}
 	}
+	s.Shape = "{" + string(shape) + "}"
+	if err := l.distribute(s); err != nil {
+		return nil, err
+	}
+	constsAsEnum(s)
 	if s.Ref != "" {
 		for _, m := range n.members {
 			if k, _ := LookupKeyword(m.name); m.name != "$ref" && k.Treatment != Annotation {
@@ -310,10 +394,75 @@ func (l *loader) schema(n *node, ptr string) (*Schema, error) {
 	return s, nil
 }
 
+// distribute rewrites allOf [A, {anyOf [B, C]}] as anyOf [allOf [A, B],
+// allOf [A, C]], the union of objects that share A's members, as Zod writes
+// a TypeScript intersection of a type and a union. Each variant keeps the
+// JSON pointer of its anyOf member. Only one part may be a union: the
+// product of two unions has no declared variant names.
+func (l *loader) distribute(s *Schema) error {
+	i := slices.IndexFunc(s.AllOf, func(p *Schema) bool { return len(p.AnyOf) > 0 })
+	if i < 0 {
+		return nil
+	}
+	u := s.AllOf[i]
+	if j := slices.IndexFunc(s.AllOf[i+1:], func(p *Schema) bool { return len(p.AnyOf) > 0 }); j >= 0 {
+		return l.errorf(s.AllOf[i+1+j].Pointer, `keyword "allOf": more than one part is a union ("anyOf" or "oneOf"), which is not supported`)
+	}
+	if len(s.AnyOf) > 0 {
+		return l.errorf(u.Pointer, `keyword "allOf": a part that is a union next to "anyOf" or "oneOf" is not supported`)
+	}
+	if !u.onlyUnion() {
+		return l.errorf(u.Pointer, `keyword "allOf": a part that is a union ("anyOf" or "oneOf") with other keywords is not supported`)
+	}
+	for _, v := range u.AnyOf {
+		parts := slices.Clone(s.AllOf)
+		parts[i] = v
+		s.AnyOf = append(s.AnyOf, &Schema{Pointer: v.Pointer, AllOf: parts})
+	}
+	s.OneOf = u.OneOf
+	s.AllOf = nil
+	return nil
+}
+
+// constsAsEnum rewrites anyOf [{"type": T, "const": a}, {"type": T, "const":
+// b}] as {"type": T, "enum": [a, b]}, as Zod writes a TypeScript union of
+// literals. A member with anything else (a description of its own) keeps the
+// union.
+func constsAsEnum(s *Schema) {
+	if len(s.AnyOf) == 0 || len(s.Types) > 0 || len(s.Enum) > 0 || s.Const != nil {
+		return
+	}
+	var types []string
+	var values []jsontext.Value
+	for i, m := range s.AnyOf {
+		cp := *m
+		cp.Const, cp.Types, cp.Pointer, cp.Shape = nil, nil, "", ""
+		if m.Const == nil || !cp.IsEmpty() || cp.Description != "" || cp.Title != "" || cp.Default != nil || len(cp.Extensions) > 0 || cp.Deprecated {
+			return
+		}
+		if i > 0 && !slices.Equal(m.Types, types) {
+			return
+		}
+		types = m.Types
+		values = append(values, m.Const)
+	}
+	s.Types, s.Enum, s.AnyOf, s.OneOf = types, values, nil, false
+}
+
+// onlyUnion reports whether s is a union and annotations.
+func (s *Schema) onlyUnion() bool {
+	cp := *s
+	cp.AnyOf, cp.OneOf, cp.Description, cp.Title, cp.Pointer = nil, false, "", "", ""
+	return cp.IsEmpty() && cp.Bool == nil
+}
+
 // keyword loads one keyword of the schema s.
 func (l *loader) keyword(s *Schema, name string, v *node, kp string) error {
 	k, ok := LookupKeyword(name)
 	switch {
+	case name == "propertyNames" && isStringNames(v):
+		// Every member name is a string: Zod writes this on every record.
+		return nil
 	case !ok:
 		return l.errorf(kp, "keyword %q is not a keyword of JSON Schema draft-07 or 2020-12 (extension keywords start with \"x-\")", name)
 	case k.Treatment == Unsupported:

@@ -124,3 +124,69 @@ func find(root, mirror, rev string) (string, error) {
 		"or set %s for the tests",
 		rev, strings.Join(problems, "\n\t"), root, mirrorEnv, mirrorEnv)
 }
+
+// extensionPins are the sha256 of the extension schemas the tests read, as
+// published (see ../shared/schema/<name>/SOURCE.md beside the checkout).
+var extensionPins = map[string]string{
+	"ext-tasks": "10933a5003097bbccb03d964e6a5f7a2819cc4d7a1d07e27c6765cbf5da35c5c",
+}
+
+// Extension returns the absolute path of the schema of the extension name
+// (such as "ext-tasks"): <$MCPGEN_SCHEMA_MIRROR>/<name>/schema.json, or else
+// ../shared/schema/<name>/schema.json beside the repository, whichever has
+// the pinned sha256. It fails the test naming the places it looked at.
+func Extension(t testing.TB, name string) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := schema.FindRoot(wd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, err := findExtension(root, envMirror, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// findExtension returns the first of the mirror's and the shared
+// directory's schema of the extension name that has its pinned sha256.
+func findExtension(root, mirror, name string) (string, error) {
+	pin, ok := extensionPins[name]
+	if !ok {
+		return "", fmt.Errorf("no pinned extension schema %q (pinned: ext-tasks)", name)
+	}
+	var candidates, problems []string
+	if mirror != "" {
+		candidates = append(candidates, filepath.Join(mirror, name, "schema.json"))
+	} else {
+		problems = append(problems, mirrorEnv+" is not set")
+	}
+	candidates = append(candidates, filepath.Join(root, "..", "shared", "schema", name, "schema.json"))
+	for _, path := range candidates {
+		path, err := filepath.Abs(path)
+		if err != nil {
+			return "", err
+		}
+		data, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			problems = append(problems, path+" does not exist")
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		sum := sha256.Sum256(data)
+		if got := hex.EncodeToString(sum[:]); got != pin {
+			problems = append(problems, fmt.Sprintf("%s has sha256 %s, but the pin is %s", path, got, pin))
+			continue
+		}
+		return filepath.Clean(path), nil
+	}
+	return "", fmt.Errorf("no schema of the extension %s with its pinned sha256:\n\t%s\n"+
+		"set %s to a directory laid out <name>/schema.json that holds it",
+		name, strings.Join(problems, "\n\t"), mirrorEnv)
+}

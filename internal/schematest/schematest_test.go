@@ -95,3 +95,19 @@ func TestMirror(t *testing.T) {
 		t.Errorf("the mirror holds %d entries, want the 2 revisions asked for", len(entries))
 	}
 }
+
+// TestFindExtension checks that a missing extension schema is an error
+// naming every place looked at.
+func TestFindExtension(t *testing.T) {
+	root, mirror := t.TempDir(), t.TempDir()
+	for _, tt := range []struct{ mirror, want string }{
+		{mirror, filepath.Join(mirror, "ext-tasks", "schema.json") + " does not exist"},
+		{"", "MCPGEN_SCHEMA_MIRROR is not set"},
+	} {
+		_, err := findExtension(root, tt.mirror, "ext-tasks")
+		if err == nil || !strings.Contains(err.Error(), tt.want) ||
+			!strings.Contains(err.Error(), filepath.Join(filepath.Dir(root), "shared", "schema", "ext-tasks", "schema.json")) {
+			t.Errorf("mirror %q: error %v, want one naming %q and the shared directory", tt.mirror, err, tt.want)
+		}
+	}
+}
