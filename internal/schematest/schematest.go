@@ -35,15 +35,7 @@ var envMirror = os.Getenv(mirrorEnv)
 // has. It fails the test naming the places it looked at and how to fill one.
 func File(t testing.TB, rev string) string {
 	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	root, err := schema.FindRoot(wd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path, err := find(root, envMirror, rev)
+	path, err := find(repoRoot(t), envMirror, rev)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,26 +86,9 @@ func find(root, mirror, rev string) (string, error) {
 	if mirror != "" {
 		candidates = append(candidates, filepath.Join(mirror, rev, "schema.json"))
 	}
-	var problems []string
-	for _, path := range candidates {
-		path, err := filepath.Abs(path)
-		if err != nil {
-			return "", err
-		}
-		data, err := os.ReadFile(path)
-		if errors.Is(err, fs.ErrNotExist) {
-			problems = append(problems, path+" does not exist")
-			continue
-		}
-		if err != nil {
-			return "", err
-		}
-		sum := sha256.Sum256(data)
-		if got := hex.EncodeToString(sum[:]); got != pin.SHA256 {
-			problems = append(problems, fmt.Sprintf("%s has sha256 %s, but schema/%s/pin.json says %s", path, got, rev, pin.SHA256))
-			continue
-		}
-		return filepath.Clean(path), nil
+	path, problems, err := firstPinned(candidates, pin.SHA256, "schema/"+rev+"/pin.json says")
+	if path != "" || err != nil {
+		return path, err
 	}
 	if mirror == "" {
 		problems = append(problems, mirrorEnv+" is not set")
@@ -137,15 +112,7 @@ var extensionPins = map[string]string{
 // the pinned sha256. It fails the test naming the places it looked at.
 func Extension(t testing.TB, name string) string {
 	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	root, err := schema.FindRoot(wd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path, err := findExtension(root, envMirror, name)
+	path, err := findExtension(repoRoot(t), envMirror, name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,10 +133,40 @@ func findExtension(root, mirror, name string) (string, error) {
 		problems = append(problems, mirrorEnv+" is not set")
 	}
 	candidates = append(candidates, filepath.Join(root, "..", "shared", "schema", name, "schema.json"))
+	path, more, err := firstPinned(candidates, pin, "the pin is")
+	if path != "" || err != nil {
+		return path, err
+	}
+	problems = append(problems, more...)
+	return "", fmt.Errorf("no schema of the extension %s with its pinned sha256:\n\t%s\n"+
+		"set %s to a directory laid out <name>/schema.json that holds it",
+		name, strings.Join(problems, "\n\t"), mirrorEnv)
+}
+
+// repoRoot returns the root of the repository the test runs in.
+func repoRoot(t testing.TB) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := schema.FindRoot(wd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// firstPinned returns the absolute path of the first of candidates whose
+// sha256 is want, or "" and a line per candidate saying why it is not
+// (pinSays introduces the wanted sum in that line). Only an error other
+// than a missing file is returned as an error.
+func firstPinned(candidates []string, want, pinSays string) (string, []string, error) {
+	var problems []string
 	for _, path := range candidates {
 		path, err := filepath.Abs(path)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		data, err := os.ReadFile(path)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -177,16 +174,14 @@ func findExtension(root, mirror, name string) (string, error) {
 			continue
 		}
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		sum := sha256.Sum256(data)
-		if got := hex.EncodeToString(sum[:]); got != pin {
-			problems = append(problems, fmt.Sprintf("%s has sha256 %s, but the pin is %s", path, got, pin))
+		if got := hex.EncodeToString(sum[:]); got != want {
+			problems = append(problems, fmt.Sprintf("%s has sha256 %s, but %s %s", path, got, pinSays, want))
 			continue
 		}
-		return filepath.Clean(path), nil
+		return filepath.Clean(path), nil, nil
 	}
-	return "", fmt.Errorf("no schema of the extension %s with its pinned sha256:\n\t%s\n"+
-		"set %s to a directory laid out <name>/schema.json that holds it",
-		name, strings.Join(problems, "\n\t"), mirrorEnv)
+	return "", problems, nil
 }
