@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
@@ -94,14 +95,23 @@ const maxMillis = math.MaxInt64 / int64(time.Millisecond)
 // unknown Status, a TTL or PollInterval that is negative or not whole
 // milliseconds, a raw JSON field that is not a valid JSON object (RFC 8259,
 // with unique member names), a Result without status completed or the
-// reverse, an Error without status failed or the reverse. It does not look at
-// Version or the times. Stores check records with it before writing them.
+// reverse, an Error without status failed or the reverse, a time whose year
+// in UTC is outside 0 to 9999. It does not look at Version. Stores check
+// records with it before writing them.
 func (r *Record) Validate() error {
 	if r.ID == "" {
 		return errors.New("record: id is empty")
 	}
 	if !r.Status.valid() {
 		return fmt.Errorf("record: status %q: want working, input_required, completed, failed or cancelled", r.Status)
+	}
+	for _, t := range []struct {
+		name string
+		t    time.Time
+	}{{"createdAt", r.CreatedAt}, {"updatedAt", r.UpdatedAt}, {"leaseUntil", r.LeaseUntil}} {
+		if y := t.t.UTC().Year(); y < 0 || y > 9999 {
+			return fmt.Errorf("record: %s: year %d in UTC, outside the years 0 to 9999 that RFC 3339 can write", t.name, y)
+		}
 	}
 	if err := checkMillis("ttl", r.TTL); err != nil {
 		return err
@@ -242,9 +252,10 @@ type recordJSON struct {
 	LeaseUntil      time.Time                 `json:"leaseUntil,omitzero"`
 }
 
-// MarshalJSON returns the JSON form of r described on Record. It fails when r
-// is not valid (see Validate), so that no store writes a record it could not
-// read back.
+// MarshalJSON returns the JSON form of r described on Record, the same bytes
+// for equal records (map members sorted by name). It fails when r is not
+// valid (see Validate), so that no store writes a record it could not read
+// back.
 func (r Record) MarshalJSON() ([]byte, error) {
 	if err := r.Validate(); err != nil {
 		return nil, fmt.Errorf("tasks: encode %w", err)
@@ -273,7 +284,7 @@ func (r Record) MarshalJSON() ([]byte, error) {
 		ms := r.TTL.Milliseconds()
 		j.TTLMs = &ms
 	}
-	b, err := wire.EncodeValue(j)
+	b, err := json.Marshal(j, json.Deterministic(true))
 	if err != nil {
 		return nil, fmt.Errorf("tasks: encode record: %w", err)
 	}

@@ -12,8 +12,9 @@
 // JSON form, and every method takes a context.
 //
 // The package knows nothing of the protocol's generated types: input
-// requests, answers, results and errors are kept as raw JSON.
-// See https://github.com/modelcontextprotocol/ext-tasks for the extension.
+// requests, answers, results and errors are kept as raw JSON. The extension
+// (SEP-2663) is specified at
+// https://github.com/modelcontextprotocol/ext-tasks/blob/main/specification/draft/tasks.md.
 package tasks
 
 import (
@@ -91,6 +92,13 @@ var (
 //
 // A Store never hands out or keeps references to the caller's values: what
 // goes in is copied, what comes out is a fresh copy the caller may modify.
+// Raw JSON comes back as the same JSON value, though a store may change its
+// spacing and member order; times come back equal to the nanosecond
+// (time.Time.Equal), though not necessarily in the same location.
+//
+// A method whose context ends before it is done fails with an error wrapping
+// the context's error. A write that was under way then may or may not have
+// been made (a remote store cannot always tell): read the record to know.
 type Store interface {
 	// Create stores a new record and returns the stored copy. The store
 	// sets Version to 1, CreatedAt to its clock's now when r's is zero, and
