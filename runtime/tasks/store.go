@@ -74,7 +74,7 @@ var (
 	// terminal record is final: the write was refused and nothing changed.
 	// A cancel arriving after the outcome was written gets this, as does an
 	// outcome arriving after a cancel was written.
-	ErrTerminal = errors.New("task is in a terminal status and cannot change")
+	ErrTerminal = errors.New("a terminal task cannot change")
 	// ErrFull: the store holds as many tasks as it may; Create refuses new
 	// ones until records expire.
 	ErrFull = errors.New("task store is full")
