@@ -415,11 +415,13 @@ func stringOf(v []byte) (string, bool) {
 	return string(s), true
 }
 
-// Skills returns the catalog's entries, sorted by URI.
+// Skills returns the catalog's entries, sorted by URI: copies, which the
+// caller may change.
 func (c *Catalog) Skills() []Skill {
 	out := make([]Skill, len(c.skills))
 	for i, s := range c.skills {
 		s.Resources = slices.Clone(s.Resources)
+		s.Frontmatter.JSON = slices.Clone(s.Frontmatter.JSON)
 		out[i] = s
 	}
 	return out

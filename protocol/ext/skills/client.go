@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -69,22 +70,21 @@ func (c *Client) check(method string) error {
 	return nil
 }
 
-// methodOf returns the table entry of method.
-func methodOf(method string) wire.Method {
-	for _, m := range Methods() {
-		if m.Name == method {
-			return m
-		}
+// methodTable has the extension's table entries by method name.
+var methodTable = func() map[string]wire.Method {
+	m := map[string]wire.Method{}
+	for _, md := range Methods() {
+		m[md.Name] = md
 	}
-	panic("skills: no method " + method) // unreachable: callers pass the constants
-}
+	return m
+}()
 
 // call sends method with params and decodes its result into out.
 func (c *Client) call(ctx context.Context, method string, params wire.Appender, out wire.Unmarshaler, opts []session.CallOption) error {
 	if err := c.check(method); err != nil {
 		return err
 	}
-	raw, err := c.cs.Call(ctx, method, params, append(opts, session.ExtensionMethod(methodOf(method)))...)
+	raw, err := c.cs.Call(ctx, method, params, append(slices.Clip(opts), session.ExtensionMethod(methodTable[method]))...)
 	if err != nil {
 		return err
 	}
