@@ -56,6 +56,7 @@ type LoadError struct {
 	Problems []Problem
 }
 
+// Error lists the problems, each as "path: rule".
 func (e *LoadError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "skills: %d problem", len(e.Problems))

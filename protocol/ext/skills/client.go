@@ -105,6 +105,7 @@ type InvalidEntryError struct {
 	Problems []string
 }
 
+// Error names the method and lists the problems.
 func (e *InvalidEntryError) Error() string {
 	return "skills: " + e.Method + " returned invalid entries: " + strings.Join(e.Problems, "; ")
 }
@@ -224,6 +225,7 @@ type VerificationError struct {
 	msg         string
 }
 
+// Error names the file, the check that failed and why.
 func (e *VerificationError) Error() string {
 	return "skills: " + e.URI + ": " + string(e.Reason) + " check failed: " + e.msg
 }

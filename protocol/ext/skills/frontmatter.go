@@ -30,6 +30,7 @@ type FrontmatterError struct {
 	Msg string
 }
 
+// Error says what is wrong, and on which line of SKILL.md when known.
 func (e *FrontmatterError) Error() string {
 	if e.Line == 0 {
 		return "SKILL.md frontmatter: " + e.Msg
