@@ -31,6 +31,20 @@ type callOptions struct {
 	noCache  bool
 	noLimit  bool          // no CallTimeout
 	onID     func(wire.ID) // told the request's id before it is sent
+	ext      *wire.Method  // the table entry of an extension's method
+}
+
+// ExtensionMethod gives a call the table entry of the method it sends when
+// that method is an extension's (such as the Skills extension's
+// skills/list), which no revision's table has: the call is checked and
+// its params sent as md says, and its result decoded by md.NewResult
+// when the session's revision is not the handler's. It is used only when
+// the session's revision has no method md.Name; it changes nothing for a
+// call of another method. Whether the server serves the extension is the
+// caller's to check (the server's capabilities.extensions); one that does
+// not answers -32601.
+func ExtensionMethod(md wire.Method) CallOption {
+	return func(o *callOptions) { o.ext = &md }
 }
 
 // WithoutCache makes a call of a client of the stateless era skip its
@@ -175,7 +189,7 @@ func (s *Session) callEra(ctx context.Context, method string, params wire.Append
 // call sends one request and waits for its answer (see Call).
 func (s *Session) call(ctx context.Context, method string, params wire.Appender, o callOptions) (jsontext.Value, error) {
 	progress := o.progress
-	md, out, err := s.outgoing(method, params, false, progress != nil)
+	md, out, err := s.outgoing(method, params, false, progress != nil, o.ext)
 	if err != nil {
 		return nil, err
 	}
@@ -348,7 +362,7 @@ func (s *Session) Notify(ctx context.Context, method string, params wire.Appende
 
 // notifyOf is Notify without middleware.
 func (s *Session) notifyOf(ctx context.Context, method string, params wire.Appender) error {
-	md, out, err := s.outgoing(method, params, true, false)
+	md, out, err := s.outgoing(method, params, true, false, nil)
 	if err != nil {
 		return err
 	}
@@ -374,8 +388,9 @@ func (s *Session) notify(method string, params jsontext.Value) {
 // params for encoding: nil for none, params itself when it can be encoded
 // straight into the message, or its encoding (a rawAppender) when it had to
 // be looked at, converted to the negotiated revision, or when needRaw asks
-// for it.
-func (s *Session) outgoing(method string, params wire.Appender, notification, needRaw bool) (*wire.Method, wire.Appender, error) {
+// for it. ext, when not nil, is the table entry of method when the
+// revision has none (see ExtensionMethod).
+func (s *Session) outgoing(method string, params wire.Appender, notification, needRaw bool, ext *wire.Method) (*wire.Method, wire.Appender, error) {
 	s.mu.Lock()
 	st, rev, ended, mc, closeErr := s.state, s.rev, s.ended, s.mc, s.closeErr
 	s.mu.Unlock()
@@ -418,6 +433,10 @@ func (s *Session) outgoing(method string, params wire.Appender, notification, ne
 		}
 	}
 	md := rev.Find(method)
+	extension := false
+	if md == nil && ext != nil && ext.Name == method {
+		md, extension = ext, true
+	}
 	if md == nil || md.Notification != notification || !s.maySend(*md) {
 		return nil, nil, fmt.Errorf("%s: not a %s a %s may send in revision %s", method, kindWord(notification), s.role, rev.Name)
 	}
@@ -430,7 +449,8 @@ func (s *Session) outgoing(method string, params wire.Appender, notification, ne
 		}
 		return md, nil, nil
 	}
-	convert := rev != s.handler.Revision() && md.NewParams != nil
+	// An extension's params are the same in every revision.
+	convert := !extension && rev != s.handler.Revision() && md.NewParams != nil
 	if !needRaw && !convert && mc == nil {
 		return md, params, nil
 	}
@@ -731,11 +751,11 @@ var statelessProgress sync.Mutex
 
 // ReportProgress sends notifications/progress for the request the handler
 // of ctx is answering, if the requester asked for progress. Progress
-// must increase from report to report. Without a token it does
-// nothing.
+// must increase from report to report. Without a token, and in a context
+// made by Detach, it does nothing.
 func ReportProgress(ctx context.Context, progress float64, total *float64, message string) error {
 	ri, ok := ctx.Value(requestKey{}).(*requestInfo)
-	if !ok || !ri.token.IsValid() {
+	if !ok || !ri.token.IsValid() || detached(ctx) {
 		return nil
 	}
 	if ctx.Err() != nil {

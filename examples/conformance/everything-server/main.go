@@ -152,6 +152,9 @@ func newServer() *mcp.StandardServer {
 		log.Fatal(err)
 	}
 	srv.SetCompletion(complete)
+	if err := addSkills(srv); err != nil {
+		log.Fatal(err)
+	}
 	return srv
 }
 
