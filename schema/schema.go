@@ -48,11 +48,21 @@ var revisionRE = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`)
 // sha256RE matches a lower-case hex sha256.
 var sha256RE = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
-// Pin says where the official schema of one revision comes from and what its
-// bytes must hash to.
+// Pin says where the official schema of one revision, or of one extension,
+// comes from and what its bytes must hash to.
 type Pin struct {
-	// Revision is the protocol revision, such as "2025-06-18".
-	Revision string `json:"revision"`
+	// Revision is the protocol revision, such as "2025-06-18"; "" in the pin
+	// of an extension.
+	Revision string `json:"revision,omitempty"`
+	// Extension is the name of an extension's pin, such as "ext-tasks": its
+	// directory under schema/; "" in the pin of a revision.
+	Extension string `json:"extension,omitempty"`
+	// ID is the extension's identifier, such as
+	// "io.modelcontextprotocol/tasks" (extensions only).
+	ID string `json:"id,omitempty"`
+	// Core is the protocol revision the extension is bound to, such as
+	// "2026-07-28" (extensions only).
+	Core string `json:"core,omitempty"`
 	// URL is the official URL of the schema file at Commit.
 	URL string `json:"url"`
 	// Commit is the commit of the specification repository URL points into.
@@ -61,7 +71,17 @@ type Pin struct {
 	SHA256 string `json:"sha256"`
 }
 
-// pins holds every embedded pin by revision, or the error loading them.
+// Name returns the directory of the pin under schema/: the revision, or the
+// extension's name.
+func (p Pin) Name() string {
+	if p.Extension != "" {
+		return p.Extension
+	}
+	return p.Revision
+}
+
+// pins holds every embedded pin by revision or extension name, or the error
+// loading them.
 var pins, pinsErr = loadPins()
 
 func loadPins() (map[string]Pin, error) {
@@ -81,28 +101,42 @@ func loadPins() (map[string]Pin, error) {
 		if err := dec.Decode(&pin); err != nil {
 			return nil, fmt.Errorf("schema: decoding pin %s: %w", p, err)
 		}
-		if dir := filepath.Dir(filepath.FromSlash(p)); pin.Revision != dir {
-			return nil, fmt.Errorf("schema: pin %s: revision %q does not match its directory %q", p, pin.Revision, dir)
+		if dir := filepath.Dir(filepath.FromSlash(p)); pin.Name() != dir {
+			return nil, fmt.Errorf("schema: pin %s: %q does not match its directory %q", p, pin.Name(), dir)
 		}
 		if err := checkPin(pin); err != nil {
 			return nil, fmt.Errorf("schema: pin %s: %w", p, err)
 		}
-		m[pin.Revision] = pin
+		m[pin.Name()] = pin
 	}
 	return m, nil
 }
 
-// checkPin reports whether pin is usable: a well-formed revision and sha256
-// and a URL.
+// extensionRE matches the name of an extension's pin, such as ext-tasks.
+var extensionRE = regexp.MustCompile(`^ext-[a-z0-9][a-z0-9-]*$`)
+
+// checkPin reports whether pin is usable: a well-formed revision, or an
+// extension name with its identifier and core revision; a sha256 and a URL.
 func checkPin(pin Pin) error {
-	if !revisionRE.MatchString(pin.Revision) {
+	switch {
+	case pin.Extension == "" && !revisionRE.MatchString(pin.Revision):
 		return fmt.Errorf("revision %q is not of the form YYYY-MM-DD", pin.Revision)
+	case pin.Extension != "" && pin.Revision != "":
+		return fmt.Errorf("extension %s: a pin names a revision or an extension, not both", pin.Extension)
+	case pin.Extension != "" && !extensionRE.MatchString(pin.Extension):
+		return fmt.Errorf("extension %q is not of the form ext-<name>", pin.Extension)
+	case pin.Extension != "" && pin.ID == "":
+		return fmt.Errorf("extension %s: empty id", pin.Extension)
+	case pin.Extension != "" && !revisionRE.MatchString(pin.Core):
+		return fmt.Errorf("extension %s: core revision %q is not of the form YYYY-MM-DD", pin.Extension, pin.Core)
+	case pin.Extension == "" && (pin.ID != "" || pin.Core != ""):
+		return fmt.Errorf("revision %s: id and core belong to the pin of an extension", pin.Revision)
 	}
 	if !sha256RE.MatchString(pin.SHA256) {
-		return fmt.Errorf("revision %s: sha256 %q is not 64 lower-case hex digits", pin.Revision, pin.SHA256)
+		return fmt.Errorf("%s: sha256 %q is not 64 lower-case hex digits", pin.Name(), pin.SHA256)
 	}
 	if pin.URL == "" {
-		return fmt.Errorf("revision %s: empty url", pin.Revision)
+		return fmt.Errorf("%s: empty url", pin.Name())
 	}
 	return nil
 }
@@ -110,11 +144,39 @@ func checkPin(pin Pin) error {
 // Revisions returns the pinned revisions, sorted ascending.
 func Revisions() []string {
 	revs := make([]string, 0, len(pins))
-	for r := range pins {
-		revs = append(revs, r)
+	for r, pin := range pins {
+		if pin.Extension == "" {
+			revs = append(revs, r)
+		}
 	}
 	slices.Sort(revs)
 	return revs
+}
+
+// Extensions returns the names of the pinned extension schemas (such as
+// "ext-tasks"), sorted.
+func Extensions() []string {
+	var names []string
+	for n, pin := range pins {
+		if pin.Extension != "" {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// LookupExtension returns the pin of the extension schema name, such as
+// "ext-tasks". The error of an unknown name lists the known ones.
+func LookupExtension(name string) (Pin, error) {
+	if pinsErr != nil {
+		return Pin{}, pinsErr
+	}
+	pin, ok := pins[name]
+	if !ok || pin.Extension == "" {
+		return Pin{}, fmt.Errorf("schema: unknown extension %q (pinned: %s)", name, strings.Join(Extensions(), ", "))
+	}
+	return pin, nil
 }
 
 // Lookup returns the pin of revision rev. The error of an unknown revision
@@ -124,7 +186,7 @@ func Lookup(rev string) (Pin, error) {
 		return Pin{}, pinsErr
 	}
 	pin, ok := pins[rev]
-	if !ok {
+	if !ok || pin.Extension != "" {
 		return Pin{}, fmt.Errorf("schema: unknown revision %q (pinned: %s)", rev, strings.Join(Revisions(), ", "))
 	}
 	return pin, nil
@@ -136,8 +198,9 @@ func IsRevision(rev string) bool {
 	return revisionRE.MatchString(rev)
 }
 
-// Path returns the materialized schema file of revision rev in the
-// repository rooted at root: <root>/schema/<rev>/schema.json.
+// Path returns the materialized schema file of revision rev (or of the
+// extension schema rev, such as "ext-tasks") in the repository rooted at
+// root: <root>/schema/<rev>/schema.json.
 func Path(root, rev string) string {
 	return filepath.Join(root, "schema", rev, "schema.json")
 }
@@ -249,7 +312,8 @@ func Materialize(ctx context.Context, rev string, opts Options) (path string, er
 }
 
 // MaterializeResult makes Path(opts.Root, rev) hold the pinned schema of
-// revision rev and says where its bytes came from. The source is, in order:
+// revision rev, or of the extension schema rev (such as "ext-tasks"), and
+// says where its bytes came from. The source is, in order:
 // the mirror, if opts.Mirror has the file; the destination itself, if it
 // already has the pinned sha256; a download of the pinned URL, unless
 // opts.Offline. Bytes whose sha256 differs from the pin are refused with an
@@ -257,6 +321,9 @@ func Materialize(ctx context.Context, rev string, opts Options) (path string, er
 // which is replaced atomically.
 func MaterializeResult(ctx context.Context, rev string, opts Options) (Result, error) {
 	pin, err := Lookup(rev)
+	if err != nil && !IsRevision(rev) {
+		pin, err = LookupExtension(rev)
+	}
 	if err != nil {
 		return Result{}, err
 	}
@@ -268,13 +335,13 @@ func materializeWith(ctx context.Context, pin Pin, opts Options) (Result, error)
 		return Result{}, fmt.Errorf("schema: %w", err)
 	}
 	if opts.Root == "" {
-		return Result{}, fmt.Errorf("schema %s: no repository root given", pin.Revision)
+		return Result{}, fmt.Errorf("schema %s: no repository root given", pin.Name())
 	}
-	dst := Path(opts.Root, pin.Revision)
+	dst := Path(opts.Root, pin.Name())
 	res := Result{Path: dst}
 
 	if opts.Mirror != "" {
-		src := filepath.Join(opts.Mirror, pin.Revision, "schema.json")
+		src := filepath.Join(opts.Mirror, pin.Name(), "schema.json")
 		data, err := readFile(src)
 		switch {
 		case err == nil:
@@ -287,7 +354,7 @@ func materializeWith(ctx context.Context, pin Pin, opts Options) (Result, error)
 			res.Source = FromMirror
 			return res, nil
 		case !errors.Is(err, fs.ErrNotExist):
-			return res, fmt.Errorf("schema %s: reading mirror: %w", pin.Revision, err)
+			return res, fmt.Errorf("schema %s: reading mirror: %w", pin.Name(), err)
 		}
 	}
 
@@ -301,23 +368,23 @@ func materializeWith(ctx context.Context, pin Pin, opts Options) (Result, error)
 			return res, nil
 		}
 	case !errors.Is(err, fs.ErrNotExist):
-		return res, fmt.Errorf("schema %s: %w", pin.Revision, err)
+		return res, fmt.Errorf("schema %s: %w", pin.Name(), err)
 	}
 
 	if opts.Offline {
 		if cacheErr != nil {
-			return res, fmt.Errorf("schema %s: offline, not downloading %s: %w", pin.Revision, pin.URL, cacheErr)
+			return res, fmt.Errorf("schema %s: offline, not downloading %s: %w", pin.Name(), pin.URL, cacheErr)
 		}
 		where := "no mirror given"
 		if opts.Mirror != "" {
-			where = "mirror " + opts.Mirror + " has no " + filepath.Join(pin.Revision, "schema.json")
+			where = "mirror " + opts.Mirror + " has no " + filepath.Join(pin.Name(), "schema.json")
 		}
-		return res, fmt.Errorf("schema %s: %s does not exist, %s, and offline: not downloading %s", pin.Revision, dst, where, pin.URL)
+		return res, fmt.Errorf("schema %s: %s does not exist, %s, and offline: not downloading %s", pin.Name(), dst, where, pin.URL)
 	}
 
 	data, err = download(ctx, opts.HTTPClient, pin.URL)
 	if err != nil {
-		return res, fmt.Errorf("schema %s: %w", pin.Revision, err)
+		return res, fmt.Errorf("schema %s: %w", pin.Name(), err)
 	}
 	if err := verify(pin.URL, data, pin.SHA256); err != nil {
 		return res, err

@@ -15,17 +15,19 @@ var schemaCmd = &command{
 	run:     runSchema,
 }
 
-const schemaSynopsis = "mcpgen schema [--revision R ...] [--mirror DIR] [--offline]"
+const schemaSynopsis = "mcpgen schema [--revision R ...] [--extension NAME ...] [--mirror DIR] [--offline]"
 
 const schemaDescription = `
 Schema writes schema/<rev>/schema.json in the repository for each pinned
-revision, verifying the sha256 recorded in schema/<rev>/pin.json. The bytes
+revision, verifying the sha256 recorded in schema/<rev>/pin.json, and
+schema/<name>/schema.json for each pinned extension schema (such as
+ext-tasks, the Tasks extension, bound to its core revision). The bytes
 come from the mirror directory if it has the file, else from the file already
 there if its sha256 is right, else from the pinned official URL.
 
-The mirror directory, laid out <rev>/schema.json, is --mirror DIR, else
-$MCPGEN_SCHEMA_MIRROR, else ../shared/schema beside the repository if that
-exists. Without network access, point either at a copy of the files:
+The mirror directory, laid out <rev>/schema.json (and <name>/schema.json),
+is --mirror DIR, else $MCPGEN_SCHEMA_MIRROR, else ../shared/schema beside
+the repository if that exists. Without network access, point either at a copy of the files:
 
 	MCPGEN_SCHEMA_MIRROR=/path/to/schemas go run ./cmd/mcpgen schema
 
@@ -35,15 +37,17 @@ is not a directory).`
 
 // schemaFlags are the flags of mcpgen schema.
 type schemaFlags struct {
-	revisions []string
-	mirror    string
-	offline   bool
+	revisions  []string
+	extensions []string
+	mirror     string
+	offline    bool
 }
 
 func runSchema(e *env, args []string) int {
 	var f schemaFlags
 	fset := newFlagSet("schema")
-	fset.StringSliceVar(&f.revisions, "revision", nil, "revision `R` to materialize, repeatable or comma-separated (default: every pinned revision)")
+	fset.StringSliceVar(&f.revisions, "revision", nil, "revision `R` to materialize, repeatable or comma-separated (default: every pinned revision and extension)")
+	fset.StringSliceVar(&f.extensions, "extension", nil, "extension schema `NAME` to materialize, such as ext-tasks, repeatable or comma-separated (default: every pinned extension when no --revision is given)")
 	fset.StringVar(&f.mirror, "mirror", "", "directory laid out `DIR`/<rev>/schema.json to copy from (default: $MCPGEN_SCHEMA_MIRROR, else ../shared/schema beside the repository, if it exists)")
 	fset.BoolVar(&f.offline, "offline", false, "never download; fail if neither the mirror nor the repository has the file")
 	if code := parseFlags(e, fset, args, schemaSynopsis, schemaDescription); code >= 0 {
@@ -58,14 +62,24 @@ func runSchema(e *env, args []string) int {
 			revs = append(revs, rev)
 		}
 	}
-	if len(revs) == 0 {
-		revs = schema.Revisions()
-	}
 	for _, rev := range revs {
 		if _, err := schema.Lookup(rev); err != nil {
 			return usageError(e, fset, fmt.Errorf("--revision: %w", err))
 		}
 	}
+	var exts []string
+	for _, name := range f.extensions {
+		if _, err := schema.LookupExtension(name); err != nil {
+			return usageError(e, fset, fmt.Errorf("--extension: %w", err))
+		}
+		if !slices.Contains(exts, name) {
+			exts = append(exts, name)
+		}
+	}
+	if len(revs) == 0 && len(exts) == 0 {
+		revs, exts = schema.Revisions(), schema.Extensions()
+	}
+	revs = append(revs, exts...)
 
 	mirror, mirrorFrom := f.mirror, "--mirror"
 	if mirror == "" {

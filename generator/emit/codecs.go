@@ -13,6 +13,9 @@ import (
 
 func (g *gen) codecs(f *jen.File) error {
 	for _, d := range g.p.Rev.Decls {
+		if g.external(d) {
+			continue
+		}
 		var err error
 		switch d.Kind {
 		case model.Object:
@@ -303,6 +306,9 @@ func (g *gen) encodeValue(t *model.Type, v *jen.Statement, what string, depth in
 		inner := g.encodeValue(&base, jen.Op("*").Add(v.Clone()), what, depth)
 		if rt := resolveType(&base); rt.Kind == model.Ref && rt.Decl.Resolve().Kind == model.Object {
 			inner = g.encodeValue(&base, v.Clone(), what, depth)
+			if g.external(rt.Decl) {
+				inner = []jen.Code{e.Clone().Dot("Value").Call(v.Clone())}
+			}
 		}
 		return []jen.Code{jen.If(v.Clone().Op("==").Nil()).Block(e.Clone().Dot("Null").Call()).Else().Block(inner...)}
 	}
@@ -353,6 +359,10 @@ func (g *gen) encodeValue(t *model.Type, v *jen.Statement, what string, depth in
 		rt := resolveType(t)
 		if rt != t {
 			return g.encodeValue(rt, v, what, depth)
+		}
+		if g.external(t.Decl) {
+			// A type of the core package encodes through its AppendJSON.
+			return []jen.Code{e.Dot("Value").Call(jen.Op("&").Parens(v))}
 		}
 		return []jen.Code{jen.Parens(v).Dot("encode").Call(e)}
 	}
@@ -512,12 +522,16 @@ func (g *gen) unionCodec(f *jen.File, d *model.Decl) error {
 	u := g.p.Unions[d]
 	f.Line()
 	f.Commentf("encode writes the variant in x.Value; an empty union is an error.")
+	write := jen.Id("x").Dot("Value").Dot("encode").Call(jen.Id("e"))
+	if g.openUnion(d) {
+		write = jen.Id("e").Dot("Value").Call(jen.Id("x").Dot("Value"))
+	}
 	f.Func().Params(jen.Id("x").Op("*").Id(name)).Id("encode").Params(jen.Id("e").Op("*").Add(wire("Encoder"))).Block(
 		jen.If(jen.Id("x").Dot("Value").Op("==").Nil()).Block(
 			jen.Id("e").Dot("Fail").Call(jen.Lit(name+" has no value")),
 			jen.Return(),
 		),
-		jen.Id("x").Dot("Value").Dot("encode").Call(jen.Id("e")),
+		write,
 	)
 	g.commonMethods(f, name, true)
 	var body []jen.Code
@@ -593,17 +607,17 @@ func (g *gen) node(u *model.Decl, n *plan.Node, depth int) []jen.Code {
 	switch {
 	case n.Variant != nil:
 		vd := n.Variant.Resolve()
-		vn := g.name(vd)
+		vn := g.ref(vd)
 		if vd.Kind == model.Object {
 			return []jen.Code{
-				jen.Id("v").Op(":=").New(jen.Id(vn)),
+				jen.Id("v").Op(":=").New(vn),
 				jen.If(jen.Err().Op(":=").Add(wire("UnmarshalAt")).Call(jen.Id("d"), jen.Id("raw"), jen.Id("v")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 				jen.Id("x").Dot("Value").Op("=").Id("v"),
 				jen.Return(jen.Nil()),
 			}
 		}
 		return []jen.Code{
-			jen.Var().Id("v").Id(vn),
+			jen.Var().Id("v").Add(vn),
 			jen.If(jen.Err().Op(":=").Add(wire("UnmarshalAt")).Call(jen.Id("d"), jen.Id("raw"), jen.Op("&").Id("v")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 			jen.Id("x").Dot("Value").Op("=").Id("v"),
 			jen.Return(jen.Nil()),
@@ -640,7 +654,7 @@ func (g *gen) node(u *model.Decl, n *plan.Node, depth int) []jen.Code {
 			vn := g.name(t.Variant.Resolve())
 			names = append(names, vn)
 			code = append(code, jen.Block(
-				jen.Id("v").Op(":=").New(jen.Id(vn)),
+				jen.Id("v").Op(":=").New(g.ref(t.Variant.Resolve())),
 				jen.If(wire("Unmarshal").Call(jen.Id("raw"), jen.Id("v")).Op("==").Nil()).Block(
 					jen.Id("x").Dot("Value").Op("=").Id("v"),
 					jen.Return(jen.Nil()),

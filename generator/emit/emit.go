@@ -44,6 +44,11 @@ type Options struct {
 	// client falls back to them without an import of theirs; nil links
 	// none. A revision with initialize links none.
 	Links []string
+	// Core is the import path of the core revision's package, which an
+	// extension's package (a plan of model.BuildExtension) refers to for
+	// the core's declarations, such as
+	// "github.com/mcpgen/mcpgen/protocol/mcp20260728". Required then.
+	Core string
 }
 
 type gen struct {
@@ -61,6 +66,9 @@ type gen struct {
 // standard_server.go and the client's helpers client_helpers.go.
 func Emit(p *plan.Plan, opt Options) ([]File, error) {
 	g := &gen{p: p, opt: opt}
+	if p.Rev.Extension != nil {
+		return g.emitExtension()
+	}
 	var files []File
 	if opt.Templates != nil {
 		doc, err := g.docFile()
@@ -497,6 +505,46 @@ var (
 
 func (g *gen) name(d *model.Decl) string { return g.p.Names[d] }
 
+// external reports a declaration of the core revision in an extension's
+// plan: the core package declares it.
+func (g *gen) external(d *model.Decl) bool {
+	x := g.p.Rev.Extension
+	return x != nil && x.External[d]
+}
+
+// ref is the Go type name of d: qualified by the core package when d is
+// external.
+func (g *gen) ref(d *model.Decl) *jen.Statement {
+	if g.external(d) {
+		return jen.Qual(g.opt.Core, g.name(d))
+	}
+	return jen.Id(g.name(d))
+}
+
+// openUnion reports a union of an extension with a variant of the core
+// revision: its variants cannot carry a marker method, so its Value is any
+// wire.Codec.
+func (g *gen) openUnion(u *model.Decl) bool {
+	for _, v := range u.Variants {
+		if g.external(v.Decl.Resolve()) {
+			return true
+		}
+	}
+	return false
+}
+
+// markers returns the unions d is a variant of whose variants carry the
+// marker method.
+func (g *gen) markers(d *model.Decl) []*model.Decl {
+	var out []*model.Decl
+	for _, u := range g.p.Markers[d] {
+		if !g.openUnion(u) {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
 // fallback is the doc of a declaration the schema does not describe.
 func fallback(name string, d *model.Decl) string {
 	if d.Anonymous {
@@ -587,7 +635,7 @@ func (g *gen) goType(t *model.Type) *jen.Statement {
 	case model.ID:
 		s = wire("ID")
 	case model.Ref:
-		s = jen.Id(g.name(t.Decl))
+		s = g.ref(t.Decl)
 	}
 	if t.Nullable {
 		return jen.Op("*").Add(s)
@@ -625,11 +673,23 @@ func fieldName(f *model.Field) string { return plan.FieldName(f.Name) }
 // ---- types.go
 
 func (g *gen) types(f *jen.File) error {
-	f.Comment("Revision is the protocol revision this package speaks.")
-	f.Const().Id("Revision").Op("=").Lit(g.p.Rev.Name)
+	if x := g.p.Rev.Extension; x != nil {
+		f.Comment("ID is the extension's identifier: the key of its capability in")
+		f.Comment("capabilities.extensions, on both sides.")
+		f.Const().Id("ID").Op("=").Lit(x.ID)
+		f.Comment("Revision is the core protocol revision the extension is bound to: its")
+		f.Comment("types are those of the package " + g.opt.Core + ".")
+		f.Const().Id("Revision").Op("=").Lit(x.Core)
+	} else {
+		f.Comment("Revision is the protocol revision this package speaks.")
+		f.Const().Id("Revision").Op("=").Lit(g.p.Rev.Name)
+	}
 	f.Comment("The generated code needs a runtime that speaks codec contract version 1.")
 	f.Const().Id("_").Op("=").Add(wire("SupportsVersion1"))
 	for _, d := range g.p.Rev.Decls {
+		if g.external(d) {
+			continue
+		}
 		var err error
 		switch d.Kind {
 		case model.Object:
@@ -654,7 +714,7 @@ func (g *gen) types(f *jen.File) error {
 func (g *gen) taggedUnions() []*model.Decl {
 	var out []*model.Decl
 	for _, d := range g.p.Rev.Decls {
-		if u := g.p.Unions[d]; u != nil && u.Tagged() {
+		if u := g.p.Unions[d]; u != nil && u.Tagged() && !g.external(d) {
 			out = append(out, d)
 		}
 	}
@@ -717,7 +777,7 @@ func (g *gen) object(f *jen.File, d *model.Decl) error {
 			g.metaAccessors(f, name, fl)
 		}
 	}
-	for _, u := range g.p.Markers[d] {
+	for _, u := range g.markers(d) {
 		f.Func().Params(jen.Op("*").Id(name)).Id("is" + g.name(u)).Params().Block()
 	}
 	return nil
@@ -727,10 +787,14 @@ func (g *gen) variantTypes(u *model.Decl) []string {
 	var names []string
 	for _, v := range u.Variants {
 		vd := v.Decl.Resolve()
+		n := g.name(vd)
+		if g.external(vd) {
+			n = "[" + g.corePkgName() + "." + n + "]"
+		}
 		if vd.Kind == model.Object {
-			names = append(names, "*"+g.name(vd))
+			names = append(names, "*"+n)
 		} else {
-			names = append(names, g.name(vd))
+			names = append(names, n)
 		}
 	}
 	return names
@@ -753,6 +817,11 @@ func (g *gen) union(f *jen.File, d *model.Decl) error {
 		jen.Comment("Value is the variant; nil means the union is not set."),
 		jen.Id("Value").Id(iface),
 	)
+	if g.openUnion(d) {
+		f.Add(doc(iface, fmt.Sprintf("%s is what the variants of %s implement: %s, some of them types of the core package, which cannot carry a marker method.", iface, name, variants), ""))
+		f.Type().Id(iface).Interface(wire("Codec"))
+		return nil
+	}
 	f.Add(doc(iface, fmt.Sprintf("%s is implemented by the variants of %s: %s.", iface, name, variants), ""))
 	f.Type().Id(iface).Interface(
 		jen.Id("is"+name).Params(),
@@ -785,7 +854,7 @@ func (g *gen) enum(f *jen.File, d *model.Decl) {
 		lits = append(lits, jen.Lit(v))
 	}
 	f.Var().Id(lowerFirst(name) + "Values").Op("=").Index().String().Values(lits...)
-	for _, u := range g.p.Markers[d] {
+	for _, u := range g.markers(d) {
 		f.Func().Params(jen.Id(name)).Id("is" + g.name(u)).Params().Block()
 	}
 }
@@ -809,7 +878,7 @@ func (g *gen) alias(f *jen.File, d *model.Decl) {
 		return
 	}
 	f.Type().Id(name).Add(g.goType(d.Target))
-	for _, u := range g.p.Markers[d] {
+	for _, u := range g.markers(d) {
 		f.Func().Params(jen.Id(name)).Id("is" + g.name(u)).Params().Block()
 	}
 }

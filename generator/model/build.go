@@ -26,21 +26,63 @@ type builder struct {
 	byName map[string]*Decl
 	out    []*Decl
 	used   map[any]bool // table entries that applied
+	// byShape maps the shape (load.Schema.Shape) of a definition that no
+	// other definition shares to its name, while filling the definitions of
+	// an extension: an anonymous copy of a definition is that definition
+	// (see typeOf). nil otherwise.
+	byShape map[string]string
+	// ext is set while building the model of an extension.
+	ext *Extension
 }
 
 // Build turns a loaded schema into the model of revision rev.
 func Build(rev string, doc *load.Document) (*Revision, error) {
 	b := &builder{doc: doc, rev: rev, byName: map[string]*Decl{}, used: map[any]bool{}}
-	for _, def := range doc.Definitions {
+	if err := b.fillAll(len(doc.Definitions)); err != nil {
+		return nil, err
+	}
+	return b.finish(rev, doc)
+}
+
+// fillAll fills every definition of b.doc, in file order; the anonymous
+// copies in those from index shapes on are read as the definitions of the
+// same shape (see typeOf).
+func (b *builder) fillAll(shapes int) error {
+	for _, def := range b.doc.Definitions {
 		b.byName[def.Name] = &Decl{Name: def.Name, Pointer: def.Schema.Pointer, Doc: def.Schema.Description, Annotations: annotations(def.Schema)}
 	}
-	for _, def := range doc.Definitions {
+	for i, def := range b.doc.Definitions {
+		if i == shapes {
+			b.byShape = uniqueShapes(b.doc.Definitions)
+		}
 		d := b.byName[def.Name]
 		b.out = append(b.out, d)
 		if err := b.fill(d, def.Schema); err != nil {
-			return nil, err
+			return err
 		}
 	}
+	b.byShape = nil
+	return nil
+}
+
+// uniqueShapes maps the shape of each definition that no other one shares
+// to its name.
+func uniqueShapes(defs []*load.Definition) map[string]string {
+	count := map[string]int{}
+	for _, def := range defs {
+		count[def.Schema.Shape]++
+	}
+	m := map[string]string{}
+	for _, def := range defs {
+		if s := def.Schema.Shape; s != "" && count[s] == 1 {
+			m[s] = def.Name
+		}
+	}
+	return m
+}
+
+// finish checks the filled declarations and derives the method table.
+func (b *builder) finish(rev string, doc *load.Document) (*Revision, error) {
 	for _, d := range b.out {
 		seen := map[*Decl]bool{}
 		for x := d; x.Kind == Alias && x.Target.Kind == Ref; x = x.Target.Decl {
@@ -154,6 +196,11 @@ func (b *builder) fillKind(d *Decl, s *load.Schema) error {
 	case isObject(s) && len(s.Properties) > 0:
 		d.Kind = Object
 		return b.object(d, s, s.Properties, s.Required, s.AdditionalProperties)
+	case b.ext != nil && isObject(s) && s.AdditionalProperties != nil && s.AdditionalProperties.Bool != nil && !*s.AdditionalProperties.Bool:
+		// An extension's object with no members (its capability, {}): a
+		// closed object, every member an error.
+		d.Kind = Object
+		return b.object(d, s, nil, s.Required, s.AdditionalProperties)
 	default:
 		t, err := b.typeOf(s, d.Name)
 		if err != nil {
@@ -275,8 +322,14 @@ func (b *builder) variants(d *Decl, members []*load.Schema, s *load.Schema) erro
 				return err
 			}
 		default:
-			// Named by kind, and by position too when the kind repeats.
+			// Named by kind, and by position too when the kind repeats;
+			// an intersection with a copy of a definition by that
+			// definition (GetTaskResult's allOf [Result, WorkingTask's
+			// copy, ...] is GetTaskResultWorkingTask).
 			name := d.Name + variantSuffix(m)
+			if part := b.copiedPart(m); part != "" {
+				name = d.Name + part
+			}
 			if _, taken := b.byName[name]; taken {
 				name += strconv.Itoa(i)
 			}
@@ -297,6 +350,22 @@ func (b *builder) variants(d *Decl, members []*load.Schema, s *load.Schema) erro
 		}
 	}
 	return nil
+}
+
+// copiedPart returns the definition that exactly one part of the allOf m
+// copies (by shape, see typeOf), "" when none or several do or b reads no
+// copies.
+func (b *builder) copiedPart(m *load.Schema) string {
+	found := ""
+	for _, p := range m.AllOf {
+		if name, ok := b.byShape[p.Shape]; ok && p.Ref == "" {
+			if found != "" {
+				return ""
+			}
+			found = name
+		}
+	}
+	return found
 }
 
 // flattenUnions replaces a union variant that is itself a union (a $ref to
@@ -496,6 +565,7 @@ func (b *builder) object(d *Decl, s *load.Schema, props []*load.Property, requir
 	for _, p := range props {
 		ps := p.Schema
 		if d.Message && (p.Name == "jsonrpc" || p.Name == "id") {
+			d.hasID = d.hasID || p.Name == "id"
 			continue
 		}
 		if c := b.constOf(ps); c != nil {
@@ -595,6 +665,12 @@ func (b *builder) typeOf(s *load.Schema, path string) (*Type, error) {
 	case s.Const != nil && (len(s.AnyOf) > 0 || len(s.AllOf) > 0 || len(s.Enum) > 0 || len(s.Properties) > 0):
 		return nil, b.errorf(s.Pointer, `keyword "const" next to "anyOf", "allOf", "enum" or "properties" is not supported`)
 	case len(s.AnyOf) > 0 || len(s.AllOf) > 0 || len(s.Enum) > 0 || isObject(s) && len(s.Properties) > 0 || len(ts) > 1 && !isIDTypes(ts):
+		if name, ok := b.byShape[s.Shape]; ok && !null {
+			// An inlined copy of a definition (Zod writes one for every
+			// use): that definition, found by shape.
+			t = &Type{Kind: Ref, Decl: b.byName[name]}
+			break
+		}
 		d, err := b.hoist(path, s)
 		if err != nil {
 			return nil, err
@@ -992,8 +1068,12 @@ func (b *builder) inheritMeta() {
 	}
 }
 
-// isRequest reports whether the message d is a member of a request union.
+// isRequest reports whether the message d is a member of a request union,
+// or a request of an extension (a message with an id).
 func (b *builder) isRequest(d *Decl) bool {
+	if b.ext != nil && d.hasID {
+		return true
+	}
 	for _, u := range []string{"ClientRequest", "ServerRequest"} {
 		if ud := b.byName[u]; ud != nil && ud.Kind == Union {
 			for _, v := range ud.Variants {

@@ -61,6 +61,10 @@ type Revision struct {
 	// TableUse names every hand-table entry that applied to this revision
 	// (see UnusedTableEntries).
 	TableUse map[string]bool
+	// Extension is set in the model of an extension (BuildExtension): then
+	// Decls hold the core revision's declarations too (Extension.External),
+	// and Methods only the extension's own.
+	Extension *Extension
 }
 
 // ErrorType is a definition that describes one JSON-RPC error: either the
@@ -125,6 +129,9 @@ type Decl struct {
 	// Closed reports an object with additionalProperties false: a member it
 	// does not know is an error.
 	Closed bool
+	// hasID reports a message whose JSON-RPC envelope has an "id": a
+	// request.
+	hasID bool
 	// Message reports a request or notification definition (a required const
 	// "method"). Its envelope members jsonrpc and id, which 2025-11-25 embeds,
 	// are dropped: the JSON-RPC envelope belongs to the runtime.

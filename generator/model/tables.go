@@ -366,6 +366,8 @@ func entryName(e any) string {
 		return "result rule for " + e.Request
 	case *gateRule:
 		return "gate rule for " + e.Method
+	case *extraResult:
+		return "extra result " + e.Result + " of " + e.Method
 	}
 	panic(fmt.Sprintf("model: unknown table entry %T", e))
 }
@@ -380,6 +382,9 @@ func TableEntries() []string {
 		out = append(out, entryName(e))
 	}
 	for _, e := range gateRules {
+		out = append(out, entryName(e))
+	}
+	for _, e := range extraResults {
 		out = append(out, entryName(e))
 	}
 	return out

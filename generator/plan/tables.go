@@ -18,9 +18,10 @@ import (
 //   - Else alone: a result union, decoded through the method table, read as
 //     Else when alone;
 //   - Tag: the string value of a member the schema leaves unconstrained
-//     (resultType), with the values the specification's text gives; Default is
-//     the value an absent member means, and names the one variant no case
-//     names;
+//     (resultType), with the values the specification's text gives, and a
+//     case of its own for each other variant that declares the member a
+//     constant; Default is the value an absent member means, and names the
+//     one variant no case names;
 //   - Note alone: the automatic plan stands, and Why says how it is used;
 //   - Try: the variants in order, the first that decodes (a result union
 //     without an open variant: the method table decodes responses).
@@ -128,6 +129,22 @@ var overrides = []*override{
 	},
 }
 
+// constCases returns a case for each variant of vs that the entry does not
+// name and that declares its tag as a constant of a value no case names
+// (an extension's CreateTaskResult, resultType "task"), sorted by value.
+func (o *override) constCases(vs []*model.Decl) []tagRule {
+	var out []tagRule
+	for _, v := range vs {
+		val, ok := v.Resolve().ConstString(o.Tag)
+		if !ok || val == o.Default || slices.ContainsFunc(o.Cases, func(c tagRule) bool { return c.Variant == v.Name || c.Value == val }) {
+			continue
+		}
+		out = append(out, tagRule{val, v.Name})
+	}
+	slices.SortFunc(out, func(a, b tagRule) int { return strings.Compare(a.Value, b.Value) })
+	return out
+}
+
 // names returns the variants the entry names.
 func (o *override) names() []string {
 	var ns []string
@@ -182,7 +199,7 @@ func (o *override) applies(u *model.Decl, group string, vs []*model.Decl) bool {
 				return false
 			}
 		}
-		return len(vs) == len(o.Cases)+1
+		return len(vs) == len(o.Cases)+len(o.constCases(vs))+1
 	case len(o.Present) == 0:
 		return true // a result union: Else is one of its variants
 	}
@@ -242,12 +259,15 @@ func (o *override) node(u *model.Decl, vs []*model.Decl) (*Node, error) {
 	if o.Tag != "" {
 		n.Tag, n.Closed = o.Tag, true
 		var rest *model.Decl
+		consts := o.constCases(vs)
 		for _, v := range vs {
-			if !slices.ContainsFunc(o.Cases, func(c tagRule) bool { return c.Variant == v.Name }) {
+			named := func(c tagRule) bool { return c.Variant == v.Name }
+			if !slices.ContainsFunc(o.Cases, named) && !slices.ContainsFunc(consts, named) {
 				rest = v
 			}
 		}
 		cases := append([]tagRule{{o.Default, rest.Name}}, o.Cases...)
+		cases = append(cases, o.constCases(vs)...)
 		slices.SortFunc(cases, func(a, b tagRule) int { return strings.Compare(a.Value, b.Value) })
 		for _, c := range cases {
 			v, _ := find(c.Variant)
