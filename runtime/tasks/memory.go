@@ -1,0 +1,256 @@
+package tasks
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+)
+
+// DefaultMaxTasks is the most records a MemoryStore holds unless
+// MemoryOptions.MaxTasks says otherwise.
+const DefaultMaxTasks = 10000
+
+// updateAttempts bounds the compare-and-set rounds of one Update.
+const updateAttempts = 16
+
+// MemoryOptions configures a MemoryStore. The zero value gives the defaults.
+type MemoryOptions struct {
+	// MaxTasks is the most records the store holds, terminal ones included;
+	// 0 or less means DefaultMaxTasks. When it is reached, Create first
+	// deletes the expired records, then refuses with ErrFull if none was.
+	MaxTasks int
+	// Now returns the current time; nil means time.Now. Tests inject a fake
+	// clock here. It stamps CreatedAt (when zero) and UpdatedAt, and decides
+	// what is expired when Create finds the store full.
+	Now func() time.Time
+}
+
+// MemoryStore is the Store of a single process: records in a map under a
+// mutex, each with a channel that is closed and replaced on every write to
+// wake its waiters. Records are copied in and out, never shared with the
+// caller. Its records live as long as the process: a server whose
+// instances share tasks needs a Store outside the process. The zero value is
+// not usable; call NewMemoryStore.
+type MemoryStore struct {
+	max int
+	now func() time.Time
+
+	mu   sync.Mutex
+	recs map[string]*memRecord
+	// waiting counts the Waits parked on a channel, for tests.
+	waiting int
+}
+
+// memRecord is a stored record and the channel its waiters park on.
+type memRecord struct {
+	rec  *Record
+	wake chan struct{}
+}
+
+// NewMemoryStore returns an empty MemoryStore.
+func NewMemoryStore(opts MemoryOptions) *MemoryStore {
+	s := &MemoryStore{max: opts.MaxTasks, now: opts.Now, recs: map[string]*memRecord{}}
+	if s.max <= 0 {
+		s.max = DefaultMaxTasks
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	return s
+}
+
+var _ Store = (*MemoryStore)(nil)
+
+// Create implements Store.
+func (s *MemoryStore) Create(ctx context.Context, r *Record) (*Record, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("tasks: create: %w", err)
+	}
+	if r == nil {
+		return nil, fmt.Errorf("tasks: create: nil record")
+	}
+	if err := r.Validate(); err != nil {
+		return nil, fmt.Errorf("tasks: create: %w", err)
+	}
+	rec := r.Clone()
+	rec.Version = 1
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	if rec.CreatedAt.IsZero() {
+		rec.CreatedAt = now
+	}
+	rec.UpdatedAt = rec.CreatedAt
+	if _, ok := s.recs[rec.ID]; ok {
+		return nil, fmt.Errorf("tasks: create: id already in use: %w", ErrConflict)
+	}
+	if len(s.recs) >= s.max {
+		s.expireLocked(now)
+		if len(s.recs) >= s.max {
+			return nil, fmt.Errorf("tasks: create: %w: it holds %d tasks, its MemoryOptions.MaxTasks; retry when tasks have expired, give tasks a shorter TTL, or raise the limit", ErrFull, len(s.recs))
+		}
+	}
+	s.recs[rec.ID] = &memRecord{rec: rec, wake: make(chan struct{})}
+	return rec.Clone(), nil
+}
+
+// Get implements Store.
+func (s *MemoryStore) Get(ctx context.Context, id, principal string) (*Record, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("tasks: get: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := s.lookupLocked(id, principal)
+	if m == nil {
+		return nil, fmt.Errorf("tasks: get: %w", ErrNotFound)
+	}
+	return m.rec.Clone(), nil
+}
+
+// lookupLocked returns the stored record of id if principal owns it.
+func (s *MemoryStore) lookupLocked(id, principal string) *memRecord {
+	m := s.recs[id]
+	if m == nil || m.rec.Principal != principal {
+		return nil
+	}
+	return m
+}
+
+// Update implements Store. fn runs without the store's lock held; a write
+// that lands between the read and the write back makes Update read again.
+func (s *MemoryStore) Update(ctx context.Context, id, principal string, fn func(*Record) error) (*Record, error) {
+	for range updateAttempts {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("tasks: update: %w", err)
+		}
+		s.mu.Lock()
+		m := s.lookupLocked(id, principal)
+		if m == nil {
+			s.mu.Unlock()
+			return nil, fmt.Errorf("tasks: update: %w", ErrNotFound)
+		}
+		if m.rec.Status.Terminal() {
+			st := m.rec.Status
+			s.mu.Unlock()
+			return nil, fmt.Errorf("tasks: update: task is %s: %w", st, ErrTerminal)
+		}
+		old := m.rec // never modified: a write replaces it
+		next := old.Clone()
+		s.mu.Unlock()
+
+		if err := fn(next); err != nil {
+			return nil, err
+		}
+		if err := checkUpdate(old, next); err != nil {
+			return nil, err
+		}
+
+		s.mu.Lock()
+		if s.recs[id] != m {
+			s.mu.Unlock()
+			return nil, fmt.Errorf("tasks: update: %w", ErrNotFound)
+		}
+		if m.rec != old {
+			s.mu.Unlock()
+			continue
+		}
+		next.Version = old.Version + 1
+		next.UpdatedAt = s.now()
+		if next.UpdatedAt.Before(old.UpdatedAt) {
+			next.UpdatedAt = old.UpdatedAt
+		}
+		m.rec = next.Clone()
+		close(m.wake)
+		m.wake = make(chan struct{})
+		s.mu.Unlock()
+		return next, nil
+	}
+	return nil, fmt.Errorf("tasks: update: lost the compare-and-set %d times to other writes: %w", updateAttempts, ErrConflict)
+}
+
+// checkUpdate checks what fn left: the identity of the record unchanged
+// and a valid record.
+func checkUpdate(old, next *Record) error {
+	switch {
+	case next.ID != old.ID:
+		return fmt.Errorf("tasks: update: the update function changed the task id; it may not")
+	case next.Principal != old.Principal:
+		return fmt.Errorf("tasks: update: the update function changed the principal; it may not")
+	case !next.CreatedAt.Equal(old.CreatedAt):
+		return fmt.Errorf("tasks: update: the update function changed createdAt from %s to %s; it may not", old.CreatedAt.Format(time.RFC3339Nano), next.CreatedAt.Format(time.RFC3339Nano))
+	}
+	if err := next.Validate(); err != nil {
+		return fmt.Errorf("tasks: update: the update function left an invalid %w", err)
+	}
+	return nil
+}
+
+// Wait implements Store.
+func (s *MemoryStore) Wait(ctx context.Context, id, principal string, after uint64) (*Record, error) {
+	s.mu.Lock()
+	for {
+		m := s.lookupLocked(id, principal)
+		if m == nil {
+			s.mu.Unlock()
+			return nil, fmt.Errorf("tasks: wait: %w", ErrNotFound)
+		}
+		if m.rec.Version > after {
+			r := m.rec.Clone()
+			s.mu.Unlock()
+			return r, nil
+		}
+		wake := m.wake
+		s.waiting++
+		s.mu.Unlock()
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			s.mu.Lock()
+			s.waiting--
+			s.mu.Unlock()
+			return nil, fmt.Errorf("tasks: wait: %w", ctx.Err())
+		}
+		s.mu.Lock()
+		s.waiting--
+	}
+}
+
+// Expire implements Store. The ids come sorted.
+func (s *MemoryStore) Expire(ctx context.Context, now time.Time) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("tasks: expire: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.expireLocked(now), nil
+}
+
+// expireLocked deletes the records expired at now, wakes their waiters and
+// returns their ids, sorted.
+func (s *MemoryStore) expireLocked(now time.Time) []string {
+	var ids []string
+	for id, m := range s.recs {
+		if expired(m.rec, now) {
+			delete(s.recs, id)
+			close(m.wake)
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// expired reports whether r's time to live has run out at now.
+func expired(r *Record, now time.Time) bool {
+	return r.TTL > 0 && now.After(r.CreatedAt.Add(r.TTL))
+}
+
+// Len returns the number of records the store holds.
+func (s *MemoryStore) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.recs)
+}
