@@ -154,6 +154,10 @@ type StandardServer struct {
 	// toolHeaders holds the x-mcp-header annotations of the tools that
 	// have any, parsed once by AddTool.
 	toolHeaders map[string]mcpheader.Params
+
+	// extensions are the extensions served, in the order added (see
+	// AddExtension); guarded by mu.
+	extensions []Extension
 }
 
 // ServerOption configures a StandardServer.
@@ -186,6 +190,64 @@ func WithBus(b session.Bus) ServerOption { return func(srv *StandardServer) { sr
 // registered after clients have connected, which it must announce.
 func WithCapabilities(caps ServerCapabilities) ServerOption {
 	return func(srv *StandardServer) { srv.caps = caps }
+}
+
+// Extension is an MCP extension a StandardServer serves beside this
+// revision's methods, negotiated under capabilities.extensions (such as
+// the Tasks extension, protocol/ext/tasks): see session.Extension.
+type Extension = session.Extension
+
+// WithExtension serves x: its methods, its capability in server/discover
+// (capabilities.extensions[x.ID()]), and, when it is a
+// session.ToolCallWrapper, every tools/call of a stateless request through
+// it. It is AddExtension for start-up code: NewServer panics where
+// AddExtension would return an error.
+func WithExtension(x Extension) ServerOption {
+	return func(srv *StandardServer) {
+		if err := srv.AddExtension(x); err != nil {
+			panic(err)
+		}
+	}
+}
+
+// AddExtension is WithExtension after NewServer; a second extension with
+// the same ID replaces the first. An extension that is nil, whose ID is
+// empty, or one of whose methods is this revision's own or another
+// extension's, is refused with an error saying which. Extensions exist
+// from this revision on: a legacy session (initialize) sees neither their
+// capability nor their methods (-32601), and its tools/call runs the tool
+// directly.
+func (srv *StandardServer) AddExtension(x Extension) error {
+	if x == nil {
+		return errors.New("AddExtension: the extension is nil")
+	}
+	id := x.ID()
+	if id == "" {
+		return errors.New("AddExtension: the extension has no ID")
+	}
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	for _, m := range x.Methods() {
+		if Protocol.Find(m.Name) != nil {
+			return fmt.Errorf("AddExtension: extension %s: method %s is one of revision %s's own", id, m.Name, Protocol.Name)
+		}
+		for _, y := range srv.extensions {
+			if y.ID() == id {
+				continue
+			}
+			for _, n := range y.Methods() {
+				if n.Name == m.Name {
+					return fmt.Errorf("AddExtension: extension %s: method %s is extension %s's already", id, m.Name, y.ID())
+				}
+			}
+		}
+	}
+	if i := slices.IndexFunc(srv.extensions, func(y Extension) bool { return y.ID() == id }); i >= 0 {
+		srv.extensions[i] = x
+	} else {
+		srv.extensions = append(srv.extensions, x)
+	}
+	return nil
 }
 
 // NewServer returns a StandardServer that introduces itself as info.
@@ -231,7 +293,43 @@ var (
 	_ session.ServerInfoHandler = standardHandler{}
 	_ session.ToolHeaderHandler = standardHandler{}
 	_ session.OptionsHandler    = standardHandler{}
+	_ session.ExtensionHandler  = standardHandler{}
 )
+
+// Extensions returns the extensions the server serves
+// (session.ExtensionHandler).
+func (h standardHandler) Extensions() []session.Extension {
+	h.srv.mu.RLock()
+	defer h.srv.mu.RUnlock()
+	return slices.Clone(h.srv.extensions)
+}
+
+// HandleRequest answers a request as the server's handler does, but for a
+// tools/call of a stateless request, which goes through the extension that
+// takes over tools/call (a session.ToolCallWrapper), if one is served.
+func (h standardHandler) HandleRequest(ctx context.Context, s *session.Session, method string, params jsontext.Value) (wire.Appender, error) {
+	if method == MethodToolsCall && session.IsStateless(ctx) {
+		if w := h.srv.toolCallWrapper(); w != nil {
+			return w.WrapToolCall(ctx, s, params, func(ctx context.Context) (wire.Appender, error) {
+				return h.Handler.HandleRequest(ctx, s, method, params)
+			})
+		}
+	}
+	return h.Handler.HandleRequest(ctx, s, method, params)
+}
+
+// toolCallWrapper returns the first extension served that takes over
+// tools/call, or nil.
+func (srv *StandardServer) toolCallWrapper() session.ToolCallWrapper {
+	srv.mu.RLock()
+	defer srv.mu.RUnlock()
+	for _, x := range srv.extensions {
+		if w, ok := x.(session.ToolCallWrapper); ok {
+			return w
+		}
+	}
+	return nil
+}
 
 func (h standardHandler) StrictParams()                   {}
 func (h standardHandler) Bus() session.Bus                { return h.srv.bus }
@@ -468,8 +566,9 @@ func (srv *StandardServer) Complete(ctx context.Context, params *CompleteRequest
 
 // capabilities returns the server's capabilities: those declared with
 // WithCapabilities, and the others inferred from what is registered (see
-// StandardServer).
-func (srv *StandardServer) capabilities() ServerCapabilities {
+// StandardServer), with the extensions served unless legacy (a legacy
+// session's revision has no capabilities.extensions).
+func (srv *StandardServer) capabilities(legacy bool) ServerCapabilities {
 	caps := srv.caps
 	yes := true
 	srv.mu.RLock()
@@ -489,13 +588,31 @@ func (srv *StandardServer) capabilities() ServerCapabilities {
 	if caps.Logging == nil {
 		caps.Logging = JSONObject{}
 	}
+	if len(srv.extensions) > 0 && !legacy {
+		exts := make(map[string]JSONObject, len(caps.Extensions)+len(srv.extensions))
+		for k, v := range caps.Extensions {
+			exts[k] = v
+		}
+		for _, x := range srv.extensions {
+			var c JSONObject
+			if raw := x.Capability(); len(raw) > 0 && wire.Unmarshal(raw, &c) != nil {
+				c = nil // not an object: declared as {}
+			}
+			if c == nil {
+				c = JSONObject{}
+			}
+			exts[x.ID()] = c
+		}
+		caps.Extensions = exts
+	}
 	return caps
 }
 
 // Discover answers server/discover: the stateless revisions served, the
-// server's capabilities (see StandardServer) and its instructions.
+// server's capabilities (see StandardServer; the extensions served under
+// capabilities.extensions) and its instructions.
 func (srv *StandardServer) Discover(ctx context.Context, params *RequestParams) (*DiscoverResult, error) {
-	caps := srv.capabilities()
+	caps := srv.capabilities(olderRevision(ctx))
 	var versions []string
 	for _, r := range revision.All() {
 		if !r.Handshake() && (srv.revisions == nil || slices.Contains(srv.revisions, r.Name)) {

@@ -21,14 +21,19 @@ func nameField(method string) string {
 		return "name"
 	case "resources/read":
 		return "uri"
+	case "tasks/get", "tasks/update", "tasks/cancel":
+		// The Tasks extension (io.modelcontextprotocol/tasks) names the
+		// task: https://github.com/modelcontextprotocol/ext-tasks
+		return "taskId"
 	}
 	return ""
 }
 
 // Name returns the value the Mcp-Name header mirrors for a request with
 // method and params: params.name for tools/call and prompts/get,
-// params.uri for resources/read. required reports whether method is one of
-// these three, which must carry Mcp-Name; for any other method Name returns
+// params.uri for resources/read, and params.taskId for the Tasks
+// extension's tasks/get, tasks/update and tasks/cancel. required reports
+// whether method is one of these, which must carry Mcp-Name; for any other method Name returns
 // "", false. The value is the body's, unencoded: the header carries
 // Encode(value). When params has no such member, or it is not a string,
 // value is "".
@@ -62,7 +67,8 @@ func stringMember(v jsontext.Value, name string) (string, bool) {
 // header alone: MCP-Protocol-Version is the caller's, and Mcp-Param headers
 // of another tool are not removed. It fails, leaving h unchanged, when the
 // method is not a safe header value, when a method that requires Mcp-Name
-// has no string params.name (params.uri for resources/read), or when
+// has no string params.name (params.uri for resources/read, params.taskId
+// for tasks/*), or when
 // Params.Headers fails.
 func Set(h http.Header, method string, params jsontext.Value, tool Params) error {
 	if method == "" || !Safe(method) {
@@ -126,9 +132,11 @@ func (e *MismatchError) Unwrap() error { return ErrMismatch }
 // order:
 //   - Mcp-Method, which must be present and equal method exactly (values are
 //     case-sensitive);
-//   - Mcp-Name, for tools/call, prompts/get and resources/read only, which
+//   - Mcp-Name, for tools/call, prompts/get, resources/read and the Tasks
+//     extension's tasks/get, tasks/update and tasks/cancel only, which
 //     must be present and, after [Decode], equal params.name (params.uri
-//     for resources/read), which must be a string;
+//     for resources/read, params.taskId for tasks/*), which must be a
+//     string;
 //   - for each annotation of tool, the header Mcp-Param-{Name}: it must be
 //     present when the argument at the annotation's path is present and not
 //     null, and absent otherwise (a header that claims a value the body

@@ -31,8 +31,10 @@ const (
 	HeaderProtocolVersion = "MCP-Protocol-Version"
 	// HeaderMethod carries the request's method.
 	HeaderMethod = "Mcp-Method"
-	// HeaderName carries params.name of tools/call and prompts/get and
-	// params.uri of resources/read, encoded by [Encode].
+	// HeaderName carries params.name of tools/call and prompts/get,
+	// params.uri of resources/read and params.taskId of the Tasks
+	// extension's tasks/get, tasks/update and tasks/cancel, encoded by
+	// [Encode].
 	HeaderName = "Mcp-Name"
 	// HeaderParamPrefix precedes the x-mcp-header name of a tool parameter:
 	// the annotation "Region" gives the header Mcp-Param-Region.

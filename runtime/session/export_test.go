@@ -52,3 +52,6 @@ func Parked(s *Session) int {
 var UnknownHint = unknownHint
 
 var PayloadStart = payloadStart
+
+// HasExtensions is hasExtensions, for the tests.
+var HasExtensions = hasExtensions

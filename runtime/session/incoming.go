@@ -64,6 +64,9 @@ func (s *Session) request(vals valuer, m *jsonrpc.Message, inline bool, reply re
 		return
 	}
 	md := rev.Find(m.Method)
+	if md == nil && s.extensionMethod(m.Method) {
+		_, md = findExtension(s.handler, m.Method)
+	}
 	if md == nil || md.Notification || !s.mayReceive(*md) {
 		fail(jsonrpc.MethodNotFound, "method %q not found in revision %s for a %s", m.Method, rev.Name, s.role)
 		return
@@ -103,7 +106,7 @@ func (s *Session) request(vals valuer, m *jsonrpc.Message, inline bool, reply re
 		case s.keepsSubscription(m.Method):
 			s.answerThrough(vals, m, EraLegacy, reply, func(reply replier) { s.subscription(m, reply) })
 			return
-		case s.handler.Revision().Find(m.Method) == nil:
+		case s.handler.Revision().Find(m.Method) == nil && !s.extensionMethod(m.Method):
 			fail(jsonrpc.MethodNotFound, "method %q is not implemented by this server", m.Method)
 			return
 		}
@@ -113,7 +116,7 @@ func (s *Session) request(vals valuer, m *jsonrpc.Message, inline bool, reply re
 		hc.info.x = &requestExtra{vals: vals}
 	}
 	run := func(ctx context.Context, params jsontext.Value) (wire.Appender, *jsonrpc.Error) {
-		if modern {
+		if modern && rev.Find(m.Method) != nil {
 			var err error
 			if params, err = s.modernParams(params); err != nil {
 				return nil, jsonrpc.Errorf(jsonrpc.InternalError, "%s: %v", m.Method, err)
@@ -659,4 +662,19 @@ func elicitationModeOK(caps, params jsontext.Value) (string, bool) {
 		return mode, mode == "form"
 	}
 	return mode, HasCapability(el, mode)
+}
+
+// extensionMethod reports whether method is one of the handler's
+// extensions' (see ExtensionHandler), on a server session whose revision
+// has extensions: none before 2026-07-28 has, so on a legacy session of
+// those an extension's methods are not found.
+func (s *Session) extensionMethod(method string) bool {
+	if s.role != Server {
+		return false
+	}
+	if _, ok := s.handler.(ExtensionHandler); !ok || !hasExtensions(s.Revision()) {
+		return false
+	}
+	x, _ := findExtension(s.handler, method)
+	return x != nil
 }

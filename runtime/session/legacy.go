@@ -215,6 +215,11 @@ func (s *Session) hears(ev Event) bool {
 // handler that asks for input by returning an *InputRequiredError gets it
 // fetched from the client and runs again (bridgeInput).
 func (s *Session) handle(ctx context.Context, md *wire.Method, params jsontext.Value) (wire.Appender, error) {
+	if _, ok := s.handler.(ExtensionHandler); ok && s.Revision() != nil && s.Revision().Find(md.Name) == nil {
+		if x, _ := findExtension(s.handler, md.Name); x != nil {
+			return x.HandleRequest(ctx, s, md.Name, params)
+		}
+	}
 	res, err := s.handler.HandleRequest(ctx, s, md.Name, params)
 	var ir *InputRequiredError
 	if err == nil || s.role != Server || !errors.As(err, &ir) {

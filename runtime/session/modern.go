@@ -78,6 +78,9 @@ type modernInfo struct {
 	audience string
 
 	input *roundInput
+	// ext is the extension whose method the request calls, nil for a
+	// method of the revision.
+	ext Extension
 }
 
 // HTTPStatusError is a JSON-RPC error that also chooses the HTTP status of
@@ -160,7 +163,8 @@ func ClaimsModern(params jsontext.Value) bool {
 
 // admit checks a stateless request's envelope and finds its
 // method: the revision named in _meta, which this side serves, and a method
-// of it a client may send. It returns the method and the request's info.
+// of it a client may send, or of one of the handler's extensions (see
+// ExtensionHandler). It returns the method and the request's info.
 func admit(h Handler, supported []string, m *jsonrpc.Message) (*wire.Method, *modernInfo, *HTTPStatusError) {
 	meta, ok := wire.Member(m.Params, "_meta")
 	if !ok || meta.Kind() != '{' {
@@ -198,6 +202,10 @@ func admit(h Handler, supported []string, m *jsonrpc.Message) (*wire.Method, *mo
 		return nil, nil, statusErr(http.StatusBadRequest, jsonrpc.InvalidParams, "%s params: /_meta/%s: missing, or not an object", m.Method, MetaClientCapabilities)
 	}
 	md := rev.Find(m.Method)
+	var ext Extension
+	if md == nil {
+		ext, md = findExtension(h, m.Method)
+	}
 	if md == nil || md.Notification || md.Embedded || md.Direction&wire.ClientToServer == 0 {
 		return nil, nil, statusErr(http.StatusNotFound, jsonrpc.MethodNotFound, "method %q not found in revision %s", m.Method, rev.Name)
 	}
@@ -205,7 +213,7 @@ func admit(h Handler, supported []string, m *jsonrpc.Message) (*wire.Method, *mo
 	if l, ok := wire.MemberString(meta, MetaLogLevel); ok {
 		level = levelIndex(l)
 	}
-	return md, &modernInfo{rev: rev, method: m.Method, params: m.Params, caps: caps, logLevel: level}, nil
+	return md, &modernInfo{rev: rev, method: m.Method, params: m.Params, caps: caps, logLevel: level, ext: ext}, nil
 }
 
 // canConvert reports whether a handler speaking rev can serve requests of
@@ -347,7 +355,13 @@ func serveModern(hc *handlerCtx, ctx context.Context, h Handler, s *Session, sea
 		}
 		mi.input = in
 	}
-	out, err := h.HandleRequest(ctx, s, md.Name, params)
+	var out wire.Appender
+	var err error
+	if mi.ext != nil {
+		out, err = mi.ext.HandleRequest(ctx, s, md.Name, params)
+	} else {
+		out, err = h.HandleRequest(ctx, s, md.Name, params)
+	}
 	if err != nil {
 		var ir *InputRequiredError
 		if errors.As(err, &ir) {
@@ -542,10 +556,11 @@ func (ri *requestInfo) levelAllowed(level int) bool {
 // handler ctx belongs to: on a stateless request only if the request asked
 // for messages at level or above (its _meta log level), and on a session
 // if the client's logging/setLevel allows it. data is any JSON value;
-// logger may be "". Outside a handler it does nothing.
+// logger may be "". Outside a handler, and in a context made by Detach, it
+// does nothing.
 func Log(ctx context.Context, level, logger string, data jsontext.Value) error {
 	ri, ok := ctx.Value(requestKey{}).(*requestInfo)
-	if !ok {
+	if !ok || detached(ctx) {
 		return nil
 	}
 	if ri.mod() == nil {

@@ -276,7 +276,13 @@ func inputAllowed(mi *modernInfo, r InputRequest) *jsonrpc.Error {
 // request, and sends none of reqs; a tool handler that returns it gives
 // its caller a tool result with isError (see the ready-made server's
 // ToolHandler). ClientCan tells in advance.
+//
+// A handler that runs outside its request round (a task) asks through the
+// Asker of its context instead (see WithAsker).
 func Ask(ctx context.Context, reqs map[string]InputRequest) (map[string]jsontext.Value, error) {
+	if a, ok := ctx.Value(askerKey{}).(Asker); ok && a != nil {
+		return a(ctx, reqs)
+	}
 	ri, ok := ctx.Value(requestKey{}).(*requestInfo)
 	if !ok {
 		return nil, errors.New("session.Ask: the context is not a request handler's")

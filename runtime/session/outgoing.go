@@ -731,11 +731,11 @@ var statelessProgress sync.Mutex
 
 // ReportProgress sends notifications/progress for the request the handler
 // of ctx is answering, if the requester asked for progress. Progress
-// must increase from report to report. Without a token it does
-// nothing.
+// must increase from report to report. Without a token, and in a context
+// made by Detach, it does nothing.
 func ReportProgress(ctx context.Context, progress float64, total *float64, message string) error {
 	ri, ok := ctx.Value(requestKey{}).(*requestInfo)
-	if !ok || !ri.token.IsValid() {
+	if !ok || !ri.token.IsValid() || detached(ctx) {
 		return nil
 	}
 	if ctx.Err() != nil {

@@ -75,7 +75,8 @@ func (s *Server) postStateless(w http.ResponseWriter, r *http.Request, rf refusa
 // https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#server-validation):
 // MCP-Protocol-Version against _meta's revision; Mcp-Method
 // against the method; Mcp-Name against params.name of tools/call and
-// prompts/get and params.uri of resources/read; and, on a tools/call, the
+// prompts/get, params.uri of resources/read and params.taskId of the Tasks
+// extension's tasks/get, tasks/update and tasks/cancel; and, on a tools/call, the
 // Mcp-Param headers of the called tool's x-mcp-header annotations (which
 // the handler reports if it implements session.ToolHeaderHandler) against
 // its arguments. A header that is missing, appears twice, or differs is
