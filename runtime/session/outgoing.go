@@ -30,6 +30,7 @@ type callOptions struct {
 	progress func(Progress)
 	noCache  bool
 	noLimit  bool          // no CallTimeout
+	noFollow bool          // WithoutFollow
 	onID     func(wire.ID) // told the request's id before it is sent
 }
 
@@ -57,7 +58,9 @@ func WithProgress(fn func(Progress)) CallOption {
 // A client whose handler speaks the stateless era (see Connect) gets the
 // complete result: one that asks for input is answered by the handler and
 // the request sent again, and one without resultType, from a legacy
-// server, reads as complete. Such a client also looks up the results
+// server, reads as complete; one of a resultType that an extension of
+// the client follows (Options.Extensions, ResultFollower), such as a task,
+// is followed to its end. Such a client also looks up the results
 // the server marked cacheable in its cache first (Options.Cache):
 // a fresh entry answers without a request.
 //
@@ -418,7 +421,13 @@ func (s *Session) outgoing(method string, params wire.Appender, notification, ne
 		}
 	}
 	md := rev.Find(method)
+	if md == nil && !notification {
+		md = s.clientExtensionMethod(method)
+	}
 	if md == nil || md.Notification != notification || !s.maySend(*md) {
+		if s.role == Client && len(s.opts.Extensions) > 0 {
+			return nil, nil, fmt.Errorf("%s: not a %s a %s may send in revision %s, nor one of an extension it uses there", method, kindWord(notification), s.role, rev.Name)
+		}
 		return nil, nil, fmt.Errorf("%s: not a %s a %s may send in revision %s", method, kindWord(notification), s.role, rev.Name)
 	}
 	if path, ok := s.gatePeer(*md); !ok && st != stateNew {
