@@ -18,11 +18,9 @@ import (
 // which a client puts in mcp.ClientOptions.Extensions, and the raw task
 // API for callers who start a task and come back to it later.
 
-// The poll intervals of a client following a task (see Follower).
+// The poll intervals of a client following a task (see Follower); it
+// waits DefaultPollInterval when the server gave none.
 const (
-	// DefaultPollInterval is how long a client waits between two tasks/get
-	// when the server gave no pollIntervalMs.
-	DefaultPollInterval = time.Second
 	// MinPollInterval is the shortest wait between two tasks/get: a
 	// pollIntervalMs below it is read as it.
 	MinPollInterval = 100 * time.Millisecond
@@ -31,9 +29,8 @@ const (
 	MaxPollInterval = time.Hour
 )
 
-// MaxInputs bounds the input requests a client answers for one task; a
-// task that asks for more fails the wait with an error.
-const MaxInputs = 1024
+// maxAnswers bounds the input requests a client answers for one task.
+const maxAnswers = 1024
 
 // cancelTimeout bounds the tasks/cancel a follower sends when it gives a
 // task up.
@@ -59,7 +56,8 @@ var ErrCancelled = errors.New("the task was cancelled")
 // answered by the client's handler (its Elicitor, Sampler, RootsLister, as
 // for a multi round-trip result; see session.Session.AnswerInput) and the
 // answers sent with tasks/update; a key is answered once, however often
-// the server lists it. A completed task gives its result (isError
+// the server lists it, and a task that asks for more than 1024 inputs is
+// given up. A completed task gives its result (isError
 // included), a failed one its JSON-RPC error (a *jsonrpc.Error,
 // mcp.RPCError), a cancelled one an error wrapping ErrCancelled.
 //
@@ -338,8 +336,8 @@ func (f *following) answer(ctx context.Context, raw jsontext.Value) error {
 	if len(reqs) == 0 {
 		return nil // answered already: the server has not caught up yet
 	}
-	if len(f.answered)+len(reqs) > MaxInputs {
-		return fmt.Errorf("the task asked for more than %d inputs; giving up", MaxInputs)
+	if len(f.answered)+len(reqs) > maxAnswers {
+		return fmt.Errorf("the task asked for more than %d inputs; giving up", maxAnswers)
 	}
 	answers, err := f.s.AnswerInput(ctx, reqs)
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
+	store "github.com/mcpgen/mcpgen/runtime/tasks"
 	"github.com/mcpgen/mcpgen/runtime/transport"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
@@ -26,9 +27,6 @@ import (
 const testTimeout = 10 * time.Second
 
 func ms(n int64) *int64 { return &n }
-
-// fastPoll has the test server ask for the shortest poll interval.
-func fastPoll(int) *int64 { return ms(100) }
 
 // elicitor answers elicitations: accept, with content {"answer": <the
 // request's message>}; it counts the calls by message.
@@ -68,40 +66,89 @@ func answerOf(r *mcp.ElicitResult) string {
 	return fmt.Sprint(r.Content["answer"].Value)
 }
 
-// started is told the id-less start of the blocking tools' handlers.
+// fixture is a StandardServer serving the Tasks extension (tasks.Server,
+// every tool Optional, polls every 100 ms) with the test tools, and what
+// it saw.
 type fixture struct {
 	srv     *mcp.StandardServer
-	tasks   *taskServer
-	started chan struct{}
+	ts      *tasks.Server
+	store   *store.MemoryStore
+	started chan struct{} // told when "block" starts
+	polled  chan struct{} // told, without blocking, on each tasks/get
+
+	mu      sync.Mutex
+	methods []string // the tasks/* requests received, in order
+	taskID  string   // the taskId of the last of them
 }
 
-// newFixture is a StandardServer with the test Tasks server and its tools.
-func newFixture(poll func(int) *int64) *fixture {
-	fx := &fixture{tasks: newTaskServer(), started: make(chan struct{}, 8)}
-	fx.tasks.poll = poll
-	srv := mcp.NewServer(mcp.Implementation{Name: "tasks-test", Version: "1"}, mcp.WithExtension(fx.tasks))
-	srv.MustAddTool(mcp.NewTool("echo", "Says hello"), func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+// lastTask returns the task id the last tasks/* request named.
+func (fx *fixture) lastTask() string {
+	fx.mu.Lock()
+	defer fx.mu.Unlock()
+	return fx.taskID
+}
+
+// count returns the number of tasks created.
+func (fx *fixture) count() int { return fx.store.Len() }
+
+// received returns the tasks/* requests received.
+func (fx *fixture) received() []string {
+	fx.mu.Lock()
+	defer fx.mu.Unlock()
+	return slices.Clone(fx.methods)
+}
+
+// record is a server middleware that records the tasks/* requests.
+func (fx *fixture) record(next session.HandlerFunc) session.HandlerFunc {
+	return func(ctx context.Context, r *session.Request) (jsontext.Value, error) {
+		if !r.Outgoing && strings.HasPrefix(r.Method, "tasks/") {
+			fx.mu.Lock()
+			fx.methods = append(fx.methods, r.Method)
+			fx.taskID, _ = wire.MemberString(r.Params, "taskId")
+			fx.mu.Unlock()
+			if r.Method == tasks.MethodTasksGet {
+				select {
+				case fx.polled <- struct{}{}:
+				default:
+				}
+			}
+		}
+		return next(ctx, r)
+	}
+}
+
+// newFixture is a StandardServer with the Tasks server and the test tools.
+func newFixture(t *testing.T) *fixture {
+	fx := &fixture{started: make(chan struct{}, 8), polled: make(chan struct{}, 1), store: store.NewMemoryStore(store.MemoryOptions{})}
+	fx.ts = tasks.NewServer(tasks.Options{Store: fx.store, PollInterval: 100 * time.Millisecond})
+	t.Cleanup(func() { fx.ts.Close() })
+	srv := mcp.NewServer(mcp.Implementation{Name: "tasks-test", Version: "1"}, mcp.WithExtension(fx.ts), mcp.WithMiddleware(fx.record))
+	add := func(name string, fn mcp.ToolHandler) {
+		srv.MustAddTool(mcp.NewTool(name, name), fn)
+		fx.ts.SetToolSupport(name, tasks.Optional)
+	}
+	add("echo", func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		name, _ := wire.MemberString(p.Arguments, "name")
 		return mcp.TextResult("hello " + name), nil
 	})
-	srv.MustAddTool(mcp.NewTool("quote", "Says hello, as a JSON string"), func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	add("quote", func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		name, _ := wire.MemberString(p.Arguments, "name")
 		return mcp.TextResult(`"hello ` + name + `"`), nil
 	})
-	srv.MustAddTool(mcp.NewTool("tool_error", "A tool error"), func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	add("tool_error", func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		return nil, errors.New("the disk is full")
 	})
-	srv.MustAddTool(mcp.NewTool("fail", "A JSON-RPC error"), func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	add("fail", func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		return nil, &jsonrpc.Error{Code: -32001, Message: "quota exceeded", Data: jsontext.Value(`{"retryAfter":5}`)}
 	})
-	srv.MustAddTool(mcp.NewTool("confirm", "Asks once"), func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	add("confirm", func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		r, err := mcp.Elicit(ctx, "confirm", form("sure?"))
 		if err != nil {
 			return nil, err
 		}
 		return mcp.TextResult("confirm: " + answerOf(r)), nil
 	})
-	srv.MustAddTool(mcp.NewTool("both", "Asks twice at once"), func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	add("both", func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		rs, err := mcp.AskInput(ctx, mcp.InputRequests{
 			"a": {Value: &mcp.ElicitRequest{Params: *form("first?")}},
 			"b": {Value: &mcp.ElicitRequest{Params: *form("second?")}},
@@ -119,7 +166,7 @@ func newFixture(poll func(int) *int64) *fixture {
 		}
 		return mcp.TextResult("both: " + strings.Join(out, ", ")), nil
 	})
-	srv.MustAddTool(mcp.NewTool("steps", "Asks twice, one after the other"), func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	add("steps", func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		a, err := mcp.Elicit(ctx, "a", form("first?"))
 		if err != nil {
 			return nil, err
@@ -130,13 +177,41 @@ func newFixture(poll func(int) *int64) *fixture {
 		}
 		return mcp.TextResult("steps: " + answerOf(a) + ", " + answerOf(b)), nil
 	})
-	srv.MustAddTool(mcp.NewTool("block", "Runs until cancelled"), func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+	add("required", func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		return mcp.TextResult("done"), nil
+	})
+	fx.ts.SetToolSupport("required", tasks.Required)
+	add("block", func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 		fx.started <- struct{}{}
 		<-ctx.Done()
 		return nil, ctx.Err()
 	})
 	fx.srv = srv
 	return fx
+}
+
+// statusOf polls task id from cs until it is terminal (or ctx ends) and
+// returns its status.
+func statusOf(ctx context.Context, cs *mcp.ClientSession, id string) (string, error) {
+	for {
+		got, err := tasks.GetTask(ctx, cs, &tasks.GetTaskRequestParams{TaskID: id})
+		if err != nil {
+			return "", err
+		}
+		switch got.Value.(type) {
+		case *tasks.GetTaskResultCancelledTask:
+			return "cancelled", nil
+		case *tasks.GetTaskResultCompletedTask:
+			return "completed", nil
+		case *tasks.GetTaskResultFailedTask:
+			return "failed", nil
+		}
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
 
 // connectors connect a client to a server handler: over an in-memory
@@ -213,7 +288,7 @@ func TestFollow(t *testing.T) {
 	for _, c := range connectors {
 		for _, tt := range tests {
 			t.Run(c.name+"/"+tt.name, func(t *testing.T) {
-				fx := newFixture(fastPoll)
+				fx := newFixture(t)
 				h := &elicitor{}
 				cs := c.connect(t, fx.srv.Handler, &mcp.ClientOptions{Handler: h, Extensions: []mcp.ClientExtension{tasks.Follower{}}})
 				ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
@@ -235,10 +310,10 @@ func TestFollow(t *testing.T) {
 				if got := h.questions(); !slices.Equal(got, tt.questions) {
 					t.Errorf("the client answered %q, want %q (each once)", got, tt.questions)
 				}
-				if fx.tasks.count() != 1 {
-					t.Errorf("%d tasks created, want 1", fx.tasks.count())
+				if fx.count() != 1 {
+					t.Errorf("%d tasks created, want 1", fx.count())
 				}
-				if got := fx.tasks.methods(); !slices.Contains(got, tasks.MethodTasksGet) || slices.Contains(got, tasks.MethodTasksCancel) {
+				if got := fx.received(); !slices.Contains(got, tasks.MethodTasksGet) || slices.Contains(got, tasks.MethodTasksCancel) {
 					t.Errorf("the server got %q: want tasks/get, and no tasks/cancel", got)
 				}
 			})
@@ -248,7 +323,7 @@ func TestFollow(t *testing.T) {
 
 // TestFollowHelpers: CallToolArgs and CallTypedTool follow too.
 func TestFollowHelpers(t *testing.T) {
-	fx := newFixture(fastPoll)
+	fx := newFixture(t)
 	cs := connectors[0].connect(t, fx.srv.Handler, &mcp.ClientOptions{Extensions: []mcp.ClientExtension{tasks.Follower{}}})
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
@@ -262,7 +337,7 @@ func TestFollowHelpers(t *testing.T) {
 	if err != nil || out != "hello Cy" {
 		t.Fatalf("CallTypedTool = %q, %v; want hello Cy", out, err)
 	}
-	if n := fx.tasks.count(); n != 2 {
+	if n := fx.count(); n != 2 {
 		t.Errorf("%d tasks created, want 2", n)
 	}
 }
@@ -272,7 +347,7 @@ func TestFollowHelpers(t *testing.T) {
 func TestFollowCancel(t *testing.T) {
 	for _, c := range connectors {
 		t.Run(c.name, func(t *testing.T) {
-			fx := newFixture(fastPoll)
+			fx := newFixture(t)
 			cs := c.connect(t, fx.srv.Handler, &mcp.ClientOptions{Extensions: []mcp.ClientExtension{tasks.Follower{}}})
 			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 			defer cancel()
@@ -280,7 +355,7 @@ func TestFollowCancel(t *testing.T) {
 			go func() {
 				// Once the client polls, it knows the task.
 				select {
-				case <-fx.tasks.polled:
+				case <-fx.polled:
 				case <-ctx.Done():
 				}
 				stop()
@@ -289,12 +364,10 @@ func TestFollowCancel(t *testing.T) {
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("CallTool: %v, want context.Canceled", err)
 			}
-			id := fx.tasks.only(t)
-			st, err := fx.tasks.waitDone(ctx, id)
-			if err != nil || st != tasks.TaskStatusCancelled {
+			if st, err := statusOf(ctx, cs, fx.lastTask()); err != nil || st != "cancelled" {
 				t.Errorf("the task ended %q (%v), want cancelled", st, err)
 			}
-			if got := fx.tasks.methods(); !slices.Contains(got, tasks.MethodTasksCancel) {
+			if got := fx.received(); !slices.Contains(got, tasks.MethodTasksCancel) {
 				t.Errorf("the server got %q, want a tasks/cancel", got)
 			}
 		})
@@ -304,7 +377,7 @@ func TestFollowCancel(t *testing.T) {
 // TestFollowNeverEnds: a task that never ends is followed until the
 // context does, and then cancelled.
 func TestFollowNeverEnds(t *testing.T) {
-	fx := newFixture(fastPoll)
+	fx := newFixture(t)
 	cs := connectors[0].connect(t, fx.srv.Handler, &mcp.ClientOptions{Extensions: []mcp.ClientExtension{tasks.Follower{}}})
 	ctx, cancel := context.WithTimeout(context.Background(), 350*time.Millisecond)
 	defer cancel()
@@ -312,7 +385,7 @@ func TestFollowNeverEnds(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("CallTool: %v, want context.DeadlineExceeded", err)
 	}
-	got := fx.tasks.methods()
+	got := fx.received()
 	if len(got) == 0 || got[len(got)-1] != tasks.MethodTasksCancel || !slices.Contains(got, tasks.MethodTasksGet) {
 		t.Errorf("the server got %q, want polls then a tasks/cancel", got)
 	}
@@ -345,53 +418,28 @@ func TestPollInterval(t *testing.T) {
 // TestFollowChangingInterval: a server that changes pollIntervalMs from
 // answer to answer is followed.
 func TestFollowChangingInterval(t *testing.T) {
-	fx := newFixture(func(n int) *int64 { return ms(int64(100 * (n + 1))) }) // 100, 200, 300 ms…
-	var mu sync.Mutex
-	var waits []time.Duration
+	poll := func(ms int) string {
+		return strings.Replace(get("working", ""), `"pollIntervalMs":100`, `"pollIntervalMs":`+fmt.Sprint(ms), 1)
+	}
+	sc := &scripted{create: jsontext.Value(strings.Replace(task1, `"pollIntervalMs":100`, `"pollIntervalMs":250`, 1)),
+		gets: []string{poll(400), strings.Replace(get("working", ""), `,"pollIntervalMs":100`, ``, 1), poll(150), get("completed", `,"result":{"content":[{"type":"text","text":"ok"}]}`)}}
+	var waits []time.Duration // the client's goroutine only
 	sleep := func(ctx context.Context, d time.Duration) error {
-		mu.Lock()
 		waits = append(waits, d)
-		n := len(waits)
-		mu.Unlock()
-		if n == 3 {
-			fx.started <- struct{}{} // let the task end
-		}
 		return ctx.Err()
 	}
-	release := make(chan struct{})
-	fx.srv.MustAddTool(mcp.NewTool("gate", "Ends when the test says"), func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-		select {
-		case <-release:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		return mcp.TextResult("open"), nil
-	})
-	cs := connectors[0].connect(t, fx.srv.Handler, &mcp.ClientOptions{Extensions: []mcp.ClientExtension{tasks.FollowerSleeping(sleep)}})
+	cs := connectors[0].connect(t, scriptedServer(sc).Handler, &mcp.ClientOptions{Extensions: []mcp.ClientExtension{tasks.FollowerSleeping(sleep)}})
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
-	go func() {
-		select {
-		case <-fx.started:
-			close(release)
-		case <-ctx.Done():
-		}
-	}()
-	res, err := cs.CallTool(ctx, call("gate", nil))
-	if err != nil || res.Text() != "open" {
+	res, err := cs.CallTool(ctx, call("x", nil))
+	if err != nil || res.Text() != "ok" {
 		t.Fatalf("CallTool = %v, %v", res, err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	// The first wait is the CreateTaskResult's, then each answer's, until
-	// one says completed.
-	if len(waits) < 3 {
-		t.Fatalf("waits %v, want at least 3", waits)
-	}
-	for i, d := range waits {
-		if want := time.Duration(100*(i+1)) * time.Millisecond; d != want {
-			t.Errorf("wait %d: %v, want %v (waits %v)", i, d, want, waits)
-		}
+	// The CreateTaskResult's interval, then each answer's; one without
+	// pollIntervalMs keeps the last one.
+	want := []time.Duration{250 * time.Millisecond, 400 * time.Millisecond, 400 * time.Millisecond, 150 * time.Millisecond}
+	if !slices.Equal(waits, want) {
+		t.Errorf("waits %v, want %v", waits, want)
 	}
 }
 
@@ -401,9 +449,11 @@ func TestFollowChangingInterval(t *testing.T) {
 func TestAsyncAndResume(t *testing.T) {
 	for _, c := range connectors {
 		t.Run(c.name, func(t *testing.T) {
-			fx := newFixture(fastPoll)
-			opts := &mcp.ClientOptions{Extensions: []mcp.ClientExtension{tasks.Follower{}}}
-			first := c.connect(t, fx.srv.Handler, opts)
+			fx := newFixture(t)
+			// The first client declares elicitation (the task may ask), but
+			// does not follow the task: it answers nothing.
+			h1 := &elicitor{}
+			first := c.connect(t, fx.srv.Handler, &mcp.ClientOptions{Handler: h1, Extensions: []mcp.ClientExtension{tasks.Follower{}}})
 			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 			defer cancel()
 			task, res, err := tasks.CallToolAsync(ctx, first, call("confirm", nil))
@@ -430,6 +480,9 @@ func TestAsyncAndResume(t *testing.T) {
 			if q := h.questions(); !slices.Equal(q, []string{"sure?"}) {
 				t.Errorf("the second client answered %q", q)
 			}
+			if q := h1.questions(); len(q) != 0 {
+				t.Errorf("the first client answered %q", q)
+			}
 		})
 	}
 }
@@ -437,7 +490,7 @@ func TestAsyncAndResume(t *testing.T) {
 // TestRawCancel: CancelTask cancels a task; Wait then says so, and a
 // Wait whose context ends does not cancel the task.
 func TestRawCancel(t *testing.T) {
-	fx := newFixture(fastPoll)
+	fx := newFixture(t)
 	cs := connectors[0].connect(t, fx.srv.Handler, &mcp.ClientOptions{Extensions: []mcp.ClientExtension{tasks.Follower{}}})
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
@@ -451,7 +504,7 @@ func TestRawCancel(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Wait: %v, want context.DeadlineExceeded", err)
 	}
-	if slices.Contains(fx.tasks.methods(), tasks.MethodTasksCancel) {
+	if slices.Contains(fx.received(), tasks.MethodTasksCancel) {
 		t.Fatal("Wait cancelled the task")
 	}
 	if _, err := tasks.CancelTask(ctx, cs, &tasks.CancelTaskRequestParams{TaskID: task.TaskID}); err != nil {
@@ -468,7 +521,7 @@ func TestRawCancel(t *testing.T) {
 func TestWithoutTasks(t *testing.T) {
 	for _, c := range connectors {
 		t.Run(c.name, func(t *testing.T) {
-			fx := newFixture(fastPoll)
+			fx := newFixture(t)
 			cs := c.connect(t, fx.srv.Handler, nil)
 			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 			defer cancel()
@@ -476,8 +529,12 @@ func TestWithoutTasks(t *testing.T) {
 			if err != nil || res.Text() != "hello Di" {
 				t.Fatalf("CallTool = %v, %v", res, err)
 			}
-			if fx.tasks.count() != 0 {
+			if fx.count() != 0 {
 				t.Errorf("a task was created for a client without the extension")
+			}
+			_, err = cs.CallTool(ctx, call("required", nil))
+			if je := (*mcp.RPCError)(nil); !errors.As(err, &je) || je.Code != session.MissingRequiredClientCapability {
+				t.Errorf("CallTool of a tool that requires a task: %v, want -32021", err)
 			}
 			_, _, err = tasks.CallToolAsync(ctx, cs, call("echo", nil))
 			if err == nil || !strings.Contains(err.Error(), "tasks.Follower{}") {
@@ -524,7 +581,15 @@ type scripted struct {
 
 func (sc *scripted) ID() string                 { return tasks.ID }
 func (sc *scripted) Capability() jsontext.Value { return jsontext.Value(`{}`) }
-func (sc *scripted) Methods() []wire.Method     { return newTaskServer().Methods() }
+func (sc *scripted) Methods() []wire.Method {
+	var out []wire.Method
+	for _, m := range tasks.Methods() {
+		if !m.Notification {
+			out = append(out, m)
+		}
+	}
+	return out
+}
 func (sc *scripted) WrapToolCall(ctx context.Context, s *session.Session, params jsontext.Value, call func(context.Context) (wire.Appender, error)) (wire.Appender, error) {
 	return session.Raw(sc.create), nil
 }
@@ -544,6 +609,15 @@ func (sc *scripted) HandleRequest(ctx context.Context, s *session.Session, metho
 		sc.cancels++
 	}
 	return session.Raw(`{}`), nil
+}
+
+// scriptedServer is a StandardServer serving sc, with a tool "x".
+func scriptedServer(sc *scripted) *mcp.StandardServer {
+	srv := mcp.NewServer(mcp.Implementation{Name: "hostile", Version: "1"}, mcp.WithExtension(sc))
+	srv.MustAddTool(mcp.NewTool("x", "x"), func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
+		return mcp.TextResult("sync"), nil
+	})
+	return srv
 }
 
 const task1 = `{"resultType":"task","taskId":"t1","status":"working","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttlMs":null,"pollIntervalMs":100}`
@@ -611,10 +685,7 @@ func TestHostile(t *testing.T) {
 			if sc.gets == nil {
 				sc.gets = []string{done}
 			}
-			srv := mcp.NewServer(mcp.Implementation{Name: "hostile", Version: "1"}, mcp.WithExtension(sc))
-			srv.MustAddTool(mcp.NewTool("x", "x"), func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
-				return mcp.TextResult("sync"), nil
-			})
+			srv := scriptedServer(sc)
 			h := &elicitor{}
 			cs := connectors[0].connect(t, srv.Handler, &mcp.ClientOptions{Handler: h, Extensions: []mcp.ClientExtension{tasks.Follower{}}})
 			timeout := tt.timeout
