@@ -8,7 +8,8 @@ import (
 // FollowerSleeping returns a Follower that waits between polls with sleep
 // instead of a timer, for tests that look at the intervals.
 func FollowerSleeping(sleep func(ctx context.Context, d time.Duration) error) Follower {
-	return Follower{sleep: sleep}
+	sl := sleeper(sleep)
+	return Follower{sleep: &sl}
 }
 
 // Interval runs the poll interval rule on the pollIntervalMs given in

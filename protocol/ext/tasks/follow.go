@@ -57,24 +57,30 @@ var ErrCancelled = errors.New("the task was cancelled")
 // for a multi round-trip result; see session.Session.AnswerInput) and the
 // answers sent with tasks/update; a key is answered once, however often
 // the server lists it, and a task that asks for more than 1024 inputs is
-// given up. A completed task gives its result (isError
-// included), a failed one its JSON-RPC error (a *jsonrpc.Error,
-// mcp.RPCError), a cancelled one an error wrapping ErrCancelled.
+// given up. A completed task gives its result (isError included), a failed
+// one its JSON-RPC error (a *jsonrpc.Error, mcp.RPCError), a cancelled one
+// an error wrapping ErrCancelled.
 //
-// When the call's context ends first, the client sends tasks/cancel (on a
-// context of its own, bounded to 5 s) and the call returns the context's
-// error without waiting for the server to confirm; so it does when it
-// gives the task up for a reason of its own (an input request it cannot
-// answer, an answer that is not a task), but not when tasks/get itself
-// fails (the server unreachable, the task unknown to it): the error then
-// names the task, which Wait resumes. The wait is bounded by the context
-// only; each request by the session's CallTimeout.
+// When the call's context ends, the client sends tasks/cancel (on a
+// context of its own, bounded to 5 s) and returns the context's error at
+// once, without waiting for the task to end cancelled. It cancels the task
+// too when it gives it up for a reason of its own (an input request it
+// cannot answer, a poll answer that is not this task), but not when
+// tasks/get fails (the server unreachable, the task unknown or expired):
+// the error then names the task, which Wait can resume. A context that
+// ends before the server has answered the tools/call leaves no task to
+// cancel: that request is cancelled as any other. Following is bounded by
+// the context only; each request by the session's CallTimeout.
 //
 // The zero value is ready to use.
 type Follower struct {
-	// sleep waits d or until ctx ends (timerSleep for the zero value).
-	sleep func(ctx context.Context, d time.Duration) error
+	// sleep waits between polls; nil for timerSleep. A pointer keeps
+	// Follower comparable.
+	sleep *sleeper
 }
+
+// sleeper waits d, or until ctx ends, and then returns ctx's error.
+type sleeper func(ctx context.Context, d time.Duration) error
 
 var _ session.ResultFollower = Follower{}
 
@@ -101,7 +107,10 @@ func (fl Follower) FollowResult(ctx context.Context, s *session.Session, method 
 	if err != nil {
 		return nil, err
 	}
-	f := &following{s: s, id: ct.TaskID, abandon: true, answered: map[string]bool{}, sleep: fl.sleep}
+	f := &following{s: s, id: ct.TaskID, abandon: true, answered: map[string]bool{}, sleep: timerSleep}
+	if fl.sleep != nil {
+		f.sleep = *fl.sleep
+	}
 	f.setInterval(ct.PollIntervalMs)
 	return f.run(ctx, ct.Status == TaskStatusWorking)
 }
@@ -168,7 +177,7 @@ func Wait(ctx context.Context, cs *mcp.ClientSession, taskID string) (*mcp.CallT
 	if taskID == "" {
 		return nil, errors.New("tasks.Wait: the task id is empty")
 	}
-	f := &following{s: cs.Session, id: taskID, answered: map[string]bool{}}
+	f := &following{s: cs.Session, id: taskID, answered: map[string]bool{}, sleep: timerSleep}
 	f.setInterval(nil)
 	raw, err := f.run(ctx, false)
 	if err != nil {
@@ -199,7 +208,7 @@ type following struct {
 	abandon  bool // cancel the task when the wait gives it up (a call's)
 	interval time.Duration
 	answered map[string]bool // the input keys answered
-	sleep    func(ctx context.Context, d time.Duration) error
+	sleep    sleeper
 }
 
 // timerSleep waits d, or until ctx ends, and then returns ctx's error.
@@ -233,9 +242,6 @@ func (f *following) setInterval(ms *int64) {
 // sleep is set (the task is known to be working) and at once otherwise,
 // and returns the tool's result, its resultType set.
 func (f *following) run(ctx context.Context, sleep bool) (jsontext.Value, error) {
-	if f.sleep == nil {
-		f.sleep = timerSleep
-	}
 	for {
 		if sleep {
 			if f.sleep(ctx, f.interval) != nil || ctx.Err() != nil {
