@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"runtime"
 	"strings"
 	"sync"
@@ -762,5 +764,86 @@ func TestSupport(t *testing.T) {
 	}
 	if s.ID() != "io.modelcontextprotocol/tasks" || string(s.Capability()) != "{}" {
 		t.Errorf("ID %q capability %s", s.ID(), s.Capability())
+	}
+}
+
+// TestStreamableHTTP runs tasks over Streamable HTTP: Mcp-Name is the task
+// id, and each principal (set by the layer in front, here a test header)
+// sees only its own tasks.
+func TestStreamableHTTP(t *testing.T) {
+	h := newHarness(t, Options{})
+	hh := h.srv.HTTPHandler(mcp20260728.HTTPOptions{})
+	defer hh.Close()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		if p := r.Header.Get("X-Test-Principal"); p != "" {
+			ctx = session.WithPrincipal(ctx, p)
+		}
+		hh.ServeHTTP(w, r.WithContext(ctx))
+	}))
+	defer ts.Close()
+	post := func(principal, method, name, params string) (int, map[string]any) {
+		t.Helper()
+		body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + declaring + `},` + params + `}}`
+		req, err := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", method)
+		if name != "" {
+			req.Header.Set("Mcp-Name", name)
+		}
+		if principal != "" {
+			req.Header.Set("X-Test-Principal", principal)
+		}
+		resp, err := ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&m); err != nil {
+			t.Fatalf("%s: not JSON: %v", method, err)
+		}
+		return resp.StatusCode, m
+	}
+	status, m := post("alice", "tools/call", "quick", `"name":"quick","arguments":{}`)
+	res, _ := m["result"].(map[string]any)
+	id, _ := res["taskId"].(string)
+	if status != 200 || res["resultType"] != "task" || id == "" {
+		t.Fatalf("tools/call over HTTP: %d %v", status, m)
+	}
+	h.waitStatus("alice", id, "completed")
+	code := func(m map[string]any) float64 {
+		e, _ := m["error"].(map[string]any)
+		c, _ := e["code"].(float64)
+		return c
+	}
+	for _, tc := range []struct {
+		name, principal, method, header, params string
+		status                                  int
+		code                                    float64
+	}{
+		{"get", "alice", "tasks/get", id, `"taskId":"` + id + `"`, 200, 0},
+		{"get, Mcp-Name of another task", "alice", "tasks/get", "other", `"taskId":"` + id + `"`, 400, session.HeaderMismatch},
+		{"get, no Mcp-Name", "alice", "tasks/get", "", `"taskId":"` + id + `"`, 400, session.HeaderMismatch},
+		{"update, Mcp-Name of another task", "alice", "tasks/update", "other", `"taskId":"` + id + `","inputResponses":{}`, 400, session.HeaderMismatch},
+		{"cancel, Mcp-Name of another task", "alice", "tasks/cancel", "other", `"taskId":"` + id + `"`, 400, session.HeaderMismatch},
+		{"get by another principal", "bob", "tasks/get", id, `"taskId":"` + id + `"`, 200, jsonrpc.InvalidParams},
+		{"cancel by another principal", "bob", "tasks/cancel", id, `"taskId":"` + id + `"`, 200, jsonrpc.InvalidParams},
+		{"tasks/list", "alice", "tasks/list", "", `"cursor":"x"`, 404, jsonrpc.MethodNotFound},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, m := post(tc.principal, tc.method, tc.header, tc.params)
+			if status != tc.status || code(m) != tc.code {
+				t.Fatalf("HTTP %d %v, want %d and code %v", status, m, tc.status, tc.code)
+			}
+			if tc.code == 0 && m["result"].(map[string]any)["status"] != "completed" {
+				t.Errorf("result %v", m)
+			}
+		})
 	}
 }
