@@ -30,6 +30,7 @@ type callOptions struct {
 	progress func(Progress)
 	noCache  bool
 	noLimit  bool          // no CallTimeout
+	noFollow bool          // WithoutFollow
 	onID     func(wire.ID) // told the request's id before it is sent
 	ext      *wire.Method  // the table entry of an extension's method
 }
@@ -71,7 +72,9 @@ func WithProgress(fn func(Progress)) CallOption {
 // A client whose handler speaks the stateless era (see Connect) gets the
 // complete result: one that asks for input is answered by the handler and
 // the request sent again, and one without resultType, from a legacy
-// server, reads as complete. Such a client also looks up the results
+// server, reads as complete; one of a resultType that an extension of
+// the client follows (Options.Extensions, ResultFollower), such as a task,
+// is followed to its end. Such a client also looks up the results
 // the server marked cacheable in its cache first (Options.Cache):
 // a fresh entry answers without a request.
 //
@@ -434,10 +437,19 @@ func (s *Session) outgoing(method string, params wire.Appender, notification, ne
 	}
 	md := rev.Find(method)
 	extension := false
-	if md == nil && ext != nil && ext.Name == method {
-		md, extension = ext, true
+	if md == nil && !notification {
+		// An extension the client uses (Options.Extensions), or one the
+		// call names (ExtensionMethod).
+		if md = s.clientExtensionMethod(method); md != nil {
+			extension = true
+		} else if ext != nil && ext.Name == method {
+			md, extension = ext, true
+		}
 	}
 	if md == nil || md.Notification != notification || !s.maySend(*md) {
+		if s.role == Client && len(s.opts.Extensions) > 0 {
+			return nil, nil, fmt.Errorf("%s: not a %s a %s may send in revision %s, nor one of an extension it uses there", method, kindWord(notification), s.role, rev.Name)
+		}
 		return nil, nil, fmt.Errorf("%s: not a %s a %s may send in revision %s", method, kindWord(notification), s.role, rev.Name)
 	}
 	if path, ok := s.gatePeer(*md); !ok && st != stateNew {

@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/mcpgen/mcpgen/protocol/ext/tasks"
 	mcp "github.com/mcpgen/mcpgen/protocol/mcp20260728"
 	"github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
@@ -57,7 +58,8 @@ func main() {
 		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 		opts.Session.Logger = opts.Logger
 	}
-	srv := newServer()
+	srv, ts := newServer()
+	defer ts.Close()
 	h := srv.HTTPHandler(opts)
 	defer h.Close()
 	mux := http.NewServeMux()
@@ -143,7 +145,7 @@ func textResult(s string) *mcp.CallToolResult {
 // noArgs is the input schema of the tools that take no arguments.
 var noArgs = jsontext.Value(`{"type":"object","properties":{}}`)
 
-func newServer() *mcp.StandardServer {
+func newServer() (*mcp.StandardServer, *tasks.Server) {
 	srv := mcp.NewServer(mcp.Implementation{Name: "mcpgen-conformance-everything-server", Version: "1.0.0"})
 	addTools(srv)
 	addPrompts(srv)
@@ -151,11 +153,15 @@ func newServer() *mcp.StandardServer {
 	if err := addModernTools(srv); err != nil {
 		log.Fatal(err)
 	}
+	ts, err := addTaskTools(srv)
+	if err != nil {
+		log.Fatal(err)
+	}
 	srv.SetCompletion(complete)
 	if err := addSkills(srv); err != nil {
 		log.Fatal(err)
 	}
-	return srv
+	return srv, ts
 }
 
 func addTools(srv *mcp.StandardServer) {
