@@ -16,3 +16,5 @@ require (
 )
 
 require golang.org/x/oauth2 v0.36.0
+
+require go.yaml.in/yaml/v3 v3.0.6

@@ -2,9 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpgen/mcpgen/internal/schematest"
 )
 
 func TestDiffCommand(t *testing.T) {
@@ -81,5 +84,42 @@ func TestDiffJSON(t *testing.T) {
 				t.Fatalf("change without %q: %v", k, c)
 			}
 		}
+	}
+}
+
+// TestDiffExtension lists the redefinitions of the Tasks extension against
+// its core, and compares two extension schemas.
+func TestDiffExtension(t *testing.T) {
+	t.Setenv(mirrorEnv, schematest.Mirror(t, "2026-07-28"))
+	ext := schematest.Extension(t, "ext-tasks")
+	got := runMcpgen("diff", "--core", "2026-07-28", ext)
+	if got.code != 0 {
+		t.Fatalf("exit %d\n%s", got.code, got.stderr)
+	}
+	for _, want := range []string{"repeats 56 definitions of 2026-07-28", "  Result → mcp20260728.Result\n", "  InputRequests → mcp20260728.InputRequests\n", "and adds 21 definitions:", "  GetTaskResult\n"} {
+		if !strings.Contains(got.stdout, want) {
+			t.Errorf("redefinitions report lacks %q:\n%s", want, got.stdout)
+		}
+	}
+	data, err := os.ReadFile(ext)
+	if err != nil {
+		t.Fatal(err)
+	}
+	renamed := filepath.Join(t.TempDir(), "new.json")
+	if err := os.WriteFile(renamed, []byte(strings.ReplaceAll(string(data), `"const": "cancelled"`, `"const": "canceled"`)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got = runMcpgen("diff", "--core", "2026-07-28", "--fail-on", "breaking", ext, renamed)
+	if got.code != 1 || !strings.Contains(got.stdout, `enum-value-removed  TaskStatus value "cancelled"`) {
+		t.Errorf("diff of a renamed status: exit %d\n%s%s", got.code, got.stdout, got.stderr)
+	}
+	if got := runMcpgen("diff", "--core", "2026-07-28", ext, ext); got.code != 0 || !strings.Contains(got.stdout, "no changes") && !strings.Contains(got.stdout, "0 changes") {
+		t.Errorf("diff of an extension with itself: exit %d\n%s", got.code, got.stdout)
+	}
+	if got := runMcpgen("diff", "--core", "june", ext); got.code != 2 || !strings.Contains(got.stderr, "YYYY-MM-DD") {
+		t.Errorf("--core june: exit %d\n%s", got.code, got.stderr)
+	}
+	if got := runMcpgen("diff", "--core", "2026-07-28", "ext-nope"); got.code != 2 || !strings.Contains(got.stderr, "unknown extension") {
+		t.Errorf("ext-nope: exit %d\n%s", got.code, got.stderr)
 	}
 }

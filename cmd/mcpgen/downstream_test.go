@@ -257,3 +257,85 @@ func downstreamFiles(t *testing.T, dir string) map[string]string {
 	}
 	return m
 }
+
+// downstreamExtensionMain uses the Tasks extension's package generated into
+// the downstream module, beside the core package it imports.
+const downstreamExtensionMain = `package main
+
+import (
+	"fmt"
+	"log"
+
+	mcp "github.com/mcpgen/mcpgen/protocol/mcp20260728"
+	"example.com/downstream/tasks"
+)
+
+func main() {
+	raw := []byte(` + "`" + `{"resultType":"task","taskId":"t1","status":"working","createdAt":"a","lastUpdatedAt":"b","ttlMs":null}` + "`" + `)
+	var res tasks.CallToolResults
+	if err := res.UnmarshalJSON(raw); err != nil {
+		log.Fatal(err)
+	}
+	task, ok := res.Value.(*tasks.CreateTaskResult)
+	if !ok {
+		log.Fatalf("decoded %T", res.Value)
+	}
+	out, err := task.AppendJSON(nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	var _ tasks.Caller = (*mcp.ClientSession)(nil)
+	fmt.Printf("%s %s\n", tasks.ID, out)
+}
+`
+
+// TestDownstreamExtension generates the Tasks extension's package from its
+// schema into a fresh module (whose go.mod replaces the mcpgen module by the
+// checkout, nothing fetched), then vets, builds and runs a program that
+// uses it with the core package of mcpgen.
+func TestDownstreamExtension(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command is needed to build the downstream module: %v", err)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := schema.FindRoot(wd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gocache, err := exec.Command(goBin, "env", "GOCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"GOCACHE=" + strings.TrimSpace(string(gocache)), "GOPROXY=off", "GOFLAGS="}
+	dir := t.TempDir()
+	if r, err := schema.FindRoot(dir); err == nil {
+		t.Fatalf("the downstream module %s is inside the mcpgen repository %s; set TMPDIR outside it", dir, r)
+	}
+	goSum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	goMod := "module example.com/downstream\n\ngo 1.25\n\nrequire github.com/mcpgen/mcpgen v0.0.0\n\n" +
+		"replace github.com/mcpgen/mcpgen => " + strconv.Quote(filepath.ToSlash(root)) + "\n"
+	for name, content := range map[string]string{"go.mod": goMod, "go.sum": string(goSum), "main.go": downstreamExtensionMain} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := runMcpgen("generate", "--extension", schematest.Extension(t, "ext-tasks"), "--core", "2026-07-28",
+		"--id", "io.modelcontextprotocol/tasks", "--schema", schematest.File(t, "2026-07-28"), "--out", filepath.Join(dir, "tasks"))
+	if got.code != 0 {
+		t.Fatalf("generate: exit %d\n%s", got.code, got.stderr)
+	}
+	runDownstreamGo(t, dir, goBin, env, "mod", "tidy")
+	runDownstreamGo(t, dir, goBin, env, "vet", "./...")
+	runDownstreamGo(t, dir, goBin, env, "build", "./...")
+	out := runDownstreamGo(t, dir, goBin, env, "run", ".")
+	if want := `io.modelcontextprotocol/tasks {"resultType":"task","taskId":"t1","status":"working","createdAt":"a","lastUpdatedAt":"b","ttlMs":null}`; !strings.Contains(out, want) {
+		t.Errorf("go run . printed:\n%s\nwant a line %s", out, want)
+	}
+}

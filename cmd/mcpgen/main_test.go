@@ -99,6 +99,17 @@ func TestExitCodes(t *testing.T) {
 		{"generate missing templates", []string{"generate", "--revision", "2001-01-01", "--schema", schemaFile, "--out", out, "--templates", absent}, 2, "", "--templates: "},
 		{"generate templates not a directory", []string{"generate", "--revision", "2001-01-01", "--schema", schemaFile, "--out", out, "--templates", schemaFile}, 2, "", "is not a directory"},
 		{"generate error", []string{"generate", "--revision", "2001-01-01", "--schema", schemaFile, "--out", out}, 1, "", "mcpgen generate: boom"},
+		{"generate extension unpinned", []string{"generate", "--extension", "ext-nope", "--out", out}, 2, "", `unknown extension "ext-nope"`},
+		{"generate extension with revision", []string{"generate", "--extension", "ext-tasks", "--revision", "2026-07-28", "--out", out}, 2, "", "name the core revision with --core"},
+		{"generate extension other core", []string{"generate", "--extension", "ext-tasks", "--core", "2025-11-25", "--out", out}, 2, "", "bound to 2026-07-28"},
+		{"generate extension other id", []string{"generate", "--extension", "ext-tasks", "--id", "x/y", "--out", out}, 2, "", "has the id io.modelcontextprotocol/tasks"},
+		{"generate extension file without core", []string{"generate", "--extension", schemaFile, "--id", "x/y", "--out", out}, 2, "", "--core is required"},
+		{"generate extension file without id", []string{"generate", "--extension", schemaFile, "--core", "2026-07-28", "--out", out}, 2, "", "--id is required"},
+		{"generate extension missing file", []string{"generate", "--extension", absent + ".json", "--out", out}, 2, "", "--extension: "},
+		{"generate extension templates", []string{"generate", "--extension", "ext-tasks", "--templates", tmp, "--out", out}, 2, "", "--templates does not go with --extension"},
+		{"generate core without extension", []string{"generate", "--revision", "2025-06-18", "--core", "2026-07-28", "--out", out}, 2, "", "--core and --id go with --extension"},
+		{"generate extension error", []string{"generate", "--extension", schemaFile, "--core", "2001-01-01", "--id", "x/y", "--schema", schemaFile, "--out", out}, 1, "", "mcpgen generate: boom"},
+		{"schema unknown extension", []string{"schema", "--extension", "ext-nope"}, 2, "", "unknown extension"},
 		{"init bad flag", []string{"init", "--nope"}, 2, "", "unknown flag: --nope"},
 		{"init bad revision", []string{"init", "--revision", "june"}, 2, "", "YYYY-MM-DD"},
 		{"init unpinned", []string{"init", "--revision", "2001-01-01"}, 2, "", "unknown revision"},
@@ -478,5 +489,54 @@ func TestGenerateOutsideRepository(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "types.go")); err != nil {
 		t.Errorf("nothing generated: %v", err)
+	}
+}
+
+// TestGenerateExtension generates the Tasks extension's package with
+// mcpgen generate --extension, from the pin and from the schema file, then
+// checks it with --check, and sees a redefinition that differs refused.
+func TestGenerateExtension(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv(mirrorEnv, schematest.Mirror(t, "2026-07-28"))
+	out := filepath.Join(tmp, "tasks")
+	extFile := schematest.Extension(t, "ext-tasks")
+	coreFile := schematest.File(t, "2026-07-28")
+	got := runMcpgen("generate", "--extension", extFile, "--core", "2026-07-28", "--id", "io.modelcontextprotocol/tasks", "--schema", coreFile, "--out", out, "-v")
+	if got.code != 0 {
+		t.Fatalf("generate: exit %d\n%s", got.code, got.stderr)
+	}
+	types, err := os.ReadFile(filepath.Join(out, "types.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"package tasks", `const ID = "io.modelcontextprotocol/tasks"`, "type GetTaskResult struct", "Error mcp20260728.Error"} {
+		if !strings.Contains(string(types), want) {
+			t.Errorf("types.go lacks %q", want)
+		}
+	}
+	if got := runMcpgen("generate", "--extension", extFile, "--core", "2026-07-28", "--id", "io.modelcontextprotocol/tasks", "--schema", coreFile, "--out", out, "--check"); got.code != 0 {
+		t.Errorf("--check after generate: exit %d\n%s", got.code, got.stderr)
+	}
+
+	// A copy whose Error differs from the core's.
+	data, err := os.ReadFile(extFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(string(data), `"The error type that occurred.",
+          "type": "integer"`, `"The error type that occurred.",
+          "type": "string"`, 1)
+	if bad == string(data) {
+		t.Fatal("the mutation changed nothing")
+	}
+	badFile := filepath.Join(tmp, "mutated.json")
+	if err := os.WriteFile(badFile, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got = runMcpgen("generate", "--extension", badFile, "--core", "2026-07-28", "--id", "io.modelcontextprotocol/tasks", "--schema", coreFile, "--out", out, "--check")
+	for _, want := range []string{"#/$defs/Error", "/properties/code/type", `extension {"type":"string"}`, `core {"type":"integer"}`} {
+		if got.code != 1 || !strings.Contains(got.stderr, want) {
+			t.Errorf("mutated Error: exit %d, stderr lacks %q:\n%s", got.code, want, got.stderr)
+		}
 	}
 }

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
+	"github.com/mcpgen/mcpgen/generator/load"
+	"github.com/mcpgen/mcpgen/generator/model"
 	"github.com/mcpgen/mcpgen/protocol/mcp20241105"
 	"github.com/mcpgen/mcpgen/protocol/mcp20250326"
 	"github.com/mcpgen/mcpgen/protocol/mcp20250618"
@@ -23,7 +26,7 @@ var validateCmd = &command{
 	run:     runValidate,
 }
 
-const validateSynopsis = "mcpgen validate --revision R [--schema FILE] [--from client|server|any] [--format text|json] [-v] [FILE ...]"
+const validateSynopsis = "mcpgen validate --revision R [--schema FILE] [--extension EXT] [--from client|server|any] [--format text|json] [-v] [FILE ...]"
 
 const validateDescription = `
 Validate checks JSON-RPC messages against the schema of protocol revision R.
@@ -52,6 +55,14 @@ response is validated against its method's response definition
 selects ("complete" or "input_required"; any other value is invalid); an
 error response with a named error's code (-32022, -32021, -32020, ...)
 against that error; extension identifiers need a prefix.
+
+With --extension EXT (a pinned extension such as ext-tasks, or the path of
+an extension schema bound to R), the extension's definitions and methods
+join R's: its requests and notifications (tasks/get, notifications/tasks,
+...) are validated against its definitions, and the answers of the core
+methods it widens (tools/call answered with CreateTaskResult) against those
+results too. Its repetitions of R's definitions must have R's shapes (see
+"mcpgen diff --core"). --extension needs the schema built in for R.
 
 A --schema FILE that does not compile is an error (exit status 2) naming the
 JSON pointer and keyword at fault.
@@ -94,11 +105,12 @@ var builtinRevisions = map[string]struct {
 
 // validateFlags are the flags of mcpgen validate.
 type validateFlags struct {
-	revision string
-	schema   string
-	from     string
-	format   string
-	verbose  bool
+	revision  string
+	extension string
+	schema    string
+	from      string
+	format    string
+	verbose   bool
 }
 
 // validateMessage is one message of the --format json output.
@@ -113,6 +125,7 @@ func runValidate(e *env, args []string) int {
 	fset := newFlagSet("validate")
 	fset.StringVar(&f.revision, "revision", "", "protocol revision `R`, such as 2025-06-18 (required)")
 	fset.StringVar(&f.schema, "schema", "", "schema `FILE` to validate against (default: the schema built in for the revision)")
+	fset.StringVar(&f.extension, "extension", "", "also validate the methods and definitions of the extension `EXT` (a pinned extension such as ext-tasks, or its schema file), bound to R")
 	fset.StringVar(&f.from, "from", "any", "who sent the messages: client, server or any")
 	fset.StringVar(&f.format, "format", "text", "output `FORMAT`: text or json")
 	fset.BoolVarP(&f.verbose, "verbose", "v", false, "report valid messages too (text output)")
@@ -151,7 +164,19 @@ func runValidate(e *env, args []string) int {
 	}
 	var v *validate.Validator
 	var err error
-	if f.schema != "" {
+	if f.extension != "" {
+		if f.schema != "" || !isBuiltin {
+			return bad("--extension needs the schema built in for the revision; --schema does not go with it")
+		}
+		if isExtensionFile(f.extension) {
+			if err := checkPath("--extension", f.extension, false); err != nil {
+				return bad("%w", err)
+			}
+		} else if _, err := schema.LookupExtension(f.extension); err != nil {
+			return bad("--extension: %w", err)
+		}
+		v, err = extensionValidator(e, f.revision, builtin.schema(), builtin.methods(), f.extension)
+	} else if f.schema != "" {
 		data, rerr := os.ReadFile(f.schema)
 		if rerr != nil {
 			return unreadable(fmt.Errorf("--schema: %w", rerr))
@@ -266,4 +291,85 @@ func describe(r validate.Report) string {
 		parts = append(parts, fmt.Sprintf("batch element %d", *r.Element))
 	}
 	return strings.Join(parts, " ")
+}
+
+// extensionValidator returns a validator of revision rev (whose schema is
+// coreSchema and method table coreMethods) joined by the extension ext: the
+// schema's definitions and the extension's own, the method table and the
+// extension's methods, with the core methods it widens replaced by their
+// widened entries.
+func extensionValidator(e *env, rev string, coreSchema []byte, coreMethods []wire.Method, ext string) (*validate.Validator, error) {
+	path := ext
+	if !isExtensionFile(ext) {
+		p, err := ensureSchema(e, ext, false)
+		if err != nil {
+			return nil, err
+		}
+		path = p
+	}
+	extData, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--extension: %w", err)
+	}
+	coreDoc, err := load.Bytes("schema/"+rev+"/schema.json", coreSchema)
+	if err != nil {
+		return nil, err
+	}
+	extDoc, err := load.Bytes(path, extData)
+	if err != nil {
+		return nil, err
+	}
+	m, err := model.BuildExtension(rev, coreDoc, extDoc, ext)
+	if err != nil {
+		return nil, err
+	}
+	// The schema: the core's, with the extension's own definitions added.
+	var core, extension map[string]json.RawMessage
+	if err := json.Unmarshal(coreSchema, &core); err != nil {
+		return nil, fmt.Errorf("schema of %s: %w", rev, err)
+	}
+	if err := json.Unmarshal(extData, &extension); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var coreDefs, extDefs map[string]json.RawMessage
+	if err := json.Unmarshal(core[coreDoc.DefsKeyword], &coreDefs); err != nil {
+		return nil, fmt.Errorf("schema of %s: %w", rev, err)
+	}
+	if err := json.Unmarshal(extension[extDoc.DefsKeyword], &extDefs); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	for name, def := range extDefs {
+		if _, ok := coreDefs[name]; !ok {
+			coreDefs[name] = def
+		}
+	}
+	defs, err := json.Marshal(coreDefs)
+	if err != nil {
+		return nil, err
+	}
+	core[coreDoc.DefsKeyword] = defs
+	merged, err := json.Marshal(core)
+	if err != nil {
+		return nil, err
+	}
+	// The method table: the core's, the widened entries in place of theirs,
+	// and the extension's.
+	methods := slices.Clone(coreMethods)
+	toWire := func(mm *model.Method) wire.Method {
+		w := wire.Method{Name: mm.Name, Notification: mm.Kind == model.Notification, Embedded: mm.Kind == model.Embedded, Direction: wire.Direction(mm.Direction), Message: mm.Message.Name}
+		for _, r := range mm.Results {
+			w.Results = append(w.Results, r.Name)
+		}
+		return w
+	}
+	for _, mm := range m.Extension.Augmented {
+		i := slices.IndexFunc(methods, func(w wire.Method) bool { return w.Name == mm.Name })
+		if i >= 0 {
+			methods[i] = toWire(mm)
+		}
+	}
+	for _, mm := range m.Methods {
+		methods = append(methods, toWire(mm))
+	}
+	return validate.New(rev, merged, validate.WithMethods(methods))
 }

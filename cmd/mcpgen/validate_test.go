@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpgen/mcpgen/internal/schematest"
 )
 
 // runValidateWith runs mcpgen validate with stdin.
@@ -216,5 +218,26 @@ func TestValidateJSONModern(t *testing.T) {
 	ps := out.Messages[3].Problems
 	if d := strings.Join(out.Messages[3].Definitions, ","); d != "CallToolResultResponse" || len(ps) != 1 || ps[0].Pointer != "/result/resultType" || ps[0].Rule != "result" {
 		t.Errorf("unknown resultType: definitions %s, problems %+v", d, ps)
+	}
+}
+
+// TestValidateExtension validates a captured exchange of the Tasks
+// extension: its methods are unknown to the core revision alone, valid with
+// --extension, and a tasks/get result outside the schema is reported.
+func TestValidateExtension(t *testing.T) {
+	t.Setenv(mirrorEnv, schematest.Mirror(t, "2026-07-28"))
+	file := filepath.Join("testdata", "tasks-2026-07-28.jsonl")
+	got := runMcpgen("validate", "--revision", "2026-07-28", "--extension", schematest.Extension(t, "ext-tasks"), file)
+	for _, want := range []string{"5 valid, 1 invalid", `tasks-2026-07-28.jsonl:6: message 5 (response tasks/get id 3): /result/ttlMs: expected integer`} {
+		if got.code != 1 || !strings.Contains(got.stdout, want) {
+			t.Errorf("with --extension: exit %d, want a line %q:\n%s%s", got.code, want, got.stdout, got.stderr)
+		}
+	}
+	got = runMcpgen("validate", "--revision", "2026-07-28", file)
+	if got.code != 1 || !strings.Contains(got.stdout, `has no request "tasks/get"`) {
+		t.Errorf("without --extension: exit %d:\n%s", got.code, got.stdout)
+	}
+	if got := runMcpgen("validate", "--revision", "2026-07-28", "--extension", "ext-nope", file); got.code != 2 || !strings.Contains(got.stderr, "unknown extension") {
+		t.Errorf("ext-nope: exit %d\n%s", got.code, got.stderr)
 	}
 }

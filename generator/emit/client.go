@@ -104,7 +104,7 @@ func (g *gen) canConnect() bool {
 // clientNames are the names connectClient declares, which a revision's
 // own definitions must leave free.
 // (and the names client.go.tmpl declares beside them).
-var clientNames = []string{"ClientOptions", "Connect", "Elicitor", "Sampler", "RootsLister", "Pipe", "RPCError", "ConnectTimeoutError", "IsResourceNotFound", "Command", "HTTP", "HTTPClientOptions", "Transport", "ToolError", "CallTypedTool", "Accept", "Decline", "Cancel"}
+var clientNames = []string{"ClientOptions", "ClientExtension", "Connect", "Elicitor", "Sampler", "RootsLister", "Pipe", "RPCError", "ConnectTimeoutError", "IsResourceNotFound", "Command", "HTTP", "HTTPClientOptions", "Transport", "ToolError", "CallTypedTool", "Accept", "Decline", "Cancel"}
 
 // connectClient emits ClientOptions, Connect and the capabilities Connect
 // infers from the optional interfaces the handler implements.
@@ -139,6 +139,7 @@ func (g *gen) connectClient(f *jen.File) error {
 		}
 	}
 	modern := !g.hasHandshake()
+	exts := modern && g.hasClientExtensions()
 	handlerDoc := "Handler answers the server's requests and receives its notifications; nil means UnimplementedClient."
 	if modern {
 		handlerDoc = "Handler answers the server's requests for input, in either era (the inputRequests of a multi round-trip result, or real requests on a legacy session), and receives its notifications; nil means UnimplementedClient."
@@ -157,9 +158,15 @@ func (g *gen) connectClient(f *jen.File) error {
 		jen.Id("Revisions").Index().String(),
 		doc("Middleware", "Middleware wraps the handling of what the client sends and receives, whatever the transport (see session.Middleware for what passes through it): the first is the outermost. It runs outside Session.Middleware.", ""),
 		jen.Id("Middleware").Index().Qual(sessionPkg, "Middleware"),
+		extensionsDoc(exts),
+		extensionsField(exts),
 		doc("Session", "Session configures the session, whatever the transport: the revisions it may speak (Revisions, each checked by name), more middleware, its logger, call timeout and limits.", ""),
 		jen.Id("Session").Qual(sessionPkg, "Options"),
 	)
+	if exts {
+		f.Add(doc("ClientExtension", "ClientExtension is an MCP extension a client uses, negotiated under capabilities.extensions (such as the client side of the Tasks extension, protocol/ext/tasks): see session.ClientExtension.", ""))
+		f.Type().Id("ClientExtension").Op("=").Qual(sessionPkg, "ClientExtension")
+	}
 
 	// capabilities
 	var body []jen.Code
@@ -221,6 +228,7 @@ func (g *gen) connectClient(f *jen.File) error {
 		jen.If(jen.Len(jen.Id("o").Dot("Middleware")).Op(">").Lit(0)).Block(
 			jen.Id("o").Dot("Session").Dot("Middleware").Op("=").Append(jen.Append(jen.Index().Qual(sessionPkg, "Middleware").Values(), jen.Id("o").Dot("Middleware").Op("...")), jen.Id("o").Dot("Session").Dot("Middleware").Op("...")),
 		),
+		extensionsMerge(exts),
 		jen.Id("s").Op(":=").Qual(sessionPkg, "New").Call(jen.Qual(sessionPkg, "Client"), jen.Id("t"), jen.Id("NewClientHandler").Call(jen.Id("o").Dot("Handler")), jen.Id("o").Dot("Session")),
 		jen.If(jen.Err().Op(":=").Id("s").Dot("ConnectWithin").Call(jen.Id("ctx"), jen.Op("&").Id("info"), jen.Op("&").Id("caps"), jen.Id("o").Dot("ConnectTimeout")), jen.Err().Op("!=").Nil()).Block(
 			jen.Var().Id("late").Op("*").Qual(sessionPkg, "ConnectTimeoutError"),
@@ -236,6 +244,41 @@ func (g *gen) connectClient(f *jen.File) error {
 		jen.Return(jen.Op("&").Id("ClientSession").Values(jen.Id("s")), jen.Nil()),
 	)
 	return nil
+}
+
+// hasClientExtensions reports whether the revision's ClientCapabilities
+// has the member extensions (2026-07-28 on): its clients may use
+// extensions (ClientOptions.Extensions).
+func (g *gen) hasClientExtensions() bool {
+	d := g.p.Rev.Lookup("ClientCapabilities")
+	return d != nil && d.Resolve().Kind == model.Object && d.Resolve().Field("extensions") != nil
+}
+
+// extensionsDoc and extensionsField are ClientOptions.Extensions, for a
+// revision whose clients may use extensions (exts); nothing otherwise.
+func extensionsDoc(exts bool) jen.Code {
+	if !exts {
+		return jen.Null()
+	}
+	return doc("Extensions", "Extensions are the extensions the client uses, such as the Tasks extension's (protocol/ext/tasks): each is declared in the client's capabilities (capabilities.extensions), its requests may be called, and the results it follows (a task) are followed to their end by the calls that get them. They come before Session.Extensions. See session.ClientExtension.", "")
+}
+
+func extensionsField(exts bool) jen.Code {
+	if !exts {
+		return jen.Null()
+	}
+	return jen.Id("Extensions").Index().Id("ClientExtension")
+}
+
+// extensionsMerge puts ClientOptions.Extensions before
+// Session.Extensions, for a revision whose clients may use extensions.
+func extensionsMerge(exts bool) jen.Code {
+	if !exts {
+		return jen.Null()
+	}
+	return jen.If(jen.Len(jen.Id("o").Dot("Extensions")).Op(">").Lit(0)).Block(
+		jen.Id("o").Dot("Session").Dot("Extensions").Op("=").Append(jen.Append(jen.Index().Qual(sessionPkg, "ClientExtension").Values(), jen.Id("o").Dot("Extensions").Op("...")), jen.Id("o").Dot("Session").Dot("Extensions").Op("...")),
+	)
 }
 
 // clientData is the data of client.go.tmpl, the client's helpers (see the

@@ -576,11 +576,22 @@ type ClientOptions struct {
 	// whatever the transport (see session.Middleware for what passes through it):
 	// the first is the outermost. It runs outside Session.Middleware.
 	Middleware []session.Middleware
+	// Extensions are the extensions the client uses, such as the Tasks extension's
+	// (protocol/ext/tasks): each is declared in the client's capabilities
+	// (capabilities.extensions), its requests may be called, and the results it
+	// follows (a task) are followed to their end by the calls that get them. They
+	// come before Session.Extensions. See session.ClientExtension.
+	Extensions []ClientExtension
 	// Session configures the session, whatever the transport: the revisions it may
 	// speak (Revisions, each checked by name), more middleware, its logger, call
 	// timeout and limits.
 	Session session.Options
 }
+
+// ClientExtension is an MCP extension a client uses, negotiated under
+// capabilities.extensions (such as the client side of the Tasks extension,
+// protocol/ext/tasks): see session.ClientExtension.
+type ClientExtension = session.ClientExtension
 
 // capabilities returns o.Capabilities with those of the optional interfaces
 // o.Handler implements added (see ClientOptions.Capabilities), or an error
@@ -673,6 +684,9 @@ func Connect(ctx context.Context, t transport.Transport, opts *ClientOptions) (*
 	}
 	if len(o.Middleware) > 0 {
 		o.Session.Middleware = append(append([]session.Middleware{}, o.Middleware...), o.Session.Middleware...)
+	}
+	if len(o.Extensions) > 0 {
+		o.Session.Extensions = append(append([]session.ClientExtension{}, o.Extensions...), o.Session.Extensions...)
 	}
 	s := session.New(session.Client, t, NewClientHandler(o.Handler), o.Session)
 	if err := s.ConnectWithin(ctx, &info, &caps, o.ConnectTimeout); err != nil {

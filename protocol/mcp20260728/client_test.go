@@ -164,7 +164,7 @@ func TestConnectBadDay(t *testing.T) {
 		{name: "the server exits before it reads", mode: "boom3", want: []string{`the server process "`, "exited: exit status 3", "the end of its stderr:\n\tloading config\n\tboom: no config file"}, exit: 3, started: true},
 		{name: "the server exits during the handshake", mode: "boom3-after-reading", want: []string{"exited: exit status 3", "the end of its stderr:\n\tboom"}, exit: 3, started: true},
 		{name: "the server never answers", mode: "silent", timeout: 300 * time.Millisecond, want: []string{`connect: no answer from the server process "`, "within 300ms: is it an MCP server, writing JSON-RPC messages on its stdout?"}, timedOut: true, started: true},
-		{name: "the server logs to its stdout", mode: "chatty", timeout: 300 * time.Millisecond, want: []string{"within 300ms: it wrote on its stdout something that is not JSON-RPC, starting \"hello world: a server that logs to stdout, at length, more than the error quotes\": ", "logs go to stderr"}, timedOut: true, started: true},
+		{name: "the server logs to its stdout", mode: "chatty", timeout: 3 * time.Second, want: []string{"within 3s: it wrote on its stdout something that is not JSON-RPC, starting \"hello world: a server that logs to stdout, at length, more than the error quotes\": ", "logs go to stderr"}, timedOut: true, started: true},
 		{name: "a revision that does not exist", mode: "greeter", revisions: []string{"bogus"}, want: []string{`connect: the revisions allowed (a server's WithRevisions, or session.Options.Revisions): unknown protocol revision "bogus"`, "2025-11-25", "2026-07-28"}},
 		{name: "a program that does not exist", want: []string{"connect: stdio: Command: ", "mcpgen-no-such-server"}},
 	}

@@ -152,6 +152,12 @@ func (s *Session) Connect(ctx context.Context, info, caps wire.Appender) error {
 	if err != nil {
 		return err
 	}
+	if err := s.checkClientExtensions(); err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	if capsRaw, err = s.withClientExtensions(capsRaw); err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
 	s.mu.Lock()
 	st := s.state
 	s.mu.Unlock()
@@ -439,7 +445,9 @@ var inputMethods = map[string]bool{"tools/call": true, "prompts/get": true, "res
 // complete (from a legacy server) and gets resultType "complete" for
 // the handler's types; an InputRequiredResult is answered by the handler and
 // the request sent again with the answers, at most MaxInputRounds
-// times.
+// times; a result of a resultType that one of the client's extensions
+// follows (ResultFollower) is completed by it, unless the call asked not
+// to (WithoutFollow).
 func (s *Session) completeRounds(ctx context.Context, method string, params jsontext.Value, o callOptions, raw jsontext.Value) (jsontext.Value, error) {
 	for round := 1; ; round++ {
 		if raw.Kind() != '{' {
@@ -457,6 +465,9 @@ func (s *Session) completeRounds(ctx context.Context, method string, params json
 			return raw, nil
 		case "input_required":
 		default:
+			if res, ok, err := s.followResult(ctx, rt, method, params, raw, o); ok {
+				return res, err
+			}
 			return nil, fmt.Errorf("%s result: /resultType: unrecognised value %q", method, rt)
 		}
 		if !inputMethods[method] {

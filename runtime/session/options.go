@@ -50,6 +50,9 @@ func MergeOptions(h Handler, opts Options) Options {
 	if opts.Cache != nil {
 		m.Cache = opts.Cache
 	}
+	if opts.Extensions != nil {
+		m.Extensions = opts.Extensions
+	}
 	if len(opts.Middleware) > 0 {
 		m.Middleware = append(append([]Middleware(nil), base.Middleware...), opts.Middleware...)
 	}

@@ -58,6 +58,7 @@ func everyField(t *testing.T, n int, seen *[]string) session.Options {
 		ProbeTimeout:          time.Duration(n),
 		Cache:                 cache.New(cache.Options{}),
 		Middleware:            []session.Middleware{tagged(itoa(n), seen)},
+		Extensions:            []session.ClientExtension{&ticketClient{id: "io.example/ext" + itoa(n), rt: "r"}},
 	}
 	v := reflect.ValueOf(o)
 	for i := range v.NumField() {

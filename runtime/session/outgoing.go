@@ -30,7 +30,22 @@ type callOptions struct {
 	progress func(Progress)
 	noCache  bool
 	noLimit  bool          // no CallTimeout
+	noFollow bool          // WithoutFollow
 	onID     func(wire.ID) // told the request's id before it is sent
+	ext      *wire.Method  // the table entry of an extension's method
+}
+
+// ExtensionMethod gives a call the table entry of the method it sends when
+// that method is an extension's (such as the Skills extension's
+// skills/list), which no revision's table has: the call is checked and
+// its params sent as md says, and its result decoded by md.NewResult
+// when the session's revision is not the handler's. It is used only when
+// the session's revision has no method md.Name; it changes nothing for a
+// call of another method. Whether the server serves the extension is the
+// caller's to check (the server's capabilities.extensions); one that does
+// not answers -32601.
+func ExtensionMethod(md wire.Method) CallOption {
+	return func(o *callOptions) { o.ext = &md }
 }
 
 // WithoutCache makes a call of a client of the stateless era skip its
@@ -57,7 +72,9 @@ func WithProgress(fn func(Progress)) CallOption {
 // A client whose handler speaks the stateless era (see Connect) gets the
 // complete result: one that asks for input is answered by the handler and
 // the request sent again, and one without resultType, from a legacy
-// server, reads as complete. Such a client also looks up the results
+// server, reads as complete; one of a resultType that an extension of
+// the client follows (Options.Extensions, ResultFollower), such as a task,
+// is followed to its end. Such a client also looks up the results
 // the server marked cacheable in its cache first (Options.Cache):
 // a fresh entry answers without a request.
 //
@@ -175,7 +192,7 @@ func (s *Session) callEra(ctx context.Context, method string, params wire.Append
 // call sends one request and waits for its answer (see Call).
 func (s *Session) call(ctx context.Context, method string, params wire.Appender, o callOptions) (jsontext.Value, error) {
 	progress := o.progress
-	md, out, err := s.outgoing(method, params, false, progress != nil)
+	md, out, err := s.outgoing(method, params, false, progress != nil, o.ext)
 	if err != nil {
 		return nil, err
 	}
@@ -348,7 +365,7 @@ func (s *Session) Notify(ctx context.Context, method string, params wire.Appende
 
 // notifyOf is Notify without middleware.
 func (s *Session) notifyOf(ctx context.Context, method string, params wire.Appender) error {
-	md, out, err := s.outgoing(method, params, true, false)
+	md, out, err := s.outgoing(method, params, true, false, nil)
 	if err != nil {
 		return err
 	}
@@ -374,8 +391,9 @@ func (s *Session) notify(method string, params jsontext.Value) {
 // params for encoding: nil for none, params itself when it can be encoded
 // straight into the message, or its encoding (a rawAppender) when it had to
 // be looked at, converted to the negotiated revision, or when needRaw asks
-// for it.
-func (s *Session) outgoing(method string, params wire.Appender, notification, needRaw bool) (*wire.Method, wire.Appender, error) {
+// for it. ext, when not nil, is the table entry of method when the
+// revision has none (see ExtensionMethod).
+func (s *Session) outgoing(method string, params wire.Appender, notification, needRaw bool, ext *wire.Method) (*wire.Method, wire.Appender, error) {
 	s.mu.Lock()
 	st, rev, ended, mc, closeErr := s.state, s.rev, s.ended, s.mc, s.closeErr
 	s.mu.Unlock()
@@ -418,7 +436,20 @@ func (s *Session) outgoing(method string, params wire.Appender, notification, ne
 		}
 	}
 	md := rev.Find(method)
+	extension := false
+	if md == nil && !notification {
+		// An extension the client uses (Options.Extensions), or one the
+		// call names (ExtensionMethod).
+		if md = s.clientExtensionMethod(method); md != nil {
+			extension = true
+		} else if ext != nil && ext.Name == method {
+			md, extension = ext, true
+		}
+	}
 	if md == nil || md.Notification != notification || !s.maySend(*md) {
+		if s.role == Client && len(s.opts.Extensions) > 0 {
+			return nil, nil, fmt.Errorf("%s: not a %s a %s may send in revision %s, nor one of an extension it uses there", method, kindWord(notification), s.role, rev.Name)
+		}
 		return nil, nil, fmt.Errorf("%s: not a %s a %s may send in revision %s", method, kindWord(notification), s.role, rev.Name)
 	}
 	if path, ok := s.gatePeer(*md); !ok && st != stateNew {
@@ -430,7 +461,8 @@ func (s *Session) outgoing(method string, params wire.Appender, notification, ne
 		}
 		return md, nil, nil
 	}
-	convert := rev != s.handler.Revision() && md.NewParams != nil
+	// An extension's params are the same in every revision.
+	convert := !extension && rev != s.handler.Revision() && md.NewParams != nil
 	if !needRaw && !convert && mc == nil {
 		return md, params, nil
 	}

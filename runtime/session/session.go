@@ -217,6 +217,14 @@ type Options struct {
 	// outermost, called first. A Stateless server uses it too. Nil costs
 	// nothing.
 	Middleware []Middleware
+	// Extensions are the extensions a client uses (see ClientExtension):
+	// Connect declares each in the client's capabilities, the client may
+	// call their requests, and a ResultFollower among them completes the
+	// results of its resultType. Connect refuses a list with a nil entry,
+	// an ID twice, a method of the handler's revision or a resultType
+	// followed twice. A server's extensions are its handler's
+	// (ExtensionHandler): a server ignores this.
+	Extensions []ClientExtension
 }
 
 // DefaultDrainTimeout is Options.DrainTimeout's default. It is shorter than

@@ -74,7 +74,7 @@ var (
 	// terminal record is final: the write was refused and nothing changed.
 	// A cancel arriving after the outcome was written gets this, as does an
 	// outcome arriving after a cancel was written.
-	ErrTerminal = errors.New("task is in a terminal status and cannot change")
+	ErrTerminal = errors.New("a terminal task cannot change")
 	// ErrFull: the store holds as many tasks as it may; Create refuses new
 	// ones until records expire.
 	ErrFull = errors.New("task store is full")
@@ -114,7 +114,8 @@ type Store interface {
 
 	// Get returns the record with the given id. It fails with ErrNotFound
 	// when there is none, when it was deleted, or when its Principal is not
-	// principal. A record stays readable until Expire deletes it.
+	// principal. A record stays readable until it is deleted, which is never
+	// before its time to live has run out (see Expire).
 	Get(ctx context.Context, id, principal string) (*Record, error)
 
 	// Update changes the record with the given id by compare-and-set. It
@@ -156,7 +157,10 @@ type Store interface {
 	// before that moment. Waits on a deleted record fail with ErrNotFound,
 	// which is how the instance running a deleted task learns to stop it.
 	// When several callers expire at once, each deleted id is returned to
-	// one of them only. The ids are secrets: do not log them.
+	// one of them only. A store may also delete records whose time to live
+	// has run out on its own (to make room, or as keys that expire by
+	// themselves); Expire does not return those. The ids are secrets: do not
+	// log them.
 	Expire(ctx context.Context, now time.Time) ([]string, error)
 }
 

@@ -18,7 +18,8 @@
 // in through runtime/oauth, list the tools and call test-tool, at either
 // revision; those of OAuth extensions (client credentials, DPoP,
 // enterprise-managed authorization, workload identity) are not
-// implemented.
+// implemented. The Skills extension's host scenarios (sep-2640-client-*,
+// skills.go) run at either revision.
 //
 // With EVERYTHING_CLIENT_DEBUG=1 in the environment, the transport and the
 // session log their diagnostics to stderr (which the suite prints when the

@@ -158,6 +158,9 @@ func newServer() (*mcp.StandardServer, *tasks.Server) {
 		log.Fatal(err)
 	}
 	srv.SetCompletion(complete)
+	if err := addSkills(srv); err != nil {
+		log.Fatal(err)
+	}
 	return srv, ts
 }
 
