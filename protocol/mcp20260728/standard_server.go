@@ -199,8 +199,7 @@ type Extension = session.Extension
 
 // WithExtension serves x: its methods, its capability in server/discover
 // (capabilities.extensions[x.ID()]), and, when it is a
-// session.ToolCallWrapper, every tools/call of a stateless request through
-// it. It is AddExtension for start-up code: NewServer panics where
+// session.ToolCallWrapper, every tools/call through it. It is AddExtension for start-up code: NewServer panics where
 // AddExtension would return an error.
 func WithExtension(x Extension) ServerOption {
 	return func(srv *StandardServer) {
@@ -215,8 +214,9 @@ func WithExtension(x Extension) ServerOption {
 // empty, or one of whose methods is this revision's own or another
 // extension's, is refused with an error saying which. Extensions exist
 // from this revision on: a legacy session (initialize) sees neither their
-// capability nor their methods (-32601), and its tools/call runs the tool
-// directly.
+// capability nor their methods (-32601), and its tools/call goes through
+// the wrapper, which finds no extension declared there
+// (session.ClientDeclares).
 func (srv *StandardServer) AddExtension(x Extension) error {
 	if x == nil {
 		return errors.New("AddExtension: the extension is nil")
@@ -305,10 +305,12 @@ func (h standardHandler) Extensions() []session.Extension {
 }
 
 // HandleRequest answers a request as the server's handler does, but for a
-// tools/call of a stateless request, which goes through the extension that
-// takes over tools/call (a session.ToolCallWrapper), if one is served.
+// tools/call, which goes through the extension that takes over tools/call
+// (a session.ToolCallWrapper), if one is served: in both eras, so that it
+// may refuse what it must on a legacy session too (where
+// session.ClientDeclares is false).
 func (h standardHandler) HandleRequest(ctx context.Context, s *session.Session, method string, params jsontext.Value) (wire.Appender, error) {
-	if method == MethodToolsCall && session.IsStateless(ctx) {
+	if method == MethodToolsCall {
 		if w := h.srv.toolCallWrapper(); w != nil {
 			return w.WrapToolCall(ctx, s, params, func(ctx context.Context) (wire.Appender, error) {
 				return h.Handler.HandleRequest(ctx, s, method, params)

@@ -36,7 +36,8 @@ type Extension interface {
 // would run without the extension; the wrapper may run it on another
 // goroutine, with another context, and answer with another result
 // (CreateTaskResult). A server that serves the extension calls
-// WrapToolCall for every tools/call of a stateless request.
+// WrapToolCall for every tools/call, of a legacy session too: there
+// ClientDeclares is false, and IsStateless tells the eras apart.
 type ToolCallWrapper interface {
 	WrapToolCall(ctx context.Context, s *Session, params jsontext.Value, call func(context.Context) (wire.Appender, error)) (wire.Appender, error)
 }

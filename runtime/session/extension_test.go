@@ -51,6 +51,9 @@ func (x *probeExt) HandleRequest(ctx context.Context, s *session.Session, method
 
 func (x *probeExt) WrapToolCall(ctx context.Context, s *session.Session, params jsontext.Value, call func(context.Context) (wire.Appender, error)) (wire.Appender, error) {
 	name, _ := wire.MemberString(params, "name")
+	if session.ClientDeclares(ctx, x.id) {
+		name += " (declared)"
+	}
 	x.mu.Lock()
 	x.calls = append(x.calls, name)
 	x.mu.Unlock()
@@ -142,11 +145,13 @@ func TestExtensionCapabilityAndWrapper(t *testing.T) {
 }
 
 // TestExtensionLegacySession: a legacy session (2025-11-25) has no
-// extensions: not in initialize's capabilities, methods -32601, tools/call
-// not wrapped.
+// extensions: not in initialize's capabilities, methods -32601; its
+// tools/call goes through the wrapper, where no extension is declared.
 func TestExtensionLegacySession(t *testing.T) {
 	_, x, p := extServer(t)
-	r := result(t, p.call(0, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"old","version":"1"}}`))
+	// Even a client that puts an extensions member in its capabilities
+	// declares none in this revision.
+	r := result(t, p.call(0, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{"extensions":{"`+testExtID+`":{}}},"clientInfo":{"name":"old","version":"1"}}`))
 	if _, ok := r["capabilities"].(map[string]any)["extensions"]; ok {
 		t.Errorf("a 2025-11-25 initialize declares extensions: %v", r)
 	}
@@ -158,8 +163,8 @@ func TestExtensionLegacySession(t *testing.T) {
 	if r["content"].([]any)[0].(map[string]any)["text"] != "hi" {
 		t.Errorf("legacy tools/call: %v", r)
 	}
-	if got := x.wrapped(); len(got) != 0 {
-		t.Errorf("a legacy tools/call went through the wrapper: %v", got)
+	if diff := cmp.Diff([]string{"hello"}, x.wrapped()); diff != "" {
+		t.Errorf("wrapped calls (-want +got):\n%s", diff)
 	}
 }
 

@@ -445,8 +445,9 @@ func (s *Server) cancel(ctx context.Context, id string) (wire.Appender, error) {
 // WrapToolCall runs a tools/call (session.ToolCallWrapper): as a task when
 // the tool supports tasks and the request declares the extension, answering
 // CreateTaskResult once the task is stored; with -32021 when the tool
-// requires a task and the request does not declare the extension; and as
-// without the extension otherwise.
+// requires a task and the request does not declare the extension (on a
+// legacy session, whose revision has no extensions, with a tool result with
+// isError saying so); and as without the extension otherwise.
 func (s *Server) WrapToolCall(ctx context.Context, _ *session.Session, params jsontext.Value, call func(context.Context) (wire.Appender, error)) (wire.Appender, error) {
 	name, _ := wire.MemberString(params, "name")
 	s.mu.Lock()
@@ -454,6 +455,17 @@ func (s *Server) WrapToolCall(ctx context.Context, _ *session.Session, params js
 	closed := s.closed
 	s.mu.Unlock()
 	if cfg.support == None {
+		return call(ctx)
+	}
+	if !session.IsStateless(ctx) {
+		// A legacy session (initialize, up to 2025-11-25): its revision has
+		// no extensions, and -32021 no meaning; a tool that needs a task
+		// tells its caller so.
+		if cfg.support == Required {
+			yes := true
+			return &mcp20260728.CallToolResult{ResultType: "complete", IsError: &yes, Content: []mcp20260728.ContentBlock{{Value: &mcp20260728.TextContent{
+				Text: "the tool " + name + " runs only as a task, which needs the extension " + ID + " of protocol revision 2026-07-28 or later; this session's revision has none"}}}}, nil
+		}
 		return call(ctx)
 	}
 	if !session.ClientDeclares(ctx, ID) {
@@ -658,6 +670,7 @@ func safeCall(ctx context.Context, call func(context.Context) (wire.Appender, er
 // result (a tool error included), or failed with its protocol error. A
 // task already terminal (cancelled) stays as it is.
 func (s *Server) finish(tctx context.Context, rec *store.Record, out wire.Appender, herr error) {
+	stopped := tctx.Err() != nil // by tasks/cancel, expiry or Close
 	s.mu.Lock()
 	if cancel := s.live[rec.ID]; cancel != nil {
 		cancel() // stops the watcher
@@ -685,12 +698,12 @@ func (s *Server) finish(tctx context.Context, rec *store.Record, out wire.Append
 		var je *jsonrpc.Error
 		var ir *session.InputRequiredError
 		switch {
-		case closed && tctx.Err() != nil:
+		case closed && stopped:
 			je = jsonrpc.Errorf(jsonrpc.InternalError, "the server shut down before the task finished")
 		case errors.As(herr, &je):
 		case errors.As(herr, &ir):
 			je = jsonrpc.Errorf(jsonrpc.InternalError, "tools/call: the handler asked for input in a way a task cannot answer")
-		case tctx.Err() != nil:
+		case stopped:
 			je = jsonrpc.Errorf(jsonrpc.InternalError, "tools/call: the task was stopped: %v", herr)
 		default:
 			// A plain error is the tool's own: a tool result with isError.

@@ -20,6 +20,7 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/session"
 	store "github.com/mcpgen/mcpgen/runtime/tasks"
+	"github.com/mcpgen/mcpgen/runtime/transport"
 	"github.com/mcpgen/mcpgen/runtime/validate"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
@@ -843,6 +844,87 @@ func TestStreamableHTTP(t *testing.T) {
 			}
 			if tc.code == 0 && m["result"].(map[string]any)["status"] != "completed" {
 				t.Errorf("result %v", m)
+			}
+		})
+	}
+}
+
+// TestLegacySession: a 2025-11-25 session has no extensions: tools run
+// synchronously, and a tool that needs a task says so in an isError result.
+func TestLegacySession(t *testing.T) {
+	h := newHarness(t, Options{})
+	a, b := transport.Pipe()
+	s := session.New(session.Server, a, h.srv.Handler(), session.Options{})
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	call := func(msg string) map[string]any {
+		t.Helper()
+		if err := b.Write(ctx, []byte(msg)); err != nil {
+			t.Fatal(err)
+		}
+		raw, err := b.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	call(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"old","version":"1"}}}`)
+	if err := b.Write(ctx, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		tool, want string
+		isError    bool
+	}{
+		{"quick", "quick", false},
+		{"required", "runs only as a task", true},
+	} {
+		m := call(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + tc.tool + `","arguments":{}}}`)
+		r, _ := m["result"].(map[string]any)
+		if r == nil || (r["isError"] == true) != tc.isError || !strings.Contains(fmt.Sprint(r["content"]), tc.want) || r["taskId"] != nil {
+			t.Errorf("%s on a legacy session: %v", tc.tool, m)
+		}
+	}
+	if m := call(`{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"x"}}`); m["error"].(map[string]any)["code"] != float64(jsonrpc.MethodNotFound) {
+		t.Errorf("tasks/get on a legacy session: %v", m)
+	}
+	if n := h.st.Len(); n != 0 {
+		t.Errorf("%d tasks stored", n)
+	}
+}
+
+// TestFinishPlainError: a handler that is not the StandardServer's may
+// return a plain error; the task completes with it as a tool error.
+func TestFinishPlainError(t *testing.T) {
+	h := newHarness(t, Options{})
+	for _, tc := range []struct {
+		name   string
+		err    error
+		status string
+		text   string
+	}{
+		{"plain error", errors.New("no such row"), "completed", `"isError":true`},
+		{"input asked the wrong way", &session.InputRequiredError{Requests: map[string]session.InputRequest{"k": {Method: "roots/list"}}}, "failed", "asked for input"},
+		{"no result", nil, "failed", "no result"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !h.ts.enter() {
+				t.Fatal("closed")
+			}
+			tctx, rec, err := h.ts.begin(context.Background(), jsontext.Value(`{"name":"x"}`), toolConfig{support: Optional})
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.ts.finish(tctx, rec, nil, tc.err)
+			h.ts.wg.Done()
+			g := h.get("", rec.ID)
+			if statusOf(g) != tc.status || !strings.Contains(string(mustJSON(t, g)), tc.text) {
+				t.Errorf("%s: %s", tc.name, mustJSON(t, g))
 			}
 		})
 	}
