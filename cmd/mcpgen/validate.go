@@ -365,7 +365,12 @@ func extensionValidator(e *env, rev string, coreSchema []byte, coreMethods []wir
 	for _, mm := range m.Extension.Augmented {
 		i := slices.IndexFunc(methods, func(w wire.Method) bool { return w.Name == mm.Name })
 		if i >= 0 {
-			methods[i] = toWire(mm)
+			// The core's response definition still checks the answer, and
+			// its resultType selects the result to check it against: the
+			// extension's fix their own ("task" is CreateTaskResult).
+			w := toWire(mm)
+			w.Response = methods[i].Response
+			methods[i] = w
 		}
 	}
 	for _, mm := range m.Methods {
