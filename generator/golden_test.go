@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"fmt"
 	"go/format"
 	"os"
 	"os/exec"
@@ -19,6 +20,8 @@ import (
 	"github.com/mcpgen/mcpgen/generator/load"
 	"github.com/mcpgen/mcpgen/generator/model"
 	"github.com/mcpgen/mcpgen/generator/plan"
+	"github.com/mcpgen/mcpgen/internal/schematest"
+	"github.com/mcpgen/mcpgen/schema"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -33,6 +36,14 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 //	                                      package, run by the compile check
 //	golden/errors/<name>/schema.json      a schema the pipeline must reject
 //	golden/errors/<name>/error.txt        the exact error, followed by a newline
+//
+// A case (of either kind) with an extension.txt is an extension's schema,
+// bound to a core revision (see readBinding): it goes through
+// model.BuildExtension with the pinned schema of that revision (see
+// internal/schematest), and its package refers to the core package mcpgen
+// ships for it. Its plan.txt is a summary of the binding (the redefinitions
+// and the core types they are, the methods, the widened core methods)
+// followed by the String() of the plan's own declarations.
 //
 // Run "go test ./generator -update" to rewrite the goldens, then read the diff.
 const (
@@ -62,6 +73,115 @@ func run(rev, src string, data []byte) (*plan.Plan, []emit.File, error) {
 		return p, nil, err
 	}
 	return p, files, nil
+}
+
+// binding is what an extension case is bound to, read from its
+// extension.txt: lines "id <extension id>" and "core <revision>".
+type binding struct {
+	id, core string
+}
+
+// readBinding returns the binding of the case golden/<kind>/<name>, or nil
+// when it has no extension.txt (a core revision's schema).
+func readBinding(t *testing.T, kind, name string) *binding {
+	t.Helper()
+	file := filepath.Join(repoRoot, "golden", kind, name, "extension.txt")
+	data, err := os.ReadFile(file)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &binding{}
+	for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		key, value, _ := strings.Cut(strings.TrimSpace(line), " ")
+		switch {
+		case key == "id" && b.id == "":
+			b.id = strings.TrimSpace(value)
+		case key == "core" && b.core == "":
+			b.core = strings.TrimSpace(value)
+		default:
+			t.Fatalf("%s:%d: %q is not \"id <extension id>\" or \"core <revision>\" (each once)", file, i+1, line)
+		}
+	}
+	if b.id == "" || b.core == "" {
+		t.Fatalf("%s: want the lines \"id <extension id>\" and \"core <revision>\"", file)
+	}
+	return b
+}
+
+// runExtension is the pipeline of an extension case: the extension's
+// schema src (data) bound to the pinned schema of b.core, load →
+// model.BuildExtension → plan → emit, the package referring to the core
+// package mcpgen ships for b.core.
+func runExtension(t *testing.T, b *binding, src string, data []byte) (*plan.Plan, []emit.File, error) {
+	t.Helper()
+	core, err := load.Bytes("schema/"+b.core+"/schema.json", schematest.Data(t, b.core))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := load.Bytes(src, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := model.BuildExtension(b.core, core, doc, b.id)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := plan.Build(m)
+	if err != nil {
+		return nil, nil, err
+	}
+	files, err := emit.Emit(p, emit.Options{Package: goldenPackage, Source: src, Core: corePackage(b.core)})
+	if err != nil {
+		return p, nil, err
+	}
+	return p, files, nil
+}
+
+// corePackage is the import path of the package mcpgen ships for the
+// revision rev.
+func corePackage(rev string) string {
+	return schema.ModulePath + "/protocol/mcp" + strings.ReplaceAll(rev, "-", "")
+}
+
+// extensionPlan is the plan.txt of an extension case: its binding (each
+// redefinition and the core type it is, each method with its results, each
+// widened core method with the union of its answers), then the String() of
+// the plan restricted to the extension's own declarations, so that the
+// core's unions do not drown them.
+func extensionPlan(p *plan.Plan) string {
+	x := p.Rev.Extension
+	var b strings.Builder
+	fmt.Fprintf(&b, "extension %s bound to %s\n", x.ID, x.Core)
+	for _, d := range x.Redefined {
+		fmt.Fprintf(&b, "  redefines %s: the core's %s\n", d.Name, p.Names[d])
+	}
+	for _, m := range p.Rev.Methods {
+		var results []string
+		for _, r := range m.Results {
+			results = append(results, r.Name)
+		}
+		fmt.Fprintf(&b, "  method %s: %s %s, %s", m.Name, m.Kind, m.Direction, m.Message.Name)
+		if len(results) > 0 {
+			fmt.Fprintf(&b, " → %s", strings.Join(results, " | "))
+		}
+		b.WriteString("\n")
+	}
+	for _, m := range x.Augmented {
+		var results []string
+		for _, r := range m.Results {
+			results = append(results, r.Name)
+		}
+		fmt.Fprintf(&b, "  widens the core %s: %s, any of them a %s\n", m.Name, strings.Join(results, " | "), p.Names[m.AnyResult])
+	}
+	own := *p
+	rev := *p.Rev
+	rev.Decls = slices.DeleteFunc(slices.Clone(p.Rev.Decls), func(d *model.Decl) bool { return x.External[d] })
+	own.Rev = &rev
+	b.WriteString(own.String())
+	return b.String()
 }
 
 // caseDirs returns the names of the case directories under golden/<kind>.
@@ -138,13 +258,22 @@ func TestGoldenCases(t *testing.T) {
 	for _, name := range caseDirs(t, "cases") {
 		t.Run(name, func(t *testing.T) {
 			src, data, rev := readCase(t, "cases", name)
-			p, files, err := run(rev, src, data)
+			var p *plan.Plan
+			var files []emit.File
+			var err error
+			text := func() string { return p.String() }
+			if b := readBinding(t, "cases", name); b != nil {
+				p, files, err = runExtension(t, b, src, data)
+				text = func() string { return extensionPlan(p) }
+			} else {
+				p, files, err = run(rev, src, data)
+			}
 			if err != nil {
 				t.Fatalf("generate: %v", err)
 			}
 			dir := path.Join("golden", "cases", name)
-			compare(t, path.Join(dir, "plan.txt"), []byte(p.String()))
-			want := []string{"plan.txt", "schema.json", "revision.txt"}
+			compare(t, path.Join(dir, "plan.txt"), []byte(text()))
+			want := []string{"plan.txt", "schema.json", "revision.txt", "extension.txt"}
 			for _, f := range files {
 				if formatted, err := format.Source(f.Content); err != nil {
 					t.Errorf("%s does not parse: %v", f.Name, err)
@@ -254,7 +383,12 @@ func TestGoldenErrors(t *testing.T) {
 	for _, name := range caseDirs(t, "errors") {
 		t.Run(name, func(t *testing.T) {
 			src, data, rev := readCase(t, "errors", name)
-			_, _, err := run(rev, src, data)
+			var err error
+			if b := readBinding(t, "errors", name); b != nil {
+				_, _, err = runExtension(t, b, src, data)
+			} else {
+				_, _, err = run(rev, src, data)
+			}
 			if err == nil {
 				t.Fatalf("generate succeeded; want an error")
 			}

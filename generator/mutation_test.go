@@ -48,6 +48,12 @@ var mutationBases = []string{
 	"2026-07-28", // 2020-12, stateless: no ServerRequest, embedded requests, resultType
 }
 
+// tasksBase is the extension base of the mutations that change an
+// extension's schema the way its next draft might: the Tasks extension,
+// bound to its core revision (its pin's), generated as an extension's
+// package with its method table and New.
+const tasksBase = "ext-tasks"
+
 // mutantTimeout bounds the one "go test" run over every mutant package.
 const mutantTimeout = 5 * time.Minute
 
@@ -500,6 +506,179 @@ var mutations = []mutation{
 	},
 }
 
+// The mutations of the Tasks extension's schema (tasksBase): what its next
+// draft might do. Zod spells a union of statuses, and each status variant,
+// again wherever it is used; the mutations change every copy, as a new
+// draft would.
+var extensionMutations = []mutation{
+	{
+		// A sixth status, with its variant wherever the variants are
+		// spelled: the enum, the hoisted copies and the status unions gain
+		// it with nothing added by hand.
+		name: "ext-status",
+		revs: []string{tasksBase},
+		mutate: func(s *mutSchema) {
+			statuses, variants := 0, 0
+			walkJSON(s.doc, func(m map[string]any) {
+				list, ok := m["anyOf"].([]any)
+				if !ok || len(list) == 0 {
+					return
+				}
+				first, _ := list[0].(map[string]any)
+				switch {
+				case first["const"] == "working" && len(list) == 5:
+					m["anyOf"] = append(list, obj{"type": "string", "const": "paused"})
+					statuses++
+				case statusConst(first) == "working":
+					paused := deepCopy(first).(map[string]any)
+					paused["properties"].(map[string]any)["status"] = obj{"type": "string", "const": "paused"}
+					m["anyOf"] = append(list, paused)
+					variants++
+				}
+			})
+			paused := s.clone("WorkingTask", "PausedTask")
+			paused["properties"].(map[string]any)["status"] = obj{"type": "string", "const": "paused"}
+			if statuses < 3 || variants < 4 {
+				s.t.Fatalf("%s: %d status enums and %d status unions changed; the schema is not what the mutation expects", s.rev, statuses, variants)
+			}
+		},
+		samples: []mutSample{
+			{def: "TaskStatus", json: `"paused"`},
+			{def: "Task", json: `{"taskId":"t","status":"paused","createdAt":"a","lastUpdatedAt":"b","ttlMs":null}`},
+			{def: "CreateTaskResult", json: `{"resultType":"task","taskId":"t","status":"paused","createdAt":"a","lastUpdatedAt":"b","ttlMs":5}`},
+			{def: "DetailedTask", json: `{"taskId":"t","status":"paused","createdAt":"a","lastUpdatedAt":"b","ttlMs":null}`, variant: "PausedTask"},
+			{def: "DetailedTask", json: `{"taskId":"t","status":"working","createdAt":"a","lastUpdatedAt":"b","ttlMs":1}`, variant: "WorkingTask"},
+			{def: "GetTaskResult", json: `{"resultType":"complete","taskId":"t","status":"paused","createdAt":"a","lastUpdatedAt":"b","ttlMs":null}`},
+			{def: "TaskStatusNotificationParams", json: `{"taskId":"t","status":"paused","createdAt":"a","lastUpdatedAt":"b","ttlMs":null}`},
+			{def: "DetailedTask", json: `{"taskId":"t","status":"stopped","createdAt":"a","lastUpdatedAt":"b","ttlMs":null}`, reject: "stopped"},
+			{def: "Task", json: `{"taskId":"t","status":"stopped","createdAt":"a","lastUpdatedAt":"b","ttlMs":null}`, reject: "stopped"},
+		},
+		uses: []string{"TaskStatusPaused", "DetailedTaskValue((*PausedTask)(nil))", "GetTaskResultValue((*GetTaskResultPausedTask)(nil))"},
+	},
+	{
+		// A new request, answered by its result (paired by name), with a
+		// typed call through any Caller.
+		name: "ext-method",
+		revs: []string{tasksBase},
+		mutate: func(s *mutSchema) {
+			s.clone("CancelTaskRequest", "PurgeTaskRequest")
+			s.setBranchConst("PurgeTaskRequest", "method", "tasks/purge")
+			s.clone("CancelTaskResult", "PurgeTaskResult")
+		},
+		samples: []mutSample{
+			{def: "PurgeTaskRequest", json: `{"method":"tasks/purge","params":{"taskId":"t"}}`},
+			{def: "PurgeTaskResult", json: `{"resultType":"complete"}`},
+			{def: "PurgeTaskRequest", json: `{"method":"tasks/cancel","params":{"taskId":"t"}}`, reject: "tasks/purge"},
+			{def: "PurgeTaskRequest", json: `{"method":"tasks/purge","params":{}}`, reject: "taskId"},
+		},
+		methods: []mutMethod{
+			{name: "tasks/purge", direction: "client→server", message: "PurgeTaskRequest", results: []string{"PurgeTaskResult"}},
+			{name: "tasks/cancel", direction: "client→server", message: "CancelTaskRequest", results: []string{"CancelTaskResult"}},
+		},
+		uses: []string{
+			"MethodTasksPurge",
+			`func(ctx context.Context, c Caller) (*PurgeTaskResult, error) { return PurgeTask(ctx, c, &PurgeTaskRequestParams{TaskID: "t"}) }`,
+		},
+	},
+	{
+		// A new notification: a message without an id, sent by the server.
+		name: "ext-notification",
+		revs: []string{tasksBase},
+		mutate: func(s *mutSchema) {
+			s.add("TaskProgressNotification", obj{
+				"$schema": "https://json-schema.org/draft/2020-12/schema",
+				"allOf": arr{s.ref("JSONRPCNotification"), obj{
+					"type": "object",
+					"properties": obj{
+						"method": obj{"type": "string", "const": "notifications/tasks/progress"},
+						"params": obj{
+							"type":       "object",
+							"properties": obj{"taskId": obj{"type": "string"}, "progress": obj{"type": "number"}},
+							"required":   arr{"taskId", "progress"},
+						},
+					},
+					"required": arr{"method", "params"},
+				}},
+			})
+		},
+		samples: []mutSample{
+			{def: "TaskProgressNotification", json: `{"method":"notifications/tasks/progress","params":{"taskId":"t","progress":0.5}}`},
+			{def: "TaskProgressNotification", json: `{"method":"notifications/tasks/progress","params":{"taskId":"t"}}`, reject: "progress"},
+		},
+		methods: []mutMethod{
+			{name: "notifications/tasks/progress", notification: true, direction: "server→client", message: "TaskProgressNotification"},
+		},
+	},
+	{
+		// The capability, closed by additionalProperties {"not": {}}, gains
+		// a member: still closed to any other.
+		name: "ext-capability-member",
+		revs: []string{tasksBase},
+		mutate: func(s *mutSchema) {
+			s.def("TasksExtensionCapability")["properties"] = obj{"notifications": obj{"type": "boolean"}}
+		},
+		samples: []mutSample{
+			{def: "TasksExtensionCapability", json: `{}`},
+			{def: "TasksExtensionCapability", json: `{"notifications":true}`},
+			{def: "TasksExtensionCapability", json: `{"notifications":true,"list":{}}`, reject: "list"},
+		},
+		uses: []string{"TasksExtensionCapability{}.Notifications"},
+	},
+	{
+		// ttlMs no longer required: absent, null and a number are three
+		// states, each kept.
+		name: "ext-ttl-optional",
+		revs: []string{tasksBase},
+		mutate: func(s *mutSchema) {
+			n := 0
+			walkJSON(s.doc, func(m map[string]any) {
+				if req, ok := m["required"].([]any); ok && slices.Contains(req, any("ttlMs")) {
+					m["required"] = slices.DeleteFunc(slices.Clone(req), func(v any) bool { return v == "ttlMs" })
+					n++
+				}
+			})
+			if n == 0 {
+				s.t.Fatalf("%s: nothing requires ttlMs", s.rev)
+			}
+		},
+		samples: []mutSample{
+			{def: "Task", json: `{"taskId":"t","status":"working","createdAt":"a","lastUpdatedAt":"b"}`},
+			{def: "Task", json: `{"taskId":"t","status":"working","createdAt":"a","lastUpdatedAt":"b","ttlMs":null}`},
+			{def: "Task", json: `{"taskId":"t","status":"working","createdAt":"a","lastUpdatedAt":"b","ttlMs":60000}`},
+			{def: "GetTaskResult", json: `{"resultType":"complete","taskId":"t","status":"cancelled","createdAt":"a","lastUpdatedAt":"b"}`},
+			{def: "Task", json: `{"taskId":"t","status":"working","createdAt":"a","lastUpdatedAt":"b","ttlMs":1.5}`, reject: "ttlMs"},
+		},
+	},
+	{
+		// A redefinition of a core type that differs from it: refused,
+		// naming the definition, the place and both shapes.
+		name: "ext-redefinition-differs",
+		revs: []string{tasksBase},
+		mutate: func(s *mutSchema) {
+			s.prop("Error", "code")["type"] = "number"
+		},
+		fails: []string{"#/{defs}/Error", "redefines the core 2026-07-28 definition Error", "/properties/code/type", `extension {"type":"number"}`, `core {"type":"integer"}`},
+	},
+	{
+		// A message of the extension whose method is the core's.
+		name: "ext-core-method",
+		revs: []string{tasksBase},
+		mutate: func(s *mutSchema) {
+			s.clone("GetTaskRequest", "CallToolAgainRequest")
+			s.setBranchConst("CallToolAgainRequest", "method", "tools/call")
+		},
+		fails: []string{"#/{defs}/CallToolAgainRequest", `"tools/call" is a method of the core revision 2026-07-28`},
+	},
+}
+
+// statusConst returns the const of the member status of an object schema,
+// if it is one.
+func statusConst(m map[string]any) any {
+	props, _ := m["properties"].(map[string]any)
+	status, _ := props["status"].(map[string]any)
+	return status["const"]
+}
+
 // addWidgetsList adds the request widgets/list, shaped like tools/list
 // (paginated params), and its result ListWidgetsResult, listing Widget
 // objects.
@@ -610,6 +789,21 @@ func (s *mutSchema) setProp(name, prop string, schema map[string]any) {
 	props[prop] = schema
 }
 
+// setBranchConst changes the value of the constant member prop of the
+// object branch of the allOf of the definition called name (an
+// extension's messages are allOf a JSON-RPC message and such an object).
+func (s *mutSchema) setBranchConst(name, prop string, value any) {
+	subs, _ := s.def(name)["allOf"].([]any)
+	for _, sub := range subs {
+		props, _ := sub.(map[string]any)["properties"].(map[string]any)
+		if p, ok := props[prop].(map[string]any); ok && p["const"] != nil {
+			p["const"] = value
+			return
+		}
+	}
+	s.t.Fatalf("%s: no allOf branch of %s has a constant member %s", s.rev, name, prop)
+}
+
 // setConst changes the value of the constant member prop.
 func (s *mutSchema) setConst(name, prop string, value any) {
 	p := s.prop(name, prop)
@@ -707,8 +901,9 @@ func deepCopy(v any) any {
 	return v
 }
 
-// officialSchema returns the materialized official schema of rev, failing
-// the test if it is missing or does not match its pin.
+// officialSchema returns the materialized official schema of rev (a
+// revision, or an extension's pin such as ext-tasks), failing the test if
+// it is missing or does not match its pin.
 func officialSchema(t *testing.T, rev string) []byte {
 	t.Helper()
 	root, err := filepath.Abs(repoRoot)
@@ -723,7 +918,11 @@ func officialSchema(t *testing.T, rev string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pin, err := schema.Lookup(rev); err == nil {
+	pin, err := schema.Lookup(rev)
+	if err != nil {
+		pin, err = schema.LookupExtension(rev)
+	}
+	if err == nil {
 		sum := sha256.Sum256(data)
 		if got := hex.EncodeToString(sum[:]); got != pin.SHA256 {
 			t.Fatalf("%s has sha256 %s, but its pin says %s; materialize it again with `go run ./cmd/mcpgen schema`", path, got, pin.SHA256)
@@ -767,8 +966,9 @@ func TestMutations(t *testing.T) {
 	start := time.Now()
 	bases := map[string][]byte{}
 	var mutants []*mutant
-	for i := range mutations {
-		m := &mutations[i]
+	all := append(slices.Clone(mutations), extensionMutations...)
+	for i := range all {
+		m := &all[i]
 		revs := m.revs
 		if revs == nil {
 			revs = mutationBases
@@ -803,7 +1003,18 @@ func TestMutations(t *testing.T) {
 				if err := os.WriteFile(path, data, 0o644); err != nil {
 					t.Fatal(err)
 				}
-				files, err := generator.Generate(generator.Config{Revision: mu.rev, SchemaPath: path, Package: mu.pkg})
+				cfg := generator.Config{Revision: mu.rev, SchemaPath: path, Package: mu.pkg}
+				if pin, err := schema.LookupExtension(mu.rev); err == nil {
+					// An extension's schema, bound to its core revision.
+					root, err := filepath.Abs(repoRoot)
+					if err != nil {
+						t.Fatal(err)
+					}
+					officialSchema(t, pin.Core)
+					cfg.Revision = pin.Core
+					cfg.Extension = &generator.Extension{ID: pin.ID, CoreSchemaPath: schema.Path(root, pin.Core)}
+				}
+				files, err := generator.Generate(cfg)
 				if mu.m.fails != nil {
 					if err == nil {
 						t.Fatalf("generated %d files; want an error containing %q", len(files), mu.m.fails)

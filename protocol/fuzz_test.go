@@ -1,6 +1,7 @@
 package protocol_test
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -23,8 +24,14 @@ var unionDefs = []string{
 // stable checks the decoder on arbitrary input: it must not panic, and
 // whatever it accepts must encode, and decode again to the same encoding.
 func stable(t *testing.T, name string, fresh func() wire.Codec, data []byte) {
+	stableWith(t, name, wire.Unmarshal, fresh, data)
+}
+
+// stableWith is stable with the decoding function unmarshal (wire.Unmarshal
+// or wire.UnmarshalKeepUnknown).
+func stableWith(t *testing.T, name string, unmarshal func([]byte, wire.Unmarshaler) error, fresh func() wire.Codec, data []byte) {
 	c := fresh()
-	if err := wire.Unmarshal(data, c); err != nil {
+	if err := unmarshal(data, c); err != nil {
 		return
 	}
 	out, err := c.AppendJSON(nil)
@@ -32,7 +39,7 @@ func stable(t *testing.T, name string, fresh func() wire.Codec, data []byte) {
 		t.Fatalf("%s: decoded %q but cannot encode it: %v", name, data, err)
 	}
 	again := fresh()
-	if err := wire.Unmarshal(out, again); err != nil {
+	if err := unmarshal(out, again); err != nil {
 		t.Fatalf("%s: re-encoding %q gave %q, which does not decode: %v", name, data, out, err)
 	}
 	out2, err := again.AppendJSON(nil)
@@ -97,5 +104,61 @@ func FuzzParams(f *testing.F) {
 				stable(t, r.name+" "+m.Name+" params", m.NewParams, data)
 			}
 		}
+	})
+}
+
+// FuzzTasks feeds arbitrary bytes to one decoder of protocol/ext/tasks,
+// chosen by which (see tasksDecoders: every definition the package
+// declares, and the params and results of its method table and of the
+// widened tools/call), strictly and keeping unknown variants. Seeds are the
+// extension's corpus: each valid case given to the decoder of its
+// definition (and a message's params to its params decoder, a result to the
+// table's decoders of it), each refused text to the decoder that refuses it.
+func FuzzTasks(f *testing.F) {
+	decoders := tasksDecoders(f)
+	index := map[string]uint8{}
+	for i, d := range decoders {
+		index[d.name] = uint8(i)
+	}
+	add := func(decoder string, data []byte) {
+		i, ok := index[decoder]
+		if !ok {
+			f.Fatalf("no decoder %q", decoder)
+		}
+		f.Add(i, data)
+	}
+	valid, err := corpus.Valid(tasksCorpus)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, c := range valid {
+		add(c.Def, c.JSON)
+		m, isMsg, ok := tasksMethod(c.Def)
+		switch {
+		case !ok:
+		case isMsg:
+			var msg struct{ Params json.RawMessage }
+			if err := json.Unmarshal(c.JSON, &msg); err != nil {
+				f.Fatal(err)
+			}
+			add(m.Name+" params", msg.Params)
+		default:
+			add(m.Name+" result "+c.Def, c.JSON)
+			if m.NewAnyResult != nil {
+				add(m.Name+" any result", c.JSON)
+			}
+		}
+	}
+	invalid, err := corpus.InvalidCases(tasksCorpus)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, c := range invalid {
+		add(c.Def, []byte(c.Text))
+	}
+	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
+		d := decoders[int(which)%len(decoders)]
+		stable(t, "tasks "+d.name, d.fresh, data)
+		stableWith(t, "tasks "+d.name+" (keeping unknown variants)", wire.UnmarshalKeepUnknown, d.fresh, data)
 	})
 }

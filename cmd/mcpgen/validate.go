@@ -52,7 +52,8 @@ invalid); elicitation/create, sampling/createMessage and roots/list travel
 only inside a result's inputRequests and are invalid as JSON-RPC messages; a
 response is validated against its method's response definition
 (CallToolResultResponse, ...) and its result against the one its resultType
-selects ("complete" or "input_required"; any other value is invalid); an
+selects ("complete" or "input_required", or with --extension a value that an
+extension's result fixes, such as "task"; any other value is invalid); an
 error response with a named error's code (-32022, -32021, -32020, ...)
 against that error; extension identifiers need a prefix.
 
@@ -60,8 +61,8 @@ With --extension EXT (a pinned extension such as ext-tasks, or the path of
 an extension schema bound to R), the extension's definitions and methods
 join R's: its requests and notifications (tasks/get, notifications/tasks,
 ...) are validated against its definitions, and the answers of the core
-methods it widens (tools/call answered with CreateTaskResult) against those
-results too. Its repetitions of R's definitions must have R's shapes (see
+methods it widens (tools/call answered with CreateTaskResult, which
+resultType "task" selects) against those results too. Its repetitions of R's definitions must have R's shapes (see
 "mcpgen diff --core"). --extension needs the schema built in for R.
 
 A --schema FILE that does not compile is an error (exit status 2) naming the
@@ -365,7 +366,12 @@ func extensionValidator(e *env, rev string, coreSchema []byte, coreMethods []wir
 	for _, mm := range m.Extension.Augmented {
 		i := slices.IndexFunc(methods, func(w wire.Method) bool { return w.Name == mm.Name })
 		if i >= 0 {
-			methods[i] = toWire(mm)
+			// The core's response definition still checks the answer, and
+			// its resultType selects the result to check it against: the
+			// extension's fix their own ("task" is CreateTaskResult).
+			w := toWire(mm)
+			w.Response = methods[i].Response
+			methods[i] = w
 		}
 	}
 	for _, mm := range m.Methods {

@@ -2,8 +2,10 @@
 // generated protocol types are tested against.
 //
 // The corpus lives in protocol/testdata/corpus/<rev>/ with one directory per
-// protocol revision (for example "2025-06-18"). Each revision has two
-// sub-directories:
+// protocol revision (for example "2025-06-18"), and one per extension, named
+// as its pinned schema (for example "ext-tasks", the Tasks extension bound to
+// 2026-07-28, whose cases are values of the extension's own definitions).
+// Each has two sub-directories:
 //
 //   - valid/*.json: JSON arrays of [Case] objects. Every case is a value that
 //     is valid against the official schema definition it names; typed decoders
@@ -118,6 +120,11 @@ const (
 	// priority's maximum 1). Pointer names the value; Contains is the
 	// keyword in parentheses, such as "(maxItems)".
 	KindAssertion = "assertion"
+	// KindUnknownMember is a member of an object that allows no others
+	// (additionalProperties false, or {"not": {}} as the Tasks extension's
+	// capability spells it). Pointer names the member; Contains is
+	// "unknown member".
+	KindUnknownMember = "unknown-member"
 )
 
 // Kinds lists every valid value of Invalid.Kind.
@@ -130,6 +137,7 @@ var Kinds = []string{
 	KindBadEnum,
 	KindBadConst,
 	KindAssertion,
+	KindUnknownMember,
 }
 
 // root returns protocol/testdata/corpus of the source tree this file was
@@ -165,7 +173,8 @@ func Dir(rev string) (string, error) {
 	return dir, nil
 }
 
-// Revisions returns the revisions that have a corpus directory, sorted.
+// Revisions returns the revisions that have a corpus directory, sorted; the
+// directories of extensions (such as "ext-tasks") are not revisions.
 func Revisions() ([]string, error) {
 	r, err := root()
 	if err != nil {
@@ -177,12 +186,25 @@ func Revisions() ([]string, error) {
 	}
 	var revs []string
 	for _, e := range entries {
-		if e.IsDir() {
+		if e.IsDir() && isRevision(e.Name()) {
 			revs = append(revs, e.Name())
 		}
 	}
 	sort.Strings(revs)
 	return revs, nil
+}
+
+// isRevision reports whether name has the form of a revision, YYYY-MM-DD.
+func isRevision(name string) bool {
+	if len(name) != len("2006-01-02") {
+		return false
+	}
+	for i, c := range name {
+		if (i == 4 || i == 7) != (c == '-') || (c != '-' && (c < '0' || c > '9')) {
+			return false
+		}
+	}
+	return true
 }
 
 // Valid reads every valid/*.json file of the revision rev, in file name

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,6 +27,19 @@ import (
 // revisions are the revisions the corpus must cover.
 var revisions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
 
+// extensions are the extensions the corpus must cover, each with the core
+// revision it is bound to. An extension's corpus holds values of its own
+// definitions only: those it repeats from the core revision are the core
+// corpus's.
+var extensions = map[string]string{
+	"ext-tasks": "2026-07-28",
+}
+
+// corpora are the revisions and the extensions, each a corpus directory.
+func corpora() []string {
+	return append(slices.Clone(revisions), sortedKeys(extensions)...)
+}
+
 // emptyResultRequests answer with EmptyResult instead of <X>Result.
 var emptyResultRequests = map[string]bool{
 	"PingRequest":        true,
@@ -37,7 +51,8 @@ var emptyResultRequests = map[string]bool{
 // ---------------------------------------------------------------------------
 // Schema access.
 
-// revSchema is one revision's official schema.json, parsed and compiled.
+// revSchema is one revision's official schema.json, or one extension's
+// schema, parsed and compiled.
 type revSchema struct {
 	rev     string
 	path    string
@@ -46,9 +61,15 @@ type revSchema struct {
 	defsKey string // "definitions" or "$defs"
 	defs    map[string]any
 
+	// own, for an extension, are the definitions the core revision does not
+	// define; nil for a revision.
+	own map[string]bool
 	// unions maps each named union definition to its members' definition
-	// names, in schema order.
+	// names, in schema order. For an extension, a definition whose anyOf is
+	// an allOf branch (GetTaskResult: allOf [Result, anyOf [...], ...]) is a
+	// union too, listed in nested.
 	unions map[string][]string
+	nested map[string]bool
 	// requests and notifications map a member definition of
 	// ClientRequest/ServerRequest (ClientNotification/ServerNotification) to
 	// its method.
@@ -114,19 +135,31 @@ func checkPin(t *testing.T, rev, path string, data []byte) {
 	}
 }
 
+// loadSchema returns the schema of the revision or extension rev.
 func loadSchema(t *testing.T, rev string) *revSchema {
 	t.Helper()
+	var core *revSchema
+	if c, ok := extensions[rev]; ok {
+		core = loadSchema(t, c)
+	}
 	schemaMu.Lock()
 	defer schemaMu.Unlock()
 	if s, ok := schemaCache[rev]; ok {
 		return s
 	}
-	path := schemaPath(t, rev)
+	var path string
+	if core != nil {
+		path = schematest.Extension(t, rev)
+	} else {
+		path = schemaPath(t, rev)
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkPin(t, rev, path, data)
+	if core == nil {
+		checkPin(t, rev, path, data)
+	}
 	doc, err := parseJSON(data)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
@@ -141,6 +174,7 @@ func loadSchema(t *testing.T, rev string) *revSchema {
 		url:           "file://" + filepath.ToSlash(abs),
 		doc:           doc.(map[string]any),
 		unions:        map[string][]string{},
+		nested:        map[string]bool{},
 		requests:      map[string]string{},
 		notifications: map[string]string{},
 		embedded:      map[string]string{},
@@ -159,6 +193,11 @@ func loadSchema(t *testing.T, rev string) *revSchema {
 	s.compiler.AssertFormat = true
 	if err := s.compiler.AddResource(s.url, bytes.NewReader(data)); err != nil {
 		t.Fatalf("%s: %v", path, err)
+	}
+	if core != nil {
+		s.extension(t, core)
+		schemaCache[rev] = s
+		return s
 	}
 
 	for _, name := range sortedKeys(s.defs) {
@@ -217,6 +256,73 @@ func loadSchema(t *testing.T, rev string) *revSchema {
 	return s
 }
 
+// extension fills the unions and messages of an extension's schema, bound
+// to the core revision core: its own definitions' unions (a top-level anyOf,
+// or an anyOf as an allOf branch), its requests (allOf a JSONRPCRequest and
+// an object with a method const) and its notifications (likewise, of a
+// JSONRPCNotification). Its members are named as the core's are: by the
+// definition an inline member copies, else by their place.
+func (s *revSchema) extension(t *testing.T, core *revSchema) {
+	t.Helper()
+	s.own = map[string]bool{}
+	for _, name := range sortedKeys(s.defs) {
+		if _, ok := core.defs[name]; !ok {
+			s.own[name] = true
+		}
+	}
+	if len(s.own) == 0 {
+		t.Fatalf("%s: the extension defines nothing %s does not", s.rev, core.rev)
+	}
+	for _, name := range sortedKeys(s.own) {
+		def := s.defs[name].(map[string]any)
+		members, nested := s.unionMembers(def)
+		for i, m := range members {
+			mn := s.memberName(m)
+			if mn == "" {
+				mn = fmt.Sprintf("anyOf/%d", i)
+			}
+			s.unions[name] = append(s.unions[name], mn)
+			s.nested[name] = nested
+		}
+		method, ok := s.methodConst(name)
+		if !ok {
+			continue
+		}
+		subs, _ := def["allOf"].([]any)
+		for _, sub := range subs {
+			switch s.ref(sub) {
+			case "JSONRPCRequest":
+				s.requests[name] = method
+			case "JSONRPCNotification":
+				s.notifications[name] = method
+			}
+		}
+		if s.requests[name] == "" && s.notifications[name] == "" {
+			t.Fatalf("%s: %s has a method const but is neither a JSONRPCRequest nor a JSONRPCNotification", s.rev, name)
+		}
+	}
+}
+
+// unionMembers returns the members of the union a definition is: those of
+// its anyOf, or, for an extension, of the anyOf that is one of its allOf
+// branches (nested), if any.
+func (s *revSchema) unionMembers(def map[string]any) (members []any, nested bool) {
+	if members, ok := def["anyOf"].([]any); ok {
+		return members, false
+	}
+	if s.own == nil {
+		return nil, false
+	}
+	subs, _ := def["allOf"].([]any)
+	for _, sub := range subs {
+		m, _ := sub.(map[string]any)
+		if members, ok := m["anyOf"].([]any); ok {
+			return members, true
+		}
+	}
+	return nil, false
+}
+
 // ref returns the definition name a "$ref" points at, or "".
 func (s *revSchema) ref(node any) string {
 	m, ok := node.(map[string]any)
@@ -231,7 +337,8 @@ func (s *revSchema) ref(node any) string {
 }
 
 // memberName names a union member: the target of its $ref, or else the one
-// named definition that is structurally equal to it (ignoring descriptions).
+// named definition that is structurally equal to it (ignoring descriptions,
+// and the $schema an extension's definitions repeat).
 func (s *revSchema) memberName(m any) string {
 	if r := s.ref(m); r != "" {
 		return r
@@ -250,7 +357,7 @@ func stripDescriptions(v any) any {
 	case map[string]any:
 		out := map[string]any{}
 		for k, x := range v {
-			if _, isText := x.(string); k == "description" && isText {
+			if _, isText := x.(string); (k == "description" || k == "$schema") && isText {
 				continue
 			}
 			out[k] = stripDescriptions(x)
@@ -266,13 +373,24 @@ func stripDescriptions(v any) any {
 	return v
 }
 
-// methodConst returns properties.method.const of a definition.
+// methodConst returns properties.method.const of a definition, or of one
+// of its allOf branches (an extension's messages are allOf a JSON-RPC
+// message and an object with the method).
 func (s *revSchema) methodConst(def string) (string, bool) {
 	d, _ := s.defs[def].(map[string]any)
-	props, _ := d["properties"].(map[string]any)
-	method, _ := props["method"].(map[string]any)
-	c, ok := method["const"].(string)
-	return c, ok
+	nodes := []any{d}
+	if subs, ok := d["allOf"].([]any); ok {
+		nodes = append(nodes, subs...)
+	}
+	for _, n := range nodes {
+		m, _ := n.(map[string]any)
+		props, _ := m["properties"].(map[string]any)
+		method, _ := props["method"].(map[string]any)
+		if c, ok := method["const"].(string); ok {
+			return c, true
+		}
+	}
+	return "", false
 }
 
 // resolve follows $ref and returns the schema node and its pointer.
@@ -319,10 +437,22 @@ func (s *revSchema) validate(t *testing.T, def string, v any) error {
 // variantNode returns the schema node of the member variant of the union
 // def, as the union spells it (a $ref, or inline), and its pointer.
 func (s *revSchema) variantNode(def, variant string) (any, string) {
-	members, _ := s.defs[def].(map[string]any)["anyOf"].([]any)
+	d, _ := s.defs[def].(map[string]any)
+	members, _ := d["anyOf"].([]any)
+	loc := s.defPtr(def)
+	if s.nested[def] {
+		subs, _ := d["allOf"].([]any)
+		for i, sub := range subs {
+			m, _ := sub.(map[string]any)
+			if ms, ok := m["anyOf"].([]any); ok {
+				members, loc = ms, fmt.Sprintf("%s/allOf/%d", loc, i)
+				break
+			}
+		}
+	}
 	for i, name := range s.unions[def] {
 		if name == variant && i < len(members) {
-			return members[i], fmt.Sprintf("%s/anyOf/%d", s.defPtr(def), i)
+			return members[i], fmt.Sprintf("%s/anyOf/%d", loc, i)
 		}
 	}
 	return nil, s.defPtr(def)
@@ -527,6 +657,15 @@ func TestDir(t *testing.T) {
 			t.Errorf("Revisions() = %v, missing %s", revs, rev)
 		}
 	}
+	// An extension has a directory of its own, which is no revision.
+	for ext := range extensions {
+		if dir, err := Dir(ext); err != nil || filepath.Base(dir) != ext {
+			t.Errorf("Dir(%q) = %q, %v", ext, dir, err)
+		}
+		if slices.Contains(revs, ext) {
+			t.Errorf("Revisions() = %v lists the extension %s", revs, ext)
+		}
+	}
 }
 
 func writeFiles(t *testing.T, files map[string]string) string {
@@ -707,7 +846,7 @@ func (s *revSchema) checkEnvelope(def string, v any) error {
 }
 
 func TestValidCases(t *testing.T) {
-	for _, rev := range revisions {
+	for _, rev := range corpora() {
 		t.Run(rev, func(t *testing.T) {
 			s := loadSchema(t, rev)
 			cases, err := Valid(rev)
@@ -721,6 +860,10 @@ func TestValidCases(t *testing.T) {
 				where := fmt.Sprintf("%s: %s", c.File, c.Name)
 				if _, ok := s.defs[c.Def]; !ok {
 					t.Errorf("%s: no definition %q in %s", where, c.Def, rev)
+					continue
+				}
+				if s.own != nil && !s.own[c.Def] {
+					t.Errorf("%s: %s is a definition of the core revision %s: its cases are the core corpus's", where, c.Def, extensions[rev])
 					continue
 				}
 				if p, dup, err := firstDuplicateKey(string(c.JSON)); err != nil || dup {
@@ -770,7 +913,7 @@ var (
 )
 
 func TestInvalidCases(t *testing.T) {
-	for _, rev := range revisions {
+	for _, rev := range corpora() {
 		t.Run(rev, func(t *testing.T) {
 			s := loadSchema(t, rev)
 			cases, err := InvalidCases(rev)
@@ -786,6 +929,10 @@ func TestInvalidCases(t *testing.T) {
 				where := fmt.Sprintf("%s: %s", c.File, c.Name)
 				if _, ok := s.defs[c.Def]; !ok {
 					t.Errorf("%s: no definition %q in %s", where, c.Def, rev)
+					continue
+				}
+				if s.own != nil && !s.own[c.Def] {
+					t.Errorf("%s: %s is a definition of the core revision %s: its cases are the core corpus's", where, c.Def, extensions[rev])
 					continue
 				}
 				sp := perKind[c.Kind]
@@ -923,13 +1070,29 @@ func TestInvalidCases(t *testing.T) {
 					if !s.hasKeyword(m[1]) {
 						t.Errorf("%s: the %s schema has no keyword %s", where, rev, m[1])
 					}
+				case KindUnknownMember:
+					if c.Contains != "unknown member" {
+						t.Errorf("%s: contains = %q, want %q", where, c.Contains, "unknown member")
+					}
+					parent, _ := lookup(v, c.Pointer[:strings.LastIndex(c.Pointer, "/")])
+					if _, ok := parent.(map[string]any); !ok || c.Pointer == "" {
+						t.Errorf("%s: %q is not a member of an object", where, c.Pointer)
+					}
 				}
 			}
 			for _, k := range Kinds {
 				sp := perKind[k]
-				// Consts and assertions are few in the schemas: not every
-				// revision has five of each.
-				if k == KindBadConst || k == KindAssertion {
+				if s.own != nil {
+					// An extension's schema is small: one case of each
+					// kind, anywhere.
+					if sp.total == 0 {
+						t.Errorf("kind %s: no case", k)
+					}
+					continue
+				}
+				// Consts, assertions and closed objects are few in the
+				// schemas: not every revision has five of each.
+				if k == KindBadConst || k == KindAssertion || k == KindUnknownMember {
 					continue
 				}
 				if sp.total < 5 {
@@ -944,7 +1107,7 @@ func TestInvalidCases(t *testing.T) {
 }
 
 func TestCoverage(t *testing.T) {
-	for _, rev := range revisions {
+	for _, rev := range corpora() {
 		t.Run(rev, func(t *testing.T) {
 			s := loadSchema(t, rev)
 			cases, err := Valid(rev)
@@ -977,6 +1140,9 @@ func TestCoverage(t *testing.T) {
 			// union of results it may be, in the envelope) and each named
 			// error as a definition of its own.
 			for _, def := range sortedKeys(s.defs) {
+				if s.own != nil && !s.own[def] {
+					continue
+				}
 				if s.responseDef(def) && len(byDef[def]) == 0 {
 					missing = append(missing, "response "+def)
 				}
@@ -1020,6 +1186,12 @@ func TestCoverage(t *testing.T) {
 					}
 				}
 			}
+			// Every definition of an extension's own has a case.
+			for _, def := range sortedKeys(s.own) {
+				if len(byDef[def]) == 0 {
+					missing = append(missing, "definition "+def)
+				}
+			}
 
 			// Every branch of every anonymous (inline) union and every type of
 			// every type array must be exercised by some valid case.
@@ -1042,8 +1214,10 @@ func TestCoverage(t *testing.T) {
 				// A union's case is walked along its variant: another member
 				// the value also matches (2026-07-28's open Result matches
 				// every result) does not decide what it holds.
+				// (An extension's nested union is walked whole: its variant
+				// is one allOf branch of it.)
 				node, loc := s.defs[c.Def], s.defPtr(c.Def)
-				if c.Variant != "" {
+				if c.Variant != "" && !s.nested[c.Def] {
 					node, loc = s.variantNode(c.Def, c.Variant)
 				}
 				w.walk(node, loc, v, "", true, req || notif || s.embedded[msgDef] != "")
@@ -1186,8 +1360,8 @@ func (s *revSchema) hasProperty(node any, name string, depth int) bool {
 
 // branchTargets lists, as "<schema pointer>|<branch>", every member of every
 // inline anyOf ("|0", "|1", ...) and every type of every type array
-// ("|type:string", ...) in the schema. Top-level named unions are covered by
-// variant cases instead.
+// ("|type:string", ...) in the schema (an extension's: in its own
+// definitions). Top-level named unions are covered by variant cases instead.
 func (s *revSchema) branchTargets() []string {
 	var out []string
 	var walk func(node any, loc string, top bool)
@@ -1223,6 +1397,9 @@ func (s *revSchema) branchTargets() []string {
 		}
 	}
 	for _, name := range sortedKeys(s.defs) {
+		if s.own != nil && !s.own[name] {
+			continue // an extension's repetitions of the core's
+		}
 		walk(s.defs[name], s.defPtr(name), true)
 	}
 	return out

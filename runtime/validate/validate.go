@@ -17,8 +17,11 @@
 // response is validated against its method's response definition (such as
 // CallToolResultResponse), and its result against the one its resultType
 // selects: "complete" the method's result, "input_required"
-// InputRequiredResult where the method may answer it, any other value
-// nothing (the schema alone accepts any resultType); and an error response
+// InputRequiredResult where the method may answer it, a value that one of
+// the method's results fixes as its resultType const that result (an
+// extension's, such as the Tasks extension's CreateTaskResult, "task", in
+// a table that widens tools/call), any other value nothing (the schema
+// alone accepts any resultType); and an error response
 // against the named error of its code (UnsupportedProtocolVersionError
 // and the others), where there is one.
 //
@@ -606,15 +609,66 @@ func (v *Validator) resultOf(m Method, res any, ptr string) (string, []Problem) 
 		return m.Results[0], nil // the schema reports the type
 	}
 	def, known := resultTypes[s]
+	if !known {
+		def, known = v.c.fixedResultType(m.Results, s)
+	}
 	switch {
 	case !known:
-		return "", []Problem{{Pointer: ptr + "/resultType", Reason: fmt.Sprintf("unknown resultType %q: want \"complete\" or \"input_required\"", s), Rule: RuleResult}}
+		want := `"complete" or "input_required"`
+		if fixed := v.c.fixedResultTypes(m.Results); len(fixed) > 0 {
+			want = `"complete", "input_required", ` + strings.Join(fixed, ", ")
+		}
+		return "", []Problem{{Pointer: ptr + "/resultType", Reason: fmt.Sprintf("unknown resultType %q: want %s", s, want), Rule: RuleResult}}
 	case def == "":
 		return m.Results[0], nil
 	case !slices.Contains(m.Results, def):
 		return "", []Problem{{Pointer: ptr + "/resultType", Reason: fmt.Sprintf("%s may not answer %q (%s): it answers with %s", m.Name, s, def, strings.Join(m.Results, " or ")), Rule: RuleResult}}
 	}
 	return def, nil
+}
+
+// fixedResultType returns the one of results whose schema fixes resultType
+// to the value s: a result an extension adds to a core method, such as the
+// Tasks extension's CreateTaskResult ("task") answering tools/call.
+func (c *compiled) fixedResultType(results []string, s string) (string, bool) {
+	for _, r := range results {
+		if c.resultTypeConst(r) == s && s != "" {
+			return r, true
+		}
+	}
+	return "", false
+}
+
+// fixedResultTypes returns the values, as JSON strings, that the schemas of
+// results fix resultType to (see fixedResultType).
+func (c *compiled) fixedResultTypes(results []string) []string {
+	var out []string
+	for _, r := range results {
+		if s := c.resultTypeConst(r); s != "" {
+			out = append(out, strconv.Quote(s))
+		}
+	}
+	return out
+}
+
+// resultTypeConst returns the const of the resultType member of the
+// definition def, in its properties or in those of one of its allOf
+// branches; "" when it has none.
+func (c *compiled) resultTypeConst(def string) string {
+	d := c.defs[def]
+	nodes := []any{d}
+	if subs, ok := d["allOf"].([]any); ok {
+		nodes = append(nodes, subs...)
+	}
+	for _, n := range nodes {
+		m, _ := n.(map[string]any)
+		props, _ := m["properties"].(map[string]any)
+		rt, _ := props["resultType"].(map[string]any)
+		if s, ok := rt["const"].(string); ok {
+			return s
+		}
+	}
+	return ""
 }
 
 // schemaValue validates a decoded value against a definition's schema.
