@@ -100,16 +100,12 @@ func find(root, mirror, rev string) (string, error) {
 		rev, strings.Join(problems, "\n\t"), root, mirrorEnv, mirrorEnv)
 }
 
-// extensionPins are the sha256 of the extension schemas the tests read, as
-// published (see ../shared/schema/<name>/SOURCE.md beside the checkout).
-var extensionPins = map[string]string{
-	"ext-tasks": "10933a5003097bbccb03d964e6a5f7a2819cc4d7a1d07e27c6765cbf5da35c5c",
-}
-
 // Extension returns the absolute path of the schema of the extension name
-// (such as "ext-tasks"): <$MCPGEN_SCHEMA_MIRROR>/<name>/schema.json, or else
-// ../shared/schema/<name>/schema.json beside the repository, whichever has
-// the pinned sha256. It fails the test naming the places it looked at.
+// (such as "ext-tasks"), checked against its pin
+// (schema/<name>/pin.json): schema/<name>/schema.json in the repository
+// (written by `go run ./cmd/mcpgen schema`), or else
+// <$MCPGEN_SCHEMA_MIRROR>/<name>/schema.json. It fails the test naming the
+// places it looked at.
 func Extension(t testing.TB, name string) string {
 	t.Helper()
 	path, err := findExtension(repoRoot(t), envMirror, name)
@@ -119,28 +115,27 @@ func Extension(t testing.TB, name string) string {
 	return path
 }
 
-// findExtension returns the first of the mirror's and the shared
-// directory's schema of the extension name that has its pinned sha256.
+// findExtension is find for the extension name.
 func findExtension(root, mirror, name string) (string, error) {
-	pin, ok := extensionPins[name]
-	if !ok {
-		return "", fmt.Errorf("no pinned extension schema %q (pinned: ext-tasks)", name)
+	pin, err := schema.LookupExtension(name)
+	if err != nil {
+		return "", err
 	}
-	var candidates, problems []string
+	candidates := []string{schema.Path(root, name)}
 	if mirror != "" {
 		candidates = append(candidates, filepath.Join(mirror, name, "schema.json"))
-	} else {
-		problems = append(problems, mirrorEnv+" is not set")
 	}
-	candidates = append(candidates, filepath.Join(root, "..", "shared", "schema", name, "schema.json"))
-	path, more, err := firstPinned(candidates, pin, "the pin is")
+	path, problems, err := firstPinned(candidates, pin.SHA256, "schema/"+name+"/pin.json says")
 	if path != "" || err != nil {
 		return path, err
 	}
-	problems = append(problems, more...)
+	if mirror == "" {
+		problems = append(problems, mirrorEnv+" is not set")
+	}
 	return "", fmt.Errorf("no schema of the extension %s with its pinned sha256:\n\t%s\n"+
-		"set %s to a directory laid out <name>/schema.json that holds it",
-		name, strings.Join(problems, "\n\t"), mirrorEnv)
+		"materialize the schemas with `go run ./cmd/mcpgen schema` in %s, "+
+		"or set %s to a directory laid out <name>/schema.json that holds it",
+		name, strings.Join(problems, "\n\t"), root, mirrorEnv)
 }
 
 // repoRoot returns the root of the repository the test runs in.

@@ -96,18 +96,52 @@ func TestMirror(t *testing.T) {
 	}
 }
 
-// TestFindExtension checks that a missing extension schema is an error
-// naming every place looked at.
+// TestFindExtension checks that the materialized extension schema is found
+// before the mirror's, that one with another sha256 is passed over, and
+// that a missing one is an error naming every place looked at.
 func TestFindExtension(t *testing.T) {
-	root, mirror := t.TempDir(), t.TempDir()
+	data, err := os.ReadFile(Extension(t, "ext-tasks"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	put := func(dir string, data []byte) string {
+		path := filepath.Join(dir, "ext-tasks", "schema.json")
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	good, stale := t.TempDir(), t.TempDir()
+	inRepo := put(filepath.Join(good, "schema"), data)
+	put(filepath.Join(stale, "schema"), append([]byte(" "), data...))
+	mirror := t.TempDir()
+	inMirror := put(mirror, data)
+	for _, tt := range []struct {
+		name, root, mirror, want string
+	}{
+		{"materialized", good, mirror, inRepo},
+		{"a stale copy in the repository, the mirror's", stale, mirror, inMirror},
+	} {
+		got, err := findExtension(tt.root, tt.mirror, "ext-tasks")
+		if err != nil || got != tt.want {
+			t.Errorf("%s: findExtension = %q, %v; want %q", tt.name, got, err, tt.want)
+		}
+	}
+	root, empty := t.TempDir(), t.TempDir()
 	for _, tt := range []struct{ mirror, want string }{
-		{mirror, filepath.Join(mirror, "ext-tasks", "schema.json") + " does not exist"},
+		{empty, filepath.Join(empty, "ext-tasks", "schema.json") + " does not exist"},
 		{"", "MCPGEN_SCHEMA_MIRROR is not set"},
 	} {
 		_, err := findExtension(root, tt.mirror, "ext-tasks")
 		if err == nil || !strings.Contains(err.Error(), tt.want) ||
-			!strings.Contains(err.Error(), filepath.Join(filepath.Dir(root), "shared", "schema", "ext-tasks", "schema.json")) {
-			t.Errorf("mirror %q: error %v, want one naming %q and the shared directory", tt.mirror, err, tt.want)
+			!strings.Contains(err.Error(), filepath.Join(root, "schema", "ext-tasks", "schema.json")) {
+			t.Errorf("mirror %q: error %v, want one naming %q and the repository's copy", tt.mirror, err, tt.want)
 		}
+	}
+	if _, err := findExtension(root, "", "ext-nothing"); err == nil {
+		t.Error("an unpinned extension was found")
 	}
 }
