@@ -1,0 +1,119 @@
+package skills
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"testing/fstest"
+	"time"
+)
+
+// endlessFS is a MapFS in which the file endless is a stream of zeros that
+// never ends and says it is empty (as a file of /proc or a pipe does), and
+// which counts the bytes read from it and refuses to give more than
+// giveUp of them, so that a reader that does not bound itself fails
+// instead of reading forever.
+type endlessFS struct {
+	files   fstest.MapFS
+	endless string
+	read    *atomic.Int64
+}
+
+const giveUp = 64 << 20
+
+func (e endlessFS) Open(name string) (fs.File, error) {
+	if name != e.endless {
+		return e.files.Open(name)
+	}
+	return &endlessFile{name: name, read: e.read}, nil
+}
+
+func (e endlessFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	return fs.ReadDir(e.files, name)
+}
+
+type endlessFile struct {
+	name string
+	read *atomic.Int64
+}
+
+func (f *endlessFile) Stat() (fs.FileInfo, error) { return endlessInfo{f.name}, nil }
+func (f *endlessFile) Close() error               { return nil }
+func (f *endlessFile) Read(p []byte) (int, error) {
+	if f.read.Load() >= giveUp {
+		return 0, errors.New("endless file: read too far")
+	}
+	clear(p)
+	f.read.Add(int64(len(p)))
+	return len(p), nil
+}
+
+type endlessInfo struct{ name string }
+
+func (i endlessInfo) Name() string       { return i.name[strings.LastIndexByte(i.name, '/')+1:] }
+func (i endlessInfo) Size() int64        { return 0 }
+func (i endlessInfo) Mode() fs.FileMode  { return 0o444 }
+func (i endlessInfo) ModTime() time.Time { return time.Time{} }
+func (i endlessInfo) IsDir() bool        { return false }
+func (i endlessInfo) Sys() any           { return nil }
+
+// TestLoadBoundsReads: Load reads no more of a skill than its limit in
+// bytes (and one byte more to know it is over), however large a file is
+// or says it is; Catalog.Read reads no more than the size Load found.
+func TestLoadBoundsReads(t *testing.T) {
+	const limit = 1 << 20
+	tests := []struct {
+		name    string
+		endless string
+	}{
+		{"a file of the skill", "big/data.bin"},
+		{"the SKILL.md", "big/SKILL.md"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var read atomic.Int64
+			fsys := endlessFS{files: fstest.MapFS{
+				"big/SKILL.md": {Data: []byte("---\nname: big\ndescription: d\n---\n")},
+				"big/data.bin": {Data: []byte("x")},
+				"ok/SKILL.md":  {Data: []byte("---\nname: ok\ndescription: d\n---\n")},
+			}, endless: tt.endless, read: &read}
+			_, err := Load(fsys, &Options{MaxBytes: limit})
+			var le *LoadError
+			if !errors.As(err, &le) {
+				t.Fatalf("Load error = %v, want a *LoadError", err)
+			}
+			if len(le.Problems) != 1 || le.Problems[0].Path != "big" || !strings.Contains(le.Problems[0].Msg, "over the limit") {
+				t.Errorf("problems = %+v, want one: big is over the limit", le.Problems)
+			}
+			// One buffer beyond the limit at most.
+			if n := read.Load(); n > limit+64<<10 {
+				t.Errorf("Load read %d bytes of an endless file, limit %d", n, limit)
+			}
+		})
+	}
+	t.Run("Catalog.Read", func(t *testing.T) {
+		var read atomic.Int64
+		mfs := fstest.MapFS{
+			"big/SKILL.md": {Data: []byte("---\nname: big\ndescription: d\n---\n")},
+			"big/data.bin": {Data: []byte("x")},
+		}
+		c, err := Load(mfs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The file becomes endless after Load (replaced by a link to
+		// /dev/zero, say).
+		c.fsys = endlessFS{files: mfs, endless: "big/data.bin", read: &read}
+		if _, err := c.Read("skill://big/data.bin"); err == nil || !strings.Contains(err.Error(), "changed since") {
+			t.Errorf("Read error = %v, want the file changed", err)
+		}
+		if n := read.Load(); n > 64<<10 {
+			t.Errorf("Read read %d bytes of a file Load found 1 byte long", n)
+		}
+	})
+}
+
+var _ io.Reader = (*endlessFile)(nil)
