@@ -292,7 +292,7 @@ func (c *Client) Read(ctx context.Context, skill *Skill, ref string, opts ...ses
 			return nil, &VerificationError{Reason: ReasonUnlisted, URI: uri, msg: "not a file of the skill " + skill.URI}
 		}
 		uri = listed.URI
-	} else if !manifest && !strings.HasPrefix(key, entryKey(root)+"/") {
+	} else if !manifest && !within(entryKey(root), target) {
 		return nil, &VerificationError{Reason: ReasonUnlisted, URI: uri, msg: "not within the skill's directory " + root}
 	}
 	res, err := c.cs.ReadResource(ctx, &mcp.ReadResourceRequestParams{URI: uri}, opts...)

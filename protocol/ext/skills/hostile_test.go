@@ -117,3 +117,38 @@ func TestLoadBoundsReads(t *testing.T) {
 }
 
 var _ io.Reader = (*endlessFile)(nil)
+
+// TestClientDynamicReadStaysInside: for a dynamic skill, whose entry lists
+// no files, Read refuses a reference outside the skill's directory however
+// it is spelled, before any request: dot segments percent-encoded (which
+// URL resolution does not remove, and a server may decode), empty
+// segments, another authority.
+func TestClientDynamicReadStaysInside(t *testing.T) {
+	srv, cat := serve(t, goodTree(), nil)
+	if err := srv.AddExtension(tampered{cat, func(s *Skill) { s.Resources, s.Dynamic = nil, true }}); err != nil {
+		t.Fatal(err)
+	}
+	c, rec := connect(t, srv)
+	s, err := c.Get(ctx(t), "skill://pdf-processing/SKILL.md")
+	if err != nil || !s.Dynamic {
+		t.Fatalf("Get = %+v, %v", s, err)
+	}
+	before := len(rec.list())
+	for _, ref := range []string{
+		"%2E%2E/tools/csv-to-json/SKILL.md",
+		"%2e%2e/%2e%2e/etc/passwd",
+		"references/%2E%2E/%2E%2E/x",
+		"references/%2E/FORMS.md",
+		"references//FORMS.md",
+		"//other/SKILL.md",
+		"skill://pdf-processing/a/%2E%2E/%2E%2E/b",
+	} {
+		var ve *VerificationError
+		if _, err := c.Read(ctx(t), s, ref); !errors.As(err, &ve) || ve.Reason != ReasonUnlisted {
+			t.Errorf("Read %q = %v, want unlisted", ref, err)
+		}
+	}
+	if sent := rec.list()[before:]; len(sent) != 0 {
+		t.Errorf("the client sent %v for references it refused", sent)
+	}
+}
