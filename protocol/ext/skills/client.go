@@ -247,9 +247,11 @@ type File struct {
 	Body        string
 }
 
-// Read reads one file of skill and verifies it. ref is the file's path
-// within the skill's directory ("references/FORMS.md") or its URI; "" is
-// the skill's SKILL.md. The file must be listed in the entry (checked
+// Read reads one file of skill and verifies it. ref is a URI reference
+// resolved against the skill's directory: the file's path within it
+// ("references/FORMS.md"), percent-encoded as in a URI where a name holds
+// "%", "?" or "#" ("50%25.md"), or the file's URI; "" is the skill's
+// SKILL.md. The file must be listed in the entry (checked
 // before any request), and is read by the entry's URI; its size and its
 // digest must be the entry's; for the SKILL.md, its frontmatter must equal
 // the entry's, field by field (objects in any member order, numbers by

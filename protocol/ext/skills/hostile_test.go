@@ -152,3 +152,34 @@ func TestClientDynamicReadStaysInside(t *testing.T) {
 		t.Errorf("the client sent %v for references it refused", sent)
 	}
 }
+
+// TestClientReadOddNames: files whose names need percent-encoding in a URI
+// are served and read back verified, by their URI and by their path
+// percent-encoded.
+func TestClientReadOddNames(t *testing.T) {
+	names := []string{"a b.md", "50%.md", "x?y.md", "h#.md", "ü.md", "[x].md", "a;b.md", "+.md", "%2E%2E", "a\\b", "new\nline", "sub dir/%41.md", "q?/r.md", "colon:x"}
+	fsys := fstest.MapFS{"odd/SKILL.md": {Data: []byte("---\nname: odd\ndescription: d\n---\n")}}
+	for _, n := range names {
+		fsys["odd/"+n] = &fstest.MapFile{Data: []byte(n)}
+	}
+	srv, _ := serve(t, fsys, &Options{Prefix: "acme.example/v1"})
+	c, _ := connect(t, srv)
+	list, err := c.List(ctx(t))
+	if err != nil || len(list) != 1 {
+		t.Fatalf("List = %v, %v", list, err)
+	}
+	s := list[0]
+	if len(s.Resources) != len(names)+1 {
+		t.Fatalf("resources = %v, want %d", s.Resources, len(names)+1)
+	}
+	root := "skill://acme.example/v1/odd/"
+	for _, r := range s.Resources {
+		rel := strings.TrimPrefix(r.URI, root)
+		for _, ref := range []string{r.URI, "./" + rel} {
+			f, err := c.Read(ctx(t), &s, ref)
+			if err != nil || !f.Verified || f.URI != r.URI {
+				t.Errorf("Read %q = %+v, %v", ref, f, err)
+			}
+		}
+	}
+}
