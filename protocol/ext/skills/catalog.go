@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"net/url"
 	"os"
 	"path"
 	"regexp"
@@ -134,7 +135,9 @@ func Dir(dir string, opts *Options) (*Catalog, error) {
 // directory's name, a description of 1 to 1024 characters, an optional
 // compatibility of 1 to 500 characters, an optional metadata mapping
 // strings to strings whose keys do not begin with ReservedMetadataPrefix;
-// no symbolic links or other special files; at most MaxFiles files and
+// without Options.Prefix, a first directory whose name can be the URIs'
+// authority (skill://<first>/…: no space, colon or bracket); no symbolic
+// links or other special files; at most MaxFiles files and
 // MaxBytes bytes (see Options). Load hashes every file (SHA-256), reading
 // no more of a skill than MaxBytes and a byte, whatever size a file says it
 // has (an endless one is over the limit), and fails
@@ -328,6 +331,16 @@ func (l *loader) skill(d string, inside []node) bool {
 	}
 	if len(l.problems) > before {
 		return false
+	}
+	if u := l.uriOf(manifest); len(l.prefix) == 0 {
+		// The first directory is the URIs' authority, where an encoded
+		// ASCII character is not allowed (RFC 3986 reg-name as Go and
+		// hosts parse it).
+		if _, err := url.Parse(u); err != nil {
+			first, _, _ := strings.Cut(d, "/")
+			l.report(d, "the directory %q is the authority of the skill's URIs (%s), which cannot hold its name: rename it (letters, digits and \"-._~\"), or load the directory itself and name the authority with Options.Prefix", first, u)
+			return false
+		}
 	}
 	var files []*file
 	var total int64

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	mcp "github.com/mcpgen/mcpgen/protocol/mcp20260728"
 )
 
 // endlessFS is a MapFS in which the file endless is a stream of zeros that
@@ -181,5 +183,39 @@ func TestClientReadOddNames(t *testing.T) {
 				t.Errorf("Read %q = %+v, %v", ref, f, err)
 			}
 		}
+	}
+}
+
+// TestLoadRefusesBadAuthority: the first directory of a skill's path is
+// the authority of its URIs (skill://<first>/…); a directory name that
+// cannot be one (a space, a colon, brackets) is a problem of Load, naming
+// the skill, not a catalog that Register then refuses and hosts cannot
+// parse. Names that can be one are served.
+func TestLoadRefusesBadAuthority(t *testing.T) {
+	md := &fstest.MapFile{Data: []byte("---\nname: pdf\ndescription: d\n---\n")}
+	for _, top := range []string{"My Skills", "a:b", "[x]", "a;b"} {
+		t.Run(top, func(t *testing.T) {
+			_, err := Load(fstest.MapFS{top + "/pdf/SKILL.md": md}, nil)
+			var le *LoadError
+			if !errors.As(err, &le) || len(le.Problems) != 1 || le.Problems[0].Path != top+"/pdf" || !strings.Contains(le.Problems[0].Msg, "authority") {
+				t.Errorf("Load error = %v, want one problem of %s/pdf naming the authority", err, top)
+			}
+		})
+	}
+	for _, top := range []string{"acme", "a_b", "ü", "a%b", "1.2.3.4", "UP", "a/b c"} {
+		t.Run(top, func(t *testing.T) {
+			c, err := Load(fstest.MapFS{top + "/pdf/SKILL.md": md}, nil)
+			if err != nil {
+				t.Fatalf("Load: %v", err)
+			}
+			for _, s := range c.Skills() {
+				if err := s.Validate(); err != nil {
+					t.Errorf("entry %s: %v", s.URI, err)
+				}
+			}
+			if err := c.Register(mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"})); err != nil {
+				t.Errorf("Register: %v", err)
+			}
+		})
 	}
 }
