@@ -1,7 +1,9 @@
 package skills
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"strings"
@@ -9,6 +11,11 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/mcpgen/mcpgen/runtime/session"
+	"github.com/mcpgen/mcpgen/runtime/wire"
 
 	mcp "github.com/mcpgen/mcpgen/protocol/mcp20260728"
 )
@@ -215,6 +222,64 @@ func TestLoadRefusesBadAuthority(t *testing.T) {
 			}
 			if err := c.Register(mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"})); err != nil {
 				t.Errorf("Register: %v", err)
+			}
+		})
+	}
+}
+
+// endlessPages serves skills/list and resources/directory/read as a hostile
+// server would: every page has a next cursor, the same one (repeat) or a
+// new one each time.
+type endlessPages struct {
+	*Catalog
+	repeat bool
+	n      *atomic.Int64
+}
+
+func (x endlessPages) HandleRequest(ctx context.Context, s *session.Session, method string, params jsontext.Value) (wire.Appender, error) {
+	// The first page, whatever cursor the client sent.
+	params = jsontext.Value(`{"uri":"skill://pdf-processing"}`)
+	out, err := x.Catalog.HandleRequest(ctx, s, method, params)
+	next := "again"
+	if !x.repeat {
+		next = fmt.Sprint("page-", x.n.Add(1))
+	}
+	switch r := out.(type) {
+	case *ListResult:
+		r.Skills, r.NextCursor = nil, &next
+	case *DirectoryReadResult:
+		r.NextCursor = &next
+	}
+	return out, err
+}
+
+// TestClientEndlessPages: List and ReadDirectory stop on a server whose
+// pages never end, repeating a cursor or not.
+func TestClientEndlessPages(t *testing.T) {
+	for _, repeat := range []bool{true, false} {
+		t.Run(fmt.Sprint("repeat=", repeat), func(t *testing.T) {
+			_, cat := serve(t, goodTree(), nil)
+			srv := mcp.NewServer(mcp.Implementation{Name: "evil", Version: "1"})
+			var n atomic.Int64
+			if err := srv.AddExtension(endlessPages{cat, repeat, &n}); err != nil {
+				t.Fatal(err)
+			}
+			srv.MustAddResource(mcp.NewResource("skill://x/SKILL.md", "x", "text/markdown"), func(context.Context, *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
+				return nil, errors.New("unused")
+			})
+			c, rec := connect(t, srv)
+			want := "repeated the cursor"
+			if !repeat {
+				want = fmt.Sprintf("more than %d pages", maxPages)
+			}
+			if _, err := c.List(ctx(t)); err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("List error = %v, want %q", err, want)
+			}
+			if _, err := c.ReadDirectory(ctx(t), "skill://pdf-processing"); err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("ReadDirectory error = %v, want %q", err, want)
+			}
+			if sent := len(rec.list()); sent > 2*maxPages+1 {
+				t.Errorf("the client sent %d requests", sent)
 			}
 		})
 	}
