@@ -236,10 +236,9 @@ type endlessPages struct {
 	n      *atomic.Int64
 }
 
-func (x endlessPages) HandleRequest(ctx context.Context, s *session.Session, method string, params jsontext.Value) (wire.Appender, error) {
+func (x endlessPages) HandleRequest(ctx context.Context, s *session.Session, method string, _ jsontext.Value) (wire.Appender, error) {
 	// The first page, whatever cursor the client sent.
-	params = jsontext.Value(`{"uri":"skill://pdf-processing"}`)
-	out, err := x.Catalog.HandleRequest(ctx, s, method, params)
+	out, err := x.Catalog.HandleRequest(ctx, s, method, jsontext.Value(`{"uri":"skill://pdf-processing"}`))
 	next := "again"
 	if !x.repeat {
 		next = fmt.Sprint("page-", x.n.Add(1))
