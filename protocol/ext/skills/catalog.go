@@ -5,7 +5,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"math"
+	"net/url"
 	"os"
 	"path"
 	"regexp"
@@ -132,8 +135,12 @@ func Dir(dir string, opts *Options) (*Catalog, error) {
 // directory's name, a description of 1 to 1024 characters, an optional
 // compatibility of 1 to 500 characters, an optional metadata mapping
 // strings to strings whose keys do not begin with ReservedMetadataPrefix;
-// no symbolic links or other special files; at most MaxFiles files and
-// MaxBytes bytes (see Options). Load hashes every file (SHA-256) and fails
+// without Options.Prefix, a first directory whose name can be the URIs'
+// authority (skill://<first>/…: no space, colon or bracket); no symbolic
+// links or other special files; at most MaxFiles files and
+// MaxBytes bytes (see Options). Load hashes every file (SHA-256), reading
+// no more of a skill than MaxBytes and a byte, whatever size a file says it
+// has (an endless one is over the limit), and fails
 // with a *LoadError listing every problem, each naming the file and the
 // rule; nothing is served then.
 func Load(fsys fs.FS, opts *Options) (*Catalog, error) {
@@ -325,14 +332,38 @@ func (l *loader) skill(d string, inside []node) bool {
 	if len(l.problems) > before {
 		return false
 	}
+	if u := l.uriOf(manifest); len(l.prefix) == 0 {
+		// The first directory is the URIs' authority, where an encoded
+		// ASCII character is not allowed (RFC 3986 reg-name as Go and
+		// hosts parse it).
+		if _, err := url.Parse(u); err != nil {
+			first, _, _ := strings.Cut(d, "/")
+			l.report(d, "the directory %q is the authority of the skill's URIs (%s), which cannot hold its name: rename it (letters, digits and \"-._~\"), or load the directory itself and name the authority with Options.Prefix", first, u)
+			return false
+		}
+	}
 	var files []*file
 	var total int64
 	var fm Frontmatter
+	count := 0
 	for _, n := range inside {
-		if n.kind != 'f' {
+		if n.kind == 'f' {
+			count++
+		}
+	}
+	over := false // the files read so far are over MaxBytes
+	for _, n := range inside {
+		if n.kind != 'f' || over {
 			continue
 		}
-		data, err := fs.ReadFile(l.c.fsys, n.path)
+		// Never more than the skill may still hold, whatever size the
+		// file says it is: a huge or endless file is over the limit, not
+		// read into memory.
+		data, err := readAtMost(l.c.fsys, n.path, l.c.opts.MaxBytes-total)
+		if errors.Is(err, errTooBig) {
+			over = true
+			continue
+		}
 		if err != nil {
 			l.report(n.path, "cannot be read: %v", err)
 			continue
@@ -347,6 +378,10 @@ func (l *loader) skill(d string, inside []node) bool {
 		}
 		total += f.size
 		files = append(files, f)
+	}
+	if over {
+		l.report(d, "%d files, more than %d bytes: over the limit of %d files and %d bytes per skill, which hosts may refuse (raise Options.MaxFiles or MaxBytes to serve it anyway)", count, l.c.opts.MaxBytes, l.c.opts.MaxFiles, l.c.opts.MaxBytes)
+		return false
 	}
 	if len(l.problems) > before {
 		return false
@@ -383,8 +418,8 @@ func (l *loader) skill(d string, inside []node) bool {
 			}
 		}
 	}
-	if len(files) > l.c.opts.MaxFiles || total > l.c.opts.MaxBytes {
-		l.report(d, "%d files, %d bytes: over the limit of %d files and %d bytes per skill, which hosts may refuse (raise Options.MaxFiles or MaxBytes to serve it anyway)", len(files), total, l.c.opts.MaxFiles, l.c.opts.MaxBytes)
+	if count > l.c.opts.MaxFiles {
+		l.report(d, "%d files, %d bytes: over the limit of %d files and %d bytes per skill, which hosts may refuse (raise Options.MaxFiles or MaxBytes to serve it anyway)", count, total, l.c.opts.MaxFiles, l.c.opts.MaxBytes)
 	}
 	if len(l.problems) > before {
 		return false
@@ -496,13 +531,42 @@ func (c *Catalog) Read(uri string) ([]byte, error) {
 	if f == nil {
 		return nil, fmt.Errorf("skills: %s is not a file of the catalog", uri)
 	}
-	data, err := fs.ReadFile(c.fsys, f.path)
+	data, err := readAtMost(c.fsys, f.path, f.size)
+	if errors.Is(err, errTooBig) {
+		return nil, fmt.Errorf("skills: %s %w", uri, errChanged)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("skills: %s could not be read: %w", uri, err)
 	}
 	sum := sha256.Sum256(data)
 	if int64(len(data)) != f.size || "sha256:"+hex.EncodeToString(sum[:]) != f.digest {
 		return nil, fmt.Errorf("skills: %s %w", uri, errChanged)
+	}
+	return data, nil
+}
+
+// errTooBig is the error of readAtMost for a file over its bound.
+var errTooBig = errors.New("larger than allowed")
+
+// readAtMost reads the file name of fsys, but no more than max bytes (and
+// one more, to know): a longer file is errTooBig. It does not trust the
+// size a file says it has, which a pipe or a file of /proc does not know.
+func readAtMost(fsys fs.FS, name string, max int64) ([]byte, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	n := max
+	if n < math.MaxInt64 {
+		n++
+	}
+	data, err := io.ReadAll(io.LimitReader(f, n))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, errTooBig
 	}
 	return data, nil
 }

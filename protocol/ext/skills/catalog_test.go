@@ -196,7 +196,7 @@ func TestLoadRules(t *testing.T) {
 		{"too many files", fstest.MapFS{"s/SKILL.md": skillMD(ok), "s/a": {}, "s/b": {}}, &Options{MaxFiles: 2},
 			"s: 3 files, 36 bytes: over the limit of 2 files and 16777216 bytes per skill"},
 		{"too many bytes", fstest.MapFS{"s/SKILL.md": skillMD(ok)}, &Options{MaxBytes: 10},
-			"s: 1 files, 36 bytes: over the limit of 512 files and 10 bytes per skill"},
+			"s: 1 files, more than 10 bytes: over the limit of 512 files and 10 bytes per skill"},
 		{"bad prefix", goodTree(), &Options{Prefix: "a b"},
 			`Options.Prefix "a b": segment "a b" must be letters, digits`},
 		{"dot prefix", goodTree(), &Options{Prefix: "a/.."},

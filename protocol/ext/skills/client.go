@@ -247,9 +247,11 @@ type File struct {
 	Body        string
 }
 
-// Read reads one file of skill and verifies it. ref is the file's path
-// within the skill's directory ("references/FORMS.md") or its URI; "" is
-// the skill's SKILL.md. The file must be listed in the entry (checked
+// Read reads one file of skill and verifies it. ref is a URI reference
+// resolved against the skill's directory: the file's path within it
+// ("references/FORMS.md"), percent-encoded as in a URI where a name holds
+// "%", "?" or "#" ("50%25.md"), or the file's URI; "" is the skill's
+// SKILL.md. The file must be listed in the entry (checked
 // before any request), and is read by the entry's URI; its size and its
 // digest must be the entry's; for the SKILL.md, its frontmatter must equal
 // the entry's, field by field (objects in any member order, numbers by
@@ -292,7 +294,7 @@ func (c *Client) Read(ctx context.Context, skill *Skill, ref string, opts ...ses
 			return nil, &VerificationError{Reason: ReasonUnlisted, URI: uri, msg: "not a file of the skill " + skill.URI}
 		}
 		uri = listed.URI
-	} else if !manifest && !strings.HasPrefix(key, entryKey(root)+"/") {
+	} else if !manifest && !within(entryKey(root), target) {
 		return nil, &VerificationError{Reason: ReasonUnlisted, URI: uri, msg: "not within the skill's directory " + root}
 	}
 	res, err := c.cs.ReadResource(ctx, &mcp.ReadResourceRequestParams{URI: uri}, opts...)

@@ -82,7 +82,7 @@ func TestStrictDecode(t *testing.T) {
 		{"skills not an array", new(ListResult), `{"skills":{},"ttlMs":0,"cacheScope":"private"}`, `/skills: want array, got object`},
 		{"resources other string", new(ListResult), entry(`"static"`), `want an array or "dynamic", got "static"`},
 		{"resources missing", new(ListResult), `{"skills":[{"uri":"skill://a/SKILL.md","frontmatter":{"name":"a","description":"b"}}],"ttlMs":0,"cacheScope":"private"}`, `/skills/0: missing required field "resources"`},
-		{"digest uppercase", new(ListResult), entry(`[{"uri":"u","digest":"` + strings.ToUpper(d64[7:]) + `","size":1}]`), `/skills/0/resources/0/digest: want "sha256:" and 64 lowercase hexadecimal digits`},
+		{"digest uppercase", new(ListResult), entry(`[{"uri":"u","digest":"sha256:` + strings.ToUpper(d64[7:]) + `","size":1}]`), `/skills/0/resources/0/digest: want "sha256:" and 64 lowercase hexadecimal digits`},
 		{"digest short", new(ListResult), entry(`[{"uri":"u","digest":"sha256:abc","size":1}]`), `/digest: want "sha256:"`},
 		{"size negative", new(ListResult), entry(`[{"uri":"u","digest":"` + d64 + `","size":-1}]`), `/size`},
 		{"size fractional", new(ListResult), entry(`[{"uri":"u","digest":"` + d64 + `","size":1.5}]`), `/size`},
