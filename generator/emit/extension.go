@@ -65,7 +65,7 @@ func (g *gen) extensionDoc() (File, error) {
 		if m.Kind == model.Notification {
 			notes = append(notes, m.Name)
 		} else {
-			reqs = append(reqs, m.Name)
+			reqs = append(reqs, m.Name+" ("+g.goMethod(m)+")")
 		}
 	}
 	lines := []string{
@@ -73,7 +73,7 @@ func (g *gen) extensionDoc() (File, error) {
 		"",
 		fmt.Sprintf("The extension's schema repeats %d definitions of the core revision; each has the same shape as the core's (descriptions aside: mcpgen refuses to generate otherwise), so this package uses the core package's type for it and declares only the extension's own definitions, with the same strict codecs as the core package's.", len(x.Redefined)),
 		"",
-		fmt.Sprintf("Requests: %s (sent by the client; Methods lists them, and the functions of the same names call them through any Caller). Notifications: %s (sent by the server).", strings.Join(reqs, ", "), strings.Join(notes, ", ")),
+		fmt.Sprintf("Requests, sent by the client: %s. Methods lists them, and the function named beside each calls it through any Caller. Notifications, sent by the server: %s.", strings.Join(reqs, ", "), strings.Join(notes, ", ")),
 	}
 	for _, m := range x.Augmented {
 		lines = append(lines, "", fmt.Sprintf("The extension widens the answer of the core %s (AugmentedMethods): %s decodes any of its results, told apart by resultType, and the function %s calls it through any Caller.", m.Name, g.name(m.AnyResult), g.goMethod(m)))

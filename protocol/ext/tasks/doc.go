@@ -12,9 +12,10 @@
 // only the extension's own definitions, with the same strict codecs as the
 // core package's.
 //
-// Requests: tasks/cancel, tasks/get, tasks/update (sent by the client; Methods
-// lists them, and the functions of the same names call them through any
-// Caller). Notifications: notifications/tasks (sent by the server).
+// Requests, sent by the client: tasks/cancel (CancelTask), tasks/get
+// (GetTask), tasks/update (UpdateTask). Methods lists them, and the function
+// named beside each calls it through any Caller. Notifications, sent by the
+// server: notifications/tasks.
 //
 // The extension widens the answer of the core tools/call (AugmentedMethods):
 // CallToolResults decodes any of its results, told apart by resultType, and
