@@ -120,9 +120,16 @@ var namePattern = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
 // prefixSegment is a segment of Options.Prefix.
 var prefixSegment = regexp.MustCompile(`^[A-Za-z0-9._~-]+$`)
 
-// Dir loads the skills of the directory dir: Load(os.DirFS(dir), opts).
+// Dir loads the skills of the directory dir: Load of the directory opened
+// with os.OpenRoot, so that no read, at Load or later when a file is
+// served, leaves dir, even if a file in it is replaced by a symbolic link
+// after Load. The directory stays open while the catalog is in use.
 func Dir(dir string, opts *Options) (*Catalog, error) {
-	return Load(os.DirFS(dir), opts)
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("skills: %w", err)
+	}
+	return Load(root.FS(), opts)
 }
 
 // Load reads the skills of fsys: every directory with a SKILL.md (at any
