@@ -198,6 +198,18 @@ func TestDownstreamModule(t *testing.T) {
 			t.Errorf("generate without a schema to be had printed:\n%s\nwant it to say %q", out, want)
 		}
 	}
+	// With the core revision to be had but not the extension, the error
+	// is about the extension, and names its flag.
+	coreOnly := append(slices.Clone(offline), "MCPGEN_SCHEMA_MIRROR="+schematest.Mirror(t, "2026-07-28"))
+	out, err = tryDownstreamGo(t, dir, goBin, coreOnly, "tool", "mcpgen", "generate", "--extension", "ext-tasks", "--out", "./tasks")
+	if !errors.As(err, &exit) || exit.ExitCode() != exitFail {
+		t.Fatalf("generate --extension without a schema to be had: %v, want exit status %d:\n%s", err, exitFail, out)
+	}
+	for _, want := range []string{"no schema of the extension ext-tasks", "pass --extension FILE", "set MCPGEN_SCHEMA_MIRROR to a directory holding " + filepath.Join("ext-tasks", "schema.json")} {
+		if !strings.Contains(out, want) {
+			t.Errorf("generate --extension without a schema to be had printed:\n%s\nwant it to say %q", out, want)
+		}
+	}
 }
 
 // runDownstreamGo runs the go command goBin with args in dir, adding env to

@@ -296,6 +296,9 @@ func ensureSchema(e *env, rev string, verbose bool) (string, error) {
 	}
 	res, err := schema.MaterializeResult(e.ctx, rev, schema.Options{Root: root, Mirror: mirror})
 	if err != nil {
+		if _, isExt := schema.LookupExtension(rev); isExt == nil {
+			return "", fmt.Errorf("no schema of the extension %s: %w; pass --extension FILE (with --core and --id), or set %s to a directory holding %s", rev, err, mirrorEnv, filepath.Join(rev, "schema.json"))
+		}
 		return "", fmt.Errorf("no schema of revision %s: %w; pass --schema FILE, or set %s to a directory holding %s", rev, err, mirrorEnv, filepath.Join(rev, "schema.json"))
 	}
 	if verbose {
