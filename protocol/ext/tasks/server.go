@@ -134,7 +134,8 @@ type Options struct {
 // until tasks/update answers them all; progress and log notifications have
 // no stream to go to and are dropped. A plain error from the handler is a
 // tool error (status completed, isError true), a *jsonrpc.Error a failed
-// task, and a panic a failed task with -32603.
+// task, and a panic a failed task with -32603, as is an outcome the Store
+// refuses to keep.
 //
 // Every task belongs to the principal of the request that created it
 // (session.PrincipalOf, kept as a SHA-256 digest): tasks/get, update and
@@ -732,10 +733,25 @@ func (s *Server) finish(tctx context.Context, rec *store.Record, out wire.Append
 		}
 		return nil
 	})
+	if err == nil || errors.Is(err, store.ErrTerminal) || errors.Is(err, store.ErrNotFound) {
+		return
+	}
+	s.log.Error("tasks: the outcome of a task cannot be stored", "err", err)
+	// The handler is gone: a task left working would be polled until it
+	// expires. Fail it with an error small enough for any store.
+	lost, _ := (&mcp20260728.Error{Code: jsonrpc.InternalError, Message: lostOutcome}).AppendJSON(nil)
+	_, err = s.st.Update(context.Background(), rec.ID, rec.Principal, func(r *store.Record) error {
+		r.Outstanding = nil
+		r.Status, r.Error, r.Result, r.StatusMessage = store.StatusFailed, lost, nil, lostOutcome
+		return nil
+	})
 	if err != nil && !errors.Is(err, store.ErrTerminal) && !errors.Is(err, store.ErrNotFound) {
-		s.log.Error("tasks: the outcome of a task cannot be stored", "err", err)
+		s.log.Error("tasks: a task whose outcome cannot be stored cannot be marked failed either; it stays as it is until it expires", "err", err)
 	}
 }
+
+// lostOutcome is the message of a task whose outcome could not be stored.
+const lostOutcome = "tools/call: the task ended, but its outcome could not be stored"
 
 // asker returns the Asker of a task's handler: it stores the input
 // requests not answered yet as outstanding (status input_required) and

@@ -1,0 +1,130 @@
+package tasks
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
+	"github.com/mcpgen/mcpgen/runtime/session"
+	store "github.com/mcpgen/mcpgen/runtime/tasks"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+)
+
+// lockedBuffer is a bytes.Buffer safe for concurrent writes, for a logger.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// FuzzHandleRequest sends the tasks methods and tools/call arbitrary
+// params (with a valid _meta): nothing panics (the runtime would turn a
+// panic into -32603 and log it), and every request is answered.
+func FuzzHandleRequest(f *testing.F) {
+	for _, s := range []string{
+		`"taskId":"x"`, `"taskId":7`, `"taskId":null`, `"taskId":"x","inputResponses":{"a":{"action":"accept"}}`,
+		`"taskId":"x","inputResponses":null`, `"taskId":"x","inputResponses":{"a":null}`, `"taskId":"x","inputResponses":{"a":[]}`,
+		`"name":"work","arguments":{"label":"z"}`, `"name":7`, `"name":"ask","arguments":[]`, `"name":"mrtr","inputResponses":{"user_name":{}}`,
+		`"name":"mrtr","requestState":"zz"`, `"taskId":"` + strings.Repeat("a", 300) + `"`,
+	} {
+		f.Add(uint8(0), s)
+	}
+	f.Fuzz(func(t *testing.T, which uint8, members string) {
+		var logs lockedBuffer
+		h := newHarness(t, Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+		x := session.NewStateless(h.srv.Handler(), session.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+		defer x.Close()
+		close(h.release)
+		method := []string{"tasks/get", "tasks/update", "tasks/cancel", "tools/call"}[int(which)%4]
+		body := `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + declaring + `},` + members + `}`
+		if !jsontext.Value(body).IsValid() {
+			return
+		}
+		m := &jsonrpc.Message{Kind: jsonrpc.Request, ID: wire.IntID(1), Method: method, Params: jsontext.Value(body)}
+		resp, _ := x.Serve(context.Background(), m, func(context.Context, []byte) error { return nil })
+		if resp == nil || resp.Result == nil && resp.Error == nil {
+			t.Fatalf("%s %s: no answer", method, body)
+		}
+		h.ts.Close()
+		if s := logs.String(); strings.Contains(s, "panicked") {
+			t.Fatalf("%s %s: a panic:\n%s", method, body, s)
+		}
+	})
+}
+
+// outcomeFailing is a store that refuses the first n writes of a task's
+// outcome (a terminal status other than cancelled), as a remote store may
+// (a value too large, a connection lost).
+type outcomeFailing struct {
+	*store.MemoryStore
+	n atomic.Int32
+}
+
+var errStoreDown = errors.New("the store is down")
+
+func (s *outcomeFailing) Update(ctx context.Context, id, principal string, fn func(*store.Record) error) (*store.Record, error) {
+	return s.MemoryStore.Update(ctx, id, principal, func(r *store.Record) error {
+		if err := fn(r); err != nil {
+			return err
+		}
+		if (r.Status == store.StatusCompleted || r.Status == store.StatusFailed) && s.n.Add(-1) >= 0 {
+			return errStoreDown
+		}
+		return nil
+	})
+}
+
+// TestOutcomeNotStored: when the outcome of a task cannot be stored (the
+// store fails, or the result is not a JSON object a store keeps), the task
+// does not stay working until it expires: it fails with -32603.
+func TestOutcomeNotStored(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		failures int32
+		out      wire.Appender
+		want     string
+	}{
+		{"the store fails once", 1, text("done"), "could not be stored"},
+		{"the result is not an object", 0, session.Raw(`[1]`), "could not be stored"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, Options{})
+			fs := &outcomeFailing{MemoryStore: h.st}
+			fs.n.Store(tc.failures)
+			ts := NewServer(Options{Store: fs})
+			defer ts.Close()
+			if !ts.enter() {
+				t.Fatal("closed")
+			}
+			tctx, rec, err := ts.begin(context.Background(), jsontext.Value(`{"name":"x"}`), toolConfig{support: Optional})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts.finish(tctx, rec, tc.out, nil)
+			ts.wg.Done()
+			g := h.get("", rec.ID)
+			f, ok := g.(*GetTaskResultFailedTask)
+			if !ok || f.Error.Code != jsonrpc.InternalError || !strings.Contains(f.Error.Message, tc.want) {
+				t.Errorf("after an outcome that could not be stored: %s", mustJSON(t, g))
+			}
+		})
+	}
+}
