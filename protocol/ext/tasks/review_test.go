@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/mcpgen/mcpgen/protocol/mcp20260728"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/session"
 	store "github.com/mcpgen/mcpgen/runtime/tasks"
@@ -126,5 +129,99 @@ func TestOutcomeNotStored(t *testing.T) {
 				t.Errorf("after an outcome that could not be stored: %s", mustJSON(t, g))
 			}
 		})
+	}
+}
+
+// TestSoak: tasks cancelled, answered, expired and polled at once, then
+// Close: every task ends in a terminal status or is gone, and every
+// goroutine the server started has ended.
+func TestSoak(t *testing.T) {
+	before := countGoroutines()
+	h := newHarness(t, Options{TTL: time.Minute, CollectEvery: time.Hour})
+	var ids []string
+	for i := range 20 {
+		tool := []string{"ask", "ask2", "work", "quick"}[i%4]
+		ids = append(ids, h.create("", tool, fmt.Sprint(i)).TaskID)
+	}
+	// h.call is not safe for concurrent use (its request ids).
+	call := func(method, params string) {
+		body := `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + declaring + `},` + params + `}`
+		m := &jsonrpc.Message{Kind: jsonrpc.Request, ID: wire.IntID(1), Method: method, Params: jsontext.Value(body)}
+		h.x.Serve(context.Background(), m, func(context.Context, []byte) error { return nil })
+	}
+	var wg sync.WaitGroup
+	for i, id := range ids {
+		wg.Add(3)
+		go func() {
+			defer wg.Done()
+			if i%3 == 0 {
+				call("tasks/cancel", `"taskId":"`+id+`"`)
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			call("tasks/update", `"taskId":"`+id+`","inputResponses":{"confirm":{"action":"accept","content":{"ok":true}},"a":{"action":"decline"},"b":{"action":"cancel"}}`)
+		}()
+		go func() {
+			defer wg.Done()
+			call("tasks/get", `"taskId":"`+id+`"`)
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		h.clock.Advance(time.Minute + time.Millisecond)
+		h.ts.collect()
+	}()
+	wg.Wait()
+	if err := h.ts.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		rec, err := h.st.Get(context.Background(), id, "")
+		if err == nil && !rec.Status.Terminal() {
+			t.Errorf("after Close: a task %s", rec.Status)
+		}
+	}
+	h.x.Close()
+	for i := 0; countGoroutines() > before; i++ {
+		if i == 300 {
+			t.Fatalf("%d goroutines left over %d", countGoroutines(), before)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestStartAfterReturn: a StartManually handler whose goroutine calls
+// Start after the handler returned (its answer is sent) makes no task:
+// nobody would ever learn its id, nor its outcome.
+func TestStartAfterReturn(t *testing.T) {
+	h := newHarness(t, Options{})
+	late := make(chan error, 1)
+	answered := make(chan struct{})
+	h.srv.MustAddTool(mcp20260728.Tool{Name: "escape"}, func(ctx context.Context, p *mcp20260728.CallToolRequestParams) (*mcp20260728.CallToolResult, error) {
+		go func() {
+			<-answered
+			_, err := Start(ctx)
+			late <- err
+		}()
+		return text("returned"), nil
+	})
+	h.ts.SetToolSupport("escape", Optional, StartManually())
+	raw := h.mustCall("", declaring, "tools/call", `"name":"escape","arguments":{}`)
+	if !strings.Contains(string(raw), "returned") || wire.Has(raw, "taskId") {
+		t.Fatalf("tools/call: %s", raw)
+	}
+	close(answered)
+	select {
+	case err := <-late:
+		if err == nil {
+			t.Error("Start after the handler returned: no error")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Start did not return")
+	}
+	if n := h.st.Len(); n != 0 {
+		t.Errorf("%d tasks stored by a Start after the handler returned", n)
 	}
 }

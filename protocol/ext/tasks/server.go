@@ -520,7 +520,7 @@ func (s *Server) runManual(ctx context.Context, params jsontext.Value, cfg toolC
 	go func() {
 		defer s.wg.Done()
 		out, err := safeCall(hctx, call, s.log)
-		if tctx, rec := st.task(); rec != nil {
+		if tctx, rec := st.returned(); rec != nil {
 			s.finish(tctx, rec, out, err)
 			return
 		}
@@ -543,14 +543,20 @@ type starter struct {
 	rec     *store.Record
 	tctx    context.Context
 	started chan struct{}
+	done    bool // the handler returned: Start makes no task any more
 }
 
-// task returns the task Start made, if it did.
-func (st *starter) task() (context.Context, *store.Record) {
+// returned marks the handler returned and returns the task Start made, if
+// it did.
+func (st *starter) returned() (context.Context, *store.Record) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	st.done = true
 	return st.tctx, st.rec
 }
+
+// errStartLate is Start's error once the handler has returned.
+var errStartLate = errors.New("tasks.Start: the handler has returned already and its tools/call is answered; call Start before the handler returns")
 
 type starterKey struct{}
 
@@ -565,7 +571,9 @@ type starterKey struct{}
 // Anywhere else (a tool without StartManually, a request that does not
 // declare the extension, a legacy session, a second call) Start returns
 // ctx and nil: the handler goes on as it was. The error is the store's,
-// when the task cannot be created; the handler should return it.
+// when the task cannot be created, which the handler should return; or,
+// for a Start on a goroutine that outlives the handler, an error saying
+// that it came too late (the call was answered without a task).
 func Start(ctx context.Context) (context.Context, error) {
 	st, _ := ctx.Value(starterKey{}).(*starter)
 	if st == nil {
@@ -575,6 +583,9 @@ func Start(ctx context.Context) (context.Context, error) {
 	defer st.mu.Unlock()
 	if st.rec != nil {
 		return st.tctx, nil
+	}
+	if st.done {
+		return ctx, errStartLate
 	}
 	tctx, rec, err := st.srv.begin(ctx, st.params, st.cfg)
 	if err != nil {
