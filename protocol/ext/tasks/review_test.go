@@ -225,3 +225,49 @@ func TestStartAfterReturn(t *testing.T) {
 		t.Errorf("%d tasks stored by a Start after the handler returned", n)
 	}
 }
+
+// waitFailing is a store whose first Wait fails as a remote store's may
+// (a connection lost), and which reports its second Wait.
+type waitFailing struct {
+	*store.MemoryStore
+	calls  atomic.Int32
+	second chan struct{}
+}
+
+func (s *waitFailing) Wait(ctx context.Context, id, principal string, after uint64) (*store.Record, error) {
+	switch s.calls.Add(1) {
+	case 1:
+		return nil, errStoreDown
+	case 2:
+		close(s.second)
+	}
+	return s.MemoryStore.Wait(ctx, id, principal, after)
+}
+
+// TestWatchStoreHiccup: a Wait of the store that fails for a reason other
+// than the task being gone does not cancel the task's handler; the
+// watcher waits again.
+func TestWatchStoreHiccup(t *testing.T) {
+	ws := &waitFailing{MemoryStore: store.NewMemoryStore(store.MemoryOptions{}), second: make(chan struct{})}
+	ts := NewServer(Options{Store: ws, PollInterval: time.Millisecond})
+	defer ts.Close()
+	if !ts.enter() {
+		t.Fatal("closed")
+	}
+	tctx, rec, err := ts.begin(context.Background(), jsontext.Value(`{"name":"x"}`), toolConfig{support: Optional})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-tctx.Done():
+		t.Error("a failed Wait of the store cancelled the task's handler")
+	case <-ws.second:
+	case <-time.After(5 * time.Second):
+		t.Error("the watcher did not wait again")
+	}
+	ts.finish(tctx, rec, text("done"), nil)
+	ts.wg.Done()
+	if r, err := ws.Get(context.Background(), rec.ID, ""); err != nil || r.Status != store.StatusCompleted {
+		t.Errorf("the task: %v %v", r, err)
+	}
+}

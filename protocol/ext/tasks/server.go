@@ -654,7 +654,7 @@ func (s *Server) begin(ctx context.Context, params jsontext.Value, cfg toolConfi
 func (s *Server) watch(tctx context.Context, cancel context.CancelFunc, rec *store.Record) {
 	version := rec.Version
 	for {
-		r, err := s.st.Wait(tctx, rec.ID, rec.Principal, version)
+		r, err := s.wait(tctx, rec.ID, rec.Principal, version)
 		if err != nil {
 			cancel()
 			return
@@ -664,6 +664,26 @@ func (s *Server) watch(tctx context.Context, cancel context.CancelFunc, rec *sto
 			return
 		}
 		version = r.Version
+	}
+}
+
+// wait is the store's Wait, tried again after the poll interval when it
+// fails for another reason than the record being gone or ctx ending (a
+// store out of the process that cannot be reached for a moment): that does
+// not end the task.
+func (s *Server) wait(ctx context.Context, id, owner string, after uint64) (*store.Record, error) {
+	for {
+		r, err := s.st.Wait(ctx, id, owner, after)
+		if err == nil || ctx.Err() != nil || errors.Is(err, store.ErrNotFound) {
+			return r, err
+		}
+		s.log.Warn("tasks: waiting on a task's record failed; waiting again", "err", err)
+		t := time.NewTimer(s.poll)
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+		}
+		t.Stop()
 	}
 }
 
@@ -823,7 +843,7 @@ func (s *Server) asker(id, owner string) session.Asker {
 			if rec.Status.Terminal() {
 				return nil, context.Canceled
 			}
-			rec, err = s.st.Wait(ctx, id, owner, rec.Version)
+			rec, err = s.wait(ctx, id, owner, rec.Version)
 		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
