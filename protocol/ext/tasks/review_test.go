@@ -271,3 +271,79 @@ func TestWatchStoreHiccup(t *testing.T) {
 		t.Errorf("the task: %v %v", r, err)
 	}
 }
+
+// panicking is an Appender whose encoding panics.
+type panicking struct{}
+
+func (panicking) AppendJSON([]byte) ([]byte, error) { panic("encoding boom") }
+
+// TestResultEncodingPanics: a task result whose encoding panics fails the
+// task with -32603, as a synchronous call's would be answered, instead of
+// ending the process.
+func TestResultEncodingPanics(t *testing.T) {
+	h := newHarness(t, Options{})
+	if !h.ts.enter() {
+		t.Fatal("closed")
+	}
+	tctx, rec, err := h.ts.begin(context.Background(), jsontext.Value(`{"name":"x"}`), toolConfig{support: Optional})
+	if err != nil {
+		t.Fatal(err)
+	}
+	func() {
+		defer h.ts.wg.Done()
+		defer func() {
+			if p := recover(); p != nil {
+				t.Fatalf("finish panicked: %v", p)
+			}
+		}()
+		h.ts.finish(tctx, rec, panicking{}, nil)
+	}()
+	g := h.get("", rec.ID)
+	if f, ok := g.(*GetTaskResultFailedTask); !ok || f.Error.Code != jsonrpc.InternalError {
+		t.Errorf("after a result whose encoding panicked: %s", mustJSON(t, g))
+	}
+}
+
+// createPanicking is a store whose Create panics.
+type createPanicking struct{ *store.MemoryStore }
+
+func (createPanicking) Create(context.Context, *store.Record) (*store.Record, error) {
+	panic("store boom")
+}
+
+// TestCreatePanics: a store that panics in Create: the tools/call is
+// answered (-32603), and Close still returns (nothing is left counted).
+func TestCreatePanics(t *testing.T) {
+	ts := NewServer(Options{Store: createPanicking{store.NewMemoryStore(store.MemoryOptions{})}})
+	srv := mcp20260728.NewServer(mcp20260728.Implementation{Name: "t", Version: "1"}, mcp20260728.WithExtension(ts))
+	srv.MustAddTool(mcp20260728.Tool{Name: "quick"}, func(ctx context.Context, p *mcp20260728.CallToolRequestParams) (*mcp20260728.CallToolResult, error) {
+		return text("quick"), nil
+	})
+	ts.SetToolSupport("quick", Optional)
+	ts.SetToolSupport("manual", Optional, StartManually())
+	srv.MustAddTool(mcp20260728.Tool{Name: "manual"}, func(ctx context.Context, p *mcp20260728.CallToolRequestParams) (*mcp20260728.CallToolResult, error) {
+		if _, err := Start(ctx); err != nil {
+			return nil, err
+		}
+		return text("manual"), nil
+	})
+	x := session.NewStateless(srv.Handler(), session.Options{})
+	defer x.Close()
+	for _, tool := range []string{"quick", "manual"} {
+		body := `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + declaring + `},"name":"` + tool + `","arguments":{}}`
+		resp, _ := x.Serve(context.Background(), &jsonrpc.Message{Kind: jsonrpc.Request, ID: wire.IntID(1), Method: "tools/call", Params: jsontext.Value(body)}, func(context.Context, []byte) error { return nil })
+		if resp.Error == nil || resp.Error.Code != jsonrpc.InternalError {
+			t.Errorf("%s with a store that panics: %v %s", tool, resp.Error, resp.Result)
+		}
+	}
+	closed := make(chan struct{})
+	go func() {
+		ts.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close did not return: a goroutine count was left behind by the panic")
+	}
+}

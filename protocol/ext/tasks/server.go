@@ -481,11 +481,17 @@ func (s *Server) WrapToolCall(ctx context.Context, _ *session.Session, params js
 	if cfg.manual {
 		return s.runManual(ctx, params, cfg, call)
 	}
+	running := false
+	defer func() {
+		if !running { // begin failed, or panicked (a Store's bug)
+			s.wg.Done()
+		}
+	}()
 	tctx, rec, err := s.begin(ctx, params, cfg)
 	if err != nil {
-		s.wg.Done()
 		return nil, err
 	}
+	running = true
 	go func() {
 		defer s.wg.Done()
 		out, err := safeCall(tctx, call, s.log)
@@ -623,9 +629,14 @@ func (s *Server) begin(ctx context.Context, params jsontext.Value, cfg toolConfi
 	if !s.enter() {
 		return nil, nil, errorClosed
 	}
+	watching := false
+	defer func() {
+		if !watching { // Create failed, or panicked (a Store's bug)
+			s.wg.Done()
+		}
+	}()
 	created, err := s.st.Create(context.WithoutCancel(ctx), rec)
 	if err != nil {
-		s.wg.Done()
 		if errors.Is(err, store.ErrFull) {
 			return nil, nil, jsonrpc.Errorf(jsonrpc.InternalError, "tools/call: too many tasks; try again later")
 		}
@@ -642,6 +653,7 @@ func (s *Server) begin(ctx context.Context, params jsontext.Value, cfg toolConfi
 	s.mu.Unlock()
 	// The watcher cancels the handler when the task ends otherwise
 	// (cancelled, expired) on any instance.
+	watching = true
 	go func() {
 		defer s.wg.Done()
 		s.watch(tctx, cancel, created)
@@ -716,7 +728,7 @@ func (s *Server) finish(tctx context.Context, rec *store.Record, out wire.Append
 	case herr == nil && out == nil:
 		herr = jsonrpc.Errorf(jsonrpc.InternalError, "tools/call: the handler returned no result")
 	case herr == nil:
-		b, err := out.AppendJSON(nil)
+		b, err := encodeResult(out, s.log)
 		if err == nil {
 			b, err = stripMembers(b, "requestState", "inputRequests")
 		}
@@ -779,6 +791,19 @@ func (s *Server) finish(tctx context.Context, rec *store.Record, out wire.Append
 	if err != nil && !errors.Is(err, store.ErrTerminal) && !errors.Is(err, store.ErrNotFound) {
 		s.log.Error("tasks: a task whose outcome cannot be stored cannot be marked failed either; it stays as it is until it expires", "err", err)
 	}
+}
+
+// encodeResult returns the JSON of a handler's result; a panic in its
+// encoding is the handler's, an error here as it is in a synchronous call.
+// The panic is logged, not told to the client.
+func encodeResult(out wire.Appender, log *slog.Logger) (b []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			log.Error("tasks: encoding a tool's result panicked", "panic", p, "stack", string(debug.Stack()))
+			b, err = nil, errors.New("encoding it panicked")
+		}
+	}()
+	return out.AppendJSON(nil)
 }
 
 // lostOutcome is the message of a task whose outcome could not be stored.
