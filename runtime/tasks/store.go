@@ -138,7 +138,9 @@ type Store interface {
 	//
 	// On success Update returns a copy of the record as written, and every
 	// Wait on the record wakes. An absent record, or one of another
-	// principal, is ErrNotFound, and fn is not called.
+	// principal, is ErrNotFound, and fn is not called; the principal is
+	// checked first, so that another principal's terminal record is
+	// ErrNotFound too, not ErrTerminal.
 	Update(ctx context.Context, id, principal string, fn func(*Record) error) (*Record, error)
 
 	// Wait returns the record once its Version exceeds after: at once if it

@@ -134,7 +134,8 @@ type Options struct {
 // until tasks/update answers them all; progress and log notifications have
 // no stream to go to and are dropped. A plain error from the handler is a
 // tool error (status completed, isError true), a *jsonrpc.Error a failed
-// task, and a panic a failed task with -32603.
+// task, and a panic a failed task with -32603, as is an outcome the Store
+// refuses to keep.
 //
 // Every task belongs to the principal of the request that created it
 // (session.PrincipalOf, kept as a SHA-256 digest): tasks/get, update and
@@ -480,11 +481,17 @@ func (s *Server) WrapToolCall(ctx context.Context, _ *session.Session, params js
 	if cfg.manual {
 		return s.runManual(ctx, params, cfg, call)
 	}
+	running := false
+	defer func() {
+		if !running { // begin failed, or panicked (a Store's bug)
+			s.wg.Done()
+		}
+	}()
 	tctx, rec, err := s.begin(ctx, params, cfg)
 	if err != nil {
-		s.wg.Done()
 		return nil, err
 	}
+	running = true
 	go func() {
 		defer s.wg.Done()
 		out, err := safeCall(tctx, call, s.log)
@@ -519,7 +526,7 @@ func (s *Server) runManual(ctx context.Context, params jsontext.Value, cfg toolC
 	go func() {
 		defer s.wg.Done()
 		out, err := safeCall(hctx, call, s.log)
-		if tctx, rec := st.task(); rec != nil {
+		if tctx, rec := st.returned(); rec != nil {
 			s.finish(tctx, rec, out, err)
 			return
 		}
@@ -542,14 +549,20 @@ type starter struct {
 	rec     *store.Record
 	tctx    context.Context
 	started chan struct{}
+	done    bool // the handler returned: Start makes no task any more
 }
 
-// task returns the task Start made, if it did.
-func (st *starter) task() (context.Context, *store.Record) {
+// returned marks the handler returned and returns the task Start made, if
+// it did.
+func (st *starter) returned() (context.Context, *store.Record) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	st.done = true
 	return st.tctx, st.rec
 }
+
+// errStartLate is Start's error once the handler has returned.
+var errStartLate = errors.New("tasks.Start: the handler has returned already and its tools/call is answered; call Start before the handler returns")
 
 type starterKey struct{}
 
@@ -564,7 +577,9 @@ type starterKey struct{}
 // Anywhere else (a tool without StartManually, a request that does not
 // declare the extension, a legacy session, a second call) Start returns
 // ctx and nil: the handler goes on as it was. The error is the store's,
-// when the task cannot be created; the handler should return it.
+// when the task cannot be created, which the handler should return; or,
+// for a Start on a goroutine that outlives the handler, an error saying
+// that it came too late (the call was answered without a task).
 func Start(ctx context.Context) (context.Context, error) {
 	st, _ := ctx.Value(starterKey{}).(*starter)
 	if st == nil {
@@ -574,6 +589,9 @@ func Start(ctx context.Context) (context.Context, error) {
 	defer st.mu.Unlock()
 	if st.rec != nil {
 		return st.tctx, nil
+	}
+	if st.done {
+		return ctx, errStartLate
 	}
 	tctx, rec, err := st.srv.begin(ctx, st.params, st.cfg)
 	if err != nil {
@@ -611,9 +629,14 @@ func (s *Server) begin(ctx context.Context, params jsontext.Value, cfg toolConfi
 	if !s.enter() {
 		return nil, nil, errorClosed
 	}
+	watching := false
+	defer func() {
+		if !watching { // Create failed, or panicked (a Store's bug)
+			s.wg.Done()
+		}
+	}()
 	created, err := s.st.Create(context.WithoutCancel(ctx), rec)
 	if err != nil {
-		s.wg.Done()
 		if errors.Is(err, store.ErrFull) {
 			return nil, nil, jsonrpc.Errorf(jsonrpc.InternalError, "tools/call: too many tasks; try again later")
 		}
@@ -630,6 +653,7 @@ func (s *Server) begin(ctx context.Context, params jsontext.Value, cfg toolConfi
 	s.mu.Unlock()
 	// The watcher cancels the handler when the task ends otherwise
 	// (cancelled, expired) on any instance.
+	watching = true
 	go func() {
 		defer s.wg.Done()
 		s.watch(tctx, cancel, created)
@@ -642,7 +666,7 @@ func (s *Server) begin(ctx context.Context, params jsontext.Value, cfg toolConfi
 func (s *Server) watch(tctx context.Context, cancel context.CancelFunc, rec *store.Record) {
 	version := rec.Version
 	for {
-		r, err := s.st.Wait(tctx, rec.ID, rec.Principal, version)
+		r, err := s.wait(tctx, rec.ID, rec.Principal, version)
 		if err != nil {
 			cancel()
 			return
@@ -652,6 +676,26 @@ func (s *Server) watch(tctx context.Context, cancel context.CancelFunc, rec *sto
 			return
 		}
 		version = r.Version
+	}
+}
+
+// wait is the store's Wait, tried again after the poll interval when it
+// fails for another reason than the record being gone or ctx ending (a
+// store out of the process that cannot be reached for a moment): that does
+// not end the task.
+func (s *Server) wait(ctx context.Context, id, owner string, after uint64) (*store.Record, error) {
+	for {
+		r, err := s.st.Wait(ctx, id, owner, after)
+		if err == nil || ctx.Err() != nil || errors.Is(err, store.ErrNotFound) {
+			return r, err
+		}
+		s.log.Warn("tasks: waiting on a task's record failed; waiting again", "err", err)
+		t := time.NewTimer(s.poll)
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+		}
+		t.Stop()
 	}
 }
 
@@ -684,7 +728,7 @@ func (s *Server) finish(tctx context.Context, rec *store.Record, out wire.Append
 	case herr == nil && out == nil:
 		herr = jsonrpc.Errorf(jsonrpc.InternalError, "tools/call: the handler returned no result")
 	case herr == nil:
-		b, err := out.AppendJSON(nil)
+		b, err := encodeResult(out, s.log)
 		if err == nil {
 			b, err = stripMembers(b, "requestState", "inputRequests")
 		}
@@ -732,10 +776,38 @@ func (s *Server) finish(tctx context.Context, rec *store.Record, out wire.Append
 		}
 		return nil
 	})
+	if err == nil || errors.Is(err, store.ErrTerminal) || errors.Is(err, store.ErrNotFound) {
+		return
+	}
+	s.log.Error("tasks: the outcome of a task cannot be stored", "err", err)
+	// The handler is gone: a task left working would be polled until it
+	// expires. Fail it with an error small enough for any store.
+	lost, _ := (&mcp20260728.Error{Code: jsonrpc.InternalError, Message: lostOutcome}).AppendJSON(nil)
+	_, err = s.st.Update(context.Background(), rec.ID, rec.Principal, func(r *store.Record) error {
+		r.Outstanding = nil
+		r.Status, r.Error, r.Result, r.StatusMessage = store.StatusFailed, lost, nil, lostOutcome
+		return nil
+	})
 	if err != nil && !errors.Is(err, store.ErrTerminal) && !errors.Is(err, store.ErrNotFound) {
-		s.log.Error("tasks: the outcome of a task cannot be stored", "err", err)
+		s.log.Error("tasks: a task whose outcome cannot be stored cannot be marked failed either; it stays as it is until it expires", "err", err)
 	}
 }
+
+// encodeResult returns the JSON of a handler's result; a panic in its
+// encoding is the handler's, an error here as it is in a synchronous call.
+// The panic is logged, not told to the client.
+func encodeResult(out wire.Appender, log *slog.Logger) (b []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			log.Error("tasks: encoding a tool's result panicked", "panic", p, "stack", string(debug.Stack()))
+			b, err = nil, errors.New("encoding it panicked")
+		}
+	}()
+	return out.AppendJSON(nil)
+}
+
+// lostOutcome is the message of a task whose outcome could not be stored.
+const lostOutcome = "tools/call: the task ended, but its outcome could not be stored"
 
 // asker returns the Asker of a task's handler: it stores the input
 // requests not answered yet as outstanding (status input_required) and
@@ -796,7 +868,7 @@ func (s *Server) asker(id, owner string) session.Asker {
 			if rec.Status.Terminal() {
 				return nil, context.Canceled
 			}
-			rec, err = s.st.Wait(ctx, id, owner, rec.Version)
+			rec, err = s.wait(ctx, id, owner, rec.Version)
 		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

@@ -377,6 +377,12 @@ func testPrincipal(t *testing.T, s tasks.Store) {
 	anon := newRecord()
 	anon.Principal = ""
 	anons := create(t, s, anon)
+	// A terminal record of another principal is not found either: an
+	// ErrTerminal would tell the caller that the id exists.
+	ended, err := s.Update(ctx, create(t, s, newRecord()).ID, "alice", finish(tasks.StatusCompleted))
+	if err != nil {
+		t.Fatalf("Update: %v", err)
+	}
 	tests := []struct {
 		id, principal string
 	}{
@@ -384,9 +390,10 @@ func testPrincipal(t *testing.T, s tasks.Store) {
 		{alices.ID, ""},
 		{alices.ID, "Alice"},
 		{anons.ID, "alice"},
+		{ended.ID, "bob"},
 	}
-	for _, tt := range tests {
-		t.Run(fmt.Sprintf("%q", tt.principal), func(t *testing.T) {
+	for i, tt := range tests {
+		t.Run(fmt.Sprintf("%d %q", i, tt.principal), func(t *testing.T) {
 			if _, err := s.Get(ctx, tt.id, tt.principal); !errors.Is(err, tasks.ErrNotFound) {
 				t.Errorf("Get: %v, want ErrNotFound", err)
 			}

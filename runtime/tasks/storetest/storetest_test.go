@@ -24,6 +24,7 @@ var broken = map[string]struct {
 	"terminal":  {func() tasks.Store { return &overwriting{MemoryStore: mem()} }, "Terminal"},
 	"aliasing":  {func() tasks.Store { return &aliasing{MemoryStore: mem(), kept: map[string]*tasks.Record{}} }, "Copies"},
 	"early":     {func() tasks.Store { return &early{MemoryStore: mem()} }, "Expire"},
+	"oracle":    {func() tasks.Store { return &oracle{MemoryStore: mem()} }, "Principal"},
 }
 
 func mem() *tasks.MemoryStore { return tasks.NewMemoryStore(tasks.MemoryOptions{}) }
@@ -77,6 +78,19 @@ type early struct{ *tasks.MemoryStore }
 
 func (s *early) Expire(ctx context.Context, now time.Time) ([]string, error) {
 	return s.MemoryStore.Expire(ctx, now.Add(time.Second))
+}
+
+// oracle refuses a write to a terminal record before it looks at the
+// principal, which tells anyone that the id exists.
+type oracle struct{ *tasks.MemoryStore }
+
+func (s *oracle) Update(ctx context.Context, id, principal string, fn func(*tasks.Record) error) (*tasks.Record, error) {
+	for _, p := range []string{"alice", ""} {
+		if r, err := s.MemoryStore.Get(ctx, id, p); err == nil && r.Status.Terminal() {
+			return nil, tasks.ErrTerminal
+		}
+	}
+	return s.MemoryStore.Update(ctx, id, principal, fn)
 }
 
 // TestBroken runs the suite against the broken store named by
