@@ -12,6 +12,10 @@ import (
 // MemoryOptions.MaxTasks says otherwise.
 const DefaultMaxTasks = 10000
 
+// DefaultMaxBytes is the most bytes of payload (see MemoryOptions.MaxBytes)
+// a MemoryStore holds unless MemoryOptions.MaxBytes says otherwise.
+const DefaultMaxBytes = 256 << 20
+
 // updateAttempts bounds the compare-and-set rounds of one Update.
 const updateAttempts = 16
 
@@ -21,6 +25,13 @@ type MemoryOptions struct {
 	// 0 or less means DefaultMaxTasks. When it is reached, Create first
 	// deletes the expired records, then refuses with ErrFull if none was.
 	MaxTasks int
+	// MaxBytes is the most bytes of payload the store holds, all records
+	// together: their params, results, errors, status messages, and
+	// outstanding and answered inputs (the parts whose size a client or a
+	// tool chooses); 0 or less means DefaultMaxBytes. A Create or an
+	// Update that would go past it fails with ErrFull (Create after
+	// deleting the expired records), and the store is unchanged.
+	MaxBytes int64
 	// Now returns the current time; nil means time.Now. Tests inject a fake
 	// clock here. It stamps CreatedAt (when zero) and UpdatedAt, and decides
 	// what is expired when Create finds the store full.
@@ -34,11 +45,13 @@ type MemoryOptions struct {
 // instances share tasks needs a Store outside the process. The zero value is
 // not usable; call NewMemoryStore.
 type MemoryStore struct {
-	max int
-	now func() time.Time
+	max      int
+	maxBytes int64
+	now      func() time.Time
 
-	mu   sync.Mutex
-	recs map[string]*memRecord
+	mu    sync.Mutex
+	recs  map[string]*memRecord
+	bytes int64 // the payload of recs, by payloadSize
 	// waiting counts the Waits parked on a channel, for tests.
 	waiting int
 }
@@ -51,9 +64,12 @@ type memRecord struct {
 
 // NewMemoryStore returns an empty MemoryStore.
 func NewMemoryStore(opts MemoryOptions) *MemoryStore {
-	s := &MemoryStore{max: opts.MaxTasks, now: opts.Now, recs: map[string]*memRecord{}}
+	s := &MemoryStore{max: opts.MaxTasks, maxBytes: opts.MaxBytes, now: opts.Now, recs: map[string]*memRecord{}}
 	if s.max <= 0 {
 		s.max = DefaultMaxTasks
+	}
+	if s.maxBytes <= 0 {
+		s.maxBytes = DefaultMaxBytes
 	}
 	if s.now == nil {
 		s.now = time.Now
@@ -86,13 +102,18 @@ func (s *MemoryStore) Create(ctx context.Context, r *Record) (*Record, error) {
 	if _, ok := s.recs[rec.ID]; ok {
 		return nil, fmt.Errorf("tasks: create: id already in use: %w", ErrConflict)
 	}
-	if len(s.recs) >= s.max {
+	size := payloadSize(rec)
+	if len(s.recs) >= s.max || s.bytes+size > s.maxBytes {
 		s.expireLocked(now)
 		if len(s.recs) >= s.max {
 			return nil, fmt.Errorf("tasks: create: %w: it holds %d tasks, its MemoryOptions.MaxTasks; retry when tasks have expired, give tasks a shorter TTL, or raise the limit", ErrFull, len(s.recs))
 		}
+		if s.bytes+size > s.maxBytes {
+			return nil, fmt.Errorf("tasks: create: %w: the task's %d bytes of payload would take the store past its MemoryOptions.MaxBytes, %d; retry when tasks have expired, give tasks a shorter TTL, or raise the limit", ErrFull, size, s.maxBytes)
+		}
 	}
 	s.recs[rec.ID] = &memRecord{rec: rec, wake: make(chan struct{})}
+	s.bytes += size
 	return rec.Clone(), nil
 }
 
@@ -157,6 +178,12 @@ func (s *MemoryStore) Update(ctx context.Context, id, principal string, fn func(
 			s.mu.Unlock()
 			continue
 		}
+		grown := payloadSize(next) - payloadSize(old)
+		if grown > 0 && s.bytes+grown > s.maxBytes {
+			s.mu.Unlock()
+			return nil, fmt.Errorf("tasks: update: %w: %d more bytes of payload would take the store past its MemoryOptions.MaxBytes, %d", ErrFull, grown, s.maxBytes)
+		}
+		s.bytes += grown
 		next.Version = old.Version + 1
 		next.UpdatedAt = s.now()
 		if next.UpdatedAt.Before(old.UpdatedAt) {
@@ -235,6 +262,7 @@ func (s *MemoryStore) expireLocked(now time.Time) []string {
 	for id, m := range s.recs {
 		if expired(m.rec, now) {
 			delete(s.recs, id)
+			s.bytes -= payloadSize(m.rec)
 			close(m.wake)
 			ids = append(ids, id)
 		}
@@ -246,6 +274,30 @@ func (s *MemoryStore) expireLocked(now time.Time) []string {
 // expired reports whether r's time to live has run out at now.
 func expired(r *Record, now time.Time) bool {
 	return r.TTL > 0 && now.After(r.CreatedAt.Add(r.TTL))
+}
+
+// payloadSize is the size of the parts of r whose size a client or a tool
+// chooses (see MemoryOptions.MaxBytes).
+func payloadSize(r *Record) int64 {
+	n := len(r.Params) + len(r.Result) + len(r.Error) + len(r.StatusMessage)
+	for k, v := range r.Outstanding {
+		n += len(k) + len(v)
+	}
+	for k, v := range r.Answers {
+		n += len(k) + len(v)
+	}
+	for _, k := range r.Issued {
+		n += len(k)
+	}
+	return int64(n)
+}
+
+// Bytes returns the bytes of payload the store holds (see
+// MemoryOptions.MaxBytes).
+func (s *MemoryStore) Bytes() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.bytes
 }
 
 // Len returns the number of records the store holds.

@@ -196,3 +196,50 @@ func TestErrorsHideIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestMemoryStoreMaxBytes fills a store's payload budget: a Create or an
+// Update past it fails with ErrFull and changes nothing, an Update that
+// shrinks a record is let through, and expiry gives the bytes back.
+func TestMemoryStoreMaxBytes(t *testing.T) {
+	ctx := t.Context()
+	c := &clock{now: time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)}
+	s := tasks.NewMemoryStore(tasks.MemoryOptions{MaxBytes: 100, Now: c.Now})
+	big := func(n int) jsontext.Value { return jsontext.Value(`{"x":"` + strings.Repeat("a", n-8) + `"}`) }
+
+	first := working(time.Minute)
+	first.Params = big(60)
+	r, err := s.Create(ctx, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Bytes(); got != 60 {
+		t.Fatalf("Bytes after one 60-byte record = %d, want 60", got)
+	}
+	second := working(time.Hour)
+	second.Params = big(50)
+	if _, err := s.Create(ctx, second); !errors.Is(err, tasks.ErrFull) || !strings.Contains(err.Error(), "MaxBytes") {
+		t.Errorf("Create past MaxBytes: %v, want ErrFull naming MaxBytes", err)
+	}
+	if _, err := s.Update(ctx, r.ID, "", func(x *tasks.Record) error { x.StatusMessage = strings.Repeat("m", 41); return nil }); !errors.Is(err, tasks.ErrFull) {
+		t.Errorf("Update past MaxBytes: %v, want ErrFull", err)
+	}
+	if got, err := s.Get(ctx, r.ID, ""); err != nil || got.StatusMessage != "" || got.Version != 1 {
+		t.Errorf("after the refused Update: %+v, %v; want the record unchanged", got, err)
+	}
+	if _, err := s.Update(ctx, r.ID, "", func(x *tasks.Record) error { x.Params = big(20); return nil }); err != nil {
+		t.Errorf("an Update that shrinks the record: %v", err)
+	}
+	if got := s.Bytes(); got != 20 {
+		t.Errorf("Bytes after shrinking = %d, want 20", got)
+	}
+	if _, err := s.Create(ctx, second); err != nil {
+		t.Errorf("Create with room again: %v", err)
+	}
+	c.Add(2 * time.Minute) // the first expires, the second not
+	if _, err := s.Expire(ctx, c.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Bytes(); got != 50 {
+		t.Errorf("Bytes after the first expired = %d, want 50", got)
+	}
+}

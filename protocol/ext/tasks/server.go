@@ -78,8 +78,21 @@ func StartManually() ToolOption { return func(c *toolConfig) { c.manual = true }
 
 // ToolTTL sets the time to live of the tool's tasks (ttlMs), instead of
 // the server's; a negative d keeps them until the server deletes them
-// otherwise (ttlMs null).
-func ToolTTL(d time.Duration) ToolOption { return func(c *toolConfig) { c.ttl = d; c.ttlSet = true } }
+// otherwise (ttlMs null), and 0 leaves the server's. It is rounded up to
+// whole milliseconds.
+func ToolTTL(d time.Duration) ToolOption {
+	return func(c *toolConfig) { c.ttl = d; c.ttlSet = d != 0 }
+}
+
+// wholeMillis rounds a positive d up to whole milliseconds, the unit of
+// ttlMs and pollIntervalMs, so that a duration under a millisecond stays
+// one rather than becoming 0 (which a TTL reads as "no limit").
+func wholeMillis(d time.Duration) time.Duration {
+	if d <= 0 {
+		return d
+	}
+	return (d + time.Millisecond - 1).Truncate(time.Millisecond)
+}
 
 type toolConfig struct {
 	support Support
@@ -613,16 +626,16 @@ func (s *Server) begin(ctx context.Context, params jsontext.Value, cfg toolConfi
 	if ttl < 0 {
 		ttl = 0
 	}
-	p, _ := stripMembers(params, "_meta", "inputResponses", "requestState")
+	// The request's params are not kept: nothing runs a task's request
+	// again, and a client chooses their size.
 	rec := &store.Record{
 		ID:           store.NewID(),
 		Principal:    principal(ctx),
 		Method:       mcp20260728.MethodToolsCall,
-		Params:       p,
 		Status:       store.StatusWorking,
 		CreatedAt:    s.now().UTC().Truncate(time.Millisecond),
-		TTL:          ttl.Truncate(time.Millisecond),
-		PollInterval: s.poll.Truncate(time.Millisecond),
+		TTL:          wholeMillis(ttl),
+		PollInterval: wholeMillis(s.poll),
 	}
 	// The watcher, counted before the store is asked, so that Close waits
 	// for it.

@@ -929,3 +929,38 @@ func TestFinishPlainError(t *testing.T) {
 		})
 	}
 }
+
+// TestTTLOptions checks the rules of a task's ttlMs and pollIntervalMs:
+// ToolTTL(0) leaves the server's TTL, a duration under a millisecond is
+// one rather than none, and a task does not keep its request's params.
+func TestTTLOptions(t *testing.T) {
+	h := newHarness(t, Options{TTL: 20 * time.Second, PollInterval: 300 * time.Microsecond})
+	for _, tt := range []struct {
+		name     string
+		opts     []ToolOption
+		wantTTL  int64
+		wantPoll int64
+	}{
+		{"the server's", nil, 20000, 1},
+		{"ToolTTL(0) is the server's", []ToolOption{ToolTTL(0)}, 20000, 1},
+		{"under a millisecond is one", []ToolOption{ToolTTL(500 * time.Microsecond)}, 1, 1},
+		{"rounded up", []ToolOption{ToolTTL(1500 * time.Microsecond)}, 2, 1},
+	} {
+		h.ts.SetToolSupport("quick", Optional, tt.opts...)
+		ct := h.create("", "quick", strings.Repeat("x", 1000))
+		if ct.TTLMs == nil || *ct.TTLMs != tt.wantTTL {
+			t.Errorf("%s: ttlMs %v, want %d", tt.name, ct.TTLMs, tt.wantTTL)
+		}
+		if ct.PollIntervalMs == nil || *ct.PollIntervalMs != tt.wantPoll {
+			t.Errorf("%s: pollIntervalMs %v, want %d", tt.name, ct.PollIntervalMs, tt.wantPoll)
+		}
+		h.waitStatus("", ct.TaskID, "completed")
+		rec, err := h.st.Get(t.Context(), ct.TaskID, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rec.Params) != 0 {
+			t.Errorf("%s: the task keeps its request's params (%d bytes)", tt.name, len(rec.Params))
+		}
+	}
+}
