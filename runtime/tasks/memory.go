@@ -12,6 +12,11 @@ import (
 // MemoryOptions.MaxTasks says otherwise.
 const DefaultMaxTasks = 10000
 
+// DefaultMaxTasksPerPrincipal is the most records of one principal a
+// MemoryStore holds unless MemoryOptions.MaxTasksPerPrincipal says
+// otherwise.
+const DefaultMaxTasksPerPrincipal = 1000
+
 // DefaultMaxBytes is the most bytes of payload (see MemoryOptions.MaxBytes)
 // a MemoryStore holds unless MemoryOptions.MaxBytes says otherwise.
 const DefaultMaxBytes = 256 << 20
@@ -32,6 +37,12 @@ type MemoryOptions struct {
 	// Update that would go past it fails with ErrFull (Create after
 	// deleting the expired records), and the store is unchanged.
 	MaxBytes int64
+	// MaxTasksPerPrincipal is the most records of one principal the store
+	// holds, so that one user cannot fill it for all; 0 means
+	// DefaultMaxTasksPerPrincipal, a negative value no limit. The records
+	// of the principal "" (unauthenticated requests) count against
+	// MaxTasks only. Create past it fails with ErrFull.
+	MaxTasksPerPrincipal int
 	// Now returns the current time; nil means time.Now. Tests inject a fake
 	// clock here. It stamps CreatedAt (when zero) and UpdatedAt, and decides
 	// what is expired when Create finds the store full.
@@ -45,13 +56,15 @@ type MemoryOptions struct {
 // instances share tasks needs a Store outside the process. The zero value is
 // not usable; call NewMemoryStore.
 type MemoryStore struct {
-	max      int
-	maxBytes int64
-	now      func() time.Time
+	max       int
+	maxBytes  int64
+	maxPerPri int // <0: no limit
+	now       func() time.Time
 
 	mu    sync.Mutex
 	recs  map[string]*memRecord
-	bytes int64 // the payload of recs, by payloadSize
+	bytes int64          // the payload of recs, by payloadSize
+	owned map[string]int // records by principal, "" not counted
 	// waiting counts the Waits parked on a channel, for tests.
 	waiting int
 }
@@ -64,7 +77,10 @@ type memRecord struct {
 
 // NewMemoryStore returns an empty MemoryStore.
 func NewMemoryStore(opts MemoryOptions) *MemoryStore {
-	s := &MemoryStore{max: opts.MaxTasks, maxBytes: opts.MaxBytes, now: opts.Now, recs: map[string]*memRecord{}}
+	s := &MemoryStore{max: opts.MaxTasks, maxBytes: opts.MaxBytes, maxPerPri: opts.MaxTasksPerPrincipal, now: opts.Now, recs: map[string]*memRecord{}, owned: map[string]int{}}
+	if s.maxPerPri == 0 {
+		s.maxPerPri = DefaultMaxTasksPerPrincipal
+	}
 	if s.max <= 0 {
 		s.max = DefaultMaxTasks
 	}
@@ -103,10 +119,13 @@ func (s *MemoryStore) Create(ctx context.Context, r *Record) (*Record, error) {
 		return nil, fmt.Errorf("tasks: create: id already in use: %w", ErrConflict)
 	}
 	size := payloadSize(rec)
-	if len(s.recs) >= s.max || s.bytes+size > s.maxBytes {
+	if len(s.recs) >= s.max || s.bytes+size > s.maxBytes || s.overQuota(rec.Principal) {
 		s.expireLocked(now)
 		if len(s.recs) >= s.max {
 			return nil, fmt.Errorf("tasks: create: %w: it holds %d tasks, its MemoryOptions.MaxTasks; retry when tasks have expired, give tasks a shorter TTL, or raise the limit", ErrFull, len(s.recs))
+		}
+		if s.overQuota(rec.Principal) {
+			return nil, fmt.Errorf("tasks: create: %w: the task's principal holds %d tasks, the store's MemoryOptions.MaxTasksPerPrincipal; retry when its tasks have expired", ErrFull, s.owned[rec.Principal])
 		}
 		if s.bytes+size > s.maxBytes {
 			return nil, fmt.Errorf("tasks: create: %w: the task's %d bytes of payload would take the store past its MemoryOptions.MaxBytes, %d; retry when tasks have expired, give tasks a shorter TTL, or raise the limit", ErrFull, size, s.maxBytes)
@@ -114,6 +133,9 @@ func (s *MemoryStore) Create(ctx context.Context, r *Record) (*Record, error) {
 	}
 	s.recs[rec.ID] = &memRecord{rec: rec, wake: make(chan struct{})}
 	s.bytes += size
+	if rec.Principal != "" {
+		s.owned[rec.Principal]++
+	}
 	return rec.Clone(), nil
 }
 
@@ -263,6 +285,11 @@ func (s *MemoryStore) expireLocked(now time.Time) []string {
 		if expired(m.rec, now) {
 			delete(s.recs, id)
 			s.bytes -= payloadSize(m.rec)
+			if p := m.rec.Principal; p != "" {
+				if s.owned[p]--; s.owned[p] <= 0 {
+					delete(s.owned, p)
+				}
+			}
 			close(m.wake)
 			ids = append(ids, id)
 		}
@@ -274,6 +301,11 @@ func (s *MemoryStore) expireLocked(now time.Time) []string {
 // expired reports whether r's time to live has run out at now.
 func expired(r *Record, now time.Time) bool {
 	return r.TTL > 0 && now.After(r.CreatedAt.Add(r.TTL))
+}
+
+// overQuota reports whether principal holds as many records as it may.
+func (s *MemoryStore) overQuota(principal string) bool {
+	return principal != "" && s.maxPerPri > 0 && s.owned[principal] >= s.maxPerPri
 }
 
 // payloadSize is the size of the parts of r whose size a client or a tool

@@ -243,3 +243,40 @@ func TestMemoryStoreMaxBytes(t *testing.T) {
 		t.Errorf("Bytes after the first expired = %d, want 50", got)
 	}
 }
+
+// TestMemoryStorePerPrincipal checks that one principal cannot hold more
+// than its share, that others and unauthenticated requests still can, and
+// that expiry gives a principal its room back.
+func TestMemoryStorePerPrincipal(t *testing.T) {
+	ctx := t.Context()
+	c := &clock{now: time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)}
+	s := tasks.NewMemoryStore(tasks.MemoryOptions{MaxTasksPerPrincipal: 2, Now: c.Now})
+	owned := func(p string, ttl time.Duration) *tasks.Record {
+		r := working(ttl)
+		r.Principal = p
+		return r
+	}
+	for _, ttl := range []time.Duration{time.Minute, time.Hour} {
+		if _, err := s.Create(ctx, owned("alice", ttl)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Create(ctx, owned("alice", time.Hour)); !errors.Is(err, tasks.ErrFull) || !strings.Contains(err.Error(), "MaxTasksPerPrincipal") {
+		t.Errorf("alice's third task: %v, want ErrFull naming MaxTasksPerPrincipal", err)
+	}
+	for _, p := range []string{"bob", "", "", ""} {
+		if _, err := s.Create(ctx, owned(p, time.Hour)); err != nil {
+			t.Errorf("principal %q: %v, want room", p, err)
+		}
+	}
+	c.Add(2 * time.Minute) // alice's first expires
+	if _, err := s.Create(ctx, owned("alice", time.Hour)); err != nil {
+		t.Errorf("alice after one of hers expired: %v, want room", err)
+	}
+	unlimited := tasks.NewMemoryStore(tasks.MemoryOptions{MaxTasksPerPrincipal: -1})
+	for range 3 {
+		if _, err := unlimited.Create(ctx, owned("alice", 0)); err != nil {
+			t.Errorf("no per-principal limit: %v", err)
+		}
+	}
+}
