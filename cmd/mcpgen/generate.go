@@ -82,6 +82,29 @@ type generateFlags struct {
 	verbose   bool
 }
 
+// checkPackageAndSchema sets the package name from --out when --package is
+// not given and checks it, and checks --schema, the schema of the revision
+// rev (the core revision of an extension).
+func (f *generateFlags) checkPackageAndSchema(rev string) error {
+	if f.pkg == "" {
+		pkg, err := packageFromOut(f.out)
+		if err != nil {
+			return err
+		}
+		f.pkg = pkg
+	}
+	if !token.IsIdentifier(f.pkg) {
+		return fmt.Errorf("--package %q is not a valid Go package name", f.pkg)
+	}
+	if err := checkPinned(rev, f.schema); err != nil {
+		return err
+	}
+	if f.schema != "" {
+		return checkPath("--schema", f.schema, false)
+	}
+	return nil
+}
+
 func runGenerate(e *env, args []string) int {
 	var f generateFlags
 	fset := newFlagSet("generate")
@@ -118,23 +141,8 @@ func runGenerate(e *env, args []string) int {
 	case fset.Changed("schema") && f.schema == "":
 		return bad("--schema is empty")
 	}
-	if f.pkg == "" {
-		pkg, err := packageFromOut(f.out)
-		if err != nil {
-			return bad("%w", err)
-		}
-		f.pkg = pkg
-	}
-	if !token.IsIdentifier(f.pkg) {
-		return bad("--package %q is not a valid Go package name", f.pkg)
-	}
-	if err := checkPinned(f.revision, f.schema); err != nil {
+	if err := f.checkPackageAndSchema(f.revision); err != nil {
 		return bad("%w", err)
-	}
-	if f.schema != "" {
-		if err := checkPath("--schema", f.schema, false); err != nil {
-			return bad("%w", err)
-		}
 	}
 	if f.templates != "" {
 		if err := checkPath("--templates", f.templates, true); err != nil {
@@ -239,23 +247,8 @@ func runGenerateExtension(e *env, fset *pflag.FlagSet, f generateFlags) int {
 	if !schema.IsRevision(f.core) {
 		return bad("--core %q is not of the form YYYY-MM-DD", f.core)
 	}
-	if f.pkg == "" {
-		pkg, err := packageFromOut(f.out)
-		if err != nil {
-			return bad("%w", err)
-		}
-		f.pkg = pkg
-	}
-	if !token.IsIdentifier(f.pkg) {
-		return bad("--package %q is not a valid Go package name", f.pkg)
-	}
-	if err := checkPinned(f.core, f.schema); err != nil {
+	if err := f.checkPackageAndSchema(f.core); err != nil {
 		return bad("%w", err)
-	}
-	if f.schema != "" {
-		if err := checkPath("--schema", f.schema, false); err != nil {
-			return bad("%w", err)
-		}
 	}
 	fail := func(err error) int {
 		fmt.Fprintf(e.stderr, "mcpgen generate: %v\n", err)
