@@ -626,74 +626,14 @@ func (r *ListResult) AppendJSON(b []byte) ([]byte, error) {
 // required, resultType is "complete" when present; unknown members are
 // skipped.
 func (r *ListResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
-	if err := wire.BeginObject(d); err != nil {
-		return err
-	}
 	*r = ListResult{}
 	var c cache
-	var seen uint8
-	for {
-		name, ok, err := wire.NextName(d)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		n := string(name)
-		if bit, ok, err := c.member(d, n); ok {
-			if err != nil {
-				return err
-			}
-			seen |= bit
-			continue
-		}
-		switch n {
-		case "_meta":
-			if r.Meta, err = wire.ReadObjectValue(d); err != nil {
-				return err
-			}
-		case "resultType":
-			if _, err := resultType(d); err != nil {
-				return err
-			}
-		case "nextCursor":
-			v, err := wire.ReadString(d)
-			if err != nil {
-				return err
-			}
-			r.NextCursor = &v
-		case "skills":
-			if err := wire.BeginArray(d); err != nil {
-				return err
-			}
-			r.Skills = []Skill{}
-			for {
-				more, err := wire.More(d)
-				if err != nil {
-					return err
-				}
-				if !more {
-					break
-				}
-				var s Skill
-				if err := s.UnmarshalJSONFrom(d); err != nil {
-					return err
-				}
-				r.Skills = append(r.Skills, s)
-			}
-			seen |= 4
-		default:
-			if err := wire.Skip(d); err != nil {
-				return err
-			}
-		}
-	}
-	if seen&4 == 0 {
-		return wire.Missing(d, "skills")
-	}
+	err := decodeResult(d, &c, &r.Meta, &r.NextCursor, "skills", func(d *jsontext.Decoder) (err error) {
+		r.Skills, err = readArray(d, (*Skill).UnmarshalJSONFrom)
+		return err
+	})
 	r.TTLMs, r.CacheScope = c.TTLMs, c.CacheScope
-	return c.missing(d, seen)
+	return err
 }
 
 // GetParams are the params of skills/get.
@@ -793,53 +733,11 @@ func (r *GetResult) AppendJSON(b []byte) ([]byte, error) {
 // required, resultType is "complete" when present; unknown members are
 // skipped.
 func (r *GetResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
-	if err := wire.BeginObject(d); err != nil {
-		return err
-	}
 	*r = GetResult{}
 	var c cache
-	var seen uint8
-	for {
-		name, ok, err := wire.NextName(d)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		n := string(name)
-		if bit, ok, err := c.member(d, n); ok {
-			if err != nil {
-				return err
-			}
-			seen |= bit
-			continue
-		}
-		switch n {
-		case "_meta":
-			if r.Meta, err = wire.ReadObjectValue(d); err != nil {
-				return err
-			}
-		case "resultType":
-			if _, err := resultType(d); err != nil {
-				return err
-			}
-		case "skill":
-			if err := r.Skill.UnmarshalJSONFrom(d); err != nil {
-				return err
-			}
-			seen |= 4
-		default:
-			if err := wire.Skip(d); err != nil {
-				return err
-			}
-		}
-	}
-	if seen&4 == 0 {
-		return wire.Missing(d, "skill")
-	}
+	err := decodeResult(d, &c, &r.Meta, nil, "skill", r.Skill.UnmarshalJSONFrom)
 	r.TTLMs, r.CacheScope = c.TTLMs, c.CacheScope
-	return c.missing(d, seen)
+	return err
 }
 
 // DirectoryReadParams are the params of resources/directory/read.
@@ -963,11 +861,24 @@ func (r *DirectoryReadResult) AppendJSON(b []byte) ([]byte, error) {
 // ttlMs and cacheScope are required, resultType is "complete" when
 // present; unknown members are skipped.
 func (r *DirectoryReadResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	*r = DirectoryReadResult{}
+	var c cache
+	err := decodeResult(d, &c, &r.Meta, &r.NextCursor, "resources", func(d *jsontext.Decoder) (err error) {
+		r.Resources, err = readArray(d, (*mcp.Resource).UnmarshalJSONFrom)
+		return err
+	})
+	r.TTLMs, r.CacheScope = c.TTLMs, c.CacheScope
+	return err
+}
+
+// decodeResult decodes the object of one of the extension's results: the
+// members every one has (_meta, resultType, ttlMs and cacheScope, the last
+// two required), nextCursor when next is not nil, and the required member
+// body, which readBody reads; other members are skipped.
+func decodeResult(d *jsontext.Decoder, c *cache, meta *jsontext.Value, next **string, body string, readBody func(*jsontext.Decoder) error) error {
 	if err := wire.BeginObject(d); err != nil {
 		return err
 	}
-	*r = DirectoryReadResult{}
-	var c cache
 	var seen uint8
 	for {
 		name, ok, err := wire.NextName(d)
@@ -985,39 +896,24 @@ func (r *DirectoryReadResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 			seen |= bit
 			continue
 		}
-		switch n {
-		case "_meta":
-			if r.Meta, err = wire.ReadObjectValue(d); err != nil {
+		switch {
+		case n == "_meta":
+			if *meta, err = wire.ReadObjectValue(d); err != nil {
 				return err
 			}
-		case "resultType":
+		case n == "resultType":
 			if _, err := resultType(d); err != nil {
 				return err
 			}
-		case "nextCursor":
+		case n == "nextCursor" && next != nil:
 			v, err := wire.ReadString(d)
 			if err != nil {
 				return err
 			}
-			r.NextCursor = &v
-		case "resources":
-			if err := wire.BeginArray(d); err != nil {
+			*next = &v
+		case n == body:
+			if err := readBody(d); err != nil {
 				return err
-			}
-			r.Resources = []mcp.Resource{}
-			for {
-				more, err := wire.More(d)
-				if err != nil {
-					return err
-				}
-				if !more {
-					break
-				}
-				var x mcp.Resource
-				if err := x.UnmarshalJSONFrom(d); err != nil {
-					return err
-				}
-				r.Resources = append(r.Resources, x)
 			}
 			seen |= 4
 		default:
@@ -1027,10 +923,32 @@ func (r *DirectoryReadResult) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 		}
 	}
 	if seen&4 == 0 {
-		return wire.Missing(d, "resources")
+		return wire.Missing(d, body)
 	}
-	r.TTLMs, r.CacheScope = c.TTLMs, c.CacheScope
 	return c.missing(d, seen)
+}
+
+// readArray reads an array whose items decode reads; an empty array is an
+// empty slice, not nil.
+func readArray[T any](d *jsontext.Decoder, decode func(*T, *jsontext.Decoder) error) ([]T, error) {
+	if err := wire.BeginArray(d); err != nil {
+		return nil, err
+	}
+	out := []T{}
+	for {
+		more, err := wire.More(d)
+		if err != nil {
+			return nil, err
+		}
+		if !more {
+			return out, nil
+		}
+		var x T
+		if err := decode(&x, d); err != nil {
+			return nil, err
+		}
+		out = append(out, x)
+	}
 }
 
 // Methods returns the table entries of the extension's requests, all from
