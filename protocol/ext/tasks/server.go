@@ -161,6 +161,9 @@ type Options struct {
 // task, and a panic a failed task with -32603, as is an outcome the Store
 // refuses to keep.
 //
+// It is also a session.ListenExtension: a subscriptions/listen stream may
+// ask for notifications/tasks of its principal's tasks (see Listen).
+//
 // Every task belongs to the principal of the request that created it
 // (session.PrincipalOf, kept as a SHA-256 digest): tasks/get, update and
 // cancel of another principal's task answer -32602, exactly as for an
