@@ -1,7 +1,9 @@
 package session
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 
@@ -29,6 +31,18 @@ type Event struct {
 	Method string
 	// URI is the resource that changed, for ResourceUpdated.
 	URI string
+	// Data is what an event an extension publishes carries (such as
+	// notifications/tasks of the Tasks extension), in a form of the
+	// extension's own, so that a Bus shared by several instances carries
+	// it: the runtime hands it to the extension's listen streams
+	// (ListenExtension), never to a client as it is. nil for the events
+	// above.
+	Data jsontext.Value
+}
+
+// same reports whether ev and o announce the same change.
+func (ev Event) same(o Event) bool {
+	return ev.Method == o.Method && ev.URI == o.URI && bytes.Equal(ev.Data, o.Data)
 }
 
 // Bus carries a server's events to the sessions and listen streams that
@@ -95,32 +109,63 @@ func (ev Event) params() jsontext.Value {
 // eventQueue holds the events a subscriber has not sent yet, each once: a
 // change announced twice before it was sent is sent once, so a slow client
 // costs at most one entry per kind of change (and per resource it watches).
+// It also holds the notifications of the extensions' listen streams
+// (ListenExtension), in order, at most maxListenBacklog of them: past that
+// the oldest is dropped, so that a client that does not read costs a
+// bounded amount.
 type eventQueue struct {
 	mu      sync.Mutex
 	pending []Event
-	ready   chan struct{} // has a value while pending is not empty
+	notes   []extNote
+	ready   chan struct{} // has a value while pending or notes is not empty
 }
+
+// extNote is a notification of an extension for a listen stream.
+type extNote struct {
+	method string
+	params jsontext.Value
+}
+
+// maxListenBacklog bounds the notifications of extensions that a listen
+// stream holds for a client that does not read them fast enough.
+const maxListenBacklog = 256
 
 func newEventQueue() *eventQueue { return &eventQueue{ready: make(chan struct{}, 1)} }
 
 func (q *eventQueue) put(ev Event) {
 	q.mu.Lock()
-	if !slices.Contains(q.pending, ev) {
+	if !slices.ContainsFunc(q.pending, ev.same) {
 		q.pending = append(q.pending, ev)
 	}
 	q.mu.Unlock()
+	q.wake()
+}
+
+// putNote queues an extension's notification, dropping the oldest one past
+// maxListenBacklog.
+func (q *eventQueue) putNote(n extNote) {
+	q.mu.Lock()
+	if len(q.notes) >= maxListenBacklog {
+		q.notes = slices.Delete(q.notes, 0, len(q.notes)-maxListenBacklog+1)
+	}
+	q.notes = append(q.notes, n)
+	q.mu.Unlock()
+	q.wake()
+}
+
+func (q *eventQueue) wake() {
 	select {
 	case q.ready <- struct{}{}:
 	default:
 	}
 }
 
-func (q *eventQueue) take() []Event {
+func (q *eventQueue) take() ([]Event, []extNote) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	evs := q.pending
-	q.pending = nil
-	return evs
+	evs, notes := q.pending, q.notes
+	q.pending, q.notes = nil, nil
+	return evs, notes
 }
 
 // filter is what a subscriptions/listen stream asked for, or was granted.
@@ -205,6 +250,11 @@ func listen(ctx context.Context, h Handler, s *Session, bus Bus, md *wire.Method
 	if err != nil {
 		return nil, err
 	}
+	lctx, stop := context.WithCancel(ctx)
+	defer stop()
+	if f, err = listenExtensions(lctx, h, raw, f, q); err != nil {
+		return nil, err
+	}
 	ack, _ := wire.SetMember(jsontext.Value(`{}`), "notifications", f)
 	ack, _ = wire.SetMember(ack, "_meta", meta)
 	if err := ri.notifyModern(ctx, "notifications/subscriptions/acknowledged", ack); err != nil {
@@ -220,11 +270,76 @@ func listen(ctx context.Context, h Handler, s *Session, bus Bus, md *wire.Method
 			return res, nil
 		case <-q.ready:
 		}
-		for _, ev := range q.take() {
+		evs, notes := q.take()
+		for _, ev := range evs {
 			p, _ := wire.SetMember(ev.params(), "_meta", meta)
 			if err := ri.notifyModern(ctx, ev.Method, p); err != nil {
 				return nil, err
 			}
 		}
+		for _, n := range notes {
+			p, err := wire.SetMember(n.params, "_meta", meta)
+			if err != nil {
+				return nil, fmt.Errorf("%s: the params an extension sent on the stream: %w", n.method, err)
+			}
+			if err := ri.notifyModern(ctx, n.method, p); err != nil {
+				return nil, err
+			}
+		}
 	}
+}
+
+// coreFilter lists the members of the notifications filter of
+// subscriptions/listen that the runtime serves itself.
+var coreFilter = []string{"toolsListChanged", "promptsListChanged", "resourcesListChanged", "resourceSubscriptions"}
+
+// listenExtensions starts the part of a listen stream that the handler's
+// extensions serve (ListenExtension): each one whose filter members asked
+// has is given those members, and what it grants is added to the
+// acknowledged filter granted. A member neither the core nor a served
+// extension defines is ignored, as unknown members are in every params,
+// and is not acknowledged. Their notifications go to q until ctx ends.
+func listenExtensions(ctx context.Context, h Handler, asked, granted jsontext.Value, q *eventQueue) (jsontext.Value, error) {
+	eh, ok := h.(ExtensionHandler)
+	if !ok {
+		return granted, nil
+	}
+	claimed := slices.Clone(coreFilter)
+	for _, x := range eh.Extensions() {
+		lx, ok := x.(ListenExtension)
+		if !ok {
+			continue
+		}
+		var names []string
+		mine := jsontext.Value(`{}`)
+		for _, n := range lx.ListenFilter() {
+			v, ok := wire.Member(asked, n)
+			if !ok || slices.Contains(claimed, n) {
+				continue
+			}
+			claimed = append(claimed, n)
+			names = append(names, n)
+			mine, _ = wire.SetMember(mine, n, v)
+		}
+		if len(names) == 0 {
+			continue
+		}
+		g, err := lx.Listen(ctx, mine, func(method string, params jsontext.Value) {
+			if params == nil {
+				params = jsontext.Value(`{}`)
+			}
+			q.putNote(extNote{method: method, params: params})
+		})
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range names {
+			if v, ok := wire.Member(g, n); ok {
+				if granted, err = wire.SetMember(granted, n, v); err != nil {
+					return nil, fmt.Errorf("subscriptions/listen: what extension %s granted for %s: %w", x.ID(), n, err)
+				}
+			}
+		}
+	}
+	return granted, nil
 }

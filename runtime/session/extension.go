@@ -42,6 +42,36 @@ type ToolCallWrapper interface {
 	WrapToolCall(ctx context.Context, s *Session, params jsontext.Value, call func(context.Context) (wire.Appender, error)) (wire.Appender, error)
 }
 
+// ListenExtension is an optional interface of an Extension that defines
+// members of the notifications filter of subscriptions/listen, and sends
+// the notifications they ask for on the stream (the Tasks extension:
+// taskIds, and notifications/tasks). The runtime serves
+// subscriptions/listen (for a handler with a Bus) and calls Listen for a
+// stream whose filter has one of the extension's members. A member of the
+// filter that neither the core nor a served extension defines is ignored,
+// and not acknowledged. The core's own members, and a member an extension
+// served before it defines, are not the extension's.
+type ListenExtension interface {
+	Extension
+	// ListenFilter returns the names of the filter members the extension
+	// defines, such as "taskIds".
+	ListenFilter() []string
+	// Listen starts the extension's part of a listen stream. ctx is the
+	// request's (ClientDeclares and PrincipalOf work on it) and ends with
+	// the stream; asked is an object of the extension's members that the
+	// request's filter has. Listen returns an object of the members it
+	// grants, which the acknowledgement's filter carries (nil or {} for
+	// none), or an error that answers the request instead (such as
+	// MissingExtensionError). From its call until ctx ends, it calls send
+	// with each notification for the stream: its method, and its params
+	// (an object, or nil for none; the runtime adds the subscription's id
+	// to _meta). send does not block and may be called from any
+	// goroutine; the notifications are sent in the order given, after the
+	// acknowledgement, and a stream holds at most 256 a client has not read
+	// yet, dropping the oldest past that.
+	Listen(ctx context.Context, asked jsontext.Value, send func(method string, params jsontext.Value)) (granted jsontext.Value, err error)
+}
+
 // ExtensionHandler is implemented by a Handler that serves extensions. The
 // runtime looks a method up in the handler's extensions when the revision's
 // table does not have it, for stateless requests and for the requests of a

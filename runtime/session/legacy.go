@@ -157,7 +157,7 @@ type follower struct {
 // runs on the publisher's goroutine.
 func (f *follower) put(ev Event) {
 	f.mu.Lock()
-	if !slices.Contains(f.pending, ev) {
+	if !slices.ContainsFunc(f.pending, ev.same) {
 		f.pending = append(f.pending, ev)
 	}
 	start := !f.sending

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/protocol/ext/tasks"
 	mcp "github.com/mcpgen/mcpgen/protocol/mcp20260728"
+	"github.com/mcpgen/mcpgen/runtime/session"
 )
 
 // A StandardServer serving the Tasks extension: the tool "report" runs as
@@ -47,4 +48,18 @@ func ExampleStart() {
 	ts.SetToolSupport("deploy", tasks.Optional, tasks.StartManually())
 	fmt.Println(ts.ToolSupport("deploy"))
 	// Output: optional
+}
+
+// Instances of a server that share a task Store share a Bus too, so that
+// a subscriptions/listen stream on one hears of the tasks another runs
+// (notifications/tasks); it may be the Bus the server announces its own
+// changes on.
+func ExampleOptions_bus() {
+	bus := session.NewBus() // in production, one that a message broker carries
+	ts := tasks.NewServer(tasks.Options{Bus: bus})
+	defer ts.Close()
+	srv := mcp.NewServer(mcp.Implementation{Name: "reports", Version: "1.0.0"}, mcp.WithBus(bus), mcp.WithExtension(ts))
+	_ = srv
+	fmt.Println(ts.ListenFilter())
+	// Output: [taskIds]
 }

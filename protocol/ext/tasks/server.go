@@ -128,6 +128,17 @@ type Options struct {
 	// CollectEvery is how often expired tasks are collected; 0 means a
 	// tenth of the TTL, between a second and a minute.
 	CollectEvery time.Duration
+	// Bus carries the changes of the tasks' status to the
+	// subscriptions/listen streams that watch them (notifications/tasks,
+	// see Server.Listen); nil means one of the Server's own, for one
+	// process. Instances of a server that share a Store share a Bus here
+	// too (it may be the one given to mcp20260728.WithBus), so that a
+	// stream on one instance hears of a task another one runs.
+	Bus session.Bus
+	// MaxListenTasks bounds the tasks one subscriptions/listen stream
+	// watches; 0 means DefaultMaxListenTasks. The ids past it are left out
+	// of the acknowledgement, as unknown ones are.
+	MaxListenTasks int
 }
 
 // Server serves the Tasks extension (io.modelcontextprotocol/tasks, see
@@ -150,6 +161,9 @@ type Options struct {
 // task, and a panic a failed task with -32603, as is an outcome the Store
 // refuses to keep.
 //
+// It is also a session.ListenExtension: a subscriptions/listen stream may
+// ask for notifications/tasks of its principal's tasks (see Listen).
+//
 // Every task belongs to the principal of the request that created it
 // (session.PrincipalOf, kept as a SHA-256 digest): tasks/get, update and
 // cancel of another principal's task answer -32602, exactly as for an
@@ -162,6 +176,8 @@ type Server struct {
 	maxInputs int
 	log       *slog.Logger
 	now       func() time.Time
+	bus       session.Bus
+	maxListen int
 
 	mu     sync.Mutex
 	tools  map[string]toolConfig
@@ -188,6 +204,8 @@ func NewServer(opts Options) *Server {
 		maxInputs: opts.MaxInputs,
 		log:       opts.Logger,
 		now:       opts.Now,
+		bus:       opts.Bus,
+		maxListen: opts.MaxListenTasks,
 		tools:     map[string]toolConfig{},
 		live:      map[string]context.CancelFunc{},
 		stop:      make(chan struct{}),
@@ -203,6 +221,12 @@ func NewServer(opts Options) *Server {
 	}
 	if s.maxInputs <= 0 {
 		s.maxInputs = DefaultMaxInputs
+	}
+	if s.bus == nil {
+		s.bus = session.NewBus()
+	}
+	if s.maxListen <= 0 {
+		s.maxListen = DefaultMaxListenTasks
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -401,6 +425,9 @@ func (s *Server) update(ctx context.Context, id string, params jsontext.Value) (
 		}
 		return nil
 	})
+	// The task's return to working is announced by its handler's Ask,
+	// which the answers wake: so that it comes before the outcome the
+	// handler then writes, on the handler's goroutine.
 	var jerr *jsonrpc.Error
 	switch {
 	case err == nil, errors.Is(err, errNoChange), errors.Is(err, store.ErrTerminal):
@@ -436,7 +463,7 @@ func checkAnswer(key string, req, answer jsontext.Value) *jsonrpc.Error {
 }
 
 func (s *Server) cancel(ctx context.Context, id string) (wire.Appender, error) {
-	_, err := s.st.Update(ctx, id, principal(ctx), func(r *store.Record) error {
+	rec, err := s.st.Update(ctx, id, principal(ctx), func(r *store.Record) error {
 		r.CancelRequested = true
 		r.Status = store.StatusCancelled
 		r.StatusMessage = "cancelled by the client"
@@ -445,6 +472,9 @@ func (s *Server) cancel(ctx context.Context, id string) (wire.Appender, error) {
 	})
 	if err != nil && !errors.Is(err, store.ErrTerminal) {
 		return nil, s.storeError(MethodTasksCancel, err)
+	}
+	if err == nil {
+		s.publish(rec)
 	}
 	// Cooperative: the handler's context is cancelled (by its watcher, on
 	// whichever instance runs it); the task is cancelled already.
@@ -780,7 +810,7 @@ func (s *Server) finish(tctx context.Context, rec *store.Record, out wire.Append
 			jerrJSON, msg = b, je.Message
 		}
 	}
-	_, err := s.st.Update(context.Background(), rec.ID, rec.Principal, func(r *store.Record) error {
+	done, err := s.st.Update(context.Background(), rec.ID, rec.Principal, func(r *store.Record) error {
 		r.Outstanding = nil
 		if jerrJSON != nil {
 			r.Status, r.Error, r.StatusMessage = store.StatusFailed, jerrJSON, msg
@@ -789,18 +819,25 @@ func (s *Server) finish(tctx context.Context, rec *store.Record, out wire.Append
 		}
 		return nil
 	})
-	if err == nil || errors.Is(err, store.ErrTerminal) || errors.Is(err, store.ErrNotFound) {
+	if err == nil {
+		s.publish(done)
+		return
+	}
+	if errors.Is(err, store.ErrTerminal) || errors.Is(err, store.ErrNotFound) {
 		return
 	}
 	s.log.Error("tasks: the outcome of a task cannot be stored", "err", err)
 	// The handler is gone: a task left working would be polled until it
 	// expires. Fail it with an error small enough for any store.
 	lost, _ := (&mcp20260728.Error{Code: jsonrpc.InternalError, Message: lostOutcome}).AppendJSON(nil)
-	_, err = s.st.Update(context.Background(), rec.ID, rec.Principal, func(r *store.Record) error {
+	done, err = s.st.Update(context.Background(), rec.ID, rec.Principal, func(r *store.Record) error {
 		r.Outstanding = nil
 		r.Status, r.Error, r.Result, r.StatusMessage = store.StatusFailed, lost, nil, lostOutcome
 		return nil
 	})
+	if err == nil {
+		s.publish(done)
+	}
 	if err != nil && !errors.Is(err, store.ErrTerminal) && !errors.Is(err, store.ErrNotFound) {
 		s.log.Error("tasks: a task whose outcome cannot be stored cannot be marked failed either; it stays as it is until it expires", "err", err)
 	}
@@ -846,7 +883,7 @@ func (s *Server) asker(id, owner string) session.Asker {
 			enc[k] = b
 		}
 		rec, err := s.st.Update(ctx, id, owner, func(r *store.Record) error {
-			missing := 0
+			missing, added := 0, false
 			for k, b := range enc {
 				if _, ok := r.Answers[k]; ok {
 					continue
@@ -856,6 +893,7 @@ func (s *Server) asker(id, owner string) session.Asker {
 						r.Outstanding = map[string]jsontext.Value{}
 					}
 					r.Outstanding[k] = b
+					added = true
 					if !contains(r.Issued, k) {
 						r.Issued = append(r.Issued, k)
 					}
@@ -865,23 +903,31 @@ func (s *Server) asker(id, owner string) session.Asker {
 			if len(r.Outstanding) > s.maxInputs {
 				return fmt.Errorf("the task would have %d input requests outstanding; at most %d", len(r.Outstanding), s.maxInputs)
 			}
-			if missing == 0 {
+			if missing == 0 || !added && r.Status == store.StatusInputRequired {
 				return errNoChange
 			}
 			r.Status = store.StatusInputRequired
 			return nil
 		})
+		if err == nil {
+			s.publish(rec)
+		}
 		if errors.Is(err, errNoChange) {
 			rec, err = s.st.Get(ctx, id, owner)
 		}
+		waited := false
 		for err == nil {
 			if out, ok := answered(rec, reqs); ok {
+				if waited && rec.Status == store.StatusWorking {
+					s.publish(rec) // resumed by tasks/update
+				}
 				return out, nil
 			}
 			if rec.Status.Terminal() {
 				return nil, context.Canceled
 			}
 			rec, err = s.wait(ctx, id, owner, rec.Version)
+			waited = true
 		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
