@@ -58,6 +58,7 @@ var commands = []*command{
 	validateCmd,
 	methodsCmd,
 	schemaCmd,
+	keygenCmd,
 	versionCmd,
 }
 

@@ -1,9 +1,13 @@
 package reqstate_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -103,4 +107,45 @@ func ExampleRing_Rotate() {
 	// [2026-06 2026-07]
 	// [2026-07 2026-06]
 	// [2026-07] reqstate.Key(2026-07)
+}
+
+// Every instance of a fleet reads the same key file, written by the
+// operator (`mcpgen keygen` prints a line) and readable by the server's
+// user only, and reads it again every minute, so that a rotation written
+// once reaches them all. A key list in an environment variable works too,
+// read once at start: ParseKeys(os.Getenv("MCP_STATE_KEYS")) and NewRing.
+func ExampleOpenKeyFile() {
+	dir, err := os.MkdirTemp("", "keys")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "requeststate.keys")
+	key, err := reqstate.GenerateKey("2026-07")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(reqstate.FormatKeys(key)+"\n"), 0o600); err != nil {
+		log.Fatal(err)
+	}
+
+	keys, err := reqstate.OpenKeyFile(path, reqstate.KeyFileOptions{}) // TTL and clock: the Sealer's defaults
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	go keys.Watch(ctx, func(err error) { log.Print(err) }) // never quotes a secret
+	s := &reqstate.Sealer{Ring: keys.Ring()}
+	fmt.Println(keys.Ring().IDs(), s.Ring == keys.Ring())
+
+	// The same file made readable by everyone is refused.
+	if err := os.Chmod(path, 0o644); err != nil {
+		log.Fatal(err)
+	}
+	_, err = reqstate.OpenKeyFile(path, reqstate.KeyFileOptions{})
+	fmt.Println(strings.Contains(err.Error(), "can be read by other users"))
+	// Output:
+	// [2026-07] true
+	// true
 }

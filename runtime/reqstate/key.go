@@ -88,36 +88,46 @@ func ParseKeys(s string) ([]Key, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, errors.New("reqstate: no keys in the key list")
 	}
+	keys, err := parseKeys(s, make(map[string]bool))
+	if err != nil {
+		return nil, fmt.Errorf("reqstate: %w", err)
+	}
+	return keys, nil
+}
+
+// parseKeys is ParseKeys without the check for an empty list, and with the
+// IDs seen before (in other lines of a key file) in seen, to which it adds
+// its own.
+func parseKeys(s string, seen map[string]bool) ([]Key, error) {
 	var keys []Key
-	seen := make(map[string]bool)
 	for i, entry := range strings.Split(s, ",") {
 		entry = strings.TrimSpace(entry)
 		id, secret, ok := strings.Cut(entry, ":")
 		if !ok {
-			return nil, fmt.Errorf("reqstate: key list entry %d has no ':' between ID and secret", i+1)
+			return nil, fmt.Errorf("key list entry %d has no ':' between ID and secret", i+1)
 		}
 		if err := checkID(id); err != nil {
-			return nil, fmt.Errorf("reqstate: key list entry %d: %w", i+1, err)
+			return nil, fmt.Errorf("key list entry %d: %w", i+1, err)
 		}
 		if seen[id] {
-			return nil, fmt.Errorf("reqstate: key list entry %d: key ID %q appears twice", i+1, id)
+			return nil, fmt.Errorf("key list entry %d: key ID %q appears twice", i+1, id)
 		}
 		seen[id] = true
 		k := Key{ID: id}
 		if len(secret) != base64.RawURLEncoding.EncodedLen(len(k.Secret)) {
-			return nil, fmt.Errorf("reqstate: key list entry %d (%q): secret is %d characters, want %d (32 bytes in unpadded base64url)",
+			return nil, fmt.Errorf("key list entry %d (%q): secret is %d characters, want %d (32 bytes in unpadded base64url)",
 				i+1, id, len(secret), base64.RawURLEncoding.EncodedLen(len(k.Secret)))
 		}
 		if !isBase64URL(secret) {
-			return nil, fmt.Errorf("reqstate: key list entry %d (%q): secret is not unpadded base64url (only A-Z a-z 0-9 - _)", i+1, id)
+			return nil, fmt.Errorf("key list entry %d (%q): secret is not unpadded base64url (only A-Z a-z 0-9 - _)", i+1, id)
 		}
 		if _, err := base64.RawURLEncoding.Strict().Decode(k.Secret[:], []byte(secret)); err != nil {
 			// With 43 characters of the alphabet, only the last can be
 			// wrong: it has 2 bits past the 32 bytes, which must be zero.
-			return nil, fmt.Errorf("reqstate: key list entry %d (%q): secret is not the canonical base64url of 32 bytes (its last character has bits set past the end)", i+1, id)
+			return nil, fmt.Errorf("key list entry %d (%q): secret is not the canonical base64url of 32 bytes (its last character has bits set past the end)", i+1, id)
 		}
 		if err := k.check(); err != nil {
-			return nil, fmt.Errorf("reqstate: key list entry %d: %w", i+1, err)
+			return nil, fmt.Errorf("key list entry %d: %w", i+1, err)
 		}
 		keys = append(keys, k)
 	}

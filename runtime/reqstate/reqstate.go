@@ -246,7 +246,8 @@ func (s *Sealer) Open(state string, b Binding) ([]byte, error) {
 	if !isBase64URL(string(id)) {
 		return nil, invalid(ErrMalformed, "malformed: the key ID has a character other than A-Z a-z 0-9 - _")
 	}
-	rk := s.Ring.find(id)
+	now := s.now()
+	rk := s.Ring.find(id, now)
 	if rk == nil {
 		return nil, invalid(ErrUnknownKey, "sealed by a key this server does not have (key ID %q): the key was retired, or the state comes from a server with other keys", id)
 	}
@@ -256,7 +257,6 @@ func (s *Sealer) Open(state string, b Binding) ([]byte, error) {
 	}
 	// The length check above guarantees len(plain) >= expiryLen.
 	exp := time.UnixMilli(int64(binary.BigEndian.Uint64(plain)))
-	now := s.now()
 	if !now.Before(exp) {
 		return nil, invalid(ErrExpired, "expired at %s, %s ago", exp.UTC().Format("2006-01-02T15:04:05.000Z07:00"), now.Sub(exp).Round(time.Millisecond))
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Ring is the set of keys a [Sealer] uses: the primary key seals new
@@ -24,6 +25,10 @@ import (
 //  2. make it the primary everywhere ([Ring.Rotate]);
 //  3. once the old primary's last states have expired (the Sealer's TTL),
 //     retire it ([Ring.Retire]).
+//
+// A [KeyFile] does this from a file that every instance reads again on an
+// interval: the operator rotates by editing the file, and a key that
+// leaves it is retired by itself once its last states have expired.
 //
 // A state sealed by a key that is not in the ring (retired too early, or
 // never shared) fails with [ErrUnknownKey]: a server that treats such a
@@ -53,6 +58,14 @@ type keySet struct {
 type ringKey struct {
 	key  Key
 	aead cipher.AEAD
+	// until, if not zero, is when a key that left its KeyFile stops
+	// opening states: from then on it is as if not in the ring.
+	until time.Time
+}
+
+// opens reports whether rk still opens states at now.
+func (rk *ringKey) opens(now time.Time) bool {
+	return rk.until.IsZero() || now.Before(rk.until)
 }
 
 // NewRing returns a ring that seals with primary and opens with primary and
@@ -116,7 +129,9 @@ func (r *Ring) Rotate(newPrimary Key) error {
 		if rk.key.Secret != newPrimary.Secret {
 			return fmt.Errorf("reqstate: Rotate: key ID %q is already in the ring with another secret", newPrimary.ID)
 		}
-		next.keys = append(next.keys, *rk)
+		promoted := *rk
+		promoted.until = time.Time{} // the primary does not leave
+		next.keys = append(next.keys, promoted)
 	} else {
 		rk, err := newRingKey(newPrimary)
 		if err != nil {
@@ -153,7 +168,8 @@ func (r *Ring) Retire(id string) error {
 
 // IDs returns the IDs of the ring's keys, the primary first. Rotate puts
 // the new primary first and keeps the others in order: after NewRing(a, b)
-// and Rotate(c), the IDs are c, a, b.
+// and Rotate(c), the IDs are c, a, b. A key that left a [KeyFile] is listed
+// until a reload of the file drops it, even once it no longer opens.
 func (r *Ring) IDs() []string {
 	set := r.set.Load()
 	if set == nil {
@@ -175,13 +191,17 @@ func (r *Ring) primary() *ringKey {
 	return &set.keys[0]
 }
 
-// find returns the key with the given ID, or nil.
-func (r *Ring) find(id []byte) *ringKey {
+// find returns the key with the given ID that opens states at now, or nil.
+func (r *Ring) find(id []byte, now time.Time) *ringKey {
 	set := r.set.Load()
 	if set == nil {
 		return nil
 	}
-	return set.find(string(id))
+	rk := set.find(string(id))
+	if rk == nil || !rk.opens(now) {
+		return nil
+	}
+	return rk
 }
 
 // find returns the key with the given ID, or nil. Rings hold a handful of

@@ -184,7 +184,7 @@ type Options struct {
 	// round-trip requests (see Ask). Default: one key made at random per
 	// process (reqstate.NewEphemeralRing), so that the state of a round is
 	// only good for the process that issued it; servers behind a load
-	// balancer share a key ring instead (SealWith, reqstate.ParseKeys) and
+	// balancer share a key ring instead (SealWith, reqstate.OpenKeyFile) and
 	// a StateAudience. A retry whose state was sealed by a key the ring
 	// does not have (an earlier process's, a retired one) starts the
 	// request over, without its inputResponses.
