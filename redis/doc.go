@@ -1,0 +1,14 @@
+// Package redis holds the Redis implementations of the seams that let
+// several instances of one mcpgen server run as a fleet behind a plain
+// load balancer, with no session affinity. It is a module of its own, so
+// that a program that does not use Redis does not compile a Redis client.
+//
+// Every implementation takes a client of github.com/redis/go-redis/v9,
+// which the caller owns and closes, and a prefix that names the fleet:
+// every key and channel of the fleet starts with the prefix and a colon,
+// so that several fleets can share one Redis.
+//
+//   - Bus: a session.Bus on Redis Pub/Sub, so that a change announced on
+//     any instance reaches the subscriptions/listen streams and the legacy
+//     sessions of every instance.
+package redis
