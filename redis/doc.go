@@ -11,4 +11,7 @@
 //   - Bus: a session.Bus on Redis Pub/Sub, so that a change announced on
 //     any instance reaches the subscriptions/listen streams and the legacy
 //     sessions of every instance.
+//   - TaskStore: a tasks.Store (the state of the tasks of the MCP Tasks
+//     extension), so that a task created on one instance is answered,
+//     cancelled, polled and waited on through any other.
 package redis

@@ -26,3 +26,23 @@ func ExampleNewBus() {
 	// then announce changes on it:
 	bus.Publish(session.Event{Method: session.ToolsListChanged})
 }
+
+// Each instance of the fleet "weather" makes its TaskStore on the same
+// Redis: a task created on one instance is read, answered and waited on
+// from any other.
+func ExampleNewTaskStore() {
+	ctx := context.Background()
+	client := goredis.NewClient(&goredis.Options{Addr: "127.0.0.1:6379"})
+	defer client.Close()
+	store, err := redis.NewTaskStore(client, "weather", redis.TaskStoreOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer store.Close()
+	// A single server makes writes durable with appendonly yes and
+	// appendfsync always; say so at start-up if it does not.
+	if err := store.CheckDurability(ctx); err != nil {
+		log.Print(err)
+	}
+	// Give store to the task engine as its tasks.Store.
+}
