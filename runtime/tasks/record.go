@@ -181,25 +181,9 @@ func checkObject(name string, v jsontext.Value) error {
 		return fmt.Errorf("record: %s: not valid JSON (or a member name repeats)", name)
 	}
 	if v.Kind() != '{' {
-		return fmt.Errorf("record: %s: a JSON %s, want an object", name, kindName(v.Kind()))
+		return fmt.Errorf("record: %s: a JSON %s, want an object", name, wire.KindName(v.Kind()))
 	}
 	return nil
-}
-
-func kindName(k jsontext.Kind) string {
-	switch k {
-	case 'n':
-		return "null"
-	case 'f', 't':
-		return "boolean"
-	case '"':
-		return "string"
-	case '0':
-		return "number"
-	case '[':
-		return "array"
-	}
-	return "value"
 }
 
 // Clone returns a deep copy of r: no map, slice or raw JSON of the copy is

@@ -871,10 +871,10 @@ func (s *Server) asker(id, owner string) session.Asker {
 		enc := make(map[string]jsontext.Value, len(reqs))
 		for _, k := range sortedKeys(reqs) {
 			r := reqs[k]
-			if gate := inputGate(r.Method); gate == "" {
+			if md := mcp20260728.Protocol.Find(r.Method); md == nil || !md.Embedded {
 				return nil, fmt.Errorf("input %q: %s is not a request for input", k, r.Method)
-			} else if !session.HasCapability(caps, gate) {
-				return nil, fmt.Errorf("input %q: %s: %w: the request did not declare the capability %s", k, r.Method, session.ErrClientCannotAnswer, gate)
+			} else if md.Gate != "" && !session.HasCapability(caps, md.Gate) {
+				return nil, fmt.Errorf("input %q: %s: %w: the request did not declare the capability %s", k, r.Method, session.ErrClientCannotAnswer, md.Gate)
 			}
 			b, err := encodeInput(r)
 			if err != nil {
@@ -948,19 +948,6 @@ func answered(rec *store.Record, reqs map[string]session.InputRequest) (map[stri
 		out[k] = a
 	}
 	return out, true
-}
-
-// inputGate returns the client capability an input request needs.
-func inputGate(method string) string {
-	switch method {
-	case mcp20260728.MethodElicitationCreate:
-		return "elicitation"
-	case mcp20260728.MethodSamplingCreateMessage:
-		return "sampling"
-	case mcp20260728.MethodRootsList:
-		return "roots"
-	}
-	return ""
 }
 
 // encodeInput returns the JSON of an input request: {method, params}.
