@@ -155,7 +155,7 @@ func (b *builder) extMethods(r *Revision) error {
 		m := b.newMethod(name, kind, d)
 		m.Direction = dir
 		if kind == Request {
-			if err := b.extResults(m); err != nil {
+			if err := b.pairResults(m); err != nil {
 				return err
 			}
 		}
@@ -197,9 +197,9 @@ func (b *builder) extMethods(r *Revision) error {
 	return nil
 }
 
-// extResults pairs the extension's request m with its result: by the
-// result table, else by name (XRequest → XResult).
-func (b *builder) extResults(m *Method) error {
+// pairResults pairs the request m, a revision's or an extension's, with its
+// results: by the result table, else by name (XRequest → XResult).
+func (b *builder) pairResults(m *Method) error {
 	var names []string
 	for _, r := range resultRules {
 		if r.Request == m.Message.Name && b.allExist(r.Results) {

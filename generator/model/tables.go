@@ -56,23 +56,8 @@ func (b *builder) results(m *Method, reached map[Direction]map[*Decl]bool) error
 	if !m.Kind.Answered() {
 		return nil
 	}
-	var names []string
-	for _, r := range resultRules {
-		if r.Request == m.Message.Name && b.allExist(r.Results) {
-			b.used[r] = true
-			names = append(names, r.Results...)
-			m.Why = r.Why
-		}
-	}
-	if names == nil {
-		names = []string{strings.TrimSuffix(m.Message.Name, "Request") + "Result"}
-	}
-	for _, n := range names {
-		d := b.byName[n]
-		if d == nil {
-			return b.errorf(m.Message.Pointer, "method %q: result %s does not exist (a request XRequest is answered by XResult unless the model's result table says otherwise)", m.Name, n)
-		}
-		m.Results = append(m.Results, d)
+	if err := b.pairResults(m); err != nil {
+		return err
 	}
 	// The response definition, named after the result.
 	if w := b.byName[m.Results[0].Name+"Response"]; w != nil && w.Resolve().Kind == Object && w.Resolve().Field("result") != nil {
