@@ -1,0 +1,184 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// pair is two instances on one relay: a forwards to b.
+type pair struct {
+	a, b   *Node
+	ta, tb *Tunnel
+}
+
+func newPair(t *testing.T, serve ServeFunc) *pair {
+	t.Helper()
+	relay := NewMemoryRelay()
+	store := NewMemorySessionStore()
+	p := &pair{a: NewNode(store, relay), b: NewNode(store, relay)}
+	var err error
+	if p.ta, err = NewTunnel(context.Background(), p.a, func(http.ResponseWriter, *http.Request, string) {
+		t.Error("a served a request")
+	}, TunnelOptions{Heartbeat: 50 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	if p.tb, err = NewTunnel(context.Background(), p.b, serve, TunnelOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.ta.Close(); p.tb.Close() })
+	return p
+}
+
+// front is the HTTP server of instance a, which forwards everything to b.
+func (p *pair) front(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if err := p.ta.Forward(w, r, body, p.b.ID, "alice"); err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestTunnelCarriesRequestAndStreamedAnswer(t *testing.T) {
+	type seen struct {
+		method, target, body, principal, auth, custom string
+	}
+	got := make(chan seen, 1)
+	p := newPair(t, func(w http.ResponseWriter, r *http.Request, principal string) {
+		body, _ := io.ReadAll(r.Body)
+		got <- seen{r.Method, r.URL.RequestURI(), string(body), principal, r.Header.Get("Authorization"), r.Header.Get("X-Custom")}
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("Mcp-Session-Id", "s1")
+		w.WriteHeader(http.StatusOK)
+		for i := range 3 {
+			fmt.Fprintf(w, "data: %d\n\n", i)
+			w.(http.Flusher).Flush()
+		}
+	})
+	srv := p.front(t)
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/mcp?x=1", strings.NewReader(`{"jsonrpc":"2.0"}`))
+	req.Header.Set("Authorization", "Bearer secret")
+	req.Header.Set("X-Custom", "v")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Mcp-Session-Id") != "s1" || resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Errorf("status %d, headers %v", resp.StatusCode, resp.Header)
+	}
+	if want := "data: 0\n\ndata: 1\n\ndata: 2\n\n"; string(b) != want {
+		t.Errorf("body %q, want %q", b, want)
+	}
+	s := <-got
+	want := seen{"POST", "/mcp?x=1", `{"jsonrpc":"2.0"}`, "alice", "", "v"}
+	if s != want {
+		t.Errorf("owner saw %+v, want %+v (credentials never cross)", s, want)
+	}
+}
+
+func TestTunnelOwnerGone(t *testing.T) {
+	p := newPair(t, func(w http.ResponseWriter, r *http.Request, _ string) {})
+	p.tb.Close()
+	r := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+	w := httptest.NewRecorder()
+	err := p.ta.Forward(w, r, nil, p.b.ID, "")
+	if !errors.Is(err, ErrOwnerGone) {
+		t.Fatalf("Forward to a closed owner: %v, want ErrOwnerGone", err)
+	}
+	if w.Code != http.StatusOK || w.Body.Len() != 0 || w.Flushed {
+		t.Errorf("something was written: %d %q", w.Code, w.Body)
+	}
+}
+
+func TestTunnelClientGoneCancelsOwner(t *testing.T) {
+	cancelled := make(chan struct{})
+	started := make(chan struct{})
+	p := newPair(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		close(started)
+		<-r.Context().Done()
+		close(cancelled)
+	})
+	srv := p.front(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	cancel()
+	resp.Body.Close()
+	select {
+	case <-cancelled:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the owner's request context did not end when the client went away")
+	}
+}
+
+func TestTunnelOwnerDiesMidAnswer(t *testing.T) {
+	started := make(chan struct{})
+	p := newPair(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		w.WriteHeader(http.StatusOK)
+		io.WriteString(w, "data: first\n\n")
+		w.(http.Flusher).Flush()
+		close(started)
+		<-r.Context().Done()
+	})
+	srv := p.front(t)
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	<-started
+	p.tb.Close() // the owner goes: a's heartbeat finds no listener
+	done := make(chan []byte)
+	go func() { b, _ := io.ReadAll(resp.Body); done <- b }()
+	select {
+	case b := <-done:
+		if string(b) != "data: first\n\n" {
+			t.Errorf("body %q", b)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the response did not end once the owner was gone")
+	}
+}
+
+func FuzzDecodeFrame(f *testing.F) {
+	for _, fr := range []*frame{
+		{Op: opRequest, Key: "a.1", Method: "POST", Target: "/mcp", Header: http.Header{"A": {"b"}}, payload: []byte(`{}`)},
+		{Op: opHead, Key: "a.1", Status: 200},
+		{Op: opData, Key: "a.1", Seq: 1, payload: []byte("data: x\n\n")},
+	} {
+		b, _ := fr.encode()
+		f.Add(b)
+	}
+	f.Add([]byte("\n"))
+	f.Add([]byte(`{"op":"head","key":"k","status":0}` + "\n"))
+	f.Fuzz(func(t *testing.T, msg []byte) {
+		fr, err := decodeFrame(msg)
+		if err != nil {
+			return
+		}
+		b, err := fr.encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := decodeFrame(b); err != nil {
+			t.Fatalf("re-decoding an encoded frame: %v", err)
+		}
+	})
+}
