@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -32,6 +33,8 @@ type ServeFunc func(w http.ResponseWriter, r *http.Request, principal string)
 // forwarding instance put there.
 type Tunnel struct {
 	node  *Node
+	addr  string // where it listens: the node's ID, and "/" and the service if any
+	svc   string
 	serve ServeFunc
 	log   *slog.Logger
 	stop  func()
@@ -58,6 +61,11 @@ type TunnelOptions struct {
 	// Heartbeat is how often a forwarding instance checks that the owner
 	// still listens while it waits for an answer (default 5 seconds).
 	Heartbeat time.Duration
+	// Service tells apart the tunnels of several transports on one Node
+	// (such as "sse" for HTTP+SSE beside Streamable HTTP): a tunnel
+	// listens at the node's ID and "/" and its service, and forwards to the
+	// same service of the owner. "" for none.
+	Service string
 }
 
 // forward is a request this instance forwarded, waiting for its answer.
@@ -73,11 +81,14 @@ func NewTunnel(ctx context.Context, node *Node, serve ServeFunc, opts TunnelOpti
 	if node == nil || node.Relay == nil || node.ID == "" {
 		return nil, errors.New("fleet: NewTunnel needs a Node with an ID and a Relay")
 	}
-	t := &Tunnel{node: node, serve: serve, log: opts.Logger, waiting: map[string]*forward{}, running: map[string]context.CancelFunc{}}
+	if strings.ContainsAny(opts.Service, "./") {
+		return nil, fmt.Errorf("fleet: TunnelOptions.Service %q has a dot or a slash", opts.Service)
+	}
+	t := &Tunnel{node: node, svc: opts.Service, addr: address(node.ID, opts.Service), serve: serve, log: opts.Logger, waiting: map[string]*forward{}, running: map[string]context.CancelFunc{}}
 	if t.log == nil {
 		t.log = slog.New(slog.DiscardHandler)
 	}
-	stop, err := node.Relay.Listen(ctx, node.ID, t.receive)
+	stop, err := node.Relay.Listen(ctx, t.addr, t.receive)
 	if err != nil {
 		return nil, fmt.Errorf("fleet: listening for the tunnel at this instance's address: %w", err)
 	}
@@ -107,6 +118,14 @@ func (t *Tunnel) Close() {
 	t.mu.Unlock()
 	t.stop()
 	t.served.Wait()
+}
+
+// address is where the tunnel of service listens on the instance id.
+func address(id, service string) string {
+	if service == "" {
+		return id
+	}
+	return id + "/" + service
 }
 
 func (t *Tunnel) timeout() time.Duration {
@@ -168,15 +187,16 @@ var hopHeaders = []string{"Authorization", "Cookie", "Proxy-Authorization", "Con
 // owner's address: the owner is gone, and the caller may claim the session.
 var ErrOwnerGone = errors.New("fleet: the instance that owns the session is gone")
 
-// Forward carries r, whose body was read as body, to the instance owner
-// for principal, and writes its answer on w. It returns ErrOwnerGone
+// Forward carries r, whose body was read as body, to the instance whose
+// Node ID is owner (its tunnel of the same service), for principal, and writes its answer on w. It returns ErrOwnerGone
 // (wrapped) when owner is gone before the request reached it, with
 // nothing written on w; another error when the relay failed before
 // anything was written. Once the answer has started, Forward returns nil:
 // if the owner goes away or the answer is cut, the response ends early,
 // as when a connection breaks, and the client resumes its stream.
 func (t *Tunnel) Forward(w http.ResponseWriter, r *http.Request, body []byte, owner, principal string) error {
-	key := t.node.ID + "." + strconv.FormatInt(t.next.Add(1), 10)
+	key := t.addr + "." + strconv.FormatInt(t.next.Add(1), 10)
+	owner = address(owner, t.svc)
 	h := r.Header.Clone()
 	for _, k := range hopHeaders {
 		h.Del(k)

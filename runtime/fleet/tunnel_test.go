@@ -182,3 +182,35 @@ func FuzzDecodeFrame(f *testing.F) {
 		}
 	})
 }
+
+// Two transports on one Node (Streamable HTTP and HTTP+SSE, say) each
+// serve their own requests only.
+func TestTunnelServices(t *testing.T) {
+	relay := NewMemoryRelay()
+	a, b := NewNode(nil, relay), NewNode(nil, relay)
+	got := make(chan string, 4)
+	for _, svc := range []string{"", "sse"} {
+		tb, err := NewTunnel(context.Background(), b, func(w http.ResponseWriter, r *http.Request, _ string) {
+			got <- svc
+		}, TunnelOptions{Service: svc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(tb.Close)
+	}
+	ta, err := NewTunnel(context.Background(), a, nil, TunnelOptions{Service: "sse"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ta.Close)
+	w := httptest.NewRecorder()
+	if err := ta.Forward(w, httptest.NewRequest(http.MethodPost, "/sse", nil), nil, b.ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	if s := <-got; s != "sse" || len(got) != 0 {
+		t.Errorf("served by service %q (and %d more), want sse only", s, len(got))
+	}
+	if _, err := NewTunnel(context.Background(), a, nil, TunnelOptions{Service: "a.b"}); err == nil {
+		t.Error("a service with a dot was taken")
+	}
+}
