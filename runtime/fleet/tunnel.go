@@ -46,8 +46,9 @@ type Tunnel struct {
 	closed  bool
 	served  sync.WaitGroup
 
-	maxQueued int
-	heartbeat time.Duration
+	maxQueued    int
+	heartbeat    time.Duration
+	writeTimeout time.Duration
 }
 
 // TunnelOptions configure a Tunnel.
@@ -61,6 +62,10 @@ type TunnelOptions struct {
 	// Heartbeat is how often a forwarding instance checks that the owner
 	// still listens while it waits for an answer (default 5 seconds).
 	Heartbeat time.Duration
+	// WriteTimeout bounds each write of a carried answer to its client
+	// (default 30 seconds): a client that stops reading is cut off, and
+	// resumes its stream with Last-Event-ID.
+	WriteTimeout time.Duration
 	// Service tells apart the tunnels of several transports on one Node
 	// (such as "sse" for HTTP+SSE beside Streamable HTTP): a tunnel
 	// listens at the node's ID and "/" and its service, and forwards to the
@@ -99,6 +104,9 @@ func NewTunnel(ctx context.Context, node *Node, serve ServeFunc, opts TunnelOpti
 	}
 	if t.heartbeat <= 0 {
 		t.heartbeat = 5 * time.Second
+	}
+	if t.writeTimeout = opts.WriteTimeout; t.writeTimeout <= 0 {
+		t.writeTimeout = 30 * time.Second
 	}
 	return t, nil
 }
@@ -218,7 +226,8 @@ func (t *Tunnel) Forward(w http.ResponseWriter, r *http.Request, body []byte, ow
 	if !ok {
 		return ErrOwnerGone
 	}
-	fl, _ := w.(http.Flusher)
+	rc := http.NewResponseController(w)
+	deadline := func() { rc.SetWriteDeadline(time.Now().Add(t.writeTimeout)) }
 	started := false
 	var seq int64
 	tick := time.NewTicker(t.heartbeat)
@@ -238,10 +247,9 @@ func (t *Tunnel) Forward(w http.ResponseWriter, r *http.Request, body []byte, ow
 				for k, v := range f.Header {
 					w.Header()[k] = v
 				}
+				deadline()
 				w.WriteHeader(f.Status)
-				if fl != nil {
-					fl.Flush()
-				}
+				rc.Flush()
 			case opData:
 				if !started || f.Seq != seq+1 {
 					t.log.Warn("mcp fleet: a piece of a carried answer was lost; the response ends early", "want", seq+1, "got", f.Seq)
@@ -249,12 +257,14 @@ func (t *Tunnel) Forward(w http.ResponseWriter, r *http.Request, body []byte, ow
 					return t.cut(started, w)
 				}
 				seq = f.Seq
+				deadline()
 				if _, err := w.Write(f.payload); err != nil {
 					cancel()
 					return nil
 				}
-				if fl != nil {
-					fl.Flush()
+				if err := rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+					cancel()
+					return nil
 				}
 			case opEnd:
 				if !started {
