@@ -202,6 +202,13 @@ func (s *Session) legacyChanged() {
 // no request). The offset is below 2^53, so that every id stays exact in
 // a client that keeps JSON numbers as doubles.
 //
+// A handler of the initialize era learns of the session only from what it
+// handles: a generated StandardServer of those revisions keeps its own
+// subscriptions and tells a session of list changes once it has handled a
+// resources/subscribe from it. A fleet serves legacy sessions with a
+// handler of the stateless era, whose subscriptions and list changes the
+// engine keeps (see Bus).
+//
 // It fails, starting nothing, when st does not check (see
 // UnmarshalLegacyState), when opts.Revisions do not allow st's revision,
 // when st has subscriptions and h does not speak the stateless era (the

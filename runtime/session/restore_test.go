@@ -230,17 +230,20 @@ func TestLegacyStateAndResume(t *testing.T) {
 			}
 
 			// Logging is filtered at the level the client set.
-			q.send(`{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"log","arguments":{}}}`)
-			var levels []string
-			for range 5 {
-				m := q.recvMsg()
-				if m["id"] == float64(12) {
-					result(t, m)
-					break
+			logged := func(id int) []string {
+				q.send(`{"jsonrpc":"2.0","id":` + itoa(id) + `,"method":"tools/call","params":{"name":"log","arguments":{}}}`)
+				var levels []string
+				for range 5 {
+					m := q.recvMsg()
+					if m["id"] == float64(id) {
+						result(t, m)
+						break
+					}
+					levels = append(levels, m["params"].(map[string]any)["level"].(string))
 				}
-				levels = append(levels, m["params"].(map[string]any)["level"].(string))
+				return levels
 			}
-			if !slices.Equal(levels, []string{"warning", "error"}) {
+			if levels := logged(12); !slices.Equal(levels, []string{"warning", "error"}) {
 				t.Errorf("log messages at level warning: %v, want [warning error]", levels)
 			}
 
@@ -278,6 +281,9 @@ func TestLegacyStateAndResume(t *testing.T) {
 
 			// Changes go on being reported.
 			result(t, q.call(15, "logging/setLevel", `{"level":"error"}`))
+			if levels := logged(17); !slices.Equal(levels, []string{"error"}) {
+				t.Errorf("log messages at level error: %v, want [error]", levels)
+			}
 			result(t, q.call(16, "resources/unsubscribe", `{"uri":"test://a"}`))
 			want = []string{
 				tc.rev + ` init=true level="error" subs=[test://a]`,

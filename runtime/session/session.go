@@ -2,7 +2,9 @@
 // handlers run concurrently, responses matched to pending calls by ID, the
 // initialize lifecycle with version negotiation across every revision
 // package linked into the binary, capability gating both ways, cancellation,
-// progress, ping, logging levels, request timeouts and clean shutdown.
+// progress, ping, logging levels, request timeouts and clean shutdown. A
+// server session of the initialize era can be carried on by another
+// process from a snapshot of its state (LegacyState, Resume).
 //
 // The engine works on raw JSON and the method tables of runtime/revision;
 // generated packages give it typed Server and Client bindings. When the
