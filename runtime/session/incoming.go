@@ -519,6 +519,7 @@ func (s *Session) initialize(vals valuer, m *jsonrpc.Message, reply replier) {
 	if s.modern {
 		s.follow()
 	}
+	s.legacyChanged()
 	s.answer(reply, &jsonrpc.Message{Kind: jsonrpc.Response, ID: m.ID, Result: raw})
 }
 
@@ -551,8 +552,12 @@ func (s *Session) setLevel(m *jsonrpc.Message, reply replier) {
 		return
 	}
 	s.mu.Lock()
-	s.logLevel = i
+	changed := !s.logSet || s.logLevel != i
+	s.logLevel, s.logSet = i, true
 	s.mu.Unlock()
+	if changed {
+		s.legacyChanged()
+	}
 	s.answer(reply, &jsonrpc.Message{Kind: jsonrpc.Response, ID: m.ID, Result: jsontext.Value("{}")})
 }
 
@@ -591,10 +596,14 @@ func (s *Session) notification(m *jsonrpc.Message) {
 		return
 	case "notifications/initialized":
 		s.mu.Lock()
-		if s.role == Server && s.state == stateInitializing {
+		ready := s.role == Server && s.state == stateInitializing
+		if ready {
 			s.state = stateReady
 		}
 		s.mu.Unlock()
+		if ready {
+			s.legacyChanged()
+		}
 	}
 	s.mu.Lock()
 	rev, st := s.rev, s.state

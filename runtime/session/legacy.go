@@ -104,6 +104,7 @@ func (s *Session) subscription(m *jsonrpc.Message, reply replier) bool {
 	}
 	uri, _ := wire.MemberString(m.Params, "uri")
 	s.mu.Lock()
+	changed := s.subs[uri] != (m.Method == "resources/subscribe")
 	if m.Method == "resources/subscribe" {
 		if s.subs == nil {
 			s.subs = map[string]bool{}
@@ -113,6 +114,9 @@ func (s *Session) subscription(m *jsonrpc.Message, reply replier) bool {
 		delete(s.subs, uri)
 	}
 	s.mu.Unlock()
+	if changed {
+		s.legacyChanged()
+	}
 	s.answer(reply, &jsonrpc.Message{Kind: jsonrpc.Response, ID: m.ID, Result: jsontext.Value("{}")})
 	return true
 }

@@ -21,6 +21,7 @@ type OptionsHandler interface {
 //   - Middleware: the handler's, then the transport's: the handler's first
 //     middleware is the outermost, the first to see a message;
 //   - RejectUnknownVariants: set when either sets it;
+//   - OnLegacyState: both, the handler's first, when both are set;
 //   - every other field: the transport's value when it is not the zero
 //     value (a nil Revisions included: the transport's Revisions replaces
 //     the handler's only when it lists revisions), else the handler's.
@@ -52,6 +53,15 @@ func MergeOptions(h Handler, opts Options) Options {
 	}
 	if opts.Extensions != nil {
 		m.Extensions = opts.Extensions
+	}
+	switch h, t := base.OnLegacyState, opts.OnLegacyState; {
+	case h == nil:
+		m.OnLegacyState = t
+	case t != nil:
+		m.OnLegacyState = func(st LegacyState) {
+			h(st)
+			t(st)
+		}
 	}
 	if len(opts.Middleware) > 0 {
 		m.Middleware = append(append([]Middleware(nil), base.Middleware...), opts.Middleware...)

@@ -59,6 +59,11 @@ func everyField(t *testing.T, n int, seen *[]string) session.Options {
 		Cache:                 cache.New(cache.Options{}),
 		Middleware:            []session.Middleware{tagged(itoa(n), seen)},
 		Extensions:            []session.ClientExtension{&ticketClient{id: "io.example/ext" + itoa(n), rt: "r"}},
+		OnLegacyState: func(session.LegacyState) {
+			seenMu.Lock()
+			*seen = append(*seen, "state "+itoa(n))
+			seenMu.Unlock()
+		},
 	}
 	v := reflect.ValueOf(o)
 	for i := range v.NumField() {
@@ -80,15 +85,15 @@ func TestMergeOptions(t *testing.T) {
 		h         session.Handler
 		opts      session.Options
 		want      session.Options
-		wantOrder []string // the middleware tags a message passes, in order
+		wantOrder []string // the middleware tags a message passes, then the OnLegacyState called, in order
 	}{
-		{"a plain handler runs with the transport's", h, transport, transport, []string{"2"}},
-		{"the handler's, when the transport gives none", withOpts, session.Options{}, server, []string{"1"}},
-		{"the transport's fields win; middleware of both, the handler's first", withOpts, transport, func() session.Options {
+		{"a plain handler runs with the transport's", h, transport, transport, []string{"2", "state 2"}},
+		{"the handler's, when the transport gives none", withOpts, session.Options{}, server, []string{"1", "state 1"}},
+		{"the transport's fields win; middleware and OnLegacyState of both, the handler's first", withOpts, transport, func() session.Options {
 			o := transport
-			o.Middleware = nil // compared apart
+			o.Middleware, o.OnLegacyState = nil, nil // compared apart
 			return o
-		}(), []string{"1", "2"}},
+		}(), []string{"1", "2", "state 1", "state 2"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got := session.MergeOptions(tt.h, tt.opts)
@@ -99,6 +104,7 @@ func TestMergeOptions(t *testing.T) {
 				run = got.Middleware[i](run)
 			}
 			run(context.Background(), &session.Request{})
+			got.OnLegacyState(session.LegacyState{})
 			if !reflect.DeepEqual(seen, tt.wantOrder) {
 				t.Errorf("middleware ran %v, want %v", seen, tt.wantOrder)
 			}
@@ -106,7 +112,7 @@ func TestMergeOptions(t *testing.T) {
 			gv, wv := reflect.ValueOf(got), reflect.ValueOf(tt.want)
 			for i := range gv.NumField() {
 				name := gv.Type().Field(i).Name
-				if name == "Middleware" {
+				if name == "Middleware" || name == "OnLegacyState" {
 					continue
 				}
 				if !reflect.DeepEqual(gv.Field(i).Interface(), wv.Field(i).Interface()) {

@@ -2,7 +2,9 @@
 // handlers run concurrently, responses matched to pending calls by ID, the
 // initialize lifecycle with version negotiation across every revision
 // package linked into the binary, capability gating both ways, cancellation,
-// progress, ping, logging levels, request timeouts and clean shutdown.
+// progress, ping, logging levels, request timeouts and clean shutdown. A
+// server session of the initialize era can be carried on by another
+// process from a snapshot of its state (LegacyState, Resume).
 //
 // The engine works on raw JSON and the method tables of runtime/revision;
 // generated packages give it typed Server and Client bindings. When the
@@ -225,6 +227,21 @@ type Options struct {
 	// followed twice. A server's extensions are its handler's
 	// (ExtensionHandler): a server ignores this.
 	Extensions []ClientExtension
+	// OnLegacyState, when not nil, is called on a server with the
+	// session's LegacyState after each change of it: initialize answered,
+	// notifications/initialized received, logging/setLevel accepted, and a
+	// resources/subscribe or unsubscribe that the engine keeps (see
+	// LegacyState.Subscriptions) and that changed the set. It is called
+	// before the answer that reports the change is sent, so that a store it
+	// writes to has the change before the client can act on it elsewhere;
+	// on the goroutine that made the change, never with the session's lock
+	// held, one call at a time per session, each with a snapshot taken
+	// after the one before (so in the order of the changes; two changes
+	// close together may both be in the first of their two calls). It
+	// must return soon: the session waits for it. A transport that lets
+	// another instance carry the session on (Resume) saves the state
+	// with it. Sessions of the stateless era and clients never call it.
+	OnLegacyState func(LegacyState)
 }
 
 // DefaultDrainTimeout is Options.DrainTimeout's default. It is shorter than
@@ -329,6 +346,7 @@ type Session struct {
 	parkedLen int                     // their sizes in all (see maxParked)
 	progress  map[wire.ID]func(Progress)
 	logLevel  int                       // index in logLevels; messages below are not sent
+	logSet    bool                      // logging/setLevel was accepted (LegacyState's LogLevel)
 	modern    bool                      // a server whose handler speaks the stateless era (see Modern)
 	mc        *modernClient             // a client in the stateless era (see Connect); nil otherwise
 	malformed string                    // the start of the first payload that was not JSON-RPC (ConnectTimeoutError.NotJSONRPC), "" for none
@@ -343,6 +361,8 @@ type Session struct {
 	after     []func()                  // called once the session has ended (AfterFunc)
 	tools     toolCheck                 // a client's knowledge of the server's tools (UnusableTools)
 	audience  string                    // the StateAudience of the stateless requests it serves, made by the first (see stateAudience)
+
+	stateMu sync.Mutex // held while Options.OnLegacyState runs: one call at a time (legacyChanged)
 
 	room     sync.Cond      // on mu: signalled when a handler ends, a call starts or the session ends (see waitRoom)
 	handlers sync.WaitGroup // request handlers and batch answers; Add only while not stateClosed
@@ -405,6 +425,14 @@ type note struct {
 // Close is called; Wait returns why. A server whose handler is an
 // OptionsHandler runs with MergeOptions(h, opts).
 func New(role Role, t transport.Transport, h Handler, opts Options) *Session {
+	s := newSession(role, t, h, opts)
+	s.start()
+	return s
+}
+
+// newSession makes a session on t without starting it: the transport is
+// not told of it and nothing is read until start.
+func newSession(role Role, t transport.Transport, h Handler, opts Options) *Session {
 	if role == Server {
 		opts = MergeOptions(h, opts)
 	}
@@ -442,6 +470,13 @@ func New(role Role, t transport.Transport, h Handler, opts Options) *Session {
 	s.outIdle.L = &s.mu
 	s.modern = role == Server && Modern(h)
 	s.mw = chain(opts.Middleware)
+	return s
+}
+
+// start hands the session to its transport (a pushing one may deliver a
+// payload at once) and starts its reader.
+func (s *Session) start() {
+	t := s.t
 	if p, ok := t.(transport.Pusher); ok {
 		p.SetPush(s.payload)
 	}
@@ -457,7 +492,6 @@ func New(role Role, t transport.Transport, h Handler, opts Options) *Session {
 		go s.watchInput(ie.InputEnded())
 	}
 	go s.read()
-	return s
 }
 
 // Role returns the side this session plays.
