@@ -106,3 +106,26 @@ func QueuedBy(c *Client) Queued {
 	}
 	return q
 }
+
+// Kill makes s stop as an instance that dies does: it no longer listens
+// in its fleet, and its sessions end without ending their records or
+// their GET streams' events, nor telling their clients: what another
+// instance needs to carry them on stays in the fleet's stores.
+func Kill(s *Server) {
+	if s.tunnel != nil {
+		s.tunnel.Close()
+	}
+	s.mu.Lock()
+	for _, c := range s.sessions {
+		c.handedOver.Store(true)
+	}
+	s.mu.Unlock()
+	s.Close()
+}
+
+// Owns reports whether session sid lives on s.
+func Owns(s *Server, sid string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sessions[sid] != nil
+}

@@ -98,8 +98,6 @@ import (
 	"bytes"
 	"container/list"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -114,6 +112,7 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/mcpgen/mcpgen/runtime/fleet"
 	"github.com/mcpgen/mcpgen/runtime/internal/httpguard"
 	"github.com/mcpgen/mcpgen/runtime/internal/httpmsg"
 	"github.com/mcpgen/mcpgen/runtime/internal/quota"
@@ -265,6 +264,16 @@ type ServerOptions struct {
 	// goes to the client: it must not hold a secret. For OAuth, use
 	// runtime/bearer in front of the Server instead.
 	Gate func(r *http.Request) error
+	// Fleet, when set, makes the server one instance of a fleet that
+	// serves legacy sessions behind a load balancer with no session
+	// affinity: each session's record is kept in Fleet.Sessions, a request
+	// for a session another instance owns is carried to it through
+	// Fleet.Relay, and one whose owner is gone is carried on here from its
+	// record. EventStore must then be shared by the fleet too: it keeps
+	// the events of the GET streams, which a client resumes on any
+	// instance; the POST streams' events stay in this instance's memory.
+	// See docs/fleet.md.
+	Fleet *fleet.Node
 	// Logger receives diagnostics. Default: discard. What it is given
 	// holds no session id, nor a token: a session is named by its tag (see
 	// the package doc).
@@ -310,6 +319,9 @@ type Server struct {
 	opts       ServerOptions
 	guard      httpguard.Guard // AllowedHosts, AllowedOrigins
 	store      EventStore
+	local      EventStore    // the events of POST streams: store, but in a fleet (see storeFor)
+	fleet      *fleet.Node   // ServerOptions.Fleet
+	tunnel     *fleet.Tunnel // in a fleet: carries requests to the owners of sessions
 	log        *slog.Logger
 
 	quota *quota.Sessions // MaxSessions, MaxSessionsPerPrincipal
@@ -389,6 +401,7 @@ func NewServer(newHandler func() session.Handler, opts ServerOptions) *Server {
 	if s.store == nil {
 		s.store = NewMemoryStore()
 	}
+	s.local = s.store
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -398,6 +411,12 @@ func NewServer(newHandler func() session.Handler, opts ServerOptions) *Server {
 	}
 	if session.Modern(h) {
 		s.stateless = session.NewStateless(h, opts.Session)
+	}
+	if opts.Fleet != nil {
+		if s.badOptions = s.joinFleet(opts.Fleet); s.badOptions != nil {
+			s.log.Error("mcp http: joining the fleet", "err", s.badOptions)
+			return s
+		}
 	}
 	if opts.IdleTimeout > 0 {
 		go s.reap()
@@ -444,6 +463,13 @@ var ErrStreamFull = errors.New("SSE stream full: the client is not reading it")
 // before have ended too (their handlers returned, their streams flushed),
 // within the same limits.
 //
+// In a fleet (ServerOptions.Fleet), Close hands the sessions over instead
+// of ending them: step 3 writes no session-ended event, step 4 keeps their
+// records and GET streams in the fleet's stores, released, and the next
+// request for one, on any instance, carries it on there. A client whose
+// stream ended resumes it with Last-Event-ID, as after a broken
+// connection. A rolling restart of the fleet thus ends no session.
+//
 // Close does not close connections: with an http.Server, call its
 // Shutdown, registering Close with RegisterOnShutdown, so that the
 // connections end once their streams have. Calling Close again waits until
@@ -467,6 +493,11 @@ func (s *Server) Close() {
 		c.mu.Lock()
 		c.endReason = "the server is shutting down"
 		c.mu.Unlock()
+		if s.fleet != nil {
+			// Handed over: another instance carries it on.
+			c.handedOver.Store(true)
+			c.release.Store(true)
+		}
 	}
 	s.mu.Unlock()
 	var wg sync.WaitGroup
@@ -477,6 +508,9 @@ func (s *Server) Close() {
 	// The sessions forgotten before s.sessions was listed, ending on their
 	// own goroutines (no newConn adds one once closed is set).
 	s.live.Wait()
+	if s.tunnel != nil {
+		s.tunnel.Close()
+	}
 	close(s.closeDone)
 }
 
@@ -489,9 +523,10 @@ func (s *Server) reap() {
 			return
 		case <-t.C:
 		}
-		var idle []*conn
+		var idle, live []*conn
 		s.mu.Lock()
 		for _, c := range s.sessions {
+			live = append(live, c)
 			c.mu.Lock()
 			if c.attached == 0 && time.Since(c.lastSeen) > s.opts.IdleTimeout {
 				idle = append(idle, c)
@@ -499,6 +534,7 @@ func (s *Server) reap() {
 			c.mu.Unlock()
 		}
 		s.mu.Unlock()
+		s.renew(live)
 		for _, c := range idle {
 			s.log.Debug("mcp http: idle session ended", "sessionTag", c.tag())
 			s.forget(c)
@@ -540,6 +576,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		refuse(w, refusal{ids: g.IDs, batch: g.Batch, rev: claimedRevision(r)}, http.StatusUnauthorized, jsonrpc.InvalidRequest, "%s", g.Message)
 		return
 	}
+	if s.fleet != nil && s.forward(w, r) {
+		return
+	}
+	s.dispatch(w, r)
+}
+
+// dispatch serves r by its method.
+func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 	switch r.Method {
 	case http.MethodPost:
 		s.post(w, r)
@@ -608,7 +652,7 @@ func (s *Server) lookup(w http.ResponseWriter, r *http.Request, rf *refusal) *co
 	s.mu.Lock()
 	c := s.sessions[sid]
 	s.mu.Unlock()
-	if c != nil && !s.opts.UnboundSessions && s.opts.Principal(r) != c.principal {
+	if c != nil && !s.opts.UnboundSessions && s.principalOf(r) != c.principal {
 		// Answered as a session that does not exist: the caller learns
 		// nothing of it. The log names it by its tag only (a session id
 		// lets anyone bound to it use it).
@@ -865,20 +909,18 @@ var errClosing = &jsonrpc.Error{Code: session.Busy, Message: "the server is shut
 // has MaxSessions sessions, 429 when r's principal has
 // MaxSessionsPerPrincipal.
 func (s *Server) newConn(r *http.Request) (*conn, int, *jsonrpc.Error) {
-	b := make([]byte, 16)
-	rand.Read(b)
-	c := &conn{
-		srv:     s,
-		id:      hex.EncodeToString(b),
-		in:      make(chan []byte), // unbuffered: sessions take POSTs pushed (session.ItemPusher)
-		closed:  make(chan struct{}),
-		ending:  make(chan struct{}),
-		streams: map[string]*stream{},
-		byReq:   map[wire.ID]*stream{},
+	principal := s.principalOf(r)
+	id := ""
+	if s.fleet != nil {
+		var err error
+		if id, err = s.createRecord(r, principal); err != nil {
+			s.log.Warn("mcp http: initialize refused: the fleet's session store did not answer", "err", err)
+			return nil, http.StatusServiceUnavailable, &jsonrpc.Error{Code: jsonrpc.InternalError, Message: fmt.Sprintf("the session could not be recorded: the fleet's session store did not answer (%v); try again", err)}
+		}
+	} else {
+		id = newSessionID()
 	}
-	c.principal = s.opts.Principal(r)
-	c.lastSeen = time.Now()
-	c.standalone = c.newStreamLocked()
+	c := s.makeConn(id, principal)
 	h := s.newHandler()
 	s.mu.Lock()
 	if s.closed {
@@ -898,11 +940,31 @@ func (s *Server) newConn(r *http.Request) (*conn, int, *jsonrpc.Error) {
 	// and other requests may find c at once. Its place is given back when
 	// it has ended (conn.Close).
 	s.live.Add(1) // Done by conn.Close
-	c.sess = session.New(session.Server, c, h, s.opts.Session)
+	c.sess = session.New(session.Server, c, h, s.sessionOptions(c))
 	s.sessions[c.id] = c
 	s.mu.Unlock()
 	s.log.Debug("mcp http: session opened", "sessionTag", c.tag(), "remote", r.RemoteAddr)
 	return c, 0, nil
+}
+
+// makeConn returns the conn of the session id, not started.
+func (s *Server) makeConn(id, principal string) *conn {
+	c := &conn{
+		srv:       s,
+		id:        id,
+		principal: principal,
+		in:        make(chan []byte), // unbuffered: sessions take POSTs pushed (session.ItemPusher)
+		closed:    make(chan struct{}),
+		ending:    make(chan struct{}),
+		streams:   map[string]*stream{},
+		byReq:     map[wire.ID]*stream{},
+		lastSeen:  time.Now(),
+	}
+	if s.fleet != nil {
+		c.epoch = s.fleet.ID + "."
+	}
+	c.standalone = c.newStreamLocked()
+	return c
 }
 
 // conn is one session over HTTP, and the session's transport.
@@ -928,10 +990,14 @@ type conn struct {
 	retained   int64       // the bytes of the events of finished
 	expiry     *time.Timer // drops finished streams after StreamRetention
 	nextStream int
+	epoch      string        // in a fleet, the owner's ID and a dot: the POST streams of two owners never share an id
 	attached   int           // open SSE connections
 	detached   chan struct{} // once ending, closed when attached falls to 0
 	endReason  string        // the reason of the session-ended event; "" for "the session ended"
 	lastSeen   time.Time
+	saved      time.Time   // in a fleet: when the record was last written (see renew)
+	handedOver atomic.Bool // in a fleet: another instance carries the session on; its record and GET stream stay
+	release    atomic.Bool // in a fleet: handed over by Close, its record released for any instance to claim
 	// Events not yet sent, over all streams, and the writers that wait for
 	// room; room is closed when events are sent or dropped.
 	unsentEvents int64
@@ -962,7 +1028,10 @@ type stream struct {
 }
 
 func (c *conn) newStreamLocked() *stream {
-	id := c.id + "-" + strconv.Itoa(c.nextStream)
+	id := c.id + "-0" // the GET stream, the same on every instance of a fleet
+	if c.nextStream > 0 {
+		id = c.id + "-" + c.epoch + strconv.Itoa(c.nextStream)
+	}
 	c.nextStream++
 	st := &stream{id: id, pending: map[wire.ID]bool{}, wake: make(chan struct{}, 1), drop: make(chan struct{}), first: 1}
 	c.streams[id] = st
@@ -1226,7 +1295,7 @@ func (c *conn) appendLocked(st *stream, data []byte) error {
 	if c.srv.opts.JSONResponse && st != c.standalone {
 		st.json = append(st.json, data) // the session hands data over (transport.Transport)
 	} else {
-		seq, err := c.srv.store.Append(st.id, data)
+		seq, err := c.srv.storeFor(st.id).Append(st.id, data)
 		if err != nil {
 			return fmt.Errorf("event store: %w", err)
 		}
@@ -1289,9 +1358,10 @@ func (c *conn) Close() error {
 		c.srv.rmu.Unlock()
 		c.finished, c.retained = nil, 0
 		for id := range c.streams {
-			c.srv.store.Drop(id)
+			c.dropEvents(id)
 		}
 		c.mu.Unlock()
+		c.endRecord()
 		c.srv.quota.Release(c.principal)
 		c.srv.live.Done()
 	})
@@ -1485,7 +1555,7 @@ func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq 
 			ending = true
 		default:
 		}
-		evs, _, err := c.srv.store.After(st.id, seq)
+		evs, _, err := c.srv.storeFor(st.id).After(st.id, seq)
 		if err != nil {
 			c.srv.log.Error("mcp http: event store", "err", err)
 			return
@@ -1517,8 +1587,9 @@ func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq 
 			c.mu.Unlock()
 			continue
 		}
-		if ending {
-			// The session ended after its last answer: tell the client.
+		if ending && !c.handedOver.Load() {
+			// The session ended after its last answer: tell the client
+			// (not when another instance of the fleet carries it on).
 			if timed {
 				c.arm(dl)
 			}
@@ -1588,7 +1659,7 @@ func (c *conn) sentLocked(st *stream, seq int64) {
 		keep++
 	}
 	if keep > st.first {
-		c.srv.store.Discard(st.id, keep-1)
+		c.srv.storeFor(st.id).Discard(st.id, keep-1)
 		st.sizes = st.sizes[keep-st.first:]
 		st.first = keep
 	}
@@ -1676,7 +1747,7 @@ func (c *conn) dropStreamLocked(st *stream) {
 		c.unretainLocked(st)
 	}
 	delete(c.streams, st.id)
-	c.srv.store.Drop(st.id)
+	c.dropEvents(st.id)
 	c.unsentEvents -= st.last - st.delivered
 	c.unsentBytes -= st.unsentBytes
 	st.delivered, st.unsentBytes = st.last, 0
@@ -1728,7 +1799,10 @@ func (c *conn) dropFinishedLocked(now time.Time) {
 
 // hadStreamLocked reports whether id names a stream this session had.
 func (c *conn) hadStreamLocked(id string) bool {
-	n, ok := strings.CutPrefix(id, c.id+"-")
+	if id == c.id+"-0" {
+		return true
+	}
+	n, ok := strings.CutPrefix(id, c.id+"-"+c.epoch)
 	i, err := strconv.Atoi(n)
 	return ok && err == nil && i >= 0 && i < c.nextStream && strconv.Itoa(i) == n
 }
