@@ -3,7 +3,9 @@ package streamhttp_test
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -31,16 +33,50 @@ type inProcessFleet struct {
 	front   *httptest.Server
 	next    atomic.Int64
 	store   *fleet.MemorySessionStore
+	broken  *atomic.Bool
+}
+
+// brokenStore is a SessionStore whose engine is away while down is true.
+type brokenStore struct {
+	fleet.SessionStore
+	down *atomic.Bool
+}
+
+var errEngineDown = errors.New("dial tcp 127.0.0.1:6379: connect: connection refused")
+
+func (b brokenStore) Create(ctx context.Context, id string, rec fleet.Record, ttl time.Duration) (bool, error) {
+	if b.down.Load() {
+		return false, errEngineDown
+	}
+	return b.SessionStore.Create(ctx, id, rec, ttl)
+}
+
+func (b brokenStore) Load(ctx context.Context, id string) (fleet.Record, error) {
+	if b.down.Load() {
+		return fleet.Record{}, errEngineDown
+	}
+	return b.SessionStore.Load(ctx, id)
 }
 
 func newInProcessFleet(t *testing.T, n int) *inProcessFleet {
+	return newInProcessFleetWith(t, n, nil)
+}
+
+// newInProcessFleetWith is newInProcessFleet with a session store that
+// fails while broken is true (nil: never).
+func newInProcessFleetWith(t *testing.T, n int, broken *atomic.Bool) *inProcessFleet {
 	t.Helper()
-	f := &inProcessFleet{dead: make([]atomic.Bool, n), served: make([]atomic.Int64, n), store: fleet.NewMemorySessionStore()}
+	f := &inProcessFleet{dead: make([]atomic.Bool, n), served: make([]atomic.Int64, n), store: fleet.NewMemorySessionStore(), broken: broken}
 	relay := fleet.NewMemoryRelay()
 	events := streamhttp.NewMemoryStore()
+	var sessions fleet.SessionStore = f.store
+	if f.broken != nil {
+		sessions = brokenStore{f.store, f.broken}
+	}
 	for range n {
 		srv := fleetServer()
-		node := fleet.NewNode(f.store, relay)
+		node := fleet.NewNode(sessions, relay)
+		node.Timeout = time.Second
 		s := streamhttp.NewServer(srv.Handler, streamhttp.ServerOptions{Fleet: node, EventStore: events, Logger: testLogger(t)})
 		f.servers = append(f.servers, s)
 	}
@@ -49,6 +85,8 @@ func newInProcessFleet(t *testing.T, n int) *inProcessFleet {
 			i := int(f.next.Add(1)-1) % n
 			if !f.dead[i].Load() {
 				f.served[i].Add(1)
+				// The user, as an authorization layer in front would find it.
+				r = r.WithContext(session.WithPrincipal(r.Context(), r.Header.Get("X-Test-User")))
 				f.servers[i].ServeHTTP(w, r)
 				return
 			}
@@ -362,4 +400,106 @@ type tWriter struct{ t *testing.T }
 func (w tWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimSpace(string(p)))
 	return len(p), nil
+}
+
+// Close hands the sessions over: a client goes on through the other
+// instances, in the same session, at the same revision.
+func TestFleetCloseHandsSessionsOver(t *testing.T) {
+	f := newInProcessFleet(t, 3)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	tr := streamhttp.NewClient(f.front.URL, streamhttp.ClientOptions{})
+	cs, err := m25.Connect(ctx, tr, &m25.ClientOptions{Info: m25.Implementation{Name: "c", Version: "1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	sid := tr.SessionID()
+	owner := f.owner(sid)
+	f.dead[owner].Store(true) // the load balancer stops sending it requests
+	f.servers[owner].Close()
+	if f.store.Len() != 1 {
+		t.Fatalf("%d records after the owner's Close, want 1 (handed over)", f.store.Len())
+	}
+	for i := range 4 {
+		arg := fmt.Sprintf(`{"after":%d}`, i)
+		res, err := cs.CallTool(ctx, &m25.CallToolRequestParams{Name: "echo", Arguments: []byte(arg)})
+		if err != nil {
+			t.Fatalf("call %d after the owner closed: %v", i, err)
+		}
+		if got := text(t, res); got != arg {
+			t.Errorf("call %d answered %q", i, got)
+		}
+	}
+	if o := f.owner(sid); o < 0 || o == owner {
+		t.Errorf("session held by %d, want another instance than %d", o, owner)
+	}
+}
+
+// A session is its principal's on every instance: another user who has its
+// id gets 404 wherever the request lands, as on one instance.
+func TestFleetSessionBoundToPrincipal(t *testing.T) {
+	f := newInProcessFleet(t, 3)
+	alice := map[string]string{"X-Test-User": "alice"}
+	resp := do(t, f.front.URL, req{method: http.MethodPost, body: initBody, header: alice})
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || sid == "" {
+		t.Fatalf("initialize: %s", resp.Status)
+	}
+	events(t, resp, 0)
+	for i := range 6 {
+		h := sessionHeaders(sid, map[string]string{"X-Test-User": "mallory"})
+		r := do(t, f.front.URL, req{method: http.MethodPost, body: `{"jsonrpc":"2.0","id":9,"method":"ping"}`, header: h})
+		if r.StatusCode != http.StatusNotFound {
+			t.Errorf("request %d of another principal: %s, want 404", i, r.Status)
+		}
+	}
+	for i := range 3 {
+		h := sessionHeaders(sid, alice)
+		r := do(t, f.front.URL, req{method: http.MethodPost, body: `{"jsonrpc":"2.0","id":9,"method":"ping"}`, header: h})
+		if r.StatusCode != http.StatusOK {
+			t.Errorf("request %d of the session's principal: %s, want 200", i, r.Status)
+		}
+	}
+}
+
+// While the fleet's store is away, what needs it fails at once with a
+// clear error, and nothing else does; once it is back, so is service.
+func TestFleetStoreDown(t *testing.T) {
+	var down atomic.Bool
+	f := newInProcessFleetWith(t, 3, &down)
+	sid := initSession(t, f.front.URL)
+	owner := f.owner(sid)
+	down.Store(true)
+	refused := 0
+	for i := range 3 {
+		before := f.served[owner].Load()
+		r := doWithin(t, f.front.URL, req{method: http.MethodPost, body: `{"jsonrpc":"2.0","id":7,"method":"ping"}`, header: sessionHeaders(sid, nil)}, 10*time.Second)
+		b, _ := io.ReadAll(r.Body)
+		if f.served[owner].Load() > before {
+			if r.StatusCode != http.StatusOK {
+				t.Errorf("ping %d on the owner, which needs no store: %s %s", i, r.Status, b)
+			}
+			continue
+		}
+		refused++
+		if r.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(b), `"id":7`) || !strings.Contains(string(b), "session store did not answer") {
+			t.Errorf("ping %d while the store is down: %s %s, want 503 with the request's id and why", i, r.Status, b)
+		}
+	}
+	if refused != 2 {
+		t.Errorf("%d pings landed elsewhere than on the owner, want 2 of 3", refused)
+	}
+	r := do(t, f.front.URL, req{method: http.MethodPost, body: initBody})
+	b, _ := io.ReadAll(r.Body)
+	if r.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(b), "session store did not answer") || !strings.Contains(string(b), "connection refused") {
+		t.Errorf("initialize while the store is down: %s %s", r.Status, b)
+	}
+	down.Store(false)
+	for i := range 3 {
+		r := do(t, f.front.URL, req{method: http.MethodPost, body: `{"jsonrpc":"2.0","id":8,"method":"ping"}`, header: sessionHeaders(sid, nil)})
+		if r.StatusCode != http.StatusOK {
+			t.Errorf("ping %d once the store is back: %s", i, r.Status)
+		}
+	}
 }
