@@ -184,6 +184,9 @@ func testStop(t *testing.T, a, b fleet.Relay) {
 		if err != nil {
 			t.Fatalf("Send: %v", err)
 		}
+		if got := in.get(); len(got) > 1 {
+			t.Fatalf("the listener got %q; want only \"before\": stop ends delivery", got)
+		}
 		return !ok
 	})
 	// A message to another address, sent after those, marks when the
