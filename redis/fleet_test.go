@@ -375,10 +375,20 @@ func TestRelaySlowListener(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stopFast()
+	// Each message is sent once the fast listener has the one before: its
+	// queue (as bounded as the slow one's) never fills.
 	const n = 20
 	for i := range n {
 		if ok, err := r.Send(ctx, "node-a", []byte{byte(i)}); err != nil || !ok {
 			t.Fatalf("Send = %v, %v", ok, err)
+		}
+		select {
+		case m := <-fast:
+			if m[0] != byte(i) {
+				t.Fatalf("the fast listener got message %d; want %d", m[0], i)
+			}
+		case <-time.After(guard):
+			t.Fatalf("the fast listener got %d of %d messages: held up by the slow one?", i, n)
 		}
 		if i == 0 {
 			// The slow listener holds the first message in fn: its queue
@@ -388,16 +398,6 @@ func TestRelaySlowListener(t *testing.T) {
 			case <-time.After(guard):
 				t.Fatal("the slow listener did not get the first message")
 			}
-		}
-	}
-	for i := range n {
-		select {
-		case m := <-fast:
-			if m[0] != byte(i) {
-				t.Fatalf("the fast listener got message %d; want %d", m[0], i)
-			}
-		case <-time.After(guard):
-			t.Fatalf("the fast listener got %d of %d messages: held up by the slow one?", i, n)
 		}
 	}
 	once.Do(func() { close(release) })
