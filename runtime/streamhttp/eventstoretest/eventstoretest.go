@@ -245,6 +245,7 @@ func testData(t *testing.T, s streamhttp.EventStore) {
 		binary,
 		[]byte("\x00\r\n\n\ndata: x\n\n"),
 		{0xff, 0xfe},
+		nil,
 		big,
 	}
 	st := streamID()
