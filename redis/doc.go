@@ -14,4 +14,17 @@
 //   - TaskStore: a tasks.Store (the state of the tasks of the MCP Tasks
 //     extension), so that a task created on one instance is answered,
 //     cancelled, polled and waited on through any other.
+//   - SessionStore: a fleet.SessionStore, the records of the legacy
+//     sessions (revisions 2025-03-26 to 2025-11-25), so that a request for
+//     a session reaches it through any instance, and another instance
+//     takes the session over when its owner is gone.
+//   - Relay: a fleet.Relay on Redis Pub/Sub, which carries a message to
+//     the instance that listens at an address (the owner of a session or
+//     of a stream).
+//   - EventStore: a streamhttp.EventStore on Redis Streams, so that a
+//     client resumes a broken SSE stream with Last-Event-ID on any
+//     instance.
+//
+// Session and stream ids appear in no key, channel, error or log: keys
+// hold their SHA-256 instead.
 package redis
