@@ -226,9 +226,9 @@ func startInstance(ctx context.Context, ropts *goredis.Options, prefix string, r
 	in := &instanceServer{name: f.Node.ID, rdb: rdb, f: f}
 	srv := newServer(in.name, f)
 	h := srv.HTTPHandler(mcp.HTTPOptions{
-		Fleet:         f.Node,
-		EventStore:    f.Events,
-		AllowedHosts:  []string{"*"}, // behind the proxy; a real deployment lists its host names
+		Fleet:        f.Node,
+		EventStore:   f.Events,
+		AllowedHosts: []string{"*"}, // behind the proxy; a real deployment lists its host names
 		Session: session.Options{
 			Sealer:        session.SealWith(&reqstate.Sealer{Ring: ring}),
 			StateAudience: audience,
