@@ -226,9 +226,10 @@ func startInstance(ctx context.Context, ropts *goredis.Options, prefix string, r
 	in := &instanceServer{name: f.Node.ID, rdb: rdb, f: f}
 	srv := newServer(in.name, f)
 	h := srv.HTTPHandler(mcp.HTTPOptions{
-		Fleet:        f.Node,
-		EventStore:   f.Events,
-		AllowedHosts: []string{"*"}, // behind the proxy; a real deployment lists its host names
+		// The proxy keeps the Host header, which the default AllowedHosts
+		// (loopback names) accept; a real deployment lists its host names.
+		Fleet:      f.Node,
+		EventStore: f.Events,
 		Session: session.Options{
 			Sealer:        session.SealWith(&reqstate.Sealer{Ring: ring}),
 			StateAudience: audience,
