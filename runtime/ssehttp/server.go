@@ -70,6 +70,23 @@
 // handlers make, would go to the session's stream (ServerOptions.Principal,
 // UnboundSessions).
 //
+// # A fleet
+//
+// Several instances of one server may serve HTTP+SSE behind a round-robin
+// load balancer with no session affinity (ServerOptions.Fleet, one
+// fleet.Node each, on a store and a relay they share). A session's stream
+// stays on the instance that answered its GET, which keeps the session's
+// record (its owner and principal) in the fleet's store while the stream
+// is open; a POST naming the session that reaches another instance is
+// checked there (Host, Origin, Gate, principal) and carried to the owner,
+// whose 202 comes back the same way, and the answers go out on the
+// stream. The stream cannot move: when its instance goes, the session
+// has ended, as when a connection breaks, and the client opens a new one
+// (HTTP+SSE has no resumption). While the store cannot be reached, GETs
+// and POSTs for other instances' sessions are refused with 503 within
+// the Node's Timeout; POSTs to the instance holding the session are
+// served.
+//
 // # Logs
 //
 // Logs never hold a sessionId: a session is named by its tag, the first 8
