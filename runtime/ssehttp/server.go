@@ -238,7 +238,7 @@ type ServerOptions struct {
 	// What crosses is the POST's method, URL, body and headers but those
 	// that carry credentials, and the principal the receiving instance
 	// found (after its Host, Origin and Gate checks): the owner trusts it
-	// instead of calling Principal. Nothing else does: the stream is
+	// instead of calling Principal. Nothing else crosses: the stream is
 	// served by the instance that opened it, and when that instance is
 	// gone the session has ended (HTTP+SSE has no resumption), so a POST
 	// naming it gets 404 and its record is deleted. A GET whose record
