@@ -1,6 +1,11 @@
 package ssehttp
 
-import "github.com/mcpgen/mcpgen/runtime/session"
+import (
+	"net/http"
+	"time"
+
+	"github.com/mcpgen/mcpgen/runtime/session"
+)
 
 // SessionOf returns the session sid of s, or nil.
 func SessionOf(s *Server, sid string) *session.Session {
@@ -40,4 +45,34 @@ func QueuedBy(c *Client) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.queue)
+}
+
+// SetRecordTTL sets how long the records of s's sessions live in its
+// fleet's store unrenewed; call it before s serves a request.
+func SetRecordTTL(s *Server, d time.Duration) { s.recordTTL = d }
+
+// ServeRelayed serves r as a POST another instance of s's fleet carried
+// to s for principal.
+func ServeRelayed(s *Server, w http.ResponseWriter, r *http.Request, principal string) {
+	s.serveRelayed(w, r, principal)
+}
+
+// Kill stops s as if its process had died: its tunnel stops, its streams
+// end, and its sessions' records stay in the fleet's store.
+func Kill(s *Server) {
+	s.dead.Store(true)
+	if s.tunnel != nil {
+		s.tunnel.Close()
+	}
+	s.mu.Lock()
+	s.closed = true
+	list := make([]*conn, 0, len(s.sessions))
+	for _, c := range s.sessions {
+		list = append(list, c)
+	}
+	s.mu.Unlock()
+	for _, c := range list {
+		c.Close()
+	}
+	s.streams.Wait()
 }

@@ -70,6 +70,23 @@
 // handlers make, would go to the session's stream (ServerOptions.Principal,
 // UnboundSessions).
 //
+// # A fleet
+//
+// Several instances of one server may serve HTTP+SSE behind a round-robin
+// load balancer with no session affinity (ServerOptions.Fleet, one
+// fleet.Node each, on a store and a relay they share). A session's stream
+// stays on the instance that answered its GET, which keeps the session's
+// record (its owner and principal) in the fleet's store while the stream
+// is open; a POST naming the session that reaches another instance is
+// checked there (Host, Origin, Gate, principal) and carried to the owner,
+// whose 202 comes back the same way, and the answers go out on the
+// stream. The stream cannot move: when its instance goes, the session
+// has ended, as when a connection breaks, and the client opens a new one
+// (HTTP+SSE has no resumption). While the store cannot be reached, GETs
+// and POSTs for other instances' sessions are refused with 503 within
+// the Node's Timeout; POSTs to the instance holding the session are
+// served.
+//
 // # Logs
 //
 // Logs never hold a sessionId: a session is named by its tag, the first 8
@@ -81,8 +98,6 @@ package ssehttp
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -92,9 +107,11 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/mcpgen/mcpgen/runtime/fleet"
 	"github.com/mcpgen/mcpgen/runtime/internal/httpguard"
 	"github.com/mcpgen/mcpgen/runtime/internal/httpmsg"
 	"github.com/mcpgen/mcpgen/runtime/internal/quota"
@@ -211,6 +228,25 @@ type ServerOptions struct {
 	// WWW-Authenticate header (RFC 9110 section 11.6.1). The error's text
 	// goes to the client: it must not hold a secret.
 	Gate func(r *http.Request) error
+	// Fleet, when set, makes the server one instance of a fleet behind a
+	// load balancer with no session affinity: each session's record (its
+	// owner, this instance, and its principal) is kept in Fleet.Sessions
+	// while its stream is open, and a POST that reaches another instance
+	// is carried to this one through Fleet.Relay (a fleet.Tunnel of the
+	// service "sse"), which delivers it to the session as its own and
+	// sends the 202 back; the answers go out on the stream, as always.
+	// What crosses is the POST's method, URL, body and headers but those
+	// that carry credentials, and the principal the receiving instance
+	// found (after its Host, Origin and Gate checks): the owner trusts it
+	// instead of calling Principal. Nothing else crosses: the stream is
+	// served by the instance that opened it, and when that instance is
+	// gone the session has ended (HTTP+SSE has no resumption), so a POST
+	// naming it gets 404 and its record is deleted. A GET whose record
+	// cannot be written is refused with 503 within Fleet.Timeout, as is a
+	// POST for another instance's session while the store or the relay
+	// does not answer. A Node without an ID, a SessionStore or a Relay
+	// refuses every request with 500, as misconfigured revisions do.
+	Fleet *fleet.Node
 	// Logger receives diagnostics. Default: discard. What it is given
 	// holds no session id, nor a token: a session is named by its tag (see
 	// the package doc).
@@ -240,6 +276,12 @@ type Server struct {
 
 	quota *quota.Sessions // MaxSessions, MaxSessionsPerPrincipal
 
+	fleet  *fleet.Node   // ServerOptions.Fleet, once joined
+	tunnel *fleet.Tunnel // in a fleet: carries POSTs to the instances that hold their sessions
+	dead   atomic.Bool   // set by a test hook: the instance died, and leaves its records behind
+
+	recordTTL time.Duration // in a fleet: how long a record lives unrenewed (recordTTL; tests shorten it)
+
 	mu       sync.Mutex
 	sessions map[string]*conn
 	closed   bool
@@ -251,9 +293,10 @@ type Server struct {
 // return mcp.NewServerHandler(srv) }, or a StandardServer's Handler
 // method). Sessions run with session.MergeOptions(handler,
 // opts.Session). When those options name a revision not linked into the
-// binary (see session.CheckRevisions), the error is logged once, at ERROR
-// level, to opts.Logger or else slog.Default(), and every
-// request is refused with 500 and a JSON-RPC error that says it.
+// binary (see session.CheckRevisions), or a Fleet that cannot be joined,
+// the error is logged once, at ERROR level, to opts.Logger or else
+// slog.Default(), and every request is refused with 500 and a JSON-RPC
+// error that says it.
 func NewServer(newHandler func() session.Handler, opts ServerOptions) *Server {
 	orDefault(&opts.MaxBodyBytes, DefaultMaxBodyBytes)
 	orDefault(&opts.MaxSessions, DefaultMaxSessions)
@@ -275,11 +318,21 @@ func NewServer(newHandler func() session.Handler, opts ServerOptions) *Server {
 		log:        opts.Logger,
 		quota:      quota.New(opts.MaxSessions, opts.MaxSessionsPerPrincipal),
 		sessions:   map[string]*conn{},
+		recordTTL:  recordTTL,
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	s.badOptions = httpguard.CheckRevisions("ssehttp", newHandler(), opts.Session, opts.Logger)
+	if s.badOptions == nil && opts.Fleet != nil {
+		if s.badOptions = s.joinFleet(opts.Fleet); s.badOptions != nil {
+			logger := opts.Logger
+			if logger == nil {
+				logger = slog.Default() // a discarded log would hide it
+			}
+			logger.Error("mcp sse: every request is refused: " + s.badOptions.Error())
+		}
+	}
 	return s
 }
 
@@ -296,7 +349,9 @@ func over(v, limit int64) bool { return limit >= 0 && v > limit }
 // Close ends every session, each answering the requests it received as
 // session.Session.Close does (within its Options.DrainTimeout; the answers
 // go out on its stream, which then ends), and returns once their streams
-// have ended. Later GETs are refused with 503.
+// have ended. Later GETs are refused with 503. In a fleet, their records
+// are deleted, and the server stops taking POSTs from other instances
+// once its sessions have ended.
 func (s *Server) Close() {
 	s.mu.Lock()
 	s.closed = true
@@ -311,6 +366,9 @@ func (s *Server) Close() {
 	}
 	wg.Wait()
 	s.streams.Wait()
+	if s.tunnel != nil {
+		s.tunnel.Close()
+	}
 }
 
 // ServeHTTP implements http.Handler: GET opens a session's SSE stream, and
@@ -405,9 +463,14 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 	}
 	c, status, err := s.newConn(r)
 	if err != nil {
-		refuse(w, status, nil, jsonrpc.Errorf(session.Busy, "%v", err))
+		je, ok := err.(*jsonrpc.Error)
+		if !ok {
+			je = jsonrpc.Errorf(session.Busy, "%v", err)
+		}
+		refuse(w, status, nil, je)
 		return
 	}
+
 	defer s.streams.Done()
 	// The session's place is freed once it has ended, its stream and its
 	// handlers (which Abort waits for) both: the one place that frees it.
@@ -415,6 +478,7 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 	endpoint, err := s.endpoint(r, c.id)
 	if err != nil {
 		s.forget(c)
+		c.deleteRecord()
 		c.sess.Abort()
 		refuse(w, http.StatusInternalServerError, nil, jsonrpc.Errorf(jsonrpc.InternalError, "%v", err))
 		return
@@ -425,6 +489,10 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 	// client. Its handlers are cancelled; Abort waits for them.
 	c.end(why)
 	s.forget(c)
+	// In a fleet, its record goes with it (if this instance dies instead,
+	// the record expires, or the first instance that finds it gone
+	// deletes it).
+	c.deleteRecord()
 	c.sess.Abort()
 	s.log.Debug("mcp sse: session ended", "sessionTag", c.tag(), "why", why)
 }
@@ -456,35 +524,68 @@ func (s *Server) endpoint(r *http.Request, id string) (string, error) {
 // MaxSessions sessions, 429 when r's principal has
 // MaxSessionsPerPrincipal.
 func (s *Server) newConn(r *http.Request) (*conn, int, error) {
-	b := make([]byte, 16)
-	rand.Read(b)
 	c := &conn{
 		srv:    s,
-		id:     hex.EncodeToString(b),
 		wake:   make(chan struct{}, 1),
 		gone:   make(chan struct{}),
 		closed: make(chan struct{}),
 	}
-	c.principal = s.opts.Principal(r)
+	c.principal = s.principalOf(r)
 	h := s.newHandler()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return nil, http.StatusServiceUnavailable, errClosing
+	if err := s.admit(r, c.principal); err != nil {
+		return nil, err.status, err.err
 	}
-	if limit := s.quota.Acquire(c.principal); limit != nil {
-		if limit.PerPrincipal {
-			s.log.Warn("mcp sse: stream refused: the principal has too many sessions", "max", limit.Max, "remote", r.RemoteAddr)
-			return nil, http.StatusTooManyRequests, fmt.Errorf("this user (principal) has reached its limit of %d sessions (open SSE streams) at once; close one, or try again once one has ended", limit.Max)
+	if s.fleet == nil {
+		c.id = newSessionID()
+	} else {
+		// Outside s.mu: the store may take up to Node.Timeout.
+		id, err := s.createRecord(r, c.principal)
+		if err != nil {
+			s.quota.Release(c.principal)
+			s.log.Warn("mcp sse: stream refused: the fleet's session store did not answer", "err", err)
+			return nil, http.StatusServiceUnavailable, jsonrpc.Errorf(jsonrpc.InternalError, "the session could not be recorded: the fleet's session store did not answer (%v); try again", err)
 		}
-		s.log.Warn("mcp sse: stream refused: too many sessions", "max", limit.Max)
-		return nil, http.StatusServiceUnavailable, fmt.Errorf("the server has reached its limit of %d sessions; try again later", limit.Max)
+		c.id = id
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		s.quota.Release(c.principal)
+		c.deleteRecord()
+		return nil, http.StatusServiceUnavailable, errClosing
 	}
 	// Started before it is published: the session sets c's push function.
 	c.sess = session.New(session.Server, c, h, s.opts.Session)
 	s.sessions[c.id] = c
 	s.streams.Add(1)
+	s.mu.Unlock()
 	return c, 0, nil
+}
+
+// refused is why a GET is refused, and its HTTP status.
+type refused struct {
+	status int
+	err    error
+}
+
+// admit takes a place for a session of principal, or says why there is
+// none: the server is closing (503), it has MaxSessions sessions (503), or
+// the principal has MaxSessionsPerPrincipal (429).
+func (s *Server) admit(r *http.Request, principal string) *refused {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return &refused{http.StatusServiceUnavailable, errClosing}
+	}
+	if limit := s.quota.Acquire(principal); limit != nil {
+		if limit.PerPrincipal {
+			s.log.Warn("mcp sse: stream refused: the principal has too many sessions", "max", limit.Max, "remote", r.RemoteAddr)
+			return &refused{http.StatusTooManyRequests, fmt.Errorf("this user (principal) has reached its limit of %d sessions (open SSE streams) at once; close one, or try again once one has ended", limit.Max)}
+		}
+		s.log.Warn("mcp sse: stream refused: too many sessions", "max", limit.Max)
+		return &refused{http.StatusServiceUnavailable, fmt.Errorf("the server has reached its limit of %d sessions; try again later", limit.Max)}
+	}
+	return nil
 }
 
 // forget removes c from the sessions: later POSTs naming it get 404. Its
@@ -528,7 +629,15 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	c := s.sessions[sid]
 	s.mu.Unlock()
-	if c != nil && !s.opts.UnboundSessions && s.opts.Principal(r) != c.principal {
+	if c == nil && s.fleet != nil {
+		if _, relayed := relayedPrincipal(r); !relayed {
+			// Another instance may hold its stream. (One carried here
+			// whose session is not here has ended.)
+			s.forward(w, r, sid)
+			return
+		}
+	}
+	if c != nil && !s.opts.UnboundSessions && s.principalOf(r) != c.principal {
 		// Answered as a session that does not exist: the caller learns
 		// nothing of it. The log names it by its tag only (a session id
 		// lets anyone bound to it use it).
@@ -537,10 +646,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		c = nil
 	}
 	if c == nil {
-		// The message does not repeat the id: the client knows which it
-		// sent, and what it logs of the message then holds none.
-		refuse(w, http.StatusNotFound, nil, jsonrpc.Errorf(jsonrpc.InvalidRequest,
-			"session not found: the sessionId names no session, one whose SSE stream has ended, or one of another user; open a new one with GET"))
+		refuse(w, http.StatusNotFound, nil, errSessionNotFound())
 		return
 	}
 	rf := &refusal{nullID: c.nullID()}
@@ -842,12 +948,20 @@ func (c *conn) serve(w http.ResponseWriter, r *http.Request, endpoint string) er
 	if err := rc.Flush(); err != nil {
 		return err
 	}
+	// One ticker serves the keep-alive comments and, in a fleet, the
+	// renewal of the session's record every third of its TTL: each is
+	// done on the ticks at which it is due.
 	var tick <-chan time.Time
-	if o.KeepAlive > 0 {
-		t := time.NewTicker(o.KeepAlive)
+	keepAlive, renew := o.KeepAlive, time.Duration(0)
+	if c.srv.fleet != nil {
+		renew = c.srv.recordTTL / 3
+	}
+	if period := tickPeriod(keepAlive, renew); period > 0 {
+		t := time.NewTicker(period)
 		defer t.Stop()
 		tick = t.C
 	}
+	lastKeep, lastRenew := time.Now(), time.Now()
 	closing := false
 	for {
 		if msgs := c.take(); len(msgs) > 0 {
@@ -873,7 +987,15 @@ func (c *conn) serve(w http.ResponseWriter, r *http.Request, endpoint string) er
 		}
 		select {
 		case <-c.wake:
-		case <-tick:
+		case now := <-tick:
+			if renew > 0 && due(now, lastRenew, renew) && !c.srv.dead.Load() {
+				lastRenew = now
+				c.renewRecord()
+			}
+			if keepAlive <= 0 || !due(now, lastKeep, keepAlive) {
+				continue
+			}
+			lastKeep = now
 			arm()
 			if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil {
 				return err
@@ -887,6 +1009,25 @@ func (c *conn) serve(w http.ResponseWriter, r *http.Request, endpoint string) er
 			closing = true // write what the session answered last, then end
 		}
 	}
+}
+
+// tickPeriod is the period of a stream's ticker that serves keep-alive
+// comments every keepAlive and renewals every renew (either <= 0 for
+// never): the shorter; 0 for no ticker.
+func tickPeriod(keepAlive, renew time.Duration) time.Duration {
+	switch {
+	case keepAlive <= 0:
+		return max(renew, 0)
+	case renew <= 0:
+		return keepAlive
+	}
+	return min(keepAlive, renew)
+}
+
+// due reports whether something done every period, last at last, is due
+// at the tick now: ticks may come a little early or late.
+func due(now, last time.Time, period time.Duration) bool {
+	return now.Sub(last) >= period-period/4
 }
 
 // appendData appends m as the value of an SSE data field: a JSON text
