@@ -23,6 +23,8 @@ type frame struct {
 	Target    string      `json:"target,omitzero"`
 	Header    http.Header `json:"header,omitzero"`
 	Principal string      `json:"principal,omitzero"`
+	Host      string      `json:"host,omitzero"`
+	Remote    string      `json:"remote,omitzero"` // the client's address, for logs
 	// Head: the status.
 	Status int `json:"status,omitzero"`
 	// Data: the number of the piece, from 1.

@@ -26,9 +26,10 @@ type ServeFunc func(w http.ResponseWriter, r *http.Request, principal string)
 // SSE stream the owner writes reaches the client as it is written.
 //
 // Only what the owner needs crosses: the method, the path and query, the
-// body, the request's headers but those that carry credentials
-// (Authorization, Cookie, Proxy-Authorization) and hop-by-hop ones, and
-// the principal the forwarding instance found. The context of the
+// Host, the body, the request's headers but those that carry credentials
+// (Authorization, Cookie, Proxy-Authorization) and hop-by-hop ones, the
+// client's address (RemoteAddr, for logs), and the principal the
+// forwarding instance found. The context of the
 // carried request holds nothing that middleware in front of the
 // forwarding instance put there.
 type Tunnel struct {
@@ -218,7 +219,7 @@ func (t *Tunnel) Forward(w http.ResponseWriter, r *http.Request, body []byte, ow
 		delete(t.waiting, key)
 		t.mu.Unlock()
 	}()
-	req := &frame{Op: opRequest, Key: key, Method: r.Method, Target: r.URL.RequestURI(), Header: h, Principal: principal, payload: body}
+	req := &frame{Op: opRequest, Key: key, Method: r.Method, Target: r.URL.RequestURI(), Header: h, Principal: principal, Host: r.Host, Remote: r.RemoteAddr, payload: body}
 	ok, err := t.send(r.Context(), owner, req)
 	if err != nil {
 		return fmt.Errorf("fleet: carrying the request to the instance that owns the session: %w", err)
@@ -333,7 +334,8 @@ func (t *Tunnel) start(f *frame) {
 		if r.Header == nil {
 			r.Header = http.Header{}
 		}
-		r.Host = r.Header.Get("Host")
+		r.Host = f.Host
+		r.RemoteAddr = f.Remote
 		r.RequestURI = f.Target
 		r.ContentLength = int64(len(f.payload))
 		rw := &relayWriter{t: t, ctx: ctx, cancel: cancel, to: from, key: f.Key, header: http.Header{}}

@@ -50,12 +50,13 @@ func (p *pair) front(t *testing.T) *httptest.Server {
 
 func TestTunnelCarriesRequestAndStreamedAnswer(t *testing.T) {
 	type seen struct {
-		method, target, body, principal, auth, custom string
+		method, target, body, principal, auth, custom, host string
+		remote                                              bool
 	}
 	got := make(chan seen, 1)
 	p := newPair(t, func(w http.ResponseWriter, r *http.Request, principal string) {
 		body, _ := io.ReadAll(r.Body)
-		got <- seen{r.Method, r.URL.RequestURI(), string(body), principal, r.Header.Get("Authorization"), r.Header.Get("X-Custom")}
+		got <- seen{r.Method, r.URL.RequestURI(), string(body), principal, r.Header.Get("Authorization"), r.Header.Get("X-Custom"), r.Host, strings.HasPrefix(r.RemoteAddr, "127.0.0.1:")}
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Header().Set("Mcp-Session-Id", "s1")
 		w.WriteHeader(http.StatusOK)
@@ -81,7 +82,7 @@ func TestTunnelCarriesRequestAndStreamedAnswer(t *testing.T) {
 		t.Errorf("body %q, want %q", b, want)
 	}
 	s := <-got
-	want := seen{"POST", "/mcp?x=1", `{"jsonrpc":"2.0"}`, "alice", "", "v"}
+	want := seen{"POST", "/mcp?x=1", `{"jsonrpc":"2.0"}`, "alice", "", "v", strings.TrimPrefix(srv.URL, "http://"), true}
 	if s != want {
 		t.Errorf("owner saw %+v, want %+v (credentials never cross)", s, want)
 	}
