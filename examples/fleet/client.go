@@ -9,6 +9,7 @@ import (
 
 	m25 "github.com/mcpgen/mcpgen/protocol/mcp20251125"
 	mcp "github.com/mcpgen/mcpgen/protocol/mcp20260728"
+	"github.com/mcpgen/mcpgen/runtime/ssehttp"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 )
 
@@ -81,6 +82,23 @@ func client(ctx context.Context, url string, out io.Writer) error {
 	case <-ctx.Done():
 		return fmt.Errorf("2025-11-25: no notice of the change to %s: %w", counterURI, ctx.Err())
 	}
+
+	// HTTP+SSE: the stream stays on one instance; the POSTs land anywhere.
+	sseURL := strings.TrimSuffix(url, "/mcp") + "/sse"
+	old, err := m25.Connect(ctx, ssehttp.NewClient(sseURL, ssehttp.ClientOptions{}), &m25.ClientOptions{Info: m25.Implementation{Name: info.Name, Version: info.Version}})
+	if err != nil {
+		return fmt.Errorf("connecting over HTTP+SSE: %w", err)
+	}
+	defer old.Close()
+	seen = map[string]bool{}
+	for range 3 {
+		res, err := old.CallTool(ctx, &m25.CallToolRequestParams{Name: "whoami"})
+		if err != nil {
+			return fmt.Errorf("HTTP+SSE whoami: %w", err)
+		}
+		seen[legacyText(res.Content)] = true
+	}
+	fmt.Fprintf(out, "HTTP+SSE, a session: 3 calls answered by %s, the one holding its stream\n", instances(len(seen)))
 	return nil
 }
 

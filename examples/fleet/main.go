@@ -18,7 +18,8 @@
 //	2026-07-28, a question and its answer: "Hello, Ada", the rounds answered by 2 instances
 //	2025-11-25, a session: 3 calls answered by 1 instance, its owner, whichever took them
 //	2025-11-25, the server asks the client: "Hello, Ada"
-//	2025-11-25, a resource subscription: told of the change made through another instance
+//	2025-11-25, a resource subscription: told of the change to fleet://counter made through another instance
+//	HTTP+SSE, a session: 3 calls answered by 1 instance, the one holding its stream
 //
 // Every instance of a real fleet reads the same requestState keys from a
 // file (--keys, made with mcpgen keygen) and names the same --audience;
@@ -225,23 +226,36 @@ func startInstance(ctx context.Context, ropts *goredis.Options, prefix string, r
 	}
 	in := &instanceServer{name: f.Node.ID, rdb: rdb, f: f}
 	srv := newServer(in.name, f)
+	sessionOpts := session.Options{
+		Sealer:        session.SealWith(&reqstate.Sealer{Ring: ring}),
+		StateAudience: audience,
+	}
 	h := srv.HTTPHandler(mcp.HTTPOptions{
 		// The proxy keeps the Host header, which the default AllowedHosts
 		// (loopback names) accept; a real deployment lists its host names.
 		Fleet:      f.Node,
 		EventStore: f.Events,
-		Session: session.Options{
-			Sealer:        session.SealWith(&reqstate.Sealer{Ring: ring}),
-			StateAudience: audience,
-		},
+		Session:    sessionOpts,
 	})
-	in.h = h
+	// The transport of 2024-11-05, for the clients that still use it.
+	sse := srv.SSEHandler(mcp.SSEOptions{Session: sessionOpts, Fleet: f.Node})
+	in.h = closers{h, sse}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
+	mux.Handle("/sse", sse)
 	in.hs = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	in.hs.RegisterOnShutdown(h.Close)
+	in.hs.RegisterOnShutdown(in.h.Close)
 	go in.hs.Serve(ln)
 	return in, nil
+}
+
+// closers closes each of its handlers.
+type closers []interface{ Close() }
+
+func (cs closers) Close() {
+	for _, c := range cs {
+		c.Close()
+	}
 }
 
 // stop hands the instance's sessions over to the others and leaves the
