@@ -61,7 +61,9 @@ type BusOptions struct {
 //
 // Pub/Sub delivers at most once: an instance whose connection to Redis is
 // lost misses the events published until go-redis has reconnected and
-// subscribed again (which it does by itself; the Bus logs it). Listeners
+// subscribed again (which it does by itself; the Bus logs it). Meanwhile
+// Check fails, so that the runtime refuses new subscriptions/listen
+// streams rather than open ones that would miss those events. Listeners
 // of subscriptions/listen announce changes, not state, so a client that
 // must not miss one reads the list again when its stream restarts.
 //
@@ -93,7 +95,10 @@ type Bus struct {
 	wg       sync.WaitGroup
 }
 
-var _ session.Bus = (*Bus)(nil)
+var (
+	_ session.Bus        = (*Bus)(nil)
+	_ session.BusChecker = (*Bus)(nil)
+)
 
 // NewBus returns a Bus of the fleet named prefix on client, subscribed to
 // its channel: an event any instance publishes after NewBus returns
@@ -212,6 +217,25 @@ func (b *Bus) Close() error {
 	b.stop()
 	if err != nil {
 		return fmt.Errorf("redis bus: close the subscription to channel %q: %w", b.channel, err)
+	}
+	return nil
+}
+
+// Check implements session.BusChecker, so that a subscriptions/listen
+// stream is refused while this instance cannot hear the others: it sends
+// PING on the connection that holds the Bus's subscription, which go-redis
+// opens again (and subscribes again) first if it was lost. It fails when
+// Redis cannot be reached within ctx and the client's dial timeout and
+// retries, and after Close.
+func (b *Bus) Check(ctx context.Context) error {
+	b.mu.RLock()
+	closed := b.closed
+	b.mu.RUnlock()
+	if closed {
+		return errors.New("redis bus: closed")
+	}
+	if err := b.ps.Ping(ctx); err != nil {
+		return fmt.Errorf("redis bus: the subscription to channel %q is down (PING failed; go-redis reconnects by itself): %w", b.channel, err)
 	}
 	return nil
 }

@@ -307,3 +307,66 @@ func TestNewBusErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestBusCheck: Check tells whether the Bus hears the other instances:
+// nil while Redis is up, an error naming the channel while it is away
+// (returned before the context ends), nil again once it is back (the
+// subscription restored, the same Bus hearing other instances again), and
+// an error after Close.
+func TestBusCheck(t *testing.T) {
+	srv := redistest.Start(t)
+	a, b := newBus(t, srv, nil), newBus(t, srv, nil)
+	check := func(t *testing.T) error {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+		defer cancel()
+		err := a.Check(ctx)
+		if ctx.Err() != nil {
+			t.Fatalf("Check did not return before its context ended: %v", err)
+		}
+		return err
+	}
+	steps := []struct {
+		name   string
+		before func()
+		err    string // in Check's error; "" for none
+	}{
+		{name: "up"},
+		{name: "Redis away", before: srv.Stop, err: `redis bus: the subscription to channel "test:bus" is down`},
+		{name: "Redis back", before: srv.Restart},
+		{name: "closed", before: func() { a.Close() }, err: "redis bus: closed"},
+	}
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			if st.before != nil {
+				st.before()
+			}
+			err := check(t)
+			switch {
+			case st.err == "" && err != nil:
+				t.Fatalf("Check: %v, want nil", err)
+			case st.err != "" && (err == nil || !strings.Contains(err.Error(), st.err)):
+				t.Fatalf("Check: %v, want an error saying %q", err, st.err)
+			}
+			if st.name != "Redis back" {
+				return
+			}
+			// Subscribed again: b's events reach a (published until one
+			// does, at most 100 times: b may not have reconnected yet).
+			col := newCollector()
+			cancel := a.Subscribe(col.add)
+			defer cancel()
+			ev := session.Event{Method: session.ResourceUpdated, URI: "file:///back"}
+			for try := 0; len(col.events()) == 0; try++ {
+				if try == 100 {
+					t.Fatal("no event of the other instance reached the Bus after Redis came back, in 100 tries")
+				}
+				b.Publish(ev)
+				select {
+				case <-col.notify:
+				case <-time.After(100 * time.Millisecond):
+				}
+			}
+		})
+	}
+}

@@ -113,3 +113,20 @@ func ExampleNewEventStore() {
 	opts := streamhttp.ServerOptions{EventStore: events}
 	_ = opts // give opts to streamhttp.NewServer
 }
+
+// Check says whether the Bus hears the other instances now; the runtime
+// calls it before it acknowledges a subscriptions/listen stream, and a
+// readiness probe may call it too.
+func ExampleBus_Check() {
+	ctx := context.Background()
+	client := goredis.NewClient(&goredis.Options{Addr: "127.0.0.1:6379"})
+	defer client.Close()
+	bus, err := redis.NewBus(ctx, client, "weather", redis.BusOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer bus.Close()
+	if err := bus.Check(ctx); err != nil {
+		log.Printf("not ready: %v", err)
+	}
+}

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
@@ -60,6 +62,39 @@ type Bus interface {
 }
 
 type busHolder interface{ Bus() Bus }
+
+// BusChecker is implemented by a Bus that can be cut off from the other
+// instances that share it, such as one over a message broker. Before it
+// acknowledges a subscriptions/listen stream, the runtime calls Check (for
+// at most five seconds): an error refuses the stream with -32603, and is
+// logged rather than sent, so that the client learns at once that the
+// server cannot tell it of every change now, instead of listening on a
+// stream that would miss the changes made on the other instances.
+type BusChecker interface {
+	// Check returns nil when the events published on any instance reach
+	// this instance's subscribers, or an error saying why they do not.
+	Check(ctx context.Context) error
+}
+
+// busCheckTimeout bounds a BusChecker's Check before a listen stream.
+const busCheckTimeout = 5 * time.Second
+
+// checkBus refuses a listen stream, with the error to answer, when bus is a
+// BusChecker whose Check fails.
+func checkBus(ctx context.Context, bus Bus, log *slog.Logger) *jsonrpc.Error {
+	c, ok := bus.(BusChecker)
+	if !ok {
+		return nil
+	}
+	cctx, cancel := context.WithTimeout(ctx, busCheckTimeout)
+	defer cancel()
+	err := c.Check(cctx)
+	if err == nil || ctx.Err() != nil { // the client went away: listen answers that
+		return nil
+	}
+	log.Warn("mcp: subscriptions/listen refused: the Bus does not carry the other instances' changes now", "err", err)
+	return &jsonrpc.Error{Code: jsonrpc.InternalError, Message: "subscriptions/listen: the server cannot deliver the changes made on its other instances now (its event bus is unavailable); listen again later"}
+}
 
 // NewBus returns a Bus for one process.
 func NewBus() Bus { return &localBus{subs: map[uint64]func(Event){}} }

@@ -334,6 +334,9 @@ func serveModern(hc *handlerCtx, ctx context.Context, h Handler, s *Session, sea
 	}()
 	if md.Name == methodListen {
 		if b, ok := h.(busHolder); ok && b.Bus() != nil {
+			if jerr := checkBus(hc, b.Bus(), log); jerr != nil {
+				return nil, jerr, 0
+			}
 			r, err := listen(hc, h, s, b.Bus(), md, params)
 			if err != nil {
 				return nil, asJSONRPC(err), statusOf(err)
