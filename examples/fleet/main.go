@@ -161,7 +161,7 @@ func serve(ctx context.Context, o options, out io.Writer) error {
 		backends = append(backends, &url.URL{Scheme: "http", Host: ln.Addr().String()})
 	}
 	proxy := roundRobin(backends)
-	hs := &http.Server{Handler: proxy, ReadHeaderTimeout: 10 * time.Second}
+	hs := httpServer(proxy)
 	fmt.Fprintf(out, "fleet %q: %d instances on %s, behind http://%s/mcp\n", o.prefix, o.instances, o.redisURL, front.Addr())
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(front) }()
@@ -243,10 +243,25 @@ func startInstance(ctx context.Context, ropts *goredis.Options, prefix string, r
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	mux.Handle("/sse", sse)
-	in.hs = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	in.hs = httpServer(mux)
 	in.hs.RegisterOnShutdown(in.h.Close)
 	go in.hs.Serve(ln)
 	return in, nil
+}
+
+// httpServer returns the http.Server of h, with limits on what a client
+// may hold.
+func httpServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		// No deadline for a whole response, which would cut SSE streams:
+		// the MCP handlers bound each write themselves.
+		WriteTimeout:   0,
+		IdleTimeout:    2 * time.Minute,
+		MaxHeaderBytes: 64 << 10,
+	}
 }
 
 // closers closes each of its handlers.
