@@ -13,7 +13,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/mcpgen/mcpgen/redis"
-	"github.com/mcpgen/mcpgen/redis/internal/redistest"
+	"github.com/mcpgen/mcpgen/redis/redistest"
 	"github.com/mcpgen/mcpgen/runtime/session"
 )
 

@@ -29,7 +29,7 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/redis"
-	"github.com/mcpgen/mcpgen/redis/internal/redistest"
+	"github.com/mcpgen/mcpgen/redis/redistest"
 	"github.com/mcpgen/mcpgen/runtime/reqstate"
 	"github.com/mcpgen/mcpgen/runtime/session"
 	goredis "github.com/redis/go-redis/v9"

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/redis"
-	"github.com/mcpgen/mcpgen/redis/internal/redistest"
+	"github.com/mcpgen/mcpgen/redis/redistest"
 	"github.com/mcpgen/mcpgen/runtime/fleet"
 	"github.com/mcpgen/mcpgen/runtime/fleet/fleettest"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"

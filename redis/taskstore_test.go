@@ -11,7 +11,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/mcpgen/mcpgen/redis"
-	"github.com/mcpgen/mcpgen/redis/internal/redistest"
+	"github.com/mcpgen/mcpgen/redis/redistest"
 	"github.com/mcpgen/mcpgen/runtime/tasks"
 	"github.com/mcpgen/mcpgen/runtime/tasks/storetest"
 	goredis "github.com/redis/go-redis/v9"

@@ -2,8 +2,11 @@
 // 127.0.0.1, on a port free when it starts, with its files in the test's
 // temporary directory, stopped when the test ends.
 //
-// A test that calls Start on a machine without redis-server fails (it is
-// not skipped), saying how to install it; scripts/test installs it.
+// It is public so that the tests of a fleet of one's own run against the
+// engine they will meet in production, not a fake of it. A test that calls
+// Start on a machine without redis-server fails (it is not skipped),
+// saying how to install it (Debian and Ubuntu: the package redis-server;
+// mcpgen's scripts/test installs it).
 package redistest
 
 import (

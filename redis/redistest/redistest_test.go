@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpgen/mcpgen/redis/internal/redistest"
+	"github.com/mcpgen/mcpgen/redis/redistest"
 )
 
 func TestServer(t *testing.T) {
