@@ -8,6 +8,7 @@ replace (
 )
 
 require (
+	github.com/google/go-cmp v0.7.0
 	github.com/mcpgen/mcpgen v0.0.0-00010101000000-000000000000
 	github.com/mcpgen/mcpgen/redis v0.0.0-00010101000000-000000000000
 	github.com/redis/go-redis/v9 v9.22.0
