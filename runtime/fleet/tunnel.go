@@ -46,6 +46,7 @@ type Tunnel struct {
 	running map[string]context.CancelFunc // requests it serves for others
 	closed  bool
 	served  sync.WaitGroup
+	done    chan struct{} // closed by Close: the watch ends
 
 	maxQueued    int
 	heartbeat    time.Duration
@@ -90,7 +91,7 @@ func NewTunnel(ctx context.Context, node *Node, serve ServeFunc, opts TunnelOpti
 	if strings.ContainsAny(opts.Service, "./") {
 		return nil, fmt.Errorf("fleet: TunnelOptions.Service %q has a dot or a slash", opts.Service)
 	}
-	t := &Tunnel{node: node, svc: opts.Service, addr: address(node.ID, opts.Service), serve: serve, log: opts.Logger, waiting: map[string]*forward{}, running: map[string]context.CancelFunc{}}
+	t := &Tunnel{node: node, svc: opts.Service, addr: address(node.ID, opts.Service), serve: serve, log: opts.Logger, waiting: map[string]*forward{}, running: map[string]context.CancelFunc{}, done: make(chan struct{})}
 	if t.log == nil {
 		t.log = slog.New(slog.DiscardHandler)
 	}
@@ -109,11 +110,46 @@ func NewTunnel(ctx context.Context, node *Node, serve ServeFunc, opts TunnelOpti
 	if t.writeTimeout = opts.WriteTimeout; t.writeTimeout <= 0 {
 		t.writeTimeout = 30 * time.Second
 	}
+	go t.watch()
 	return t, nil
 }
 
+// watch ends the requests this instance serves for an instance that is
+// gone: an answer that writes nothing for long (an idle GET stream) would
+// otherwise never find out. Each heartbeat, it pings every instance it
+// serves once; one that no longer listens has its requests cancelled.
+func (t *Tunnel) watch() {
+	tick := time.NewTicker(t.heartbeat)
+	defer tick.Stop()
+	for {
+		select {
+		case <-t.done:
+			return
+		case <-tick.C:
+		}
+		byFrom := map[string][]context.CancelFunc{}
+		t.mu.Lock()
+		for key, cancel := range t.running {
+			from, _, _ := cutLast(key, '.')
+			byFrom[from] = append(byFrom[from], cancel)
+		}
+		t.mu.Unlock()
+		for from, cancels := range byFrom {
+			ok, err := t.send(context.Background(), from, &frame{Op: opPing, Key: from + ".0"})
+			if err == nil && !ok {
+				t.log.Warn("mcp fleet: the instance a carried answer went to is gone; its requests end here", "requests", len(cancels))
+				for _, cancel := range cancels {
+					cancel()
+				}
+			}
+		}
+	}
+}
+
 // Close stops listening, cancels the requests this instance serves for
-// others, and waits for them to return.
+// others and waits for them to return, and ends the answers it is
+// carrying for its own clients (each as a broken connection: the client
+// resumes its stream on another instance).
 func (t *Tunnel) Close() {
 	t.mu.Lock()
 	if t.closed {
@@ -124,6 +160,7 @@ func (t *Tunnel) Close() {
 	for _, cancel := range t.running {
 		cancel()
 	}
+	close(t.done)
 	t.mu.Unlock()
 	t.stop()
 	t.served.Wait()
@@ -281,6 +318,10 @@ func (t *Tunnel) Forward(w http.ResponseWriter, r *http.Request, body []byte, ow
 		case <-r.Context().Done():
 			cancel()
 			return nil
+		case <-t.done:
+			// This instance is leaving: the client resumes elsewhere.
+			cancel()
+			return t.cut(started, w)
 		case <-tick.C:
 			if ok, err := t.send(r.Context(), owner, &frame{Op: opPing, Key: key}); err == nil && !ok {
 				t.log.Warn("mcp fleet: the instance that served a carried request is gone; the response ends early")

@@ -215,3 +215,42 @@ func TestTunnelServices(t *testing.T) {
 		t.Error("a service with a dot was taken")
 	}
 }
+
+// An owner serving an idle stream for an instance that dies finds out by
+// its heartbeat, and ends the request: nothing holds it forever.
+func TestTunnelForwarderGoneEndsOwnerRequest(t *testing.T) {
+	relay := NewMemoryRelay()
+	a, b := NewNode(nil, relay), NewNode(nil, relay)
+	started, ended := make(chan struct{}), make(chan struct{})
+	tb, err := NewTunnel(context.Background(), b, func(w http.ResponseWriter, r *http.Request, _ string) {
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		close(started)
+		<-r.Context().Done() // an idle stream: it writes nothing more
+		close(ended)
+	}, TunnelOptions{Heartbeat: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tb.Close)
+	ta, err := NewTunnel(context.Background(), a, nil, TunnelOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ta.Forward(w, r, nil, b.ID, "")
+	}))
+	t.Cleanup(srv.Close)
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	<-started
+	ta.Close() // a dies; its client's connection stays open here
+	select {
+	case <-ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the owner still serves a request for an instance that is gone")
+	}
+}
