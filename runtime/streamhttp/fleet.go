@@ -194,7 +194,14 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request) bool {
 		if rec.Owner != s.fleet.ID {
 			continue // another instance took it first: carry the request there
 		}
-		if err := s.resume(sid, rec); err != nil {
+		if err := s.resume(sid, rec); errors.Is(err, errNoRoomHere) {
+			// Not this instance's to carry now: released for another.
+			s.fleet.Sessions.Claim(ctx, sid, s.fleet.ID, "", s.recordTTL())
+			rf := refusal{rev: claimedRevision(r)}
+			rf.ids, rf.batch = peekRequestIDs(body)
+			refuse(w, rf, http.StatusServiceUnavailable, session.Busy, "the session's instance is gone, and this one cannot take it over now (%v); try again", err)
+			return true
+		} else if err != nil {
 			s.log.Warn("mcp http: a session of the fleet could not be carried on here; it is ended", "err", err)
 			s.fleet.Sessions.Delete(ctx, sid)
 			return false
@@ -299,6 +306,11 @@ func (s *Server) renew(conns []*conn) {
 	}
 }
 
+// errNoRoomHere is wrapped by the error of resume when this instance
+// cannot take a session now (it is full, or closing), whose record is then
+// left for another.
+var errNoRoomHere = errors.New("no room for the session on this instance")
+
 // resume carries on here the session sid, from its record.
 func (s *Server) resume(sid string, rec fleet.Record) error {
 	if len(rec.State) == 0 {
@@ -328,11 +340,14 @@ func (s *Server) resume(sid string, rec fleet.Record) error {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return errors.New("the server is shutting down")
+		return fmt.Errorf("%w: it is shutting down", errNoRoomHere)
 	}
 	if limit := s.quota.Acquire(c.principal); limit != nil {
 		s.mu.Unlock()
-		return fmt.Errorf("this instance holds its limit of %d sessions", limit.Max)
+		if limit.PerPrincipal {
+			return fmt.Errorf("%w: it holds its limit of %d sessions of this user", errNoRoomHere, limit.Max)
+		}
+		return fmt.Errorf("%w: it holds its limit of %d sessions", errNoRoomHere, limit.Max)
 	}
 	s.live.Add(1) // Done by conn.Close
 	sess, err := session.Resume(c, s.newHandler(), s.sessionOptions(c), st)

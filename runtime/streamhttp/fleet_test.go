@@ -503,3 +503,42 @@ func TestFleetStoreDown(t *testing.T) {
 		}
 	}
 }
+
+// An instance with no room for a session whose owner died does not end
+// it: it answers 503 and leaves the record for an instance that has room.
+func TestFleetTakeoverWithoutRoom(t *testing.T) {
+	relay := fleet.NewMemoryRelay()
+	store := fleet.NewMemorySessionStore()
+	events := streamhttp.NewMemoryStore()
+	newInstance := func(max int) *streamhttp.Server {
+		s := streamhttp.NewServer(fleetServer().Handler, streamhttp.ServerOptions{Fleet: fleet.NewNode(store, relay), EventStore: events, MaxSessions: max})
+		t.Cleanup(s.Close)
+		return s
+	}
+	owner, full, roomy := newInstance(0), newInstance(1), newInstance(0)
+	ts := httptest.NewServer(owner)
+	t.Cleanup(ts.Close)
+	sid := initSession(t, ts.URL)
+	// full holds a session of its own: it has no room for another.
+	tsFull := httptest.NewServer(full)
+	t.Cleanup(tsFull.Close)
+	initSession(t, tsFull.URL)
+	streamhttp.Kill(owner)
+	ping := `{"jsonrpc":"2.0","id":5,"method":"ping"}`
+	r := do(t, tsFull.URL, req{method: http.MethodPost, body: ping, header: sessionHeaders(sid, nil)})
+	b, _ := io.ReadAll(r.Body)
+	if r.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(b), `"id":5`) {
+		t.Fatalf("takeover on a full instance: %s %s, want 503 with the request's id", r.Status, b)
+	}
+	if rec, err := store.Load(context.Background(), sid); err != nil || rec.Owner != "" {
+		t.Fatalf("the record after a refused takeover: %+v, %v; want it kept, released", rec, err)
+	}
+	tsRoomy := httptest.NewServer(roomy)
+	t.Cleanup(tsRoomy.Close)
+	if r := do(t, tsRoomy.URL, req{method: http.MethodPost, body: ping, header: sessionHeaders(sid, nil)}); r.StatusCode != http.StatusOK {
+		t.Fatalf("takeover on an instance with room: %s", r.Status)
+	}
+	if !streamhttp.Owns(roomy, sid) {
+		t.Error("the instance with room does not hold the session")
+	}
+}
