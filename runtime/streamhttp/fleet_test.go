@@ -2,6 +2,7 @@ package streamhttp_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 	m25 "github.com/mcpgen/mcpgen/protocol/mcp20251125"
 	m26 "github.com/mcpgen/mcpgen/protocol/mcp20260728"
 	"github.com/mcpgen/mcpgen/runtime/fleet"
+	"github.com/mcpgen/mcpgen/runtime/reqstate"
 	"github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
 )
@@ -540,5 +542,31 @@ func TestFleetTakeoverWithoutRoom(t *testing.T) {
 	}
 	if !streamhttp.Owns(roomy, sid) {
 		t.Error("the instance with room does not hold the session")
+	}
+}
+
+// A fleet whose instances would not open each other's requestState is
+// told so at start.
+func TestFleetWarnsWithoutSharedKeys(t *testing.T) {
+	ring := reqstate.NewEphemeralRing()
+	shared := session.Options{Sealer: session.SealWith(&reqstate.Sealer{Ring: ring}), StateAudience: "https://mcp.example.com/mcp"}
+	for _, tt := range []struct {
+		name string
+		opts session.Options
+		warn bool
+	}{
+		{"no keys, no audience", session.Options{}, true},
+		{"keys, no audience", session.Options{Sealer: shared.Sealer}, true},
+		{"audience, no keys", session.Options{StateAudience: shared.StateAudience}, true},
+		{"keys and audience", shared, false},
+	} {
+		var logs bytes.Buffer
+		s := streamhttp.NewServer(fleetServer().Handler, streamhttp.ServerOptions{
+			Fleet: fleet.NewNode(fleet.NewMemorySessionStore(), fleet.NewMemoryRelay()), EventStore: streamhttp.NewMemoryStore(),
+			Session: tt.opts, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+		s.Close()
+		if got := strings.Contains(logs.String(), "no Sealer with the fleet's keys, or no StateAudience"); got != tt.warn {
+			t.Errorf("%s: warned %v, want %v; logs:\n%s", tt.name, got, tt.warn, logs.String())
+		}
 	}
 }

@@ -413,6 +413,9 @@ func NewServer(newHandler func() session.Handler, opts ServerOptions) *Server {
 		s.stateless = session.NewStateless(h, opts.Session)
 	}
 	if opts.Fleet != nil {
+		if eff := session.MergeOptions(h, opts.Session); s.stateless != nil && (eff.Sealer == nil || eff.StateAudience == "") {
+			s.log.Warn("mcp http: ServerOptions.Fleet is set, but the session options have no Sealer with the fleet's keys, or no StateAudience: a requestState sealed on this instance opens on no other, and a request that asks for input fails when its retry lands elsewhere (see docs/fleet.md)")
+		}
 		if s.badOptions = s.joinFleet(opts.Fleet); s.badOptions != nil {
 			s.log.Error("mcp http: joining the fleet", "err", s.badOptions)
 			return s
