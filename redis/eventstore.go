@@ -203,6 +203,39 @@ func (s *EventStore) After(stream string, seq int64) ([]streamhttp.Event, bool, 
 	return evs, true, nil
 }
 
+var _ streamhttp.LastSeqer = (*EventStore)(nil)
+
+// lastScript returns the stream's last ID, or false when the stream does
+// not exist. KEYS: stream.
+var lastScript = goredis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+local info = redis.call('XINFO', 'STREAM', KEYS[1])
+for i = 1, #info, 2 do
+  if info[i] == 'last-generated-id' then return info[i+1] end
+end
+return false
+`)
+
+// LastSeq implements streamhttp.LastSeqer: the number of the stream's
+// last event, from the stream's last generated ID, which Redis keeps
+// when the entries are trimmed.
+func (s *EventStore) LastSeq(stream string) (int64, bool, error) {
+	ctx, cancel := s.call()
+	defer cancel()
+	id, err := lastScript.Run(ctx, s.client, []string{s.key(stream)}).Text()
+	if errors.Is(err, goredis.Nil) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, s.failed(ctx, "last", err)
+	}
+	seq, err := entrySeq(id)
+	if err != nil {
+		return 0, false, fmt.Errorf("redis.EventStore: last: %w", err)
+	}
+	return seq, true, nil
+}
+
 // Discard implements streamhttp.EventStore. A failure is logged.
 func (s *EventStore) Discard(stream string, seq int64) {
 	if seq < 1 {

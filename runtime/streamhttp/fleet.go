@@ -323,20 +323,35 @@ func (s *Server) resume(sid string, rec fleet.Record) error {
 	c := s.makeConn(sid, rec.Principal)
 	// The GET stream goes on where the last owner left it in the shared
 	// store: a client resumes it with its Last-Event-ID.
-	evs, _, err := s.store.After(c.standalone.id, 0)
+	g := c.standalone
+	evs, _, err := s.store.After(g.id, 0)
 	if err != nil {
 		return fmt.Errorf("reading its GET stream's events: %w", err)
 	}
+	var last int64
+	if ls, ok := s.store.(LastSeqer); ok {
+		// The events kept may all have been discarded: the numbering
+		// goes on from the last one appended.
+		seq, ok, err := ls.LastSeq(g.id)
+		if err != nil {
+			return fmt.Errorf("reading its GET stream's last event: %w", err)
+		}
+		if ok {
+			last = seq
+		}
+	}
 	if len(evs) > 0 {
-		g := c.standalone
+		last = max(last, evs[len(evs)-1].Seq)
 		g.first = evs[0].Seq
 		for _, ev := range evs {
 			g.sizes = append(g.sizes, len(ev.Data))
 			g.sentBytes += int64(len(ev.Data))
 		}
-		g.last = evs[len(evs)-1].Seq
-		g.delivered = g.last
+	} else {
+		g.first = last + 1
 	}
+	// Taken as sent: a client resumes them with its Last-Event-ID.
+	g.last, g.delivered = last, last
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()

@@ -35,6 +35,7 @@ type inProcessFleet struct {
 	front   *httptest.Server
 	next    atomic.Int64
 	store   *fleet.MemorySessionStore
+	events  *streamhttp.MemoryStore
 	broken  *atomic.Bool
 }
 
@@ -64,6 +65,20 @@ func newInProcessFleet(t *testing.T, n int) *inProcessFleet {
 	return newInProcessFleetWith(t, n, nil)
 }
 
+// newInProcessFleetOpts is newInProcessFleet with each instance's options
+// changed by set.
+func newInProcessFleetOpts(t *testing.T, n int, set func(*streamhttp.ServerOptions)) *inProcessFleet {
+	t.Helper()
+	prev := optsHook
+	optsHook = set
+	defer func() { optsHook = prev }()
+	return newInProcessFleetWith(t, n, nil)
+}
+
+// optsHook, when set, changes the options of the instances
+// newInProcessFleetWith makes (see newInProcessFleetOpts).
+var optsHook func(*streamhttp.ServerOptions)
+
 // newInProcessFleetWith is newInProcessFleet with a session store that
 // fails while broken is true (nil: never).
 func newInProcessFleetWith(t *testing.T, n int, broken *atomic.Bool) *inProcessFleet {
@@ -71,6 +86,7 @@ func newInProcessFleetWith(t *testing.T, n int, broken *atomic.Bool) *inProcessF
 	f := &inProcessFleet{dead: make([]atomic.Bool, n), served: make([]atomic.Int64, n), store: fleet.NewMemorySessionStore(), broken: broken}
 	relay := fleet.NewMemoryRelay()
 	events := streamhttp.NewMemoryStore()
+	f.events = events
 	var sessions fleet.SessionStore = f.store
 	if f.broken != nil {
 		sessions = brokenStore{f.store, f.broken}
@@ -79,7 +95,11 @@ func newInProcessFleetWith(t *testing.T, n int, broken *atomic.Bool) *inProcessF
 		srv := fleetServer()
 		node := fleet.NewNode(sessions, relay)
 		node.Timeout = time.Second
-		s := streamhttp.NewServer(srv.Handler, streamhttp.ServerOptions{Fleet: node, EventStore: events, Logger: testLogger(t)})
+		opts := streamhttp.ServerOptions{Fleet: node, EventStore: events, Logger: testLogger(t)}
+		if optsHook != nil {
+			optsHook(&opts)
+		}
+		s := streamhttp.NewServer(srv.Handler, opts)
 		f.servers = append(f.servers, s)
 	}
 	f.front = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -567,6 +587,107 @@ func TestFleetWarnsWithoutSharedKeys(t *testing.T) {
 		s.Close()
 		if got := strings.Contains(logs.String(), "no Sealer with the fleet's keys, or no StateAudience"); got != tt.warn {
 			t.Errorf("%s: warned %v, want %v; logs:\n%s", tt.name, got, tt.warn, logs.String())
+		}
+	}
+}
+
+// announcer posts tools/call announce to the fleet's front in session sid,
+// and reads its answer.
+func announcer(t *testing.T, f *inProcessFleet, sid string) func(i int) {
+	return func(i int) {
+		t.Helper()
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"announce","arguments":{"n":%d}}}`, 100+i, i)
+		r := do(t, f.front.URL, req{method: http.MethodPost, body: body, header: sessionHeaders(sid, nil)})
+		if evs := events(t, r, 0); r.StatusCode != http.StatusOK || len(evs) == 0 || !strings.Contains(evs[len(evs)-1].data, `"result"`) {
+			t.Fatalf("announce %d: %s %+v", i, r.Status, evs)
+		}
+	}
+}
+
+// A GET stream whose events were all discarded once sent (the resumption
+// window holds none here) is carried on by the instance that takes the
+// session over with its numbering: the client's Last-Event-ID resumes it,
+// and the next event has the next number.
+func TestFleetTakeoverAfterEveryEventDiscarded(t *testing.T) {
+	f := newInProcessFleetOpts(t, 3, func(o *streamhttp.ServerOptions) { o.ReplayBytes = 1 })
+	sid := initSession(t, f.front.URL)
+	owner := f.owner(sid)
+	announce := announcer(t, f, sid)
+	get := doWithin(t, f.front.URL, req{method: http.MethodGet, header: sessionHeaders(sid, nil)}, 20*time.Second)
+	rd := &sseReader{sc: bufio.NewScanner(get.Body)}
+	for i := range 3 {
+		announce(i)
+		if _, ok := rd.next(); !ok {
+			t.Fatalf("GET stream ended after %d events", i)
+		}
+	}
+	// Every event was sent: the window (one byte) keeps none of them.
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if evs, _, _ := f.events.After(sid+"-0", 0); len(evs) == 0 {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if evs, _, _ := f.events.After(sid+"-0", 0); len(evs) != 0 {
+		t.Fatalf("the store keeps %d events of the GET stream, want none", len(evs))
+	}
+	f.kill(owner)
+	for {
+		if _, ok := rd.next(); !ok {
+			break
+		}
+	}
+	resumed := doWithin(t, f.front.URL, req{method: http.MethodGet, header: sessionHeaders(sid, map[string]string{"Last-Event-ID": rd.last})}, 20*time.Second)
+	if resumed.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resumed.Body)
+		t.Fatalf("GET with Last-Event-ID %q after the takeover: %s %s", rd.last, resumed.Status, b)
+	}
+	announce(3)
+	rd = &sseReader{sc: bufio.NewScanner(resumed.Body)}
+	data, ok := rd.next()
+	if !ok || !strings.Contains(data, `"n":3`) || rd.last != sid+"-0_4" {
+		t.Errorf("after the takeover: event %q %s, want event 4 with n 3", rd.last, data)
+	}
+}
+
+// A stream the shared store lost (it expired) starts over: the connection
+// that carried it ends, a Last-Event-ID from before is answered 410, and a
+// new GET stream hears what was appended since.
+func TestFleetStreamLostByTheStore(t *testing.T) {
+	f := newInProcessFleet(t, 1)
+	sid := initSession(t, f.front.URL)
+	announce := announcer(t, f, sid)
+	get := doWithin(t, f.front.URL, req{method: http.MethodGet, header: sessionHeaders(sid, nil)}, 20*time.Second)
+	rd := &sseReader{sc: bufio.NewScanner(get.Body)}
+	for i := range 2 {
+		announce(i)
+		if _, ok := rd.next(); !ok {
+			t.Fatalf("GET stream ended after %d events", i)
+		}
+	}
+	f.events.Drop(sid + "-0") // the store loses it: its numbering starts over
+	announce(2)
+	for {
+		if _, ok := rd.next(); !ok {
+			break // the connection ended
+		}
+	}
+	old := do(t, f.front.URL, req{method: http.MethodGet, header: sessionHeaders(sid, map[string]string{"Last-Event-ID": rd.last})})
+	if b, _ := io.ReadAll(old.Body); old.StatusCode != http.StatusGone || !strings.Contains(string(b), "no such event") {
+		t.Errorf("resuming from before the loss: %s %s, want 410", old.Status, b)
+	}
+	fresh := doWithin(t, f.front.URL, req{method: http.MethodGet, header: sessionHeaders(sid, nil)}, 20*time.Second)
+	if fresh.StatusCode != http.StatusOK {
+		t.Fatalf("a new GET stream: %s", fresh.Status)
+	}
+	announce(3)
+	rd = &sseReader{sc: bufio.NewScanner(fresh.Body)}
+	// The event appended as the stream started over was not sent on the
+	// old connection: the new one has it, then the next.
+	for _, want := range []string{`"n":2`, `"n":3`} {
+		if data, ok := rd.next(); !ok || !strings.Contains(data, want) {
+			t.Errorf("the new stream heard %q, want %s", data, want)
 		}
 	}
 }

@@ -1302,6 +1302,9 @@ func (c *conn) appendLocked(st *stream, data []byte) error {
 		if err != nil {
 			return fmt.Errorf("event store: %w", err)
 		}
+		if seq != st.last+1 {
+			c.renumberLocked(st, seq)
+		}
 		n := int64(len(data))
 		st.last = seq
 		st.sizes = append(st.sizes, len(data))
@@ -1314,6 +1317,25 @@ func (c *conn) appendLocked(st *stream, data []byte) error {
 	default:
 	}
 	return nil
+}
+
+// renumberLocked starts st over at seq, the number the store gave its
+// next event, apart from the ones st holds: a shared store lost the stream
+// (it expired), or numbered it on from another instance's events. What
+// st held is forgotten; a connection that carries it ends, and its client
+// resumes or opens a new stream.
+func (c *conn) renumberLocked(st *stream, seq int64) {
+	c.srv.log.Warn("mcp http: the event store numbered a stream's event apart from the ones before; the stream starts over there", "stream", c.streamTag(st.id), "want", st.last+1, "got", seq)
+	c.unsentEvents -= st.last - st.delivered
+	c.unsentBytes -= st.unsentBytes
+	st.unsentBytes, st.sentBytes, st.sizes = 0, 0, nil
+	st.first, st.last, st.delivered = seq, seq-1, seq-1
+	if st.attached {
+		close(st.drop)
+		st.drop = make(chan struct{})
+		st.attached = false
+	}
+	c.freedLocked()
 }
 
 // Close implements transport.Transport: the session ended (however it
@@ -1470,6 +1492,12 @@ func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq 
 		httpError(w, http.StatusNotFound, jsonrpc.InvalidRequest, "session ended")
 		return
 	default:
+	}
+	if st.id != "" && seq > st.last && c.streams[st.id] == st {
+		last := st.last
+		c.mu.Unlock()
+		httpError(w, http.StatusGone, jsonrpc.InvalidRequest, "Last-Event-ID (event %d of its stream): the stream has no such event (its last is %d): its events were lost; open a new stream without Last-Event-ID", seq, last)
+		return
 	}
 	if st.id != "" && (c.streams[st.id] != st || seq < st.first-1) {
 		// Dropped since it was looked up, or seq is before the window.

@@ -34,6 +34,17 @@ type EventStore interface {
 	Drop(stream string)
 }
 
+// LastSeqer is implemented by an EventStore that tells the number of the
+// last event appended to a stream, whether the store still keeps it or
+// not (ok is false for a stream it does not know). An instance of a fleet
+// that carries a session on after its owner died asks it, so that the
+// session's GET stream numbers on where it stopped even when the events
+// it kept were all discarded. MemoryStore and the Redis EventStore
+// implement it.
+type LastSeqer interface {
+	LastSeq(stream string) (seq int64, ok bool, err error)
+}
+
 // MemoryStore is the default EventStore: it keeps the events of each
 // stream in memory until the Server discards them or drops the stream.
 type MemoryStore struct {
@@ -87,6 +98,17 @@ func (ms *memStream) index(seq int64) int {
 		return 0
 	}
 	return int(min(max(seq-ms.evs[0].Seq, 0), int64(len(ms.evs))))
+}
+
+// LastSeq implements LastSeqer.
+func (m *MemoryStore) LastSeq(stream string) (int64, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ms, ok := m.streams[stream]
+	if !ok {
+		return 0, false, nil
+	}
+	return ms.next - 1, true, nil
 }
 
 // Discard implements EventStore.

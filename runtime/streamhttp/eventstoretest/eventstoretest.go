@@ -49,6 +49,7 @@ func Run(t *testing.T, newStore func(t *testing.T) streamhttp.EventStore) {
 		{"Data", testData},
 		{"Copies", testCopies},
 		{"Concurrent", testConcurrent},
+		{"LastSeq", testLastSeq},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -327,5 +328,33 @@ func testConcurrent(t *testing.T, s streamhttp.EventStore) {
 		if string(ev.Data) != got[ev.Seq] {
 			t.Fatalf("event %d holds %q; Append of %q got that number", ev.Seq, ev.Data, got[ev.Seq])
 		}
+	}
+}
+
+// testLastSeq checks streamhttp.LastSeqer, for a store that implements
+// it: the number of the last event appended, discarded or not; a stream
+// unknown, or dropped, is not ok.
+func testLastSeq(t *testing.T, s streamhttp.EventStore) {
+	ls, ok := s.(streamhttp.LastSeqer)
+	if !ok {
+		t.Logf("%T does not implement streamhttp.LastSeqer: nothing to check", s)
+		return
+	}
+	st := streamID()
+	if _, ok, err := ls.LastSeq(st); err != nil || ok {
+		t.Fatalf("LastSeq of an unknown stream: ok %v, err %v; want not ok", ok, err)
+	}
+	appendN(t, s, st, 1, 5)
+	s.Discard(st, 5) // every event discarded: the number stays
+	if seq, ok, err := ls.LastSeq(st); err != nil || !ok || seq != 5 {
+		t.Errorf("LastSeq after 5 appends, all discarded: %d, ok %v, err %v; want 5", seq, ok, err)
+	}
+	appendN(t, s, st, 6, 1)
+	if seq, ok, err := ls.LastSeq(st); err != nil || !ok || seq != 6 {
+		t.Errorf("LastSeq after a sixth append: %d, ok %v, err %v; want 6", seq, ok, err)
+	}
+	s.Drop(st)
+	if _, ok, err := ls.LastSeq(st); err != nil || ok {
+		t.Errorf("LastSeq of a dropped stream: ok %v, err %v; want not ok", ok, err)
 	}
 }
