@@ -1,0 +1,526 @@
+package redis_test
+
+// Benchmarks of a fleet on Redis: each path a request can take on a fleet
+// (row "mcpgen", instances on a redis-server of their own, each with its
+// redis.NewFleet), against the same path on one instance with the
+// in-memory defaults (row "floor"). Names are Fleet<Path>/<impl>, which
+// bench/cmd/benchtable pairs.
+//
+// Besides time and allocations, each reports redis-cmds/op: the commands
+// the instances' go-redis clients sent per operation, counted by a hook on
+// each client (opCounter). The hook counts what an instance asks of Redis,
+// pipelined commands one by one and a script (EVALSHA) as one command,
+// which is the work and the round trips a request costs; it leaves out the
+// Pub/Sub connections (SUBSCRIBE, their keep-alive PINGs), which are not
+// per request, and counts nothing the measuring does. The server's own
+// count (INFO commandstats) would also count each command a script runs
+// and the INFO itself; TestFleetRedisCounts checks the two agree where the
+// counts must be exact.
+//
+// Requests are sent straight to the instance each path needs (a client
+// transport that picks the instance per request), not through a
+// round-robin proxy: each benchmark measures exactly its path.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcpgen/mcpgen/protocol/ext/tasks"
+	m25 "github.com/mcpgen/mcpgen/protocol/mcp20251125"
+	mcp "github.com/mcpgen/mcpgen/protocol/mcp20260728"
+	"github.com/mcpgen/mcpgen/redis"
+	"github.com/mcpgen/mcpgen/redis/redistest"
+	"github.com/mcpgen/mcpgen/runtime/reqstate"
+	"github.com/mcpgen/mcpgen/runtime/session"
+	"github.com/mcpgen/mcpgen/runtime/ssehttp"
+	"github.com/mcpgen/mcpgen/runtime/streamhttp"
+	goredis "github.com/redis/go-redis/v9"
+)
+
+// benchTimeout bounds every wait of a benchmark's operation.
+const benchTimeout = 30 * time.Second
+
+// fleetSize is how many instances the fleet of a benchmark runs: a path
+// plays on one or two of them, the others hear its Pub/Sub messages as
+// they would in production.
+const fleetSize = 3
+
+// benchURI is the resource the legacy sessions subscribe to.
+const benchURI = "file:///bench/status"
+
+// node is one instance of a benchmark: a server with every path's tools,
+// on a fleet (Fleet set) or with the in-memory defaults.
+type node struct {
+	Server *mcp.StandardServer
+	Host   string          // host:port of its httptest.Server on 127.0.0.1
+	Fleet  *redis.Fleet    // nil for the in-memory defaults
+	Client *goredis.Client // nil for the in-memory defaults
+	Ops    *opCounter      // the commands Client sent; empty without a fleet
+}
+
+// benchServer returns the server of one instance: on f's seams, with the
+// fleet's keys and audience, or with every in-memory default when f is nil.
+// Its tools:
+//
+//   - echo {value}: answers value;
+//   - ask: asks one question, then answers the answer;
+//   - quick {item}: runs as a task (Optional) and answers at once;
+//   - touch {uri}: announces that the resource uri changed.
+func benchServer(tb testing.TB, f *redis.Fleet, ring *reqstate.Ring) (http.Handler, *mcp.StandardServer) {
+	var (
+		opts  []mcp.ServerOption
+		topts tasks.Options
+		sess  session.Options
+		hopts mcp.HTTPOptions
+		sopts mcp.SSEOptions
+	)
+	if f != nil {
+		opts = append(opts, mcp.WithBus(f.Bus))
+		topts = tasks.Options{Store: f.Tasks, Bus: f.Bus}
+		sess = session.Options{Sealer: session.SealWith(&reqstate.Sealer{Ring: ring}), StateAudience: fleetAudience}
+		hopts = mcp.HTTPOptions{Session: sess, Fleet: f.Node, EventStore: f.Events}
+		sopts = mcp.SSEOptions{Session: sess, Fleet: f.Node}
+	}
+	ts := tasks.NewServer(topts)
+	opts = append(opts, mcp.WithExtension(ts))
+	srv := mcp.NewServer(mcp.Implementation{Name: "fleet-bench", Version: "1.0.0"}, opts...)
+	mcp.MustAddTypedTool(srv, mcp.NewTool("echo", "Answers its value"), func(ctx context.Context, a echoArgs) (*mcp.CallToolResult, error) {
+		return mcp.TextResult(a.Value), nil
+	})
+	mcp.MustAddTypedTool(srv, mcp.NewTool("ask", "Asks one question"), func(ctx context.Context, _ struct{}) (*mcp.CallToolResult, error) {
+		res, err := mcp.Elicit(ctx, "one", question("one?"))
+		if err != nil {
+			return nil, err
+		}
+		return mcp.TextResult(answerOf(res)), nil
+	})
+	mcp.MustAddTypedTool(srv, mcp.NewTool("quick", "Answers at once, as a task"), func(ctx context.Context, a itemArgs) (*mcp.CallToolResult, error) {
+		return mcp.TextResult("done " + a.Item), nil
+	})
+	mcp.MustAddTypedTool(srv, mcp.NewTool("touch", "Announces that a resource changed"), func(ctx context.Context, a touchArgs) (*mcp.CallToolResult, error) {
+		srv.NotifyResourceUpdated(a.URI)
+		return mcp.TextResult("touched " + a.URI), nil
+	})
+	ts.SetToolSupport("quick", tasks.Optional)
+	srv.MustAddResource(mcp.NewResource(benchURI, "status", ""), func(ctx context.Context, p *mcp.ReadResourceRequestParams) (*mcp.ReadResourceResult, error) {
+		return mcp.ResourceText(p.URI, "", "ok"), nil
+	})
+	h := srv.HTTPHandler(hopts)
+	sse := srv.SSEHandler(sopts)
+	tb.Cleanup(func() {
+		h.Close()
+		sse.Close()
+		ts.Close()
+	})
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	mux.Handle("/sse", sse)
+	return mux, srv
+}
+
+// startNode starts an instance on 127.0.0.1: on the fleet prefix of rs
+// when rs is not nil, else with the in-memory defaults. It is stopped when
+// the benchmark ends.
+func startNode(tb testing.TB, rs *redistest.Server, prefix string, i int, ring *reqstate.Ring) *node {
+	tb.Helper()
+	n := &node{Ops: newOpCounter()}
+	if rs != nil {
+		n.Client = goredis.NewClient(&goredis.Options{Addr: rs.Addr()})
+		n.Client.AddHook(n.Ops)
+		ctx, cancel := context.WithTimeout(context.Background(), benchTimeout)
+		defer cancel()
+		var err error
+		n.Fleet, err = redis.NewFleet(ctx, n.Client, prefix, redis.FleetOptions{InstanceID: fmt.Sprintf("bench%d", i)})
+		if err != nil {
+			n.Client.Close()
+			tb.Fatalf("instance %d: %v", i, err)
+		}
+		tb.Cleanup(func() {
+			n.Fleet.Close()
+			n.Client.Close()
+		})
+	}
+	h, srv := benchServer(tb, n.Fleet, ring)
+	n.Server = srv
+	hs := httptest.NewServer(h)
+	tb.Cleanup(func() {
+		hs.CloseClientConnections()
+		hs.Close()
+	})
+	u, _ := url.Parse(hs.URL)
+	n.Host = u.Host
+	return n
+}
+
+// startNodes starts k instances of one fleet on a redis-server of their
+// own, or, when k is 0, one instance with the in-memory defaults.
+func startNodes(tb testing.TB, k int) []*node {
+	tb.Helper()
+	key, err := reqstate.GenerateKey("bench-1")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ring, err := reqstate.NewRing(key)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if k == 0 {
+		return []*node{startNode(tb, nil, "", 0, ring)}
+	}
+	rs := redistest.Start(tb)
+	var ns []*node
+	for i := range k {
+		ns = append(ns, startNode(tb, rs, "bench", i, ring))
+	}
+	return ns
+}
+
+// redisCmds returns the commands the instances ns sent Redis so far.
+func redisCmds(ns []*node) int {
+	total := 0
+	for _, n := range ns {
+		for _, v := range n.Ops.Snapshot() {
+			total += v
+		}
+	}
+	return total
+}
+
+// router is a client's HTTP transport that sends each request straight to
+// the instance pick names (its host:port), whatever URL the client holds.
+type router struct {
+	base *http.Transport
+	pick func(r *http.Request) string
+}
+
+func (rt *router) RoundTrip(r *http.Request) (*http.Response, error) {
+	out := r.Clone(r.Context())
+	out.URL.Host = rt.pick(r)
+	out.Host = ""
+	return rt.base.RoundTrip(out)
+}
+
+// httpClient returns an HTTP client that routes by pick, its idle
+// connections closed when the benchmark ends.
+func httpClient(tb testing.TB, pick func(r *http.Request) string) *http.Client {
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	base.MaxIdleConnsPerHost = 16
+	tb.Cleanup(base.CloseIdleConnections)
+	return &http.Client{Transport: &router{base: base, pick: pick}}
+}
+
+// to returns a pick that sends everything to n.
+func to(n *node) func(*http.Request) string { return func(*http.Request) string { return n.Host } }
+
+// benchUser is a client of either revision: it answers questions and
+// hears resource updates.
+type benchUser struct {
+	mcp.UnimplementedClient
+	updated chan string
+}
+
+func newBenchUser() *benchUser { return &benchUser{updated: make(chan string, 1024)} }
+
+func (u *benchUser) Elicit(ctx context.Context, p *mcp.ElicitRequestParams) (*mcp.ElicitResult, error) {
+	return mcp.Accept(map[string]any{"answer": "yes"})
+}
+
+func (u *benchUser) ResourceUpdated(ctx context.Context, p *mcp.ResourceUpdatedNotificationParams) {
+	select {
+	case u.updated <- p.URI:
+	default:
+	}
+}
+
+// legacyUser is a 2025-11-25 client that hears resource updates.
+type legacyUser struct {
+	m25.UnimplementedClient
+	updated chan string
+}
+
+func (u *legacyUser) ResourceUpdated(ctx context.Context, p *m25.ResourceUpdatedNotificationParams) {
+	select {
+	case u.updated <- p.URI:
+	default:
+	}
+}
+
+// await waits until updated yields uri, or fails.
+func await(ctx context.Context, updated <-chan string, uri string) error {
+	for {
+		select {
+		case got := <-updated:
+			if got == uri {
+				return nil
+			}
+		case <-ctx.Done():
+			return fmt.Errorf("no update of %s heard: %w", uri, ctx.Err())
+		}
+	}
+}
+
+// modernClient connects a 2026-07-28 client (with the Tasks extension)
+// that routes by pick; closed when the benchmark ends.
+func modernClient(tb testing.TB, ctx context.Context, pick func(*http.Request) string, h mcp.Client) *mcp.ClientSession {
+	tb.Helper()
+	t := streamhttp.NewClient("http://mcp.invalid/mcp", streamhttp.ClientOptions{HTTPClient: httpClient(tb, pick)})
+	cs, err := mcp.Connect(ctx, t, &mcp.ClientOptions{
+		Info:       mcp.Implementation{Name: "bench-client", Version: "1.0.0"},
+		Handler:    h,
+		Revisions:  []string{mcp.Revision},
+		Extensions: []mcp.ClientExtension{tasks.Follower{}},
+	})
+	if err != nil {
+		tb.Fatalf("Connect: %v", err)
+	}
+	tb.Cleanup(func() { cs.Close() })
+	if _, err := cs.ListTools(ctx, nil); err != nil {
+		tb.Fatalf("tools/list: %v", err)
+	}
+	return cs
+}
+
+// legacyClient opens a 2025-11-25 session over Streamable HTTP (or, with
+// sse, over HTTP+SSE) that routes by pick; closed when the benchmark ends.
+func legacyClient(tb testing.TB, ctx context.Context, sse bool, pick func(*http.Request) string, u *legacyUser) *m25.ClientSession {
+	tb.Helper()
+	hc := httpClient(tb, pick)
+	var cs *m25.ClientSession
+	var err error
+	opts := &m25.ClientOptions{Info: m25.Implementation{Name: "bench-client", Version: "1.0.0"}, Handler: u}
+	if sse {
+		cs, err = m25.Connect(ctx, ssehttp.NewClient("http://mcp.invalid/sse", ssehttp.ClientOptions{HTTPClient: hc}), opts)
+	} else {
+		cs, err = m25.Connect(ctx, streamhttp.NewClient("http://mcp.invalid/mcp", streamhttp.ClientOptions{HTTPClient: hc}), opts)
+	}
+	if err != nil {
+		tb.Fatalf("Connect at 2025-11-25: %v", err)
+	}
+	tb.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// legacyEcho calls echo in a legacy session and checks its answer.
+func legacyEcho(ctx context.Context, cs *m25.ClientSession) error {
+	args, _ := json.Marshal(echoArgs{Value: "v"})
+	res, err := cs.CallTool(ctx, &m25.CallToolRequestParams{Name: "echo", Arguments: args})
+	if err != nil {
+		return err
+	}
+	if len(res.Content) == 0 {
+		return fmt.Errorf("echo answered no content")
+	}
+	if t, ok := res.Content[0].Value.(*m25.TextContent); !ok || t.Text != "v" {
+		return fmt.Errorf("echo answered %+v, want v", res.Content[0].Value)
+	}
+	return nil
+}
+
+// opener sets up one path on ns (a fleet, or one in-memory instance) and
+// returns its operation.
+type opener func(tb testing.TB, ctx context.Context, ns []*node) (op func(ctx context.Context) error)
+
+// byRole returns the instances a path plays on: the first and second of
+// ns, or the only one twice. On a fleet, a is the instance a client first
+// reaches (the owner of a legacy session, the holder of a stream) and b
+// another one.
+func byRole(ns []*node) (a, b *node) {
+	if len(ns) == 1 {
+		return ns[0], ns[0]
+	}
+	return ns[0], ns[1]
+}
+
+// openStateless is the path Stateless.
+func openStateless(tb testing.TB, ctx context.Context, ns []*node) func(context.Context) error {
+	cs := modernClient(tb, ctx, to(ns[0]), newBenchUser())
+	return func(ctx context.Context) error {
+		got, err := call(ctx, cs, "echo", echoArgs{Value: "v"})
+		if err == nil && got != "v" {
+			err = fmt.Errorf("echo answered %q", got)
+		}
+		return err
+	}
+}
+
+// openMRTR is the path MRTR.
+// The first round on a, the retry with its input on b.
+func openMRTR(tb testing.TB, ctx context.Context, ns []*node) func(context.Context) error {
+	a, b := byRole(ns)
+	var round atomic.Int64
+	cs := modernClient(tb, ctx, func(r *http.Request) string {
+		if r.Header.Get("Mcp-Method") == "tools/call" && round.Add(1)%2 == 0 {
+			return b.Host
+		}
+		return a.Host
+	}, newBenchUser())
+	return func(ctx context.Context) error {
+		got, err := call(ctx, cs, "ask", struct{}{})
+		if err == nil && got != "yes" {
+			err = fmt.Errorf("ask answered %q", got)
+		}
+		return err
+	}
+}
+
+// openLegacyOwner is the path LegacyOwner.
+// Every request on the session's owner.
+func openLegacyOwner(tb testing.TB, ctx context.Context, ns []*node) func(context.Context) error {
+	cs := legacyClient(tb, ctx, false, to(ns[0]), &legacyUser{})
+	return func(ctx context.Context) error { return legacyEcho(ctx, cs) }
+}
+
+// openLegacyRelay is the path LegacyRelay.
+// initialize and the GET stream on the owner a, the session's other
+// requests on b, which carries them to a through the Relay.
+func openLegacyRelay(tb testing.TB, ctx context.Context, ns []*node) func(context.Context) error {
+	a, b := byRole(ns)
+	cs := legacyClient(tb, ctx, false, func(r *http.Request) string {
+		if r.Method == http.MethodGet || r.Header.Get("Mcp-Session-Id") == "" {
+			return a.Host
+		}
+		return b.Host
+	}, &legacyUser{})
+	return func(ctx context.Context) error { return legacyEcho(ctx, cs) }
+}
+
+// openLegacyNotify is the path LegacyNotify.
+// A change announced on the owner reaches the session's GET stream:
+// on a fleet through the Bus, and kept in the shared EventStore.
+func openLegacyNotify(tb testing.TB, ctx context.Context, ns []*node) func(context.Context) error {
+	u := &legacyUser{updated: make(chan string, 1024)}
+	cs := legacyClient(tb, ctx, false, to(ns[0]), u)
+	if _, err := cs.Subscribe(ctx, &m25.SubscribeRequestParams{URI: benchURI}); err != nil {
+		tb.Fatalf("resources/subscribe: %v", err)
+	}
+	// The GET stream is open once a notification comes through it.
+	if err := awaitNotify(ctx, ns[0], u); err != nil {
+		tb.Fatal(err)
+	}
+	return func(ctx context.Context) error { return awaitNotify(ctx, ns[0], u) }
+}
+
+// openSSE is the path SSE.
+// The SSE stream on a, the POSTs on b, which carries them to a.
+func openSSE(tb testing.TB, ctx context.Context, ns []*node) func(context.Context) error {
+	a, b := byRole(ns)
+	cs := legacyClient(tb, ctx, true, func(r *http.Request) string {
+		if r.Method == http.MethodGet {
+			return a.Host
+		}
+		return b.Host
+	}, &legacyUser{})
+	return func(ctx context.Context) error { return legacyEcho(ctx, cs) }
+}
+
+// openListen is the path Listen.
+// subscriptions/listen opened on a (and acknowledged), a change made
+// through b, heard on the stream, which is then closed.
+func openListen(tb testing.TB, ctx context.Context, ns []*node) func(context.Context) error {
+	a, b := byRole(ns)
+	u := newBenchUser()
+	cs := modernClient(tb, ctx, func(r *http.Request) string {
+		if r.Header.Get("Mcp-Method") == "subscriptions/listen" {
+			return a.Host
+		}
+		return b.Host
+	}, u)
+	var seq int
+	return func(ctx context.Context) error {
+		seq++
+		uri := fmt.Sprintf("file:///bench/%d", seq)
+		sub, err := cs.Listen(ctx, &mcp.SubscriptionsListenRequestParams{Notifications: mcp.SubscriptionFilter{ResourceSubscriptions: []string{uri}}})
+		if err != nil {
+			return fmt.Errorf("subscriptions/listen: %w", err)
+		}
+		defer sub.Close()
+		if _, err := call(ctx, cs, "touch", touchArgs{URI: uri}); err != nil {
+			return err
+		}
+		return await(ctx, u.updated, uri)
+	}
+}
+
+// openTask is the path Task.
+// A task created on a, then tasks/get on b (whatever the task's state
+// then: the task completes by itself).
+func openTask(tb testing.TB, ctx context.Context, ns []*node) func(context.Context) error {
+	a, b := byRole(ns)
+	cs := modernClient(tb, ctx, func(r *http.Request) string {
+		if r.Header.Get("Mcp-Method") == "tasks/get" {
+			return b.Host
+		}
+		return a.Host
+	}, newBenchUser())
+	args, _ := json.Marshal(itemArgs{Item: "x"})
+	return func(ctx context.Context) error {
+		task, _, err := tasks.CallToolAsync(ctx, cs, &mcp.CallToolRequestParams{Name: "quick", Arguments: args})
+		if err != nil {
+			return fmt.Errorf("tools/call as a task: %w", err)
+		}
+		if task == nil {
+			return fmt.Errorf("tools/call as a task answered without a task")
+		}
+		if _, err := tasks.GetTask(ctx, cs, &tasks.GetTaskRequestParams{TaskID: task.TaskID}); err != nil {
+			return fmt.Errorf("tasks/get: %w", err)
+		}
+		return nil
+	}
+}
+
+// awaitNotify announces a change of benchURI on n and waits until the
+// legacy session of u hears it.
+func awaitNotify(ctx context.Context, n *node, u *legacyUser) error {
+	n.Server.NotifyResourceUpdated(benchURI)
+	return await(ctx, u.updated, benchURI)
+}
+
+// benchPath runs p on a fleet (mcpgen) and on one in-memory instance
+// (floor), each started once for every run of the benchmark, and reports
+// redis-cmds/op besides time and allocations.
+func benchPath(b *testing.B, open opener) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	for _, impl := range []struct {
+		name  string
+		nodes int
+	}{{"mcpgen", fleetSize}, {"floor", 0}} {
+		ns := startNodes(b, impl.nodes)
+		op := open(b, ctx, ns)
+		// One operation first: connections open, scripts loaded.
+		if err := op(ctx); err != nil {
+			b.Fatalf("%s: %v", impl.name, err)
+		}
+		b.Run(impl.name, func(b *testing.B) {
+			b.ReportAllocs()
+			cmds := redisCmds(ns)
+			b.ResetTimer()
+			for i := range b.N {
+				octx, ocancel := context.WithTimeout(ctx, benchTimeout)
+				err := op(octx)
+				ocancel()
+				if err != nil {
+					b.Fatalf("operation %d: %v", i, err)
+				}
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(redisCmds(ns)-cmds)/float64(b.N), "redis-cmds/op")
+		})
+	}
+}
+
+func BenchmarkFleetStateless(b *testing.B)    { benchPath(b, openStateless) }
+func BenchmarkFleetMRTR(b *testing.B)         { benchPath(b, openMRTR) }
+func BenchmarkFleetLegacyOwner(b *testing.B)  { benchPath(b, openLegacyOwner) }
+func BenchmarkFleetLegacyRelay(b *testing.B)  { benchPath(b, openLegacyRelay) }
+func BenchmarkFleetLegacyNotify(b *testing.B) { benchPath(b, openLegacyNotify) }
+func BenchmarkFleetSSE(b *testing.B)          { benchPath(b, openSSE) }
+func BenchmarkFleetListen(b *testing.B)       { benchPath(b, openListen) }
+func BenchmarkFleetTask(b *testing.B)         { benchPath(b, openTask) }
