@@ -7,15 +7,18 @@ package redis_test
 // bench/cmd/benchtable pairs.
 //
 // Besides time and allocations, each reports redis-cmds/op: the commands
-// the instances' go-redis clients sent per operation, counted by a hook on
-// each client (opCounter). The hook counts what an instance asks of Redis,
-// pipelined commands one by one and a script (EVALSHA) as one command,
-// which is the work and the round trips a request costs; it leaves out the
-// Pub/Sub connections (SUBSCRIBE, their keep-alive PINGs), which are not
-// per request, and counts nothing the measuring does. The server's own
-// count (INFO commandstats) would also count each command a script runs
-// and the INFO itself; TestFleetRedisCounts checks the two agree where the
-// counts must be exact.
+// the instances sent Redis per operation, counted in the instances: by a
+// hook on each one's go-redis client (opCounter), and, for the one command
+// a request sends on a Pub/Sub connection, by a wrapper of the Bus that
+// counts its Check (a PING on the connection of the Bus's subscription,
+// before a listen stream is acknowledged). So a script (EVALSHA) counts as
+// one command and a MULTI/EXEC block as its commands, each as sent; the
+// Pub/Sub connections' keep-alive PINGs, which are not per request, and
+// the measuring itself count for nothing. The server's own count (INFO
+// commandstats), the other way to measure, also counts each command a
+// script runs inside Redis, and sees the keep-alive PINGs, and needs an
+// INFO (itself counted) around every window: TestFleetRedisCounts checks
+// that the two agree where the design fixes the count.
 //
 // Requests are sent straight to the instance each path needs (a client
 // transport that picks the instance per request), not through a
@@ -25,9 +28,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -62,7 +68,21 @@ type node struct {
 	Host   string          // host:port of its httptest.Server on 127.0.0.1
 	Fleet  *redis.Fleet    // nil for the in-memory defaults
 	Client *goredis.Client // nil for the in-memory defaults
-	Ops    *opCounter      // the commands Client sent; empty without a fleet
+	// Ops counts the commands Client sent and the Bus's checks; empty
+	// without a fleet.
+	Ops *opCounter
+}
+
+// countedBus is a fleet's Bus whose Check, a PING on the Bus's Pub/Sub
+// connection (which no client hook sees), is counted in ops.
+type countedBus struct {
+	*redis.Bus
+	ops *opCounter
+}
+
+func (b countedBus) Check(ctx context.Context) error {
+	b.ops.add(goredis.NewStatusCmd(ctx, "ping"))
+	return b.Bus.Check(ctx)
 }
 
 // benchServer returns the server of one instance: on f's seams, with the
@@ -73,7 +93,7 @@ type node struct {
 //   - ask: asks one question, then answers the answer;
 //   - quick {item}: runs as a task (Optional) and answers at once;
 //   - touch {uri}: announces that the resource uri changed.
-func benchServer(tb testing.TB, f *redis.Fleet, ring *reqstate.Ring) (http.Handler, *mcp.StandardServer) {
+func benchServer(tb testing.TB, f *redis.Fleet, ops *opCounter, ring *reqstate.Ring) (http.Handler, *mcp.StandardServer) {
 	var (
 		opts  []mcp.ServerOption
 		topts tasks.Options
@@ -82,8 +102,9 @@ func benchServer(tb testing.TB, f *redis.Fleet, ring *reqstate.Ring) (http.Handl
 		sopts mcp.SSEOptions
 	)
 	if f != nil {
-		opts = append(opts, mcp.WithBus(f.Bus))
-		topts = tasks.Options{Store: f.Tasks, Bus: f.Bus}
+		bus := countedBus{Bus: f.Bus, ops: ops}
+		opts = append(opts, mcp.WithBus(bus))
+		topts = tasks.Options{Store: f.Tasks, Bus: bus}
 		sess = session.Options{Sealer: session.SealWith(&reqstate.Sealer{Ring: ring}), StateAudience: fleetAudience}
 		hopts = mcp.HTTPOptions{Session: sess, Fleet: f.Node, EventStore: f.Events}
 		sopts = mcp.SSEOptions{Session: sess, Fleet: f.Node}
@@ -147,7 +168,7 @@ func startNode(tb testing.TB, rs *redistest.Server, prefix string, i int, ring *
 			n.Client.Close()
 		})
 	}
-	h, srv := benchServer(tb, n.Fleet, ring)
+	h, srv := benchServer(tb, n.Fleet, n.Ops, ring)
 	n.Server = srv
 	hs := httptest.NewServer(h)
 	tb.Cleanup(func() {
@@ -182,12 +203,15 @@ func startNodes(tb testing.TB, k int) []*node {
 	return ns
 }
 
-// redisCmds returns the commands the instances ns sent Redis so far.
+// redisCmds returns the commands the instances ns sent Redis so far, but
+// for the handshakes of new connections (HELLO, CLIENT SETINFO).
 func redisCmds(ns []*node) int {
 	total := 0
 	for _, n := range ns {
-		for _, v := range n.Ops.Snapshot() {
-			total += v
+		for k, v := range n.Ops.Snapshot() {
+			if k != "hello" && k != "client" {
+				total += v
+			}
 		}
 	}
 	return total
@@ -338,7 +362,7 @@ func byRole(ns []*node) (a, b *node) {
 	return ns[0], ns[1]
 }
 
-// openStateless is the path Stateless.
+// openStateless: a 2026-07-28 tools/call, on one instance.
 func openStateless(tb testing.TB, ctx context.Context, ns []*node) func(context.Context) error {
 	cs := modernClient(tb, ctx, to(ns[0]), newBenchUser())
 	return func(ctx context.Context) error {
@@ -350,8 +374,8 @@ func openStateless(tb testing.TB, ctx context.Context, ns []*node) func(context.
 	}
 }
 
-// openMRTR is the path MRTR.
-// The first round on a, the retry with its input on b.
+// openMRTR: a 2026-07-28 tools/call that asks one question: its first
+// round on a, its retry with the answer on b.
 func openMRTR(tb testing.TB, ctx context.Context, ns []*node) func(context.Context) error {
 	a, b := byRole(ns)
 	var round atomic.Int64
@@ -370,16 +394,16 @@ func openMRTR(tb testing.TB, ctx context.Context, ns []*node) func(context.Conte
 	}
 }
 
-// openLegacyOwner is the path LegacyOwner.
-// Every request on the session's owner.
+// openLegacyOwner: a tools/call of a 2025-11-25 session, every request on
+// the session's owner.
 func openLegacyOwner(tb testing.TB, ctx context.Context, ns []*node) func(context.Context) error {
 	cs := legacyClient(tb, ctx, false, to(ns[0]), &legacyUser{})
 	return func(ctx context.Context) error { return legacyEcho(ctx, cs) }
 }
 
-// openLegacyRelay is the path LegacyRelay.
-// initialize and the GET stream on the owner a, the session's other
-// requests on b, which carries them to a through the Relay.
+// openLegacyRelay: a tools/call of a 2025-11-25 session whose initialize
+// and GET stream went to its owner a, posted to b, which carries it to a
+// through the Relay.
 func openLegacyRelay(tb testing.TB, ctx context.Context, ns []*node) func(context.Context) error {
 	a, b := byRole(ns)
 	cs := legacyClient(tb, ctx, false, func(r *http.Request) string {
@@ -391,9 +415,9 @@ func openLegacyRelay(tb testing.TB, ctx context.Context, ns []*node) func(contex
 	return func(ctx context.Context) error { return legacyEcho(ctx, cs) }
 }
 
-// openLegacyNotify is the path LegacyNotify.
-// A change announced on the owner reaches the session's GET stream:
-// on a fleet through the Bus, and kept in the shared EventStore.
+// openLegacyNotify: a change announced on the owner of a 2025-11-25
+// session that subscribed to it, heard on the session's GET stream: on a
+// fleet through the Bus, and kept in the shared EventStore.
 func openLegacyNotify(tb testing.TB, ctx context.Context, ns []*node) func(context.Context) error {
 	u := &legacyUser{updated: make(chan string, 1024)}
 	cs := legacyClient(tb, ctx, false, to(ns[0]), u)
@@ -407,8 +431,8 @@ func openLegacyNotify(tb testing.TB, ctx context.Context, ns []*node) func(conte
 	return func(ctx context.Context) error { return awaitNotify(ctx, ns[0], u) }
 }
 
-// openSSE is the path SSE.
-// The SSE stream on a, the POSTs on b, which carries them to a.
+// openSSE: a tools/call of an HTTP+SSE session whose stream is on a,
+// posted to b, which carries it to a.
 func openSSE(tb testing.TB, ctx context.Context, ns []*node) func(context.Context) error {
 	a, b := byRole(ns)
 	cs := legacyClient(tb, ctx, true, func(r *http.Request) string {
@@ -420,9 +444,8 @@ func openSSE(tb testing.TB, ctx context.Context, ns []*node) func(context.Contex
 	return func(ctx context.Context) error { return legacyEcho(ctx, cs) }
 }
 
-// openListen is the path Listen.
-// subscriptions/listen opened on a (and acknowledged), a change made
-// through b, heard on the stream, which is then closed.
+// openListen: subscriptions/listen opened on a (and acknowledged), a
+// change made through b, heard on the stream, which is then closed.
 func openListen(tb testing.TB, ctx context.Context, ns []*node) func(context.Context) error {
 	a, b := byRole(ns)
 	u := newBenchUser()
@@ -448,9 +471,8 @@ func openListen(tb testing.TB, ctx context.Context, ns []*node) func(context.Con
 	}
 }
 
-// openTask is the path Task.
-// A task created on a, then tasks/get on b (whatever the task's state
-// then: the task completes by itself).
+// openTask: a task created on a, then tasks/get on b (whatever the
+// task's state then: the task completes by itself).
 func openTask(tb testing.TB, ctx context.Context, ns []*node) func(context.Context) error {
 	a, b := byRole(ns)
 	cs := modernClient(tb, ctx, func(r *http.Request) string {
@@ -524,3 +546,122 @@ func BenchmarkFleetLegacyNotify(b *testing.B) { benchPath(b, openLegacyNotify) }
 func BenchmarkFleetSSE(b *testing.B)          { benchPath(b, openSSE) }
 func BenchmarkFleetListen(b *testing.B)       { benchPath(b, openListen) }
 func BenchmarkFleetTask(b *testing.B)         { benchPath(b, openTask) }
+
+// nodeOps returns the commands the instances ns sent so far, by name.
+func nodeOps(ns []*node) map[string]int {
+	all := map[string]int{}
+	for _, n := range ns {
+		for k, v := range n.Ops.Snapshot() {
+			all[k] += v
+		}
+	}
+	return all
+}
+
+// serverOps returns the calls of each command the redis-server at obs
+// executed so far (INFO commandstats), by lower-case name.
+func serverOps(tb testing.TB, ctx context.Context, obs *goredis.Client) map[string]int {
+	tb.Helper()
+	s, err := obs.Info(ctx, "commandstats").Result()
+	if err != nil {
+		tb.Fatalf("INFO commandstats: %v", err)
+	}
+	out := map[string]int{}
+	for line := range strings.SplitSeq(s, "\n") {
+		name, rest, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok || !strings.HasPrefix(name, "cmdstat_") {
+			continue
+		}
+		calls, _, _ := strings.Cut(strings.TrimPrefix(rest, "calls="), ",")
+		n, err := strconv.Atoi(calls)
+		if err != nil {
+			tb.Fatalf("INFO commandstats: line %q: %v", line, err)
+		}
+		out[strings.TrimPrefix(name, "cmdstat_")] = n
+	}
+	return out
+}
+
+// times returns ops with every count multiplied by n.
+func times(ops map[string]int, n int) map[string]int {
+	out := map[string]int{}
+	for k, v := range ops {
+		out[k] = v * n
+	}
+	return out
+}
+
+// TestFleetRedisCounts: the paths whose Redis commands the design fixes
+// cost exactly those, by the instances' count (the benchmarks') and by the
+// server's (INFO commandstats, INFO itself and PING left out: the Pub/Sub
+// connections' keep-alives come whenever they are due; and the handshake
+// of a new connection):
+//
+//   - a stateless tools/call, and one with a round of input on another
+//     instance, carry everything they need: nothing;
+//   - a request of a legacy session on its owner is answered from the
+//     owner's memory: nothing;
+//   - one that lands on another instance is carried to the owner: that
+//     instance reads the session's record to find the owner and principal
+//     (one HMGET) and PUBLISHes the request on the owner's channel; the
+//     owner PUBLISHes the answer back in frames: the head (status and
+//     headers, at the first flush), one frame per flush of the body (the
+//     POST's answer is an SSE stream: its priming event, whose id lets the
+//     client resume it, then the response), and the end: five PUBLISH;
+//   - an HTTP+SSE POST that lands on another instance than the stream's:
+//     the same lookup and request, and an answer of a head (202 Accepted)
+//     and an end, the response going on the SSE stream: three PUBLISH.
+func TestFleetRedisCounts(t *testing.T) {
+	tests := []struct {
+		name string
+		open opener
+		want map[string]int // per operation
+	}{
+		{"stateless tools/call", openStateless, map[string]int{}},
+		{"tools/call with a round of input on another instance", openMRTR, map[string]int{}},
+		{"legacy tools/call on the owner", openLegacyOwner, map[string]int{}},
+		{"legacy tools/call carried to the owner", openLegacyRelay, map[string]int{"hmget": 1, "publish": 5}},
+		{"HTTP+SSE POST carried to the stream's instance", openSSE, map[string]int{"hmget": 1, "publish": 3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), fleetTimeout)
+			defer cancel()
+			ns := startNodes(t, fleetSize)
+			op := tt.open(t, ctx, ns)
+			for range 3 { // connections opened
+				if err := op(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			obs := goredis.NewClient(&goredis.Options{Addr: ns[0].Client.Options().Addr})
+			defer obs.Close()
+			serverOps(t, ctx, obs) // obs's own connection opened before the window
+			const n = 20
+			c0, s0 := nodeOps(ns), serverOps(t, ctx, obs)
+			for i := range n {
+				if err := op(ctx); err != nil {
+					t.Fatalf("operation %d: %v", i, err)
+				}
+			}
+			s1, c1 := serverOps(t, ctx, obs), nodeOps(ns)
+			client, server := diffOps(c0, c1), diffOps(s0, s1)
+			delete(server, "info")
+			delete(server, "ping")
+			// A connection a client's pool opens (at most a few per run,
+			// whenever requests overlap) says HELLO and CLIENT SETINFO: not
+			// the cost of a request.
+			for _, ops := range []map[string]int{client, server} {
+				delete(ops, "hello")
+				delete(ops, "client")
+			}
+			want := times(tt.want, n)
+			if !maps.Equal(client, want) {
+				t.Errorf("%d operations: the instances sent %s, want %s", n, formatOps(client), formatOps(want))
+			}
+			if !maps.Equal(server, want) {
+				t.Errorf("%d operations: the server executed %s, want %s", n, formatOps(server), formatOps(want))
+			}
+		})
+	}
+}
