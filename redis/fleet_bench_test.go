@@ -47,6 +47,7 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/ssehttp"
 	"github.com/mcpgen/mcpgen/runtime/streamhttp"
+	store "github.com/mcpgen/mcpgen/runtime/tasks"
 	goredis "github.com/redis/go-redis/v9"
 )
 
@@ -108,6 +109,11 @@ func benchServer(tb testing.TB, f *redis.Fleet, ops *opCounter, ring *reqstate.R
 		sess = session.Options{Sealer: session.SealWith(&reqstate.Sealer{Ring: ring}), StateAudience: fleetAudience}
 		hopts = mcp.HTTPOptions{Session: sess, Fleet: f.Node, EventStore: f.Events}
 		sopts = mcp.SSEOptions{Session: sess, Fleet: f.Node}
+	}
+	if f == nil {
+		// The memory store, with room for every task a benchmark's run
+		// creates (by default it holds 10000, then refuses new ones).
+		topts.Store = store.NewMemoryStore(store.MemoryOptions{MaxTasks: 1 << 20, MaxTasksPerPrincipal: -1, MaxBytes: 1 << 30})
 	}
 	ts := tasks.NewServer(topts)
 	opts = append(opts, mcp.WithExtension(ts))
