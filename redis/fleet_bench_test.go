@@ -54,17 +54,17 @@ import (
 // benchTimeout bounds every wait of a benchmark's operation.
 const benchTimeout = 30 * time.Second
 
-// fleetSize is how many instances the fleet of a benchmark runs: a path
+// benchFleetSize is how many instances the fleet of a benchmark runs: a path
 // plays on one or two of them, the others hear its Pub/Sub messages as
 // they would in production.
-const fleetSize = 3
+const benchFleetSize = 3
 
 // benchURI is the resource the legacy sessions subscribe to.
 const benchURI = "file:///bench/status"
 
-// node is one instance of a benchmark: a server with every path's tools,
+// benchNode is one instance of a benchmark: a server with every path's tools,
 // on a fleet (Fleet set) or with the in-memory defaults.
-type node struct {
+type benchNode struct {
 	Server *mcp.StandardServer
 	Host   string          // host:port of its httptest.Server on 127.0.0.1
 	Fleet  *redis.Fleet    // nil for the in-memory defaults
@@ -74,14 +74,14 @@ type node struct {
 	Ops *opCounter
 }
 
-// countedBus is a fleet's Bus whose Check, a PING on the Bus's Pub/Sub
+// benchBus is a fleet's Bus whose Check, a PING on the Bus's Pub/Sub
 // connection (which no client hook sees), is counted in ops.
-type countedBus struct {
+type benchBus struct {
 	*redis.Bus
 	ops *opCounter
 }
 
-func (b countedBus) Check(ctx context.Context) error {
+func (b benchBus) Check(ctx context.Context) error {
 	b.ops.add(goredis.NewStatusCmd(ctx, "ping"))
 	return b.Bus.Check(ctx)
 }
@@ -103,7 +103,7 @@ func benchServer(tb testing.TB, f *redis.Fleet, ops *opCounter, ring *reqstate.R
 		sopts mcp.SSEOptions
 	)
 	if f != nil {
-		bus := countedBus{Bus: f.Bus, ops: ops}
+		bus := benchBus{Bus: f.Bus, ops: ops}
 		opts = append(opts, mcp.WithBus(bus))
 		topts = tasks.Options{Store: f.Tasks, Bus: bus}
 		sess = session.Options{Sealer: session.SealWith(&reqstate.Sealer{Ring: ring}), StateAudience: fleetAudience}
@@ -152,12 +152,12 @@ func benchServer(tb testing.TB, f *redis.Fleet, ops *opCounter, ring *reqstate.R
 	return mux, srv
 }
 
-// startNode starts an instance on 127.0.0.1: on the fleet prefix of rs
+// startBenchNode starts an instance on 127.0.0.1: on the fleet prefix of rs
 // when rs is not nil, else with the in-memory defaults. It is stopped when
 // the benchmark ends.
-func startNode(tb testing.TB, rs *redistest.Server, prefix string, i int, ring *reqstate.Ring) *node {
+func startBenchNode(tb testing.TB, rs *redistest.Server, prefix string, i int, ring *reqstate.Ring) *benchNode {
 	tb.Helper()
-	n := &node{Ops: newOpCounter()}
+	n := &benchNode{Ops: newOpCounter()}
 	if rs != nil {
 		n.Client = goredis.NewClient(&goredis.Options{Addr: rs.Addr()})
 		n.Client.AddHook(n.Ops)
@@ -186,9 +186,9 @@ func startNode(tb testing.TB, rs *redistest.Server, prefix string, i int, ring *
 	return n
 }
 
-// startNodes starts k instances of one fleet on a redis-server of their
+// startBenchNodes starts k instances of one fleet on a redis-server of their
 // own, or, when k is 0, one instance with the in-memory defaults.
-func startNodes(tb testing.TB, k int) []*node {
+func startBenchNodes(tb testing.TB, k int) []*benchNode {
 	tb.Helper()
 	key, err := reqstate.GenerateKey("bench-1")
 	if err != nil {
@@ -199,19 +199,19 @@ func startNodes(tb testing.TB, k int) []*node {
 		tb.Fatal(err)
 	}
 	if k == 0 {
-		return []*node{startNode(tb, nil, "", 0, ring)}
+		return []*benchNode{startBenchNode(tb, nil, "", 0, ring)}
 	}
 	rs := redistest.Start(tb)
-	var ns []*node
+	var ns []*benchNode
 	for i := range k {
-		ns = append(ns, startNode(tb, rs, "bench", i, ring))
+		ns = append(ns, startBenchNode(tb, rs, "bench", i, ring))
 	}
 	return ns
 }
 
-// redisCmds returns the commands the instances ns sent Redis so far, but
+// benchRedisCmds returns the commands the instances ns sent Redis so far, but
 // for the handshakes of new connections (HELLO, CLIENT SETINFO).
-func redisCmds(ns []*node) int {
+func benchRedisCmds(ns []*benchNode) int {
 	total := 0
 	for _, n := range ns {
 		for k, v := range n.Ops.Snapshot() {
@@ -223,31 +223,33 @@ func redisCmds(ns []*node) int {
 	return total
 }
 
-// router is a client's HTTP transport that sends each request straight to
+// benchRouter is a client's HTTP transport that sends each request straight to
 // the instance pick names (its host:port), whatever URL the client holds.
-type router struct {
+type benchRouter struct {
 	base *http.Transport
 	pick func(r *http.Request) string
 }
 
-func (rt *router) RoundTrip(r *http.Request) (*http.Response, error) {
+func (rt *benchRouter) RoundTrip(r *http.Request) (*http.Response, error) {
 	out := r.Clone(r.Context())
 	out.URL.Host = rt.pick(r)
 	out.Host = ""
 	return rt.base.RoundTrip(out)
 }
 
-// httpClient returns an HTTP client that routes by pick, its idle
+// benchHTTPClient returns an HTTP client that routes by pick, its idle
 // connections closed when the benchmark ends.
-func httpClient(tb testing.TB, pick func(r *http.Request) string) *http.Client {
+func benchHTTPClient(tb testing.TB, pick func(r *http.Request) string) *http.Client {
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	base.MaxIdleConnsPerHost = 16
 	tb.Cleanup(base.CloseIdleConnections)
-	return &http.Client{Transport: &router{base: base, pick: pick}}
+	return &http.Client{Transport: &benchRouter{base: base, pick: pick}}
 }
 
-// to returns a pick that sends everything to n.
-func to(n *node) func(*http.Request) string { return func(*http.Request) string { return n.Host } }
+// benchTo returns a pick that sends everything to n.
+func benchTo(n *benchNode) func(*http.Request) string {
+	return func(*http.Request) string { return n.Host }
+}
 
 // benchUser is a client of either revision: it answers questions and
 // hears resource updates.
@@ -269,21 +271,21 @@ func (u *benchUser) ResourceUpdated(ctx context.Context, p *mcp.ResourceUpdatedN
 	}
 }
 
-// legacyUser is a 2025-11-25 client that hears resource updates.
-type legacyUser struct {
+// benchLegacyUser is a 2025-11-25 client that hears resource updates.
+type benchLegacyUser struct {
 	m25.UnimplementedClient
 	updated chan string
 }
 
-func (u *legacyUser) ResourceUpdated(ctx context.Context, p *m25.ResourceUpdatedNotificationParams) {
+func (u *benchLegacyUser) ResourceUpdated(ctx context.Context, p *m25.ResourceUpdatedNotificationParams) {
 	select {
 	case u.updated <- p.URI:
 	default:
 	}
 }
 
-// await waits until updated yields uri, or fails.
-func await(ctx context.Context, updated <-chan string, uri string) error {
+// benchAwait waits until updated yields uri, or fails.
+func benchAwait(ctx context.Context, updated <-chan string, uri string) error {
 	for {
 		select {
 		case got := <-updated:
@@ -296,11 +298,11 @@ func await(ctx context.Context, updated <-chan string, uri string) error {
 	}
 }
 
-// modernClient connects a 2026-07-28 client (with the Tasks extension)
+// benchModernClient connects a 2026-07-28 client (with the Tasks extension)
 // that routes by pick; closed when the benchmark ends.
-func modernClient(tb testing.TB, ctx context.Context, pick func(*http.Request) string, h mcp.Client) *mcp.ClientSession {
+func benchModernClient(tb testing.TB, ctx context.Context, pick func(*http.Request) string, h mcp.Client) *mcp.ClientSession {
 	tb.Helper()
-	t := streamhttp.NewClient("http://mcp.invalid/mcp", streamhttp.ClientOptions{HTTPClient: httpClient(tb, pick)})
+	t := streamhttp.NewClient("http://mcp.invalid/mcp", streamhttp.ClientOptions{HTTPClient: benchHTTPClient(tb, pick)})
 	cs, err := mcp.Connect(ctx, t, &mcp.ClientOptions{
 		Info:       mcp.Implementation{Name: "bench-client", Version: "1.0.0"},
 		Handler:    h,
@@ -317,11 +319,11 @@ func modernClient(tb testing.TB, ctx context.Context, pick func(*http.Request) s
 	return cs
 }
 
-// legacyClient opens a 2025-11-25 session over Streamable HTTP (or, with
+// benchLegacyClient opens a 2025-11-25 session over Streamable HTTP (or, with
 // sse, over HTTP+SSE) that routes by pick; closed when the benchmark ends.
-func legacyClient(tb testing.TB, ctx context.Context, sse bool, pick func(*http.Request) string, u *legacyUser) *m25.ClientSession {
+func benchLegacyClient(tb testing.TB, ctx context.Context, sse bool, pick func(*http.Request) string, u *benchLegacyUser) *m25.ClientSession {
 	tb.Helper()
-	hc := httpClient(tb, pick)
+	hc := benchHTTPClient(tb, pick)
 	var cs *m25.ClientSession
 	var err error
 	opts := &m25.ClientOptions{Info: m25.Implementation{Name: "bench-client", Version: "1.0.0"}, Handler: u}
@@ -337,8 +339,8 @@ func legacyClient(tb testing.TB, ctx context.Context, sse bool, pick func(*http.
 	return cs
 }
 
-// legacyEcho calls echo in a legacy session and checks its answer.
-func legacyEcho(ctx context.Context, cs *m25.ClientSession) error {
+// benchLegacyEcho calls echo in a legacy session and checks its answer.
+func benchLegacyEcho(ctx context.Context, cs *m25.ClientSession) error {
 	args, _ := json.Marshal(echoArgs{Value: "v"})
 	res, err := cs.CallTool(ctx, &m25.CallToolRequestParams{Name: "echo", Arguments: args})
 	if err != nil {
@@ -353,24 +355,24 @@ func legacyEcho(ctx context.Context, cs *m25.ClientSession) error {
 	return nil
 }
 
-// opener sets up one path on ns (a fleet, or one in-memory instance) and
+// benchOpener sets up one path on ns (a fleet, or one in-memory instance) and
 // returns its operation.
-type opener func(tb testing.TB, ctx context.Context, ns []*node) (op func(ctx context.Context) error)
+type benchOpener func(tb testing.TB, ctx context.Context, ns []*benchNode) (op func(ctx context.Context) error)
 
-// byRole returns the instances a path plays on: the first and second of
+// benchRoles returns the instances a path plays on: the first and second of
 // ns, or the only one twice. On a fleet, a is the instance a client first
 // reaches (the owner of a legacy session, the holder of a stream) and b
 // another one.
-func byRole(ns []*node) (a, b *node) {
+func benchRoles(ns []*benchNode) (a, b *benchNode) {
 	if len(ns) == 1 {
 		return ns[0], ns[0]
 	}
 	return ns[0], ns[1]
 }
 
-// openStateless: a 2026-07-28 tools/call, on one instance.
-func openStateless(tb testing.TB, ctx context.Context, ns []*node) func(context.Context) error {
-	cs := modernClient(tb, ctx, to(ns[0]), newBenchUser())
+// benchStateless: a 2026-07-28 tools/call, on one instance.
+func benchStateless(tb testing.TB, ctx context.Context, ns []*benchNode) func(context.Context) error {
+	cs := benchModernClient(tb, ctx, benchTo(ns[0]), newBenchUser())
 	return func(ctx context.Context) error {
 		got, err := call(ctx, cs, "echo", echoArgs{Value: "v"})
 		if err == nil && got != "v" {
@@ -380,12 +382,12 @@ func openStateless(tb testing.TB, ctx context.Context, ns []*node) func(context.
 	}
 }
 
-// openMRTR: a 2026-07-28 tools/call that asks one question: its first
+// benchMRTR: a 2026-07-28 tools/call that asks one question: its first
 // round on a, its retry with the answer on b.
-func openMRTR(tb testing.TB, ctx context.Context, ns []*node) func(context.Context) error {
-	a, b := byRole(ns)
+func benchMRTR(tb testing.TB, ctx context.Context, ns []*benchNode) func(context.Context) error {
+	a, b := benchRoles(ns)
 	var round atomic.Int64
-	cs := modernClient(tb, ctx, func(r *http.Request) string {
+	cs := benchModernClient(tb, ctx, func(r *http.Request) string {
 		if r.Header.Get("Mcp-Method") == "tools/call" && round.Add(1)%2 == 0 {
 			return b.Host
 		}
@@ -400,62 +402,62 @@ func openMRTR(tb testing.TB, ctx context.Context, ns []*node) func(context.Conte
 	}
 }
 
-// openLegacyOwner: a tools/call of a 2025-11-25 session, every request on
+// benchLegacyOwner: a tools/call of a 2025-11-25 session, every request on
 // the session's owner.
-func openLegacyOwner(tb testing.TB, ctx context.Context, ns []*node) func(context.Context) error {
-	cs := legacyClient(tb, ctx, false, to(ns[0]), &legacyUser{})
-	return func(ctx context.Context) error { return legacyEcho(ctx, cs) }
+func benchLegacyOwner(tb testing.TB, ctx context.Context, ns []*benchNode) func(context.Context) error {
+	cs := benchLegacyClient(tb, ctx, false, benchTo(ns[0]), &benchLegacyUser{})
+	return func(ctx context.Context) error { return benchLegacyEcho(ctx, cs) }
 }
 
-// openLegacyRelay: a tools/call of a 2025-11-25 session whose initialize
+// benchLegacyRelay: a tools/call of a 2025-11-25 session whose initialize
 // and GET stream went to its owner a, posted to b, which carries it to a
 // through the Relay.
-func openLegacyRelay(tb testing.TB, ctx context.Context, ns []*node) func(context.Context) error {
-	a, b := byRole(ns)
-	cs := legacyClient(tb, ctx, false, func(r *http.Request) string {
+func benchLegacyRelay(tb testing.TB, ctx context.Context, ns []*benchNode) func(context.Context) error {
+	a, b := benchRoles(ns)
+	cs := benchLegacyClient(tb, ctx, false, func(r *http.Request) string {
 		if r.Method == http.MethodGet || r.Header.Get("Mcp-Session-Id") == "" {
 			return a.Host
 		}
 		return b.Host
-	}, &legacyUser{})
-	return func(ctx context.Context) error { return legacyEcho(ctx, cs) }
+	}, &benchLegacyUser{})
+	return func(ctx context.Context) error { return benchLegacyEcho(ctx, cs) }
 }
 
-// openLegacyNotify: a change announced on the owner of a 2025-11-25
+// benchLegacyNotify: a change announced on the owner of a 2025-11-25
 // session that subscribed to it, heard on the session's GET stream: on a
 // fleet through the Bus, and kept in the shared EventStore.
-func openLegacyNotify(tb testing.TB, ctx context.Context, ns []*node) func(context.Context) error {
-	u := &legacyUser{updated: make(chan string, 1024)}
-	cs := legacyClient(tb, ctx, false, to(ns[0]), u)
+func benchLegacyNotify(tb testing.TB, ctx context.Context, ns []*benchNode) func(context.Context) error {
+	u := &benchLegacyUser{updated: make(chan string, 1024)}
+	cs := benchLegacyClient(tb, ctx, false, benchTo(ns[0]), u)
 	if _, err := cs.Subscribe(ctx, &m25.SubscribeRequestParams{URI: benchURI}); err != nil {
 		tb.Fatalf("resources/subscribe: %v", err)
 	}
 	// The GET stream is open once a notification comes through it.
-	if err := awaitNotify(ctx, ns[0], u); err != nil {
+	if err := benchNotify(ctx, ns[0], u); err != nil {
 		tb.Fatal(err)
 	}
-	return func(ctx context.Context) error { return awaitNotify(ctx, ns[0], u) }
+	return func(ctx context.Context) error { return benchNotify(ctx, ns[0], u) }
 }
 
-// openSSE: a tools/call of an HTTP+SSE session whose stream is on a,
+// benchSSE: a tools/call of an HTTP+SSE session whose stream is on a,
 // posted to b, which carries it to a.
-func openSSE(tb testing.TB, ctx context.Context, ns []*node) func(context.Context) error {
-	a, b := byRole(ns)
-	cs := legacyClient(tb, ctx, true, func(r *http.Request) string {
+func benchSSE(tb testing.TB, ctx context.Context, ns []*benchNode) func(context.Context) error {
+	a, b := benchRoles(ns)
+	cs := benchLegacyClient(tb, ctx, true, func(r *http.Request) string {
 		if r.Method == http.MethodGet {
 			return a.Host
 		}
 		return b.Host
-	}, &legacyUser{})
-	return func(ctx context.Context) error { return legacyEcho(ctx, cs) }
+	}, &benchLegacyUser{})
+	return func(ctx context.Context) error { return benchLegacyEcho(ctx, cs) }
 }
 
-// openListen: subscriptions/listen opened on a (and acknowledged), a
+// benchListen: subscriptions/listen opened on a (and acknowledged), a
 // change made through b, heard on the stream, which is then closed.
-func openListen(tb testing.TB, ctx context.Context, ns []*node) func(context.Context) error {
-	a, b := byRole(ns)
+func benchListen(tb testing.TB, ctx context.Context, ns []*benchNode) func(context.Context) error {
+	a, b := benchRoles(ns)
 	u := newBenchUser()
-	cs := modernClient(tb, ctx, func(r *http.Request) string {
+	cs := benchModernClient(tb, ctx, func(r *http.Request) string {
 		if r.Header.Get("Mcp-Method") == "subscriptions/listen" {
 			return a.Host
 		}
@@ -473,15 +475,15 @@ func openListen(tb testing.TB, ctx context.Context, ns []*node) func(context.Con
 		if _, err := call(ctx, cs, "touch", touchArgs{URI: uri}); err != nil {
 			return err
 		}
-		return await(ctx, u.updated, uri)
+		return benchAwait(ctx, u.updated, uri)
 	}
 }
 
-// openTask: a task created on a, then tasks/get on b (whatever the
+// benchTask: a task created on a, then tasks/get on b (whatever the
 // task's state then: the task completes by itself).
-func openTask(tb testing.TB, ctx context.Context, ns []*node) func(context.Context) error {
-	a, b := byRole(ns)
-	cs := modernClient(tb, ctx, func(r *http.Request) string {
+func benchTask(tb testing.TB, ctx context.Context, ns []*benchNode) func(context.Context) error {
+	a, b := benchRoles(ns)
+	cs := benchModernClient(tb, ctx, func(r *http.Request) string {
 		if r.Header.Get("Mcp-Method") == "tasks/get" {
 			return b.Host
 		}
@@ -503,24 +505,24 @@ func openTask(tb testing.TB, ctx context.Context, ns []*node) func(context.Conte
 	}
 }
 
-// awaitNotify announces a change of benchURI on n and waits until the
+// benchNotify announces a change of benchURI on n and waits until the
 // legacy session of u hears it.
-func awaitNotify(ctx context.Context, n *node, u *legacyUser) error {
+func benchNotify(ctx context.Context, n *benchNode, u *benchLegacyUser) error {
 	n.Server.NotifyResourceUpdated(benchURI)
-	return await(ctx, u.updated, benchURI)
+	return benchAwait(ctx, u.updated, benchURI)
 }
 
 // benchPath runs p on a fleet (mcpgen) and on one in-memory instance
 // (floor), each started once for every run of the benchmark, and reports
 // redis-cmds/op besides time and allocations.
-func benchPath(b *testing.B, open opener) {
+func benchPath(b *testing.B, open benchOpener) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	for _, impl := range []struct {
 		name  string
 		nodes int
-	}{{"mcpgen", fleetSize}, {"floor", 0}} {
-		ns := startNodes(b, impl.nodes)
+	}{{"mcpgen", benchFleetSize}, {"floor", 0}} {
+		ns := startBenchNodes(b, impl.nodes)
 		op := open(b, ctx, ns)
 		// One operation first: connections open, scripts loaded.
 		if err := op(ctx); err != nil {
@@ -528,7 +530,7 @@ func benchPath(b *testing.B, open opener) {
 		}
 		b.Run(impl.name, func(b *testing.B) {
 			b.ReportAllocs()
-			cmds := redisCmds(ns)
+			cmds := benchRedisCmds(ns)
 			b.ResetTimer()
 			for i := range b.N {
 				octx, ocancel := context.WithTimeout(ctx, benchTimeout)
@@ -539,22 +541,22 @@ func benchPath(b *testing.B, open opener) {
 				}
 			}
 			b.StopTimer()
-			b.ReportMetric(float64(redisCmds(ns)-cmds)/float64(b.N), "redis-cmds/op")
+			b.ReportMetric(float64(benchRedisCmds(ns)-cmds)/float64(b.N), "redis-cmds/op")
 		})
 	}
 }
 
-func BenchmarkFleetStateless(b *testing.B)    { benchPath(b, openStateless) }
-func BenchmarkFleetMRTR(b *testing.B)         { benchPath(b, openMRTR) }
-func BenchmarkFleetLegacyOwner(b *testing.B)  { benchPath(b, openLegacyOwner) }
-func BenchmarkFleetLegacyRelay(b *testing.B)  { benchPath(b, openLegacyRelay) }
-func BenchmarkFleetLegacyNotify(b *testing.B) { benchPath(b, openLegacyNotify) }
-func BenchmarkFleetSSE(b *testing.B)          { benchPath(b, openSSE) }
-func BenchmarkFleetListen(b *testing.B)       { benchPath(b, openListen) }
-func BenchmarkFleetTask(b *testing.B)         { benchPath(b, openTask) }
+func BenchmarkFleetStateless(b *testing.B)    { benchPath(b, benchStateless) }
+func BenchmarkFleetMRTR(b *testing.B)         { benchPath(b, benchMRTR) }
+func BenchmarkFleetLegacyOwner(b *testing.B)  { benchPath(b, benchLegacyOwner) }
+func BenchmarkFleetLegacyRelay(b *testing.B)  { benchPath(b, benchLegacyRelay) }
+func BenchmarkFleetLegacyNotify(b *testing.B) { benchPath(b, benchLegacyNotify) }
+func BenchmarkFleetSSE(b *testing.B)          { benchPath(b, benchSSE) }
+func BenchmarkFleetListen(b *testing.B)       { benchPath(b, benchListen) }
+func BenchmarkFleetTask(b *testing.B)         { benchPath(b, benchTask) }
 
-// nodeOps returns the commands the instances ns sent so far, by name.
-func nodeOps(ns []*node) map[string]int {
+// benchNodeOps returns the commands the instances ns sent so far, by name.
+func benchNodeOps(ns []*benchNode) map[string]int {
 	all := map[string]int{}
 	for _, n := range ns {
 		for k, v := range n.Ops.Snapshot() {
@@ -564,9 +566,9 @@ func nodeOps(ns []*node) map[string]int {
 	return all
 }
 
-// serverOps returns the calls of each command the redis-server at obs
+// benchServerOps returns the calls of each command the redis-server at obs
 // executed so far (INFO commandstats), by lower-case name.
-func serverOps(tb testing.TB, ctx context.Context, obs *goredis.Client) map[string]int {
+func benchServerOps(tb testing.TB, ctx context.Context, obs *goredis.Client) map[string]int {
 	tb.Helper()
 	s, err := obs.Info(ctx, "commandstats").Result()
 	if err != nil {
@@ -588,8 +590,8 @@ func serverOps(tb testing.TB, ctx context.Context, obs *goredis.Client) map[stri
 	return out
 }
 
-// times returns ops with every count multiplied by n.
-func times(ops map[string]int, n int) map[string]int {
+// benchTimes returns ops with every count multiplied by n.
+func benchTimes(ops map[string]int, n int) map[string]int {
 	out := map[string]int{}
 	for k, v := range ops {
 		out[k] = v * n
@@ -620,20 +622,20 @@ func times(ops map[string]int, n int) map[string]int {
 func TestFleetRedisCounts(t *testing.T) {
 	tests := []struct {
 		name string
-		open opener
+		open benchOpener
 		want map[string]int // per operation
 	}{
-		{"stateless tools/call", openStateless, map[string]int{}},
-		{"tools/call with a round of input on another instance", openMRTR, map[string]int{}},
-		{"legacy tools/call on the owner", openLegacyOwner, map[string]int{}},
-		{"legacy tools/call carried to the owner", openLegacyRelay, map[string]int{"hmget": 1, "publish": 5}},
-		{"HTTP+SSE POST carried to the stream's instance", openSSE, map[string]int{"hmget": 1, "publish": 3}},
+		{"stateless tools/call", benchStateless, map[string]int{}},
+		{"tools/call with a round of input on another instance", benchMRTR, map[string]int{}},
+		{"legacy tools/call on the owner", benchLegacyOwner, map[string]int{}},
+		{"legacy tools/call carried to the owner", benchLegacyRelay, map[string]int{"hmget": 1, "publish": 5}},
+		{"HTTP+SSE POST carried to the stream's instance", benchSSE, map[string]int{"hmget": 1, "publish": 3}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), fleetTimeout)
 			defer cancel()
-			ns := startNodes(t, fleetSize)
+			ns := startBenchNodes(t, benchFleetSize)
 			op := tt.open(t, ctx, ns)
 			for range 3 { // connections opened
 				if err := op(ctx); err != nil {
@@ -642,15 +644,15 @@ func TestFleetRedisCounts(t *testing.T) {
 			}
 			obs := goredis.NewClient(&goredis.Options{Addr: ns[0].Client.Options().Addr})
 			defer obs.Close()
-			serverOps(t, ctx, obs) // obs's own connection opened before the window
+			benchServerOps(t, ctx, obs) // obs's own connection opened before the window
 			const n = 20
-			c0, s0 := nodeOps(ns), serverOps(t, ctx, obs)
+			c0, s0 := benchNodeOps(ns), benchServerOps(t, ctx, obs)
 			for i := range n {
 				if err := op(ctx); err != nil {
 					t.Fatalf("operation %d: %v", i, err)
 				}
 			}
-			s1, c1 := serverOps(t, ctx, obs), nodeOps(ns)
+			s1, c1 := benchServerOps(t, ctx, obs), benchNodeOps(ns)
 			client, server := diffOps(c0, c1), diffOps(s0, s1)
 			delete(server, "info")
 			delete(server, "ping")
@@ -661,7 +663,7 @@ func TestFleetRedisCounts(t *testing.T) {
 				delete(ops, "hello")
 				delete(ops, "client")
 			}
-			want := times(tt.want, n)
+			want := benchTimes(tt.want, n)
 			if !maps.Equal(client, want) {
 				t.Errorf("%d operations: the instances sent %s, want %s", n, formatOps(client), formatOps(want))
 			}
