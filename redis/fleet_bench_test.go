@@ -612,10 +612,11 @@ func benchTimes(ops map[string]int, n int) map[string]int {
 //   - one that lands on another instance is carried to the owner: that
 //     instance reads the session's record to find the owner and principal
 //     (one HMGET) and PUBLISHes the request on the owner's channel; the
-//     owner PUBLISHes the answer back in frames: the head (status and
-//     headers, at the first flush), one frame per flush of the body (the
-//     POST's answer is an SSE stream: its priming event, whose id lets the
-//     client resume it, then the response), and the end: five PUBLISH;
+//     owner PUBLISHes the answer back in frames, one per flush of the
+//     body, the first with the head (status and headers): the POST's
+//     answer is an SSE stream, its priming event (whose id lets the client
+//     resume it) with the head, then the response; and the end: four
+//     PUBLISH;
 //   - an HTTP+SSE POST that lands on another instance than the stream's:
 //     the same lookup and request, and an answer of a head (202 Accepted)
 //     and an end, the response going on the SSE stream: three PUBLISH.
@@ -628,7 +629,7 @@ func TestFleetRedisCounts(t *testing.T) {
 		{"stateless tools/call", benchStateless, map[string]int{}},
 		{"tools/call with a round of input on another instance", benchMRTR, map[string]int{}},
 		{"legacy tools/call on the owner", benchLegacyOwner, map[string]int{}},
-		{"legacy tools/call carried to the owner", benchLegacyRelay, map[string]int{"hmget": 1, "publish": 5}},
+		{"legacy tools/call carried to the owner", benchLegacyRelay, map[string]int{"hmget": 1, "publish": 4}},
 		{"HTTP+SSE POST carried to the stream's instance", benchSSE, map[string]int{"hmget": 1, "publish": 3}},
 	}
 	for _, tt := range tests {

@@ -287,6 +287,17 @@ func (t *Tunnel) Forward(w http.ResponseWriter, r *http.Request, body []byte, ow
 				}
 				deadline()
 				w.WriteHeader(f.Status)
+				if len(f.payload) > 0 { // the first piece of the body
+					if f.Seq != 1 {
+						cancel()
+						return nil
+					}
+					seq = 1
+					if _, err := w.Write(f.payload); err != nil {
+						cancel()
+						return nil
+					}
+				}
 				rc.Flush()
 			case opData:
 				if !started || f.Seq != seq+1 {
@@ -440,10 +451,20 @@ func (w *relayWriter) FlushError() error {
 		w.status = http.StatusOK
 	}
 	if !w.sent {
+		// The head carries the first piece of the body, if any: one
+		// message fewer.
 		w.sent = true
-		if !w.post(&frame{Op: opHead, Key: w.key, Status: w.status, Header: w.header}) {
+		head := &frame{Op: opHead, Key: w.key, Status: w.status, Header: w.header}
+		if w.buf.Len() > 0 {
+			w.seq++
+			head.Seq, head.payload = w.seq, w.buf.Bytes()
+		}
+		ok := w.post(head)
+		w.buf.Reset()
+		if !ok {
 			return io.ErrClosedPipe
 		}
+		return nil
 	}
 	if w.buf.Len() == 0 {
 		return nil

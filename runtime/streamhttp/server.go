@@ -1615,8 +1615,14 @@ func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq 
 			if st.drop == drop { // only the connection that carries st moves its window
 				c.sentLocked(st, seq)
 			}
+			more := st.last > seq || st.drop != drop
 			c.mu.Unlock()
-			continue
+			if more {
+				continue
+			}
+			// Nothing was appended since: the store need not be read
+			// again (a shared one is a round trip away), and done and
+			// ending, read before these events, still say what to do.
 		}
 		if ending && !c.handedOver.Load() {
 			// The session ended after its last answer: tell the client
