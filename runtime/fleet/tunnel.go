@@ -51,6 +51,7 @@ type Tunnel struct {
 	maxQueued    int
 	heartbeat    time.Duration
 	writeTimeout time.Duration
+	goneWaits    []time.Duration
 }
 
 // TunnelOptions configure a Tunnel.
@@ -68,6 +69,11 @@ type TunnelOptions struct {
 	// (default 30 seconds): a client that stops reading is cut off, and
 	// resumes its stream with Last-Event-ID.
 	WriteTimeout time.Duration
+	// GoneWaits are the pauses before each new try to reach an owner no
+	// instance listens for, before Forward gives up with ErrOwnerGone
+	// (default 100, 250 and 500 milliseconds: an owner whose relay
+	// subscribes again after a Redis restart is not taken for gone).
+	GoneWaits []time.Duration
 	// Service tells apart the tunnels of several transports on one Node
 	// (such as "sse" for HTTP+SSE beside Streamable HTTP): a tunnel
 	// listens at the node's ID and "/" and its service, and forwards to the
@@ -109,6 +115,9 @@ func NewTunnel(ctx context.Context, node *Node, serve ServeFunc, opts TunnelOpti
 	}
 	if t.writeTimeout = opts.WriteTimeout; t.writeTimeout <= 0 {
 		t.writeTimeout = 30 * time.Second
+	}
+	if t.goneWaits = opts.GoneWaits; t.goneWaits == nil {
+		t.goneWaits = []time.Duration{100 * time.Millisecond, 250 * time.Millisecond, 500 * time.Millisecond}
 	}
 	go t.watch()
 	return t, nil
@@ -230,7 +239,8 @@ func (t *Tunnel) receive(msg []byte) {
 var hopHeaders = []string{"Authorization", "Cookie", "Proxy-Authorization", "Connection", "Keep-Alive", "Te", "Trailer", "Transfer-Encoding", "Upgrade", "Content-Length"}
 
 // ErrOwnerGone is returned by Forward when no instance listens at the
-// owner's address: the owner is gone, and the caller may claim the session.
+// owner's address, and still none after TunnelOptions.GoneWaits: the
+// owner is gone, and the caller may claim the session.
 var ErrOwnerGone = errors.New("fleet: the instance that owns the session is gone")
 
 // Forward carries r, whose body was read as body, to the instance whose
@@ -258,6 +268,23 @@ func (t *Tunnel) Forward(w http.ResponseWriter, r *http.Request, body []byte, ow
 	}()
 	req := &frame{Op: opRequest, Key: key, Method: r.Method, Target: r.URL.RequestURI(), Header: h, Principal: principal, Host: r.Host, Remote: r.RemoteAddr, payload: body}
 	ok, err := t.send(r.Context(), owner, req)
+	for _, d := range t.goneWaits {
+		if err != nil || ok {
+			break
+		}
+		// No one listens at the owner's address: it may be gone, or its
+		// relay may be subscribing again (after Redis restarted, an
+		// instance resubscribes a moment after the others can publish).
+		// A session must not be taken from an owner that is alive.
+		tm := time.NewTimer(d)
+		select {
+		case <-tm.C:
+		case <-r.Context().Done():
+			tm.Stop()
+			return fmt.Errorf("fleet: carrying the request to the instance that owns the session: %w", r.Context().Err())
+		}
+		ok, err = t.send(r.Context(), owner, req)
+	}
 	if err != nil {
 		return fmt.Errorf("fleet: carrying the request to the instance that owns the session: %w", err)
 	}

@@ -254,3 +254,33 @@ func TestTunnelForwarderGoneEndsOwnerRequest(t *testing.T) {
 		t.Fatal("the owner still serves a request for an instance that is gone")
 	}
 }
+
+// An owner whose relay listens again a moment after a request was first
+// sent (a Redis restart) is reached, not taken for gone.
+func TestTunnelOwnerBackWithinGoneWaits(t *testing.T) {
+	relay := NewMemoryRelay()
+	a, b := NewNode(nil, relay), NewNode(nil, relay)
+	ta, err := NewTunnel(context.Background(), a, nil, TunnelOptions{GoneWaits: []time.Duration{50 * time.Millisecond, 100 * time.Millisecond, 5 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ta.Close)
+	go func() {
+		time.Sleep(60 * time.Millisecond) // after the first try, before the last
+		tb, err := NewTunnel(context.Background(), b, func(w http.ResponseWriter, r *http.Request, _ string) {
+			io.WriteString(w, "here")
+		}, TunnelOptions{})
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		t.Cleanup(tb.Close)
+	}()
+	w := httptest.NewRecorder()
+	if err := ta.Forward(w, httptest.NewRequest(http.MethodGet, "/", nil), nil, b.ID, ""); err != nil {
+		t.Fatalf("Forward to an owner back within the waits: %v", err)
+	}
+	if w.Body.String() != "here" {
+		t.Errorf("answer %q", w.Body)
+	}
+}
