@@ -61,7 +61,8 @@ type TunnelOptions struct {
 	// cut off past it, and resumes its stream with Last-Event-ID.
 	MaxQueued int
 	// Heartbeat is how often a forwarding instance checks that the owner
-	// still listens while it waits for an answer (default 5 seconds).
+	// still listens, and still serves the request, while it waits for an
+	// answer (default 5 seconds).
 	Heartbeat time.Duration
 	// WriteTimeout bounds each write of a carried answer to its client
 	// (default 30 seconds): a client that stops reading is cut off, and
@@ -173,6 +174,16 @@ func (t *Tunnel) receive(msg []byte) {
 			cancel()
 		}
 	case opPing:
+		// A request this instance no longer serves, whose answer is not
+		// on its way: it was lost (the forwarding instance could not be
+		// reached for a moment, and the request was cancelled here), or its
+		// end was. Tell the forwarding instance, which waits for it.
+		t.mu.Lock()
+		running := t.running[f.Key] != nil
+		t.mu.Unlock()
+		if from, _, ok := cutLast(f.Key, '.'); !running && ok && from != "" {
+			t.send(context.Background(), from, &frame{Op: opEnd, Key: f.Key})
+		}
 	default:
 		t.mu.Lock()
 		fw := t.waiting[f.Key]
@@ -196,10 +207,18 @@ var hopHeaders = []string{"Authorization", "Cookie", "Proxy-Authorization", "Con
 // owner's address: the owner is gone, and the caller may claim the session.
 var ErrOwnerGone = errors.New("fleet: the instance that owns the session is gone")
 
+// ownerGrace is how long Forward waits between tries, when no instance
+// listens at the owner's address, before it takes the owner for gone
+// (about a second in all). An owner whose connection to the relay's engine
+// broke a moment ago (a network blip, a restart of the engine) listens
+// again once it has reconnected by itself: taken for gone meanwhile, its
+// session would be claimed by another instance while it still serves it.
+var ownerGrace = []time.Duration{20 * time.Millisecond, 80 * time.Millisecond, 300 * time.Millisecond, 600 * time.Millisecond}
+
 // Forward carries r, whose body was read as body, to the instance whose
 // Node ID is owner (its tunnel of the same service), for principal, and writes its answer on w. It returns ErrOwnerGone
-// (wrapped) when owner is gone before the request reached it, with
-// nothing written on w; another error when the relay failed before
+// (wrapped) when owner is gone before the request reached it (no instance
+// listened at its address for about a second), with nothing written on w; another error when the relay failed before
 // anything was written. Once the answer has started, Forward returns nil:
 // if the owner goes away or the answer is cut, the response ends early,
 // as when a connection breaks, and the client resumes its stream.
@@ -221,6 +240,17 @@ func (t *Tunnel) Forward(w http.ResponseWriter, r *http.Request, body []byte, ow
 	}()
 	req := &frame{Op: opRequest, Key: key, Method: r.Method, Target: r.URL.RequestURI(), Header: h, Principal: principal, Host: r.Host, Remote: r.RemoteAddr, payload: body}
 	ok, err := t.send(r.Context(), owner, req)
+	for _, wait := range ownerGrace {
+		if err != nil || ok {
+			break
+		}
+		select {
+		case <-time.After(wait):
+		case <-r.Context().Done():
+			return fmt.Errorf("fleet: carrying the request to the instance that owns the session: %w", r.Context().Err())
+		}
+		ok, err = t.send(r.Context(), owner, req)
+	}
 	if err != nil {
 		return fmt.Errorf("fleet: carrying the request to the instance that owns the session: %w", err)
 	}
@@ -269,7 +299,7 @@ func (t *Tunnel) Forward(w http.ResponseWriter, r *http.Request, body []byte, ow
 				}
 			case opEnd:
 				if !started {
-					return fmt.Errorf("fleet: the owner ended the answer before its head")
+					return fmt.Errorf("fleet: the owner ended the answer before its head (it was lost on its way)")
 				}
 				return nil
 			}
