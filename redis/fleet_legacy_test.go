@@ -322,6 +322,12 @@ func TestFleetLegacySession(t *testing.T) {
 	if got := f.sessionHits(sid, "tools/call"); len(got) != 9 || !slices.Contains(got, 0) || !slices.Contains(got, 1) || !slices.Contains(got, 2) {
 		t.Fatalf("the session's 9 tools/call landed on instances %v, want all three", got)
 	}
+	for i := range 3 { // each served by the owner, wherever it lands
+		f.Next(i)
+		if got, err := legacyCall(ctx, cs, "whoami", struct{}{}); err != nil || got != strconv.Itoa(owner) {
+			t.Fatalf("whoami through instance %d = %q, %v; want the owner %d", i, got, err, owner)
+		}
+	}
 
 	t.Run("elicitation answered through another instance", func(t *testing.T) {
 		answerOn := (owner + 1) % 3
