@@ -525,7 +525,7 @@ func (f *testFleet) send(t *testing.T, ctx context.Context, r rawRequest) rawRes
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxPeek))
 	if err != nil {
-		t.Fatalf("%s %s: reading the response: %v", r.Method, r.Body, err)
+		t.Fatalf("%s %s: reading the response: %v (status %d from instance %s, headers %v, read %q)", r.Method, r.Body, err, resp.StatusCode, resp.Header.Get(instanceHeader), resp.Header, b)
 	}
 	in, _ := strconv.Atoi(resp.Header.Get(instanceHeader))
 	return rawResponse{Status: resp.StatusCode, Header: resp.Header, Body: string(b), Instance: in}
