@@ -119,10 +119,20 @@ func methodOf(r *http.Request) string {
 		return m
 	}
 	b, err := io.ReadAll(io.LimitReader(r.Body, maxPeek))
-	r.Body = struct {
-		io.Reader
-		io.Closer
-	}{io.MultiReader(bytes.NewReader(b), r.Body), r.Body}
+	if err == nil && len(b) < maxPeek {
+		// The whole body: the instance reads it from memory, and the
+		// request's own is not read again (which the proxy's transport
+		// did, now and then, as the instance's answer started, and failed
+		// the request).
+		r.Body.Close()
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		r.ContentLength = int64(len(b))
+	} else {
+		r.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(b), r.Body), r.Body}
+	}
 	if err != nil {
 		return ""
 	}

@@ -63,7 +63,8 @@ type TunnelOptions struct {
 	// cut off past it, and resumes its stream with Last-Event-ID.
 	MaxQueued int
 	// Heartbeat is how often a forwarding instance checks that the owner
-	// still listens while it waits for an answer (default 5 seconds).
+	// still listens, and still serves the request, while it waits for an
+	// answer (default 5 seconds).
 	Heartbeat time.Duration
 	// WriteTimeout bounds each write of a carried answer to its client
 	// (default 30 seconds): a client that stops reading is cut off, and
@@ -71,7 +72,7 @@ type TunnelOptions struct {
 	WriteTimeout time.Duration
 	// GoneWaits are the pauses before each new try to reach an owner no
 	// instance listens for, before Forward gives up with ErrOwnerGone
-	// (default 100, 250 and 500 milliseconds: an owner whose relay
+	// (default 20, 80, 300 and 600 milliseconds: an owner whose relay
 	// subscribes again after a Redis restart is not taken for gone).
 	GoneWaits []time.Duration
 	// Service tells apart the tunnels of several transports on one Node
@@ -117,7 +118,7 @@ func NewTunnel(ctx context.Context, node *Node, serve ServeFunc, opts TunnelOpti
 		t.writeTimeout = 30 * time.Second
 	}
 	if t.goneWaits = opts.GoneWaits; t.goneWaits == nil {
-		t.goneWaits = []time.Duration{100 * time.Millisecond, 250 * time.Millisecond, 500 * time.Millisecond}
+		t.goneWaits = defaultGoneWaits
 	}
 	go t.watch()
 	return t, nil
@@ -219,6 +220,19 @@ func (t *Tunnel) receive(msg []byte) {
 			cancel()
 		}
 	case opPing:
+		// A request this instance no longer serves, whose answer is not
+		// on its way: it was lost (the forwarding instance could not be
+		// reached for a moment, and the request was cancelled here), or its
+		// end was. Tell the forwarding instance, which waits for it.
+		t.mu.Lock()
+		running := t.running[f.Key] != nil
+		t.mu.Unlock()
+		// (A ping whose key is this instance's own is the owner's check
+		// that this instance still listens: see watch.) Sent on a
+		// goroutine of its own: receive must not block.
+		if from, _, ok := cutLast(f.Key, '.'); !running && ok && from != "" && from != t.addr {
+			go t.send(context.Background(), from, &frame{Op: opEnd, Key: f.Key})
+		}
 	default:
 		t.mu.Lock()
 		fw := t.waiting[f.Key]
@@ -243,13 +257,22 @@ var hopHeaders = []string{"Authorization", "Cookie", "Proxy-Authorization", "Con
 // owner is gone, and the caller may claim the session.
 var ErrOwnerGone = errors.New("fleet: the instance that owns the session is gone")
 
+// defaultGoneWaits are TunnelOptions.GoneWaits by default: about a second
+// in all. An owner whose connection to the relay's engine broke a moment
+// ago (a network blip, a restart of the engine) listens again once it has
+// reconnected by itself: taken for gone meanwhile, its session would be
+// claimed by another instance while it still serves it.
+var defaultGoneWaits = []time.Duration{20 * time.Millisecond, 80 * time.Millisecond, 300 * time.Millisecond, 600 * time.Millisecond}
+
 // Forward carries r, whose body was read as body, to the instance whose
-// Node ID is owner (its tunnel of the same service), for principal, and writes its answer on w. It returns ErrOwnerGone
-// (wrapped) when owner is gone before the request reached it, with
-// nothing written on w; another error when the relay failed before
-// anything was written. Once the answer has started, Forward returns nil:
-// if the owner goes away or the answer is cut, the response ends early,
-// as when a connection breaks, and the client resumes its stream.
+// Node ID is owner (its tunnel of the same service), for principal, and
+// writes its answer on w. It returns ErrOwnerGone (wrapped) when owner is
+// gone before the request reached it (no instance listened at its address
+// through TunnelOptions.GoneWaits), with nothing written on w; another
+// error when the relay failed, or the answer was lost, before anything was
+// written. Once the answer has started, Forward returns nil: if the owner
+// goes away or the answer is cut, the response ends early, as when a
+// connection breaks, and the client resumes its stream.
 func (t *Tunnel) Forward(w http.ResponseWriter, r *http.Request, body []byte, owner, principal string) error {
 	key := t.addr + "." + strconv.FormatInt(t.next.Add(1), 10)
 	owner = address(owner, t.svc)
@@ -344,7 +367,7 @@ func (t *Tunnel) Forward(w http.ResponseWriter, r *http.Request, body []byte, ow
 				}
 			case opEnd:
 				if !started {
-					return fmt.Errorf("fleet: the owner ended the answer before its head")
+					return fmt.Errorf("fleet: the owner ended the answer before its head (it was lost on its way)")
 				}
 				return nil
 			}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -282,5 +283,133 @@ func TestTunnelOwnerBackWithinGoneWaits(t *testing.T) {
 	}
 	if w.Body.String() != "here" {
 		t.Errorf("answer %q", w.Body)
+	}
+}
+
+// deafRelay is a Relay whose listeners at addr miss the first misses
+// messages sent to it, as an instance whose connection to the engine broke
+// and is being restored: Send reports that no one got them.
+type deafRelay struct {
+	Relay
+	addr   string
+	misses atomic.Int64
+}
+
+func (r *deafRelay) Send(ctx context.Context, addr string, msg []byte) (bool, error) {
+	if addr == r.addr && r.misses.Add(-1) >= 0 {
+		return false, nil
+	}
+	return r.Relay.Send(ctx, addr, msg)
+}
+
+// An owner that misses a request for a moment, its connection to the
+// relay's engine being restored, is not taken for gone: Forward tries
+// again, for about a second, and the request reaches it. One that stays
+// deaf is gone.
+func TestTunnelOwnerBackWithinGrace(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		misses int64
+		gone   bool
+	}{
+		{"listens at once", 0, false},
+		{"misses one", 1, false},
+		{"misses every try but the last", int64(len(defaultGoneWaits)), false},
+		{"misses every try", int64(len(defaultGoneWaits)) + 1, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			relay := &deafRelay{Relay: NewMemoryRelay()}
+			store := NewMemorySessionStore()
+			a, b := NewNode(store, relay), NewNode(store, relay)
+			relay.addr = b.ID
+			ta, err := NewTunnel(context.Background(), a, func(http.ResponseWriter, *http.Request, string) { t.Error("a served a request") }, TunnelOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ta.Close()
+			tb, err := NewTunnel(context.Background(), b, func(w http.ResponseWriter, r *http.Request, _ string) {
+				io.WriteString(w, "served by b")
+			}, TunnelOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tb.Close()
+			relay.misses.Store(tt.misses)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			r := httptest.NewRequest(http.MethodPost, "/mcp", nil).WithContext(ctx)
+			w := httptest.NewRecorder()
+			err = ta.Forward(w, r, nil, b.ID, "")
+			if tt.gone {
+				if !errors.Is(err, ErrOwnerGone) || w.Body.Len() != 0 {
+					t.Fatalf("Forward to an owner deaf to every try: %v, body %q; want ErrOwnerGone and nothing written", err, w.Body)
+				}
+				return
+			}
+			if err != nil || w.Body.String() != "served by b" {
+				t.Fatalf("Forward = %v, body %q; want b's answer", err, w.Body)
+			}
+		})
+	}
+}
+
+// Forward stops waiting for a deaf owner when its request ends.
+func TestTunnelGraceEndsWithRequest(t *testing.T) {
+	relay := &deafRelay{Relay: NewMemoryRelay()}
+	store := NewMemorySessionStore()
+	a, b := NewNode(store, relay), NewNode(store, relay)
+	relay.addr = b.ID
+	relay.misses.Store(1 << 30)
+	ta, err := NewTunnel(context.Background(), a, func(http.ResponseWriter, *http.Request, string) {}, TunnelOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ta.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err = ta.Forward(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/mcp", nil).WithContext(ctx), nil, b.ID, "")
+	if !errors.Is(err, context.Canceled) || errors.Is(err, ErrOwnerGone) {
+		t.Fatalf("Forward of a cancelled request to a deaf owner: %v, want context.Canceled", err)
+	}
+}
+
+// An answer lost on its way back (the forwarding instance could not be
+// reached for a moment, and the owner gave the request up) does not leave
+// the forwarding instance waiting: at its next heartbeat the owner says it
+// no longer serves the request, and Forward fails.
+func TestTunnelLostAnswerEnds(t *testing.T) {
+	relay := &deafRelay{Relay: NewMemoryRelay()}
+	store := NewMemorySessionStore()
+	a, b := NewNode(store, relay), NewNode(store, relay)
+	relay.addr = a.ID // the answers go to a
+	ta, err := NewTunnel(context.Background(), a, func(http.ResponseWriter, *http.Request, string) { t.Error("a served a request") }, TunnelOptions{Heartbeat: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ta.Close()
+	served := make(chan struct{}, 1)
+	tb, err := NewTunnel(context.Background(), b, func(w http.ResponseWriter, r *http.Request, _ string) {
+		io.WriteString(w, "served by b")
+		served <- struct{}{}
+	}, TunnelOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.Close()
+	relay.misses.Store(1) // the head of the answer
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	w := httptest.NewRecorder()
+	err = ta.Forward(w, httptest.NewRequest(http.MethodPost, "/mcp", nil).WithContext(ctx), nil, b.ID, "")
+	if ctx.Err() != nil {
+		t.Fatal("Forward waited for a lost answer until its request ended")
+	}
+	if err == nil || errors.Is(err, ErrOwnerGone) || w.Body.Len() != 0 {
+		t.Fatalf("Forward of a request whose answer was lost: %v, body %q; want an error, and nothing written", err, w.Body)
+	}
+	select {
+	case <-served:
+	default:
+		t.Error("b never served the request")
 	}
 }

@@ -112,9 +112,15 @@ func (s *Server) recordTTL() time.Duration {
 // errStore refuses a request that needs the fleet's session store while it
 // cannot be reached.
 func errStore(w http.ResponseWriter, r *http.Request, body []byte, what string, err error) {
+	errFleet(w, r, body, "%s: the fleet's session store did not answer (%v); try again", what, err)
+}
+
+// errFleet refuses a request for a session with 503 and a JSON-RPC error
+// carrying the ids of its body's requests.
+func errFleet(w http.ResponseWriter, r *http.Request, body []byte, format string, args ...any) {
 	rf := refusal{rev: claimedRevision(r)}
 	rf.ids, rf.batch = peekRequestIDs(body)
-	refuse(w, rf, http.StatusServiceUnavailable, jsonrpc.InternalError, "%s: the fleet's session store did not answer (%v); try again", what, err)
+	refuse(w, rf, http.StatusServiceUnavailable, jsonrpc.InternalError, format, args...)
 }
 
 // forward serves a request that names a session this instance does not
@@ -180,7 +186,7 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request) bool {
 				return true
 			}
 			if !errors.Is(err, fleet.ErrOwnerGone) {
-				errStore(w, r, body, "carrying the request to the instance that holds the session", err)
+				errFleet(w, r, body, "the request could not be carried to the instance that holds the session, or its answer back (%v); try again", err)
 				return true
 			}
 		}
@@ -212,7 +218,7 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request) bool {
 		}
 		return false
 	}
-	errStore(w, r, body, "taking the session over", errors.New("the session changed hands three times"))
+	errFleet(w, r, body, "taking the session over: it changed hands three times while this request waited; try again")
 	return true
 }
 
