@@ -28,6 +28,8 @@ package fleet
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"time"
 )
@@ -106,4 +108,42 @@ type Node struct {
 	// seconds): when the engine behind them is unreachable, a request that
 	// needs it fails with a clear error within it rather than hanging.
 	Timeout time.Duration
+}
+
+// Context returns the context of one call to the store or the relay: the
+// values of parent, not its cancellation (a record is written or deleted
+// even when the client has gone), and Timeout (5 seconds when not set).
+func (n *Node) Context(parent context.Context) (context.Context, context.CancelFunc) {
+	d := n.Timeout
+	if d <= 0 {
+		d = 5 * time.Second
+	}
+	return context.WithTimeout(context.WithoutCancel(parent), d)
+}
+
+// Open stores the record of a new session owned by this instance, for
+// principal and ttl, under a new random id (32 hex digits), which it
+// returns. A transport opens the record before the session starts: a
+// request for the session may reach another instance as soon as its
+// client learns the id.
+func (n *Node) Open(ctx context.Context, principal string, ttl time.Duration) (string, error) {
+	for range 3 {
+		id := NewSessionID()
+		ok, err := n.Sessions.Create(ctx, id, Record{Owner: n.ID, Principal: principal}, ttl)
+		if err != nil {
+			return "", err
+		}
+		if ok {
+			return id, nil
+		}
+	}
+	return "", errors.New("fleet: three random session ids in a row were taken")
+}
+
+// NewSessionID returns a random session id: 128 bits, as 32 lower-case
+// hex digits.
+func NewSessionID() string {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return hex.EncodeToString(b)
 }

@@ -2,8 +2,6 @@ package ssehttp
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -73,50 +71,13 @@ func (s *Server) serveRelayed(w http.ResponseWriter, r *http.Request, principal 
 	s.post(w, r.WithContext(session.WithPrincipal(ctx, principal)))
 }
 
-// storeCtx bounds one call to the fleet's store or relay (Node.Timeout,
-// 5 seconds by default). It outlives parent's cancellation: a record is
-// written or deleted even when the client has gone.
-func (s *Server) storeCtx(parent context.Context) (context.Context, context.CancelFunc) {
-	d := s.fleet.Timeout
-	if d <= 0 {
-		d = 5 * time.Second
-	}
-	return context.WithTimeout(context.WithoutCancel(parent), d)
-}
-
-// createRecord stores the record of a new session, owned here, before its
-// stream starts: the client may POST to any instance as soon as it reads
-// the endpoint event. It returns the session's id.
-func (s *Server) createRecord(r *http.Request, principal string) (string, error) {
-	ctx, cancel := s.storeCtx(r.Context())
-	defer cancel()
-	for range 3 {
-		id := newSessionID()
-		ok, err := s.fleet.Sessions.Create(ctx, id, fleet.Record{Owner: s.fleet.ID, Principal: principal}, s.recordTTL)
-		if err != nil {
-			return "", err
-		}
-		if ok {
-			return id, nil
-		}
-	}
-	return "", errors.New("three random session ids were taken")
-}
-
-// newSessionID returns a random session id: 32 hex digits.
-func newSessionID() string {
-	b := make([]byte, 16)
-	rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
 // renewRecord renews the record of c in the fleet's store, and writes it
 // anew when the store lost it (the store restarted, or the record expired
 // while the store could not be reached), so that POSTs through other
 // instances find the session again.
 func (c *conn) renewRecord() {
 	s := c.srv
-	ctx, cancel := s.storeCtx(context.Background())
+	ctx, cancel := s.fleet.Context(context.Background())
 	defer cancel()
 	ok, err := s.fleet.Sessions.Save(ctx, c.id, s.fleet.ID, nil, s.recordTTL)
 	if err == nil && !ok {
@@ -137,7 +98,7 @@ func (c *conn) deleteRecord() {
 	if s.fleet == nil || s.dead.Load() {
 		return
 	}
-	ctx, cancel := s.storeCtx(context.Background())
+	ctx, cancel := s.fleet.Context(context.Background())
 	defer cancel()
 	if err := s.fleet.Sessions.Delete(ctx, c.id); err != nil {
 		s.log.Warn("mcp sse: deleting an ended session's record from the fleet's store failed; it expires by itself", "sessionTag", c.tag(), "err", err)
@@ -158,7 +119,7 @@ func errSessionNotFound() *jsonrpc.Error {
 // the fleet's store records it. A session the store does not know, whose
 // instance is gone, or that belongs to another principal, gets 404.
 func (s *Server) forward(w http.ResponseWriter, r *http.Request, sid string) {
-	ctx, cancel := s.storeCtx(r.Context())
+	ctx, cancel := s.fleet.Context(r.Context())
 	defer cancel()
 	rec, err := s.fleet.Sessions.Load(ctx, sid)
 	if errors.Is(err, fleet.ErrNotFound) {
@@ -214,7 +175,7 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, sid string) {
 
 // deleteStale deletes the record of session sid, which has ended.
 func (s *Server) deleteStale(r *http.Request, sid string) {
-	ctx, cancel := s.storeCtx(r.Context())
+	ctx, cancel := s.fleet.Context(r.Context())
 	defer cancel()
 	if err := s.fleet.Sessions.Delete(ctx, sid); err != nil {
 		s.log.Warn("mcp sse: deleting the record of an ended session failed; it expires by itself", "sessionTag", httpmsg.Tag(sid), "err", err)

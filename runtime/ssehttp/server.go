@@ -536,10 +536,12 @@ func (s *Server) newConn(r *http.Request) (*conn, int, error) {
 		return nil, err.status, err.err
 	}
 	if s.fleet == nil {
-		c.id = newSessionID()
+		c.id = fleet.NewSessionID()
 	} else {
 		// Outside s.mu: the store may take up to Node.Timeout.
-		id, err := s.createRecord(r, c.principal)
+		ctx, cancel := s.fleet.Context(r.Context())
+		id, err := s.fleet.Open(ctx, c.principal, s.recordTTL)
+		cancel()
 		if err != nil {
 			s.quota.Release(c.principal)
 			s.log.Warn("mcp sse: stream refused: the fleet's session store did not answer", "err", err)

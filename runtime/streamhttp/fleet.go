@@ -3,8 +3,6 @@ package streamhttp
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -81,23 +79,6 @@ func (s *Server) serveRelayed(w http.ResponseWriter, r *http.Request, principal 
 	s.dispatch(w, r)
 }
 
-func (n *fleetCtx) done() { n.cancel() }
-
-// fleetCtx bounds one call to the fleet's store.
-type fleetCtx struct {
-	context.Context
-	cancel context.CancelFunc
-}
-
-func (s *Server) storeCtx(parent context.Context) *fleetCtx {
-	d := s.fleet.Timeout
-	if d <= 0 {
-		d = 5 * time.Second
-	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(parent), d)
-	return &fleetCtx{ctx, cancel}
-}
-
 // recordTTL is how long a session's record lives without a write: twice
 // IdleTimeout, at least a minute; none when sessions never idle out. The
 // owner renews it (see renew), so that it outlives the session only when
@@ -160,8 +141,8 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request) bool {
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
-	ctx := s.storeCtx(r.Context())
-	defer ctx.done()
+	ctx, cancel := s.fleet.Context(r.Context())
+	defer cancel()
 	rec, err := s.fleet.Sessions.Load(ctx, sid)
 	if errors.Is(err, fleet.ErrNotFound) {
 		return false
@@ -222,31 +203,6 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-// createRecord stores the record of a new session, owned here, before the
-// session starts: a request for it may reach another instance as soon as
-// the initialize is answered. It returns the session's id.
-func (s *Server) createRecord(r *http.Request, principal string) (string, error) {
-	ctx := s.storeCtx(r.Context())
-	defer ctx.done()
-	for range 3 {
-		id := newSessionID()
-		ok, err := s.fleet.Sessions.Create(ctx, id, fleet.Record{Owner: s.fleet.ID, Principal: principal}, s.recordTTL())
-		if err != nil {
-			return "", err
-		}
-		if ok {
-			return id, nil
-		}
-	}
-	return "", errors.New("three random session ids were taken")
-}
-
-func newSessionID() string {
-	b := make([]byte, 16)
-	rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
 // sessionOptions returns the options of a session on c: in a fleet, each
 // change of its state is saved to its record.
 func (s *Server) sessionOptions(c *conn) session.Options {
@@ -273,8 +229,8 @@ func (c *conn) saveState(st session.LegacyState) {
 		s.log.Error("mcp http: encoding a session's state", "sessionTag", c.tag(), "err", err)
 		return
 	}
-	ctx := s.storeCtx(context.Background())
-	defer ctx.done()
+	ctx, cancel := s.fleet.Context(context.Background())
+	defer cancel()
 	ok, err := s.fleet.Sessions.Save(ctx, c.id, s.fleet.ID, b, s.recordTTL())
 	if err != nil {
 		s.log.Warn("mcp http: saving a session's state to the fleet's store", "sessionTag", c.tag(), "err", err)
@@ -393,8 +349,8 @@ func (c *conn) endRecord() {
 	if s.fleet == nil || c.handedOver.Load() && !c.release.Load() {
 		return
 	}
-	ctx := s.storeCtx(context.Background())
-	defer ctx.done()
+	ctx, cancel := s.fleet.Context(context.Background())
+	defer cancel()
 	if c.release.Load() {
 		if _, err := s.fleet.Sessions.Claim(ctx, c.id, s.fleet.ID, "", s.recordTTL()); err != nil && !errors.Is(err, fleet.ErrNotFound) {
 			s.log.Warn("mcp http: releasing a session to the fleet; another instance takes it over once this one is gone", "sessionTag", c.tag(), "err", err)

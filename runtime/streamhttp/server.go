@@ -916,12 +916,15 @@ func (s *Server) newConn(r *http.Request) (*conn, int, *jsonrpc.Error) {
 	id := ""
 	if s.fleet != nil {
 		var err error
-		if id, err = s.createRecord(r, principal); err != nil {
+		ctx, cancel := s.fleet.Context(r.Context())
+		id, err = s.fleet.Open(ctx, principal, s.recordTTL())
+		cancel()
+		if err != nil {
 			s.log.Warn("mcp http: initialize refused: the fleet's session store did not answer", "err", err)
 			return nil, http.StatusServiceUnavailable, &jsonrpc.Error{Code: jsonrpc.InternalError, Message: fmt.Sprintf("the session could not be recorded: the fleet's session store did not answer (%v); try again", err)}
 		}
 	} else {
-		id = newSessionID()
+		id = fleet.NewSessionID()
 	}
 	c := s.makeConn(id, principal)
 	h := s.newHandler()
