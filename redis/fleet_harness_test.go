@@ -493,3 +493,61 @@ func TestFleetHarnessMethodOf(t *testing.T) {
 		})
 	}
 }
+
+// echoLoad runs calls echoes from each of clients goroutines at once,
+// each call echoing a value of its own, and fails t unless every answer
+// came, and was its own call's. call(i, want) makes one call of client i.
+func echoLoad(t *testing.T, clients, calls int, call func(i int, want string) (string, error)) {
+	t.Helper()
+	var (
+		mu       sync.Mutex
+		failures []string
+		answered int
+		wg       sync.WaitGroup
+	)
+	for i := range clients {
+		wg.Go(func() {
+			for j := range calls {
+				want := fmt.Sprintf("client %d call %d", i, j)
+				got, err := call(i, want)
+				mu.Lock()
+				switch {
+				case err != nil:
+					failures = append(failures, fmt.Sprintf("%s: %v", want, err))
+				case got != want:
+					failures = append(failures, fmt.Sprintf("%s: answered %q", want, got))
+				default:
+					answered++
+				}
+				stop := len(failures) > 10
+				mu.Unlock()
+				if stop {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if len(failures) > 0 {
+		t.Fatalf("%d of %d calls answered right; %d failed, the first: %s", answered, clients*calls, len(failures), strings.Join(failures[:min(len(failures), 5)], "; "))
+	}
+	if answered != clients*calls {
+		t.Fatalf("%d answers, want %d", answered, clients*calls)
+	}
+}
+
+// spread fails t unless each of the n instances of f served at least a
+// sixth of the total tools/calls, and returns how many each served.
+func (f *testFleet) spread(t *testing.T, n, total int) map[int]int {
+	t.Helper()
+	perInstance := map[int]int{}
+	for _, h := range f.HitsOf("tools/call") {
+		perInstance[h.Instance]++
+	}
+	for i := range n {
+		if perInstance[i] < total/6 {
+			t.Errorf("instance %d served %d calls of %d: the load was not spread", i, perInstance[i], total)
+		}
+	}
+	return perInstance
+}

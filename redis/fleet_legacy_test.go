@@ -1058,52 +1058,12 @@ func TestFleetLegacyLoad(t *testing.T) {
 	for i := range sessions {
 		sessions[i], _ = f.connectLegacy(t, ctx, newLegacyClient())
 	}
-	var (
-		mu       sync.Mutex
-		failures []string
-		answered int
-	)
-	var wg sync.WaitGroup
-	for i, cs := range sessions {
-		wg.Go(func() {
-			for j := range calls {
-				want := fmt.Sprintf("client %d call %d", i, j)
-				got, err := legacyCall(ctx, cs, "echo", echoArgs{Value: want})
-				mu.Lock()
-				switch {
-				case err != nil:
-					failures = append(failures, fmt.Sprintf("%s: %v", want, err))
-				case got != want:
-					failures = append(failures, fmt.Sprintf("%s: answered %q", want, got))
-				default:
-					answered++
-				}
-				stop := len(failures) > 10
-				mu.Unlock()
-				if stop {
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
+	echoLoad(t, clients, calls, func(i int, want string) (string, error) {
+		return legacyCall(ctx, sessions[i], "echo", echoArgs{Value: want})
+	})
 	elapsed := time.Since(start)
-	if len(failures) > 0 {
-		t.Fatalf("%d of %d calls answered right; %d failed, the first: %s", answered, clients*calls, len(failures), strings.Join(failures[:min(len(failures), 5)], "; "))
-	}
-	if answered != clients*calls {
-		t.Fatalf("%d answers, want %d", answered, clients*calls)
-	}
-	perInstance := map[int]int{}
-	for _, h := range f.HitsOf("tools/call") {
-		perInstance[h.Instance]++
-	}
-	t.Logf("%d calls in %d legacy sessions in %v; tools/call per instance: %v", answered, clients, elapsed.Round(time.Millisecond), perInstance)
-	for i := range 3 {
-		if perInstance[i] < clients*calls/6 {
-			t.Errorf("instance %d served %d calls of %d: the load was not spread", i, perInstance[i], clients*calls)
-		}
-	}
+	perInstance := f.spread(t, 3, clients*calls)
+	t.Logf("%d calls in %d legacy sessions in %v; tools/call per instance: %v", clients*calls, clients, elapsed.Round(time.Millisecond), perInstance)
 
 	for _, cs := range sessions {
 		cs.Close()
