@@ -269,9 +269,9 @@ func (s *Server) renew(conns []*conn) {
 }
 
 // errNoRoomHere is wrapped by the error of resume when this instance
-// cannot take a session now (it is full, or closing), whose record is then
-// left for another.
-var errNoRoomHere = errors.New("no room for the session on this instance")
+// cannot take a session now (it is full, or closing, or the event store
+// did not answer), whose record is then left for another try.
+var errNoRoomHere = errors.New("this instance cannot carry the session on now")
 
 // resume carries on here the session sid, from its record.
 func (s *Server) resume(sid string, rec fleet.Record) error {
@@ -288,7 +288,7 @@ func (s *Server) resume(sid string, rec fleet.Record) error {
 	g := c.standalone
 	evs, _, err := s.store.After(g.id, 0)
 	if err != nil {
-		return fmt.Errorf("reading its GET stream's events: %w", err)
+		return fmt.Errorf("%w: reading its GET stream's events: %w", errNoRoomHere, err)
 	}
 	var last int64
 	if ls, ok := s.store.(LastSeqer); ok {
@@ -296,7 +296,7 @@ func (s *Server) resume(sid string, rec fleet.Record) error {
 		// goes on from the last one appended.
 		seq, ok, err := ls.LastSeq(g.id)
 		if err != nil {
-			return fmt.Errorf("reading its GET stream's last event: %w", err)
+			return fmt.Errorf("%w: reading its GET stream's last event: %w", errNoRoomHere, err)
 		}
 		if ok {
 			last = seq

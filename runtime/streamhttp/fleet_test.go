@@ -691,3 +691,42 @@ func TestFleetStreamLostByTheStore(t *testing.T) {
 		}
 	}
 }
+
+// failingEvents is an EventStore whose reads fail while fail is set.
+type failingEvents struct {
+	streamhttp.EventStore
+	fail *atomic.Bool
+}
+
+func (f failingEvents) After(stream string, seq int64) ([]streamhttp.Event, bool, error) {
+	if f.fail.Load() {
+		return nil, false, errEngineDown
+	}
+	return f.EventStore.After(stream, seq)
+}
+
+// A takeover that cannot read the GET stream's events now (the shared
+// store did not answer) ends nothing: the request is answered 503, the
+// record released, and the next try takes the session over.
+func TestFleetTakeoverWhileEventStoreFails(t *testing.T) {
+	var fail atomic.Bool
+	f := newInProcessFleetOpts(t, 3, func(o *streamhttp.ServerOptions) {
+		o.EventStore = failingEvents{o.EventStore, &fail}
+	})
+	sid := initSession(t, f.front.URL)
+	f.kill(f.owner(sid))
+	fail.Store(true)
+	ping := `{"jsonrpc":"2.0","id":6,"method":"ping"}`
+	r := do(t, f.front.URL, req{method: http.MethodPost, body: ping, header: sessionHeaders(sid, nil)})
+	b, _ := io.ReadAll(r.Body)
+	if r.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(b), `"id":6`) {
+		t.Fatalf("takeover while the event store fails: %s %s, want 503 with the request's id", r.Status, b)
+	}
+	if rec, err := f.store.Load(context.Background(), sid); err != nil || rec.Owner != "" {
+		t.Fatalf("the record after a takeover that could not read the events: %+v, %v; want it kept, released", rec, err)
+	}
+	fail.Store(false)
+	if r := do(t, f.front.URL, req{method: http.MethodPost, body: ping, header: sessionHeaders(sid, nil)}); r.StatusCode != http.StatusOK {
+		t.Fatalf("takeover once the event store answers: %s", r.Status)
+	}
+}
