@@ -224,9 +224,11 @@ func (b *Bus) Close() error {
 // Check implements session.BusChecker, so that a subscriptions/listen
 // stream is refused while this instance cannot hear the others: it sends
 // PING on the connection that holds the Bus's subscription, which go-redis
-// opens again (and subscribes again) first if it was lost. It fails when
-// Redis cannot be reached within ctx and the client's dial timeout and
-// retries, and after Close.
+// opens again (and subscribes again) first if it was lost, then PING on
+// the client and waits for the answer (the subscription's PING is only
+// written: a write to a server that has just gone can still succeed). It
+// fails when Redis cannot be reached within ctx and the client's dial
+// timeout and retries, and after Close.
 func (b *Bus) Check(ctx context.Context) error {
 	b.mu.RLock()
 	closed := b.closed
@@ -234,7 +236,11 @@ func (b *Bus) Check(ctx context.Context) error {
 	if closed {
 		return errors.New("redis bus: closed")
 	}
-	if err := b.ps.Ping(ctx); err != nil {
+	err := b.ps.Ping(ctx)
+	if err == nil {
+		err = b.client.Ping(ctx).Err()
+	}
+	if err != nil {
 		return fmt.Errorf("redis bus: the subscription to channel %q is down (PING failed; go-redis reconnects by itself): %w", b.channel, err)
 	}
 	return nil

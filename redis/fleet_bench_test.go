@@ -616,7 +616,8 @@ func benchTimes(ops map[string]int, n int) map[string]int {
 //     body, the first with the head (status and headers): the POST's
 //     answer is an SSE stream, its priming event (whose id lets the client
 //     resume it) with the head, then the response; and the end: four
-//     PUBLISH;
+//     PUBLISH, or three when two pieces written close together leave in
+//     one frame;
 //   - an HTTP+SSE POST that lands on another instance than the stream's:
 //     the same lookup and request, and an answer of a head (202 Accepted)
 //     and an end, the response going on the SSE stream: three PUBLISH.
@@ -625,12 +626,16 @@ func TestFleetRedisCounts(t *testing.T) {
 		name string
 		open benchOpener
 		want map[string]int // per operation
+		// fewer is how many fewer commands of a kind an operation may
+		// send: pieces of an answer written close together may leave in
+		// one frame.
+		fewer map[string]int
 	}{
-		{"stateless tools/call", benchStateless, map[string]int{}},
-		{"tools/call with a round of input on another instance", benchMRTR, map[string]int{}},
-		{"legacy tools/call on the owner", benchLegacyOwner, map[string]int{}},
-		{"legacy tools/call carried to the owner", benchLegacyRelay, map[string]int{"hmget": 1, "publish": 4}},
-		{"HTTP+SSE POST carried to the stream's instance", benchSSE, map[string]int{"hmget": 1, "publish": 3}},
+		{"stateless tools/call", benchStateless, map[string]int{}, nil},
+		{"tools/call with a round of input on another instance", benchMRTR, map[string]int{}, nil},
+		{"legacy tools/call on the owner", benchLegacyOwner, map[string]int{}, nil},
+		{"legacy tools/call carried to the owner", benchLegacyRelay, map[string]int{"hmget": 1, "publish": 4}, map[string]int{"publish": 1}},
+		{"HTTP+SSE POST carried to the stream's instance", benchSSE, map[string]int{"hmget": 1, "publish": 3}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -665,11 +670,18 @@ func TestFleetRedisCounts(t *testing.T) {
 				delete(ops, "client")
 			}
 			want := benchTimes(tt.want, n)
+			for _, got := range []map[string]int{client, server} {
+				for kind, fewer := range tt.fewer {
+					if got[kind] < want[kind] && got[kind] >= want[kind]-fewer*n {
+						got[kind] = want[kind] // within what coalescing saves
+					}
+				}
+			}
 			if !maps.Equal(client, want) {
-				t.Errorf("%d operations: the instances sent %s, want %s", n, formatOps(client), formatOps(want))
+				t.Errorf("%d operations: the instances sent %s, want %s (fewer by at most %v)", n, formatOps(client), formatOps(want), tt.fewer)
 			}
 			if !maps.Equal(server, want) {
-				t.Errorf("%d operations: the server executed %s, want %s", n, formatOps(server), formatOps(want))
+				t.Errorf("%d operations: the server executed %s, want %s (fewer by at most %v)", n, formatOps(server), formatOps(want), tt.fewer)
 			}
 		})
 	}
