@@ -730,3 +730,31 @@ func TestFleetTakeoverWhileEventStoreFails(t *testing.T) {
 		t.Fatalf("takeover once the event store answers: %s", r.Status)
 	}
 }
+
+// A POST stream of an owner that died is gone with it: resuming it on the
+// instance that took the session over is answered 410, as for any stream
+// this session had and dropped; a stream id the session never had stays
+// a 400.
+func TestFleetDeadOwnersPostStreamGone(t *testing.T) {
+	f := newInProcessFleet(t, 2)
+	sid := initSession(t, f.front.URL)
+	owner := f.owner(sid)
+	f.kill(owner)
+	ping := `{"jsonrpc":"2.0","id":3,"method":"ping"}`
+	if r := do(t, f.front.URL, req{method: http.MethodPost, body: ping, header: sessionHeaders(sid, nil)}); r.StatusCode != http.StatusOK {
+		t.Fatalf("takeover: %s", r.Status)
+	}
+	for _, tt := range []struct {
+		last string
+		want int
+	}{
+		{sid + "-deadbeef.1_2", http.StatusGone},
+		{sid + "-deadbeef.x_2", http.StatusBadRequest},
+		{"another-0_1", http.StatusBadRequest},
+	} {
+		r := do(t, f.front.URL, req{method: http.MethodGet, header: sessionHeaders(sid, map[string]string{"Last-Event-ID": tt.last})})
+		if r.StatusCode != tt.want {
+			t.Errorf("Last-Event-ID %s: %s, want %d", strings.TrimPrefix(tt.last, sid), r.Status, tt.want)
+		}
+	}
+}

@@ -1843,6 +1843,14 @@ func (c *conn) hadStreamLocked(id string) bool {
 		return true
 	}
 	n, ok := strings.CutPrefix(id, c.id+"-"+c.epoch)
+	if !ok && c.epoch != "" {
+		// In a fleet, a POST stream of an owner before this one: it was
+		// answered there, and went with it.
+		rest, _ := strings.CutPrefix(id, c.id+"-")
+		owner, num, found := strings.Cut(rest, ".")
+		i, err := strconv.Atoi(num)
+		return found && owner != "" && err == nil && i > 0 && strconv.Itoa(i) == num
+	}
 	i, err := strconv.Atoi(n)
 	return ok && err == nil && i >= 0 && i < c.nextStream && strconv.Itoa(i) == n
 }
