@@ -32,8 +32,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"strconv"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -566,30 +564,6 @@ func benchNodeOps(ns []*benchNode) map[string]int {
 	return all
 }
 
-// benchServerOps returns the calls of each command the redis-server at obs
-// executed so far (INFO commandstats), by lower-case name.
-func benchServerOps(tb testing.TB, ctx context.Context, obs *goredis.Client) map[string]int {
-	tb.Helper()
-	s, err := obs.Info(ctx, "commandstats").Result()
-	if err != nil {
-		tb.Fatalf("INFO commandstats: %v", err)
-	}
-	out := map[string]int{}
-	for line := range strings.SplitSeq(s, "\n") {
-		name, rest, ok := strings.Cut(strings.TrimSpace(line), ":")
-		if !ok || !strings.HasPrefix(name, "cmdstat_") {
-			continue
-		}
-		calls, _, _ := strings.Cut(strings.TrimPrefix(rest, "calls="), ",")
-		n, err := strconv.Atoi(calls)
-		if err != nil {
-			tb.Fatalf("INFO commandstats: line %q: %v", line, err)
-		}
-		out[strings.TrimPrefix(name, "cmdstat_")] = n
-	}
-	return out
-}
-
 // benchTimes returns ops with every count multiplied by n.
 func benchTimes(ops map[string]int, n int) map[string]int {
 	out := map[string]int{}
@@ -650,15 +624,15 @@ func TestFleetRedisCounts(t *testing.T) {
 			}
 			obs := goredis.NewClient(&goredis.Options{Addr: ns[0].Client.Options().Addr})
 			defer obs.Close()
-			benchServerOps(t, ctx, obs) // obs's own connection opened before the window
+			commandStats(t, obs) // obs's own connection opened before the window
 			const n = 20
-			c0, s0 := benchNodeOps(ns), benchServerOps(t, ctx, obs)
+			c0, s0 := benchNodeOps(ns), commandStats(t, obs)
 			for i := range n {
 				if err := op(ctx); err != nil {
 					t.Fatalf("operation %d: %v", i, err)
 				}
 			}
-			s1, c1 := benchServerOps(t, ctx, obs), benchNodeOps(ns)
+			s1, c1 := commandStats(t, obs), benchNodeOps(ns)
 			client, server := diffOps(c0, c1), diffOps(s0, s1)
 			delete(server, "info")
 			delete(server, "ping")
