@@ -24,6 +24,9 @@ type HTTPRequest struct {
 	RemoteAddr string
 	// Host is the host the request was sent to (the Host header).
 	Host string
+	// Proto is the request's protocol, as net/http gives it: "HTTP/1.1",
+	// "HTTP/2.0".
+	Proto string
 }
 
 // httpRequestKey is the context key of an HTTPRequest.
@@ -48,7 +51,7 @@ func (c *httpValues) Value(key any) any {
 // session (ItemPusher) or to Stateless.Serve, whose handlers' contexts
 // then carry its values: the HTTPRequest, and whatever r's context held.
 func WithHTTPRequest(ctx context.Context, r *http.Request) context.Context {
-	return &httpValues{Context: ctx, info: HTTPRequest{Header: r.Header, RemoteAddr: r.RemoteAddr, Host: r.Host}}
+	return &httpValues{Context: ctx, info: HTTPRequest{Header: r.Header, RemoteAddr: r.RemoteAddr, Host: r.Host, Proto: r.Proto}}
 }
 
 // HTTPRequestOf returns the HTTP request that carried the request whose

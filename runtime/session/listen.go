@@ -47,19 +47,17 @@ func (s *Session) Listen(ctx context.Context, params wire.Appender) (*Subscripti
 	s.mu.Lock()
 	mc := s.mc
 	s.mu.Unlock()
-	if params != nil {
-		raw, err := encodeParams(params, mc)
-		if err != nil {
-			return nil, fmt.Errorf("subscriptions/listen params: %w", err)
-		}
-		params = rawAppender(raw)
-	}
 	lctx, cancel := context.WithCancel(ctx)
 	sub := &Subscription{s: s, cancel: cancel, acked: make(chan struct{}), done: make(chan struct{})}
-	registered := make(chan struct{})
-	go func() {
-		defer close(sub.done)
-		_, err := s.call(lctx, "subscriptions/listen", params, callOptions{noLimit: true, onID: func(id wire.ID) {
+	listen := func(ctx context.Context, params wire.Appender, sent func(wire.ID)) (jsontext.Value, error) {
+		if params != nil {
+			raw, err := encodeParams(params, mc)
+			if err != nil {
+				return nil, fmt.Errorf("subscriptions/listen params: %w", err)
+			}
+			params = rawAppender(raw)
+		}
+		return s.call(ctx, "subscriptions/listen", params, callOptions{noLimit: true, onID: func(id wire.ID) {
 			s.mu.Lock()
 			if s.listens == nil {
 				s.listens = map[wire.ID]*Subscription{}
@@ -67,8 +65,33 @@ func (s *Session) Listen(ctx context.Context, params wire.Appender) (*Subscripti
 			sub.id = id
 			s.listens[id] = sub
 			s.mu.Unlock()
-			close(registered)
+			if sent != nil {
+				sent(id)
+			}
 		}})
+	}
+	var r *Request
+	if s.mw != nil {
+		raw, err := s.appendParams("subscriptions/listen", params)
+		if err != nil {
+			cancel()
+			return nil, err
+		}
+		r = &Request{Method: "subscriptions/listen", Params: raw, Outgoing: true, Revision: s.Revision(), Era: EraModern, Session: s}
+		r.next = func(ctx context.Context, r *Request) (jsontext.Value, error) {
+			return listen(ctx, paramsOf(r.Params), func(id wire.ID) { r.ID = id })
+		}
+	}
+	go func() {
+		defer close(sub.done)
+		var err error
+		if r != nil {
+			// The middleware sees the whole subscription as one request,
+			// from its start until the stream ends.
+			_, err = through(lctx, s.mw, r, s.log)
+		} else {
+			_, err = listen(lctx, params, nil)
+		}
 		s.mu.Lock()
 		if s.listens[sub.id] == sub {
 			delete(s.listens, sub.id)

@@ -27,9 +27,13 @@ type Request struct {
 	// they reach the handler or the peer as they are, not checked again.
 	Params jsontext.Value
 	// ID is the JSON-RPC id of an incoming request; zero for a
-	// notification, an outgoing request (its id is chosen after the
-	// middleware) and an input request embedded in a result of the
-	// stateless era.
+	// notification and an input request embedded in a result of the
+	// stateless era. An outgoing request's id is chosen after the
+	// middleware: the engine sets it on the Request given to next as the
+	// request is sent, so that it is there once next returns (zero if
+	// nothing was sent: a result from the cache, a call refused before
+	// sending). A call of the stateless era that took several rounds has
+	// the id of its first request.
 	ID wire.ID
 	// Notification is set for a notification, which has no result.
 	Notification bool
@@ -86,7 +90,8 @@ type HandlerFunc func(ctx context.Context, req *Request) (jsontext.Value, error)
 //     handles them in order;
 //   - outgoing requests and notifications sent with Call and Notify (the
 //     engine's calls to them included: initialize, server/discover,
-//     progress and log messages). On a client of the stateless era a Call
+//     progress and log messages), and the subscriptions/listen request of
+//     Listen, whose next returns when the subscription ends. On a client of the stateless era a Call
 //     passes once, whatever rounds of input and cache lookups it takes,
 //     and its result is the complete one. Progress and log messages of a
 //     stateless request pass as outgoing notifications too.

@@ -93,6 +93,12 @@ func (s *Session) Call(ctx context.Context, method string, params wire.Appender,
 	}
 	r := &Request{Method: method, Params: raw, Outgoing: true, Revision: s.Revision(), Era: s.incomingEra(), Session: s}
 	r.next = func(ctx context.Context, r *Request) (jsontext.Value, error) {
+		o := o
+		o.onID = func(id wire.ID) {
+			if !r.ID.IsValid() {
+				r.ID = id
+			}
+		}
 		return s.callOf(ctx, r.Method, paramsOf(r.Params), o)
 	}
 	return through(ctx, s.mw, r, s.log)

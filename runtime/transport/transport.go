@@ -56,3 +56,50 @@ type Pusher interface {
 type Starter interface {
 	Start(ctx context.Context) error
 }
+
+// Info describes the connection a transport runs over, for telemetry: the
+// network attributes OpenTelemetry's semantic conventions give a message
+// (see https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/#recording-mcp-transport).
+// Every field is optional; the zero Info says nothing.
+type Info struct {
+	// Network is the protocol underneath, as network.transport names it:
+	// "pipe" for stdio, "tcp" for HTTP; "" when unknown, or for an
+	// in-process transport such as Pipe.
+	Network string
+	// Protocol is the application protocol the messages travel in, lower
+	// case: "http" for Streamable HTTP and HTTP+SSE, "" for none (stdio).
+	Protocol string
+	// ProtocolVersion is Protocol's version, such as "1.1" or "2", when
+	// known: on a client, the one of the latest response.
+	ProtocolVersion string
+	// Address and Port are the peer's. On a client, the server's host and
+	// port as the endpoint's URL names them (the port the scheme implies
+	// when it names none). On a server, the client's address as the
+	// connection reports it (behind a proxy, the proxy's): for HTTP, that
+	// of the request that opened the session; each request's own is in
+	// session.HTTPRequestOf. Empty and 0 when there is none (stdio).
+	Address string
+	Port    int
+	// SessionID is the transport's session: the Mcp-Session-Id of a legacy
+	// Streamable HTTP session, the sessionId of an HTTP+SSE stream; "" for
+	// none (stdio, stateless requests) or before the server assigned one.
+	// It lets whoever holds it act in the session: keep it out of logs and
+	// telemetry, or send a digest of it instead.
+	SessionID string
+}
+
+// Describer is implemented by transports that can tell what they run over
+// (see Info). Describe is safe for concurrent use and cheap: telemetry may
+// call it for every message.
+type Describer interface {
+	Describe() Info
+}
+
+// Describe returns what t tells of its connection, the zero Info when it is
+// no Describer.
+func Describe(t Transport) Info {
+	if d, ok := t.(Describer); ok {
+		return d.Describe()
+	}
+	return Info{}
+}
