@@ -1,0 +1,114 @@
+package otelmcp
+
+import (
+	"bytes"
+	"context"
+	"slices"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/mcpgen/mcpgen/runtime/wire"
+	"go.opentelemetry.io/otel/propagation"
+)
+
+// metaOf returns the params' _meta object, if there is one.
+func metaOf(params jsontext.Value) (jsontext.Value, bool) {
+	meta, ok := wire.Member(params, "_meta")
+	if !ok || meta.Kind() != '{' {
+		return nil, false
+	}
+	return meta, true
+}
+
+// metaCarrier reads a propagator's fields from a _meta object: each is a
+// string member of it (traceparent, tracestate, baggage for the W3C
+// propagators). Members of another type read as absent.
+type metaCarrier struct{ meta jsontext.Value }
+
+// Get returns the string member key.
+func (c metaCarrier) Get(key string) string {
+	s, _ := stringMember(c.meta, key)
+	return s
+}
+
+// Set does nothing: the carrier is read only.
+func (metaCarrier) Set(string, string) {}
+
+// Keys returns the names of the object's members.
+func (c metaCarrier) Keys() []string {
+	var keys []string
+	dec := jsontext.NewDecoder(bytesReader(c.meta))
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+		return nil
+	}
+	for dec.PeekKind() != '}' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return keys
+		}
+		keys = append(keys, tok.String())
+		if err := dec.SkipValue(); err != nil {
+			return keys
+		}
+	}
+	return keys
+}
+
+// mapCarrier collects what a propagator injects.
+type mapCarrier struct {
+	keys, values []string
+}
+
+func (c *mapCarrier) Get(key string) string {
+	if i := slices.Index(c.keys, key); i >= 0 {
+		return c.values[i]
+	}
+	return ""
+}
+
+func (c *mapCarrier) Set(key, value string) {
+	if i := slices.Index(c.keys, key); i >= 0 {
+		c.values[i] = value
+		return
+	}
+	c.keys = append(c.keys, key)
+	c.values = append(c.values, value)
+}
+
+func (c *mapCarrier) Keys() []string { return c.keys }
+
+// inject returns params with the context of ctx in its _meta object, as
+// prop gives it, keeping every other member; ok is false when prop had
+// nothing to inject (no valid span context, no baggage) or params are not
+// an object, and params are then to be sent as they are.
+func inject(ctx context.Context, prop propagation.TextMapPropagator, params jsontext.Value) (jsontext.Value, bool) {
+	var c mapCarrier
+	prop.Inject(ctx, &c)
+	if len(c.keys) == 0 {
+		return params, false
+	}
+	if len(params) > 0 && params.Kind() != '{' {
+		return params, false
+	}
+	meta, ok := wire.Member(params, "_meta")
+	if !ok || meta.Kind() != '{' {
+		meta = jsontext.Value("{}")
+	}
+	var err error
+	for i, k := range c.keys {
+		v, qerr := jsontext.AppendQuote(nil, c.values[i])
+		if qerr != nil {
+			continue
+		}
+		if meta, err = wire.SetMember(meta, k, v); err != nil {
+			return params, false
+		}
+	}
+	out, err := wire.SetMember(params, "_meta", meta)
+	if err != nil {
+		return params, false
+	}
+	return out, true
+}
+
+// bytesReader reads b.
+func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
