@@ -282,9 +282,10 @@ type outcome struct {
 }
 
 // outcomeOf classifies the end of r: a JSON-RPC error by its code, a tool's
-// own error (isError) as tool_error, a cancellation and a timeout as such,
-// anything else the receiving side answers as -32603 and the sending side
-// reports as _OTHER.
+// own error (isError) as tool_error; on the handling side, a request whose
+// context ended as cancelled and any other error as the -32603 the peer
+// gets; on the sending side, a passed deadline as timeout, a cancellation
+// as cancelled, anything else as _OTHER.
 func outcomeOf(ctx context.Context, r *session.Request, res jsontext.Value, err error, outgoing bool) outcome {
 	if err == nil {
 		if r.Method == "tools/call" && isToolError(res) {
@@ -297,14 +298,21 @@ func outcomeOf(ctx context.Context, r *session.Request, res jsontext.Value, err 
 		code := strconv.FormatInt(je.Code, 10)
 		return outcome{errorType: code, statusCode: code, message: je.Message}
 	}
+	if !outgoing {
+		// The handling side: the request's context ended (the peer
+		// cancelled it, or the session ended), or the handler failed and
+		// the peer gets -32603.
+		if ctx.Err() != nil {
+			return outcome{errorType: errCancelled, message: err.Error()}
+		}
+		code := strconv.FormatInt(jsonrpc.InternalError, 10)
+		return outcome{errorType: code, statusCode: code, message: err.Error()}
+	}
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		return outcome{errorType: errTimeout, message: err.Error()}
-	case errors.Is(err, context.Canceled), !outgoing && ctx.Err() != nil:
+	case errors.Is(err, context.Canceled):
 		return outcome{errorType: errCancelled, message: err.Error()}
-	case !outgoing:
-		code := strconv.FormatInt(jsonrpc.InternalError, 10)
-		return outcome{errorType: code, statusCode: code, message: err.Error()}
 	}
 	return outcome{errorType: errOther, message: err.Error()}
 }
