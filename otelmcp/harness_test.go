@@ -128,7 +128,7 @@ func testServer(mw ...session.Middleware) *mcp.StandardServer {
 
 // pipePair serves srv on one end of a pipe and connects a client with
 // opts on the other.
-func pipePair(t *testing.T, srv *mcp.StandardServer, opts *mcp.ClientOptions) *mcp.ClientSession {
+func pipePair(t testing.TB, srv *mcp.StandardServer, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
 	a, b := transport.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())

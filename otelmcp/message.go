@@ -13,6 +13,7 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/transport"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -66,6 +67,7 @@ type message struct {
 	version           string // mcp.protocol.version; "" until known
 	versionSet        bool   // version was among the start attributes
 	sessionID         string // mcp.session.id; "" for none
+	sessionIDSet      bool   // sessionID was among the start attributes
 	legacy            bool   // the message belongs to a legacy session
 	net               transport.Info
 	peerAddr          string // the client's address (server side) or the server's (client side)
@@ -104,9 +106,10 @@ func describe(ctx context.Context, r *session.Request, st *sessionState) *messag
 	if m.legacy {
 		m.sessionID = st.sessionID(m.net.SessionID)
 	}
-	if !r.Outgoing {
-		// The HTTP request that carried it says more than the session's
-		// transport: its own protocol and the client's address.
+	if r.Session == nil || r.Session.Role() == session.Server {
+		// On a server, the HTTP request that carried the request (the one
+		// handled, or the one whose handler sends) says more than the
+		// session's transport: its own protocol and the client's address.
 		if h, ok := session.HTTPRequestOf(ctx); ok {
 			if m.net.Network == "" {
 				m.net.Network = "tcp"
@@ -210,6 +213,7 @@ func (m *message) spanAttrs(opts Options) []attribute.KeyValue {
 	}
 	if m.sessionID != "" {
 		kv = append(kv, attribute.String(attrSessionID, m.sessionID))
+		m.sessionIDSet = true
 	}
 	kv = m.peer(kv, m.role())
 	return kv
@@ -245,10 +249,50 @@ func (m *message) peer(kv []attribute.KeyValue, role session.Role) []attribute.K
 	return kv
 }
 
+// pointKey is what an operation duration's attributes are made of.
+type pointKey struct {
+	method, tool, prompt, version, uri string
+	network, protocol, protocolVersion string
+	errorType, statusCode              string
+	serverAddr                         string
+	serverPort                         int
+	client                             bool
+}
+
+// metricOption returns the record option with the attributes of m's
+// operation duration.
+func (in *instruments) metricOption(m *message, o outcome) metric.RecordOption {
+	k := pointKey{method: m.method, tool: m.tool, prompt: m.prompt, version: m.version,
+		network: m.net.Network, protocol: m.net.Protocol, protocolVersion: m.net.ProtocolVersion,
+		errorType: o.errorType, statusCode: o.statusCode, client: m.role() == session.Client}
+	if in.opts.ResourceURIInMetrics {
+		k.uri = m.uri
+	}
+	if k.client {
+		k.serverAddr, k.serverPort = m.peerAddr, m.peerPort
+	}
+	in.pointsMu.RLock()
+	opt, ok := in.points[k]
+	in.pointsMu.RUnlock()
+	if ok {
+		return opt
+	}
+	opt = metric.WithAttributeSet(m.metricAttrs(in.opts, o))
+	in.pointsMu.Lock()
+	if len(in.points) < maxPoints {
+		if in.points == nil {
+			in.points = map[pointKey]metric.RecordOption{}
+		}
+		in.points[k] = opt
+	}
+	in.pointsMu.Unlock()
+	return opt
+}
+
 // metricAttrs are the attributes of an operation duration: the span's
 // without the request id, the session id and (unless opted in) the
 // resource URI; client.* are not among the server metric's.
-func (m *message) metricAttrs(opts Options, o outcome, outgoing bool) attribute.Set {
+func (m *message) metricAttrs(opts Options, o outcome) attribute.Set {
 	kv := m.common(make([]attribute.KeyValue, 0, 12))
 	if o.errorType != "" {
 		kv = append(kv, attribute.String(attrErrorType, o.errorType))

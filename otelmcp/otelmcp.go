@@ -75,7 +75,24 @@ type instruments struct {
 
 	serverOp, clientOp           metric.Float64Histogram
 	serverSession, clientSession metric.Float64Histogram
+
+	// points holds the record option of each attribute set seen (by
+	// pointKey), at most maxPoints of them, so that recording a duration
+	// allocates nothing once its attributes were seen.
+	pointsMu sync.RWMutex
+	points   map[pointKey]metric.RecordOption
 }
+
+// maxPoints bounds the record options kept: attribute sets past it (names
+// of tools that do not exist, sent by a hostile peer, say) are built for
+// each record instead.
+const maxPoints = 1024
+
+// The span kinds, made once.
+var (
+	kindServer = trace.WithSpanKind(trace.SpanKindServer)
+	kindClient = trace.WithSpanKind(trace.SpanKindClient)
+)
 
 // durationBuckets are the bucket boundaries the convention advises for
 // every MCP duration histogram.
@@ -194,8 +211,11 @@ func (st *sessionState) receive(ctx context.Context, r *session.Request, next se
 			links = append(links, trace.Link{SpanContext: ambient})
 		}
 	}
-	spanCtx, span := in.tracer.Start(parent, m.spanName(in.opts), trace.WithSpanKind(trace.SpanKindServer),
-		trace.WithTimestamp(start), trace.WithLinks(links...), trace.WithAttributes(m.spanAttrs(in.opts)...))
+	opts := []trace.SpanStartOption{kindServer, trace.WithAttributes(m.spanAttrs(in.opts)...)}
+	if len(links) > 0 {
+		opts = append(opts, trace.WithLinks(links...))
+	}
+	spanCtx, span := in.tracer.Start(parent, m.spanName(in.opts), opts...)
 	if in.opts.ToolArguments && span.IsRecording() {
 		m.recordArguments(span)
 	}
@@ -203,7 +223,7 @@ func (st *sessionState) receive(ctx context.Context, r *session.Request, next se
 	o := outcomeOf(ctx, r, res, err, false)
 	m.finish(o, res)
 	st.end(span, m, o, res, err)
-	in.serverOp.Record(context.WithoutCancel(spanCtx), time.Since(start).Seconds(), metric.WithAttributeSet(m.metricAttrs(in.opts, o, false)))
+	in.serverOp.Record(spanCtx, time.Since(start).Seconds(), in.metricOption(m, o))
 	return res, err
 }
 
@@ -213,8 +233,7 @@ func (st *sessionState) send(ctx context.Context, r *session.Request, next sessi
 	in := st.in
 	m := describe(ctx, r, st)
 	start := time.Now()
-	spanCtx, span := in.tracer.Start(ctx, m.spanName(in.opts), trace.WithSpanKind(trace.SpanKindClient),
-		trace.WithTimestamp(start), trace.WithAttributes(m.spanAttrs(in.opts)...))
+	spanCtx, span := in.tracer.Start(ctx, m.spanName(in.opts), kindClient, trace.WithAttributes(m.spanAttrs(in.opts)...))
 	if in.opts.ToolArguments && span.IsRecording() {
 		m.recordArguments(span)
 	}
@@ -232,7 +251,7 @@ func (st *sessionState) send(ctx context.Context, r *session.Request, next sessi
 	o := outcomeOf(ctx, r, res, err, true)
 	m.finish(o, res)
 	st.end(span, m, o, res, err)
-	in.clientOp.Record(context.WithoutCancel(spanCtx), time.Since(start).Seconds(), metric.WithAttributeSet(m.metricAttrs(in.opts, o, true)))
+	in.clientOp.Record(spanCtx, time.Since(start).Seconds(), in.metricOption(m, o))
 	return res, err
 }
 
@@ -244,6 +263,9 @@ func (st *sessionState) end(span trace.Span, m *message, o outcome, res jsontext
 	}
 	if m.version != "" && !m.versionSet {
 		span.SetAttributes(attribute.String(attrProtocolVersion, m.version))
+	}
+	if m.sessionID != "" && !m.sessionIDSet {
+		span.SetAttributes(attribute.String(attrSessionID, m.sessionID))
 	}
 	if o.errorType != "" {
 		span.SetAttributes(attribute.String(attrErrorType, o.errorType))

@@ -77,29 +77,45 @@ func (c *mapCarrier) Set(key, value string) {
 func (c *mapCarrier) Keys() []string { return c.keys }
 
 // inject returns params with the context of ctx in its _meta object, as
-// prop gives it, keeping every other member; ok is false when prop had
-// nothing to inject (no valid span context, no baggage) or params are not
-// an object, and params are then to be sent as they are.
+// prop gives it, keeping every other member of _meta (the injected ones
+// replace members of the same name); ok is false when prop had nothing to
+// inject (no valid span context, no baggage) or params are not an object,
+// and params are then to be sent as they are.
 func inject(ctx context.Context, prop propagation.TextMapPropagator, params jsontext.Value) (jsontext.Value, bool) {
 	var c mapCarrier
 	prop.Inject(ctx, &c)
-	if len(c.keys) == 0 {
+	if len(c.keys) == 0 || (len(params) > 0 && params.Kind() != '{') {
 		return params, false
 	}
-	if len(params) > 0 && params.Kind() != '{' {
-		return params, false
-	}
-	meta, ok := wire.Member(params, "_meta")
-	if !ok || meta.Kind() != '{' {
-		meta = jsontext.Value("{}")
-	}
-	var err error
+	size := 2
 	for i, k := range c.keys {
-		v, qerr := jsontext.AppendQuote(nil, c.values[i])
-		if qerr != nil {
-			continue
+		size += len(k) + len(c.values[i]) + 6
+	}
+	ours := make([]byte, 0, size)
+	ours = append(ours, '{')
+	for i, k := range c.keys {
+		if i > 0 {
+			ours = append(ours, ',')
 		}
-		if meta, err = wire.SetMember(meta, k, v); err != nil {
+		var err error
+		if ours, err = jsontext.AppendQuote(ours, k); err != nil {
+			return params, false
+		}
+		ours = append(ours, ':')
+		if ours, err = jsontext.AppendQuote(ours, c.values[i]); err != nil {
+			return params, false
+		}
+	}
+	ours = append(ours, '}')
+	if len(params) == 0 {
+		out := make([]byte, 0, len(ours)+10)
+		out = append(out, `{"_meta":`...)
+		return append(append(out, ours...), '}'), true
+	}
+	meta := jsontext.Value(ours)
+	if theirs, ok := metaOf(params); ok {
+		var err error
+		if meta, err = wire.MergeMembers(meta, theirs); err != nil {
 			return params, false
 		}
 	}
