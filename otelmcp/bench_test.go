@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	mcp "github.com/mcpgen/mcpgen/protocol/mcp20260728"
 	"github.com/mcpgen/mcpgen/otelmcp"
+	mcp "github.com/mcpgen/mcpgen/protocol/mcp20260728"
 	"github.com/mcpgen/mcpgen/runtime/session"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -16,9 +16,9 @@ import (
 type dropSpans struct{}
 
 func (dropSpans) OnStart(context.Context, sdktrace.ReadWriteSpan) {}
-func (dropSpans) OnEnd(sdktrace.ReadOnlySpan)                      {}
-func (dropSpans) Shutdown(context.Context) error                   { return nil }
-func (dropSpans) ForceFlush(context.Context) error                 { return nil }
+func (dropSpans) OnEnd(sdktrace.ReadOnlySpan)                     {}
+func (dropSpans) Shutdown(context.Context) error                  { return nil }
+func (dropSpans) ForceFlush(context.Context) error                { return nil }
 
 // BenchmarkToolCall is a tools/call round trip over an in-memory pipe, in
 // both eras, without the middleware, with it and a sampler that records
