@@ -61,6 +61,13 @@ type Options struct {
 	// well, the same on both sides, without handing the id, which lets its
 	// holder act in the session, to whoever reads the traces.
 	RawSessionID bool
+	// PublicEndpoint says that the peers are not trusted to place this
+	// side's spans in their traces (a server open to the internet, say):
+	// the context a message carries in params._meta is then linked, not
+	// made the parent, and its baggage is not taken; the span's parent is
+	// the context the message arrived with (the HTTP request's span, if
+	// any). As otelhttp's WithPublicEndpoint does for HTTP.
+	PublicEndpoint bool
 	// Filter, when not nil, is asked about each message: false leaves it
 	// unobserved (no span, no metric, nothing injected). Use it to leave
 	// out, say, notifications/progress. It must not change r.
@@ -206,9 +213,20 @@ func (st *sessionState) receive(ctx context.Context, r *session.Request, next se
 	var links []trace.Link
 	if meta, ok := metaOf(r.Params); ok {
 		ambient := trace.SpanContextFromContext(ctx)
-		parent = in.prop.Extract(ctx, metaCarrier{meta})
-		if got := trace.SpanContextFromContext(parent); got.IsValid() && ambient.IsValid() && !got.Equal(ambient) {
-			links = append(links, trace.Link{SpanContext: ambient})
+		carried := in.prop.Extract(ctx, metaCarrier{meta})
+		got := trace.SpanContextFromContext(carried)
+		switch {
+		case !got.IsValid() || got.Equal(ambient):
+			if !in.opts.PublicEndpoint {
+				parent = carried // its baggage, if any
+			}
+		case in.opts.PublicEndpoint:
+			links = append(links, trace.Link{SpanContext: got})
+		default:
+			parent = carried
+			if ambient.IsValid() {
+				links = append(links, trace.Link{SpanContext: ambient})
+			}
 		}
 	}
 	opts := []trace.SpanStartOption{kindServer, trace.WithAttributes(m.spanAttrs(in.opts)...)}
