@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	mcp "github.com/mcpgen/mcpgen/protocol/mcp20260728"
 	"github.com/mcpgen/mcpgen/otelmcp"
+	mcp "github.com/mcpgen/mcpgen/protocol/mcp20260728"
 	"go.opentelemetry.io/otel/baggage"
 	"go.opentelemetry.io/otel/trace"
 )
