@@ -7,6 +7,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpgoserver "github.com/mark3labs/mcp-go/server"
 	mcp "github.com/mcpgen/mcpgen/protocol/mcp20250618"
+	"github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -28,9 +29,10 @@ const (
 	echoSchema = `{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`
 )
 
-// newMcpgenServer returns mcpgen's StandardServer with the echo tool.
-func newMcpgenServer() *mcp.StandardServer {
-	srv := mcp.NewServer(mcp.Implementation{Name: "bench", Version: "1.0.0"})
+// newMcpgenServer returns mcpgen's StandardServer with the echo tool and
+// the middleware mw (none but in the Tracing rows).
+func newMcpgenServer(mw ...session.Middleware) *mcp.StandardServer {
+	srv := mcp.NewServer(mcp.Implementation{Name: "bench", Version: "1.0.0"}, mcp.WithMiddleware(mw...))
 	srv.MustAddTool(mcp.Tool{Name: "echo", InputSchema: []byte(echoSchema)},
 		func(ctx context.Context, p *mcp.CallToolRequestParams) (*mcp.CallToolResult, error) {
 			text, _ := wire.MemberString(p.Arguments, "text")

@@ -12,6 +12,9 @@
 //     that sends the same bytes and headers.
 //   - ModernMRTR/http: one multi round-trip request at 2026-07-28 (the call,
 //     its InputRequiredResult, the retry with the answer and requestState).
+//   - Tracing/<legacy/mem|legacy/stdio|legacy/http|stateless/http>/seq/<off|on|never>:
+//     mcpgen's echo call with otelmcp on both sides (on: every span
+//     recorded; never: none sampled) or not (off), the cost of tracing.
 //   - Generate: generating every pinned revision.
 //
 // The floor rows do the same exchange with no MCP library at all.

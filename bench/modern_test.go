@@ -476,9 +476,10 @@ func modernHTTP(newHandler func(b *testing.B) http.Handler) func(b *testing.B) (
 
 // newMcpgenModernServer returns mcpgen's 2026-07-28 StandardServer with the
 // echo tool and the confirm tool (which asks for one elicitation answer
-// through mcp20260728.Elicit before echoing).
-func newMcpgenModernServer() *m26.StandardServer {
-	srv := m26.NewServer(m26.Implementation{Name: "bench", Version: "1.0.0"})
+// through mcp20260728.Elicit before echoing), with the middleware mw (none
+// but in the Tracing rows).
+func newMcpgenModernServer(mw ...session.Middleware) *m26.StandardServer {
+	srv := m26.NewServer(m26.Implementation{Name: "bench", Version: "1.0.0"}, m26.WithMiddleware(mw...))
 	srv.MustAddTool(m26.Tool{Name: "echo", InputSchema: []byte(echoSchema)},
 		func(ctx context.Context, p *m26.CallToolRequestParams) (*m26.CallToolResult, error) {
 			text, _ := wire.MemberString(p.Arguments, "text")

@@ -84,14 +84,17 @@ var mcpgenArgs = []byte(`{"text":"hello, world"}`)
 // it and back, which is not the work being measured.
 var mcpgenSession = session.Options{Revisions: []string{mcp.Revision}}
 
-func mcpgenClient(b *testing.B, serverEnd, clientEnd transport.Transport) (caller, func()) {
+// mcpgenClient serves the echo server on serverEnd and connects a client on
+// clientEnd; mw (none in the RoundTrip rows, otelmcp in the Tracing rows)
+// goes to both sides.
+func mcpgenClient(b *testing.B, serverEnd, clientEnd transport.Transport, mw ...session.Middleware) (caller, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan struct{})
 	go func() {
 		defer close(served)
-		_ = mcp.Serve(ctx, serverEnd, newMcpgenServer(), mcpgenSession)
+		_ = mcp.Serve(ctx, serverEnd, newMcpgenServer(mw...), mcpgenSession)
 	}()
-	cs, err := mcp.Connect(ctx, clientEnd, &mcp.ClientOptions{Info: mcp.Implementation{Name: "bench-client", Version: "1.0.0"}, Session: mcpgenSession})
+	cs, err := mcp.Connect(ctx, clientEnd, &mcp.ClientOptions{Info: mcp.Implementation{Name: "bench-client", Version: "1.0.0"}, Session: mcpgenSession, Middleware: mw})
 	if err != nil {
 		cancel()
 		b.Fatal(err)
@@ -114,9 +117,11 @@ func mcpgenClient(b *testing.B, serverEnd, clientEnd transport.Transport) (calle
 	}
 }
 
-func mcpgenMem(b *testing.B) (caller, func()) {
+func mcpgenMem(b *testing.B) (caller, func()) { return mcpgenMemWith(b) }
+
+func mcpgenMemWith(b *testing.B, mw ...session.Middleware) (caller, func()) {
 	s, c := transport.Pipe()
-	return mcpgenClient(b, s, c)
+	return mcpgenClient(b, s, c, mw...)
 }
 
 // osPipes returns the two ends of a stdio connection over two os.Pipe pairs:
@@ -132,17 +137,21 @@ func osPipes(b *testing.B) (sr, sw, cr, cw *os.File) {
 	return
 }
 
-func mcpgenStdio(b *testing.B) (caller, func()) {
+func mcpgenStdio(b *testing.B) (caller, func()) { return mcpgenStdioWith(b) }
+
+func mcpgenStdioWith(b *testing.B, mw ...session.Middleware) (caller, func()) {
 	sr, sw, cr, cw := osPipes(b)
-	return mcpgenClient(b, stdio.New(sr, sw), stdio.New(cr, cw))
+	return mcpgenClient(b, stdio.New(sr, sw), stdio.New(cr, cw), mw...)
 }
 
-func mcpgenHTTP(b *testing.B) (caller, func()) {
-	srv := newMcpgenServer()
+func mcpgenHTTP(b *testing.B) (caller, func()) { return mcpgenHTTPWith(b) }
+
+func mcpgenHTTPWith(b *testing.B, mw ...session.Middleware) (caller, func()) {
+	srv := newMcpgenServer(mw...)
 	h := streamhttp.NewServer(func() session.Handler { return mcp.NewServerHandler(srv) }, streamhttp.ServerOptions{JSONResponse: true, Session: mcpgenSession})
 	url, stop := listen(b, h)
 	ctx, cancel := context.WithCancel(context.Background())
-	cs, err := mcp.Connect(ctx, streamhttp.NewClient(url, streamhttp.ClientOptions{HTTPClient: httpClient()}), &mcp.ClientOptions{Info: mcp.Implementation{Name: "bench-client", Version: "1.0.0"}, Session: mcpgenSession})
+	cs, err := mcp.Connect(ctx, streamhttp.NewClient(url, streamhttp.ClientOptions{HTTPClient: httpClient()}), &mcp.ClientOptions{Info: mcp.Implementation{Name: "bench-client", Version: "1.0.0"}, Session: mcpgenSession, Middleware: mw})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -9,6 +9,12 @@
 // (above 1: mcpgen is faster); "vs floor" is mcpgen ns/op ÷ floor ns/op
 // (1 is the floor; lower is better).
 //
+// The rows of BenchmarkTracing, Tracing/<era>/<transport>/<seq>/<mode>
+// with mode off, on or never (otelmcp unset, recording every span, or
+// sampling none), go in a table of their own after the first, each with
+// its time and allocations over those of the off row of the same
+// benchmark.
+//
 // A custom metric of extraUnits (such as redis-cmds/op, which the fleet
 // benchmarks of the redis module report) gets a column of its own, last,
 // when some benchmark reports it. The targets are printed when at least
@@ -84,7 +90,13 @@ func split(name string) (row, impl string) {
 // isRoundTrip reports whether row times whole calls (or MRTR rounds), whose
 // rate goes in the calls/s column.
 func isRoundTrip(row string) bool {
-	return strings.HasPrefix(row, "RoundTrip/") || strings.HasPrefix(row, "Modern/") || strings.HasPrefix(row, "ModernMRTR/")
+	return strings.HasPrefix(row, "RoundTrip/") || strings.HasPrefix(row, "Modern/") || strings.HasPrefix(row, "ModernMRTR/") || isTracing(row)
+}
+
+// isTracing reports whether row is one of BenchmarkTracing, whose "impl"
+// is the tracing mode (off, on, never).
+func isTracing(row string) bool {
+	return strings.HasPrefix(row, "Tracing/")
 }
 
 func fmtNum(v float64) string {
@@ -151,6 +163,17 @@ func (t *table) extras() []string {
 	return out
 }
 
+// hasRows reports whether some benchmark goes in the table print prints
+// (tracing false) or in the one printTracing prints (tracing true).
+func (t *table) hasRows(tracing bool) bool {
+	for _, name := range t.order {
+		if row, _ := split(name); isTracing(row) == tracing {
+			return true
+		}
+	}
+	return false
+}
+
 func (t *table) print(w io.Writer) {
 	extras := t.extras()
 	head := "| benchmark | impl | ns/op | B/op | allocs/op | calls/s | vs go-sdk | vs mcp-go | vs floor |"
@@ -163,6 +186,9 @@ func (t *table) print(w io.Writer) {
 	fmt.Fprintln(w, rule)
 	for _, name := range t.order {
 		row, impl := split(name)
+		if isTracing(row) {
+			continue
+		}
 		r := t.results[name]
 		ns, _ := r.median("ns/op")
 		cells := []string{row, impl, fmtNs(ns), "", "", "", "", "", ""}
@@ -192,6 +218,39 @@ func (t *table) print(w io.Writer) {
 				c = fmtNum(v)
 			}
 			cells = append(cells, c)
+		}
+		fmt.Fprintln(w, "| "+strings.Join(cells, " | ")+" |")
+	}
+}
+
+// printTracing prints the Tracing rows: time and allocations of each mode
+// over those of the off row of the same benchmark ("vs off": on or never
+// ns/op ÷ off ns/op; "allocs vs off": the allocations it adds).
+func (t *table) printTracing(w io.Writer) {
+	fmt.Fprintln(w, "| benchmark | tracing | ns/op | B/op | allocs/op | calls/s | vs off | allocs vs off |")
+	fmt.Fprintln(w, "|---|---|--:|--:|--:|--:|--:|--:|")
+	for _, name := range t.order {
+		row, mode := split(name)
+		if !isTracing(row) {
+			continue
+		}
+		r := t.results[name]
+		ns, _ := r.median("ns/op")
+		cells := []string{row, mode, fmtNs(ns), "", "", fmtRate(ns), "", ""}
+		allocs, hasAllocs := r.median("allocs/op")
+		if v, ok := r.median("B/op"); ok {
+			cells[3] = fmtNum(v)
+		}
+		if hasAllocs {
+			cells[4] = fmtNum(allocs)
+		}
+		if mode != "off" && ns > 0 {
+			if off, ok := t.get(row, "off", "ns/op"); ok && off > 0 {
+				cells[6] = fmt.Sprintf("%.2f×", ns/off)
+			}
+			if off, ok := t.get(row, "off", "allocs/op"); ok && hasAllocs {
+				cells[7] = fmt.Sprintf("%+.0f", allocs-off)
+			}
 		}
 		fmt.Fprintln(w, "| "+strings.Join(cells, " | ")+" |")
 	}
@@ -332,7 +391,15 @@ func main() {
 		fmt.Fprintln(os.Stderr, "benchtable: no benchmark results in the input")
 		os.Exit(1)
 	}
-	t.print(os.Stdout)
+	if t.hasRows(false) {
+		t.print(os.Stdout)
+	}
+	if t.hasRows(true) {
+		if t.hasRows(false) {
+			fmt.Println()
+		}
+		t.printTracing(os.Stdout)
+	}
 	if t.measured() {
 		fmt.Println()
 		t.verdicts(os.Stdout)

@@ -79,3 +79,81 @@ func TestMeasured(t *testing.T) {
 		})
 	}
 }
+
+// TestPrintTracing: the Tracing rows leave the first table for one of
+// their own, where each mode has its time and allocations over those of
+// the off row of the same benchmark, and none without an off row.
+func TestPrintTracing(t *testing.T) {
+	tests := []struct {
+		name     string
+		input    string
+		first    []string // the first table's lines
+		tracing  []string // the tracing table's lines
+		hasFirst bool
+	}{
+		{
+			name: "beside a round trip",
+			input: `BenchmarkRoundTrip/mem/seq/mcpgen-2   100  8000 ns/op  2800 B/op  27 allocs/op
+BenchmarkTracing/legacy/mem/seq/off-2    100  8000 ns/op  2800 B/op  27 allocs/op
+BenchmarkTracing/legacy/mem/seq/on-2     100  20000 ns/op  12000 B/op  97 allocs/op
+BenchmarkTracing/legacy/mem/seq/never-2  100  16000 ns/op  9000 B/op  92 allocs/op
+`,
+			first: []string{
+				"| benchmark | impl | ns/op | B/op | allocs/op | calls/s | vs go-sdk | vs mcp-go | vs floor |",
+				"|---|---|--:|--:|--:|--:|--:|--:|--:|",
+				"| RoundTrip/mem/seq | mcpgen | 8.00 µs | 2800 | 27.0 | 125.0k/s |  |  |  |",
+			},
+			tracing: []string{
+				"| benchmark | tracing | ns/op | B/op | allocs/op | calls/s | vs off | allocs vs off |",
+				"|---|---|--:|--:|--:|--:|--:|--:|",
+				"| Tracing/legacy/mem/seq | off | 8.00 µs | 2800 | 27.0 | 125.0k/s |  |  |",
+				"| Tracing/legacy/mem/seq | on | 20.00 µs | 12000 | 97.0 | 50.0k/s | 2.50× | +70 |",
+				"| Tracing/legacy/mem/seq | never | 16.00 µs | 9000 | 92.0 | 62.5k/s | 2.00× | +65 |",
+			},
+			hasFirst: true,
+		},
+		{
+			name: "alone, one row without its off row",
+			input: `BenchmarkTracing/stateless/http/seq/on-2  100  150000 ns/op  29000 B/op  295 allocs/op
+`,
+			first: []string{
+				"| benchmark | impl | ns/op | B/op | allocs/op | calls/s | vs go-sdk | vs mcp-go | vs floor |",
+				"|---|---|--:|--:|--:|--:|--:|--:|--:|",
+			},
+			tracing: []string{
+				"| benchmark | tracing | ns/op | B/op | allocs/op | calls/s | vs off | allocs vs off |",
+				"|---|---|--:|--:|--:|--:|--:|--:|",
+				"| Tracing/stateless/http/seq | on | 150.00 µs | 29000 | 295 | 6.7k/s |  |  |",
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tab := &table{results: map[string]*result{}}
+			if err := parse(strings.NewReader(tt.input), tab.results, &tab.order); err != nil {
+				t.Fatal(err)
+			}
+			if got := tab.hasRows(false); got != tt.hasFirst {
+				t.Errorf("hasRows(false) = %v, want %v", got, tt.hasFirst)
+			}
+			if !tab.hasRows(true) {
+				t.Error("hasRows(true) = false, want true")
+			}
+			for _, c := range []struct {
+				what  string
+				print func(*strings.Builder)
+				want  []string
+			}{
+				{"first table", func(b *strings.Builder) { tab.print(b) }, tt.first},
+				{"tracing table", func(b *strings.Builder) { tab.printTracing(b) }, tt.tracing},
+			} {
+				var b strings.Builder
+				c.print(&b)
+				got := strings.TrimSuffix(b.String(), "\n")
+				if want := strings.Join(c.want, "\n"); got != want {
+					t.Errorf("%s:\n%s\nwant:\n%s", c.what, got, want)
+				}
+			}
+		})
+	}
+}
