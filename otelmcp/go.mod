@@ -6,6 +6,7 @@ replace github.com/mcpgen/mcpgen => ../
 
 require (
 	github.com/go-json-experiment/json v0.0.0-20251027170946-4849db3c2f7e
+	github.com/google/go-cmp v0.7.0
 	github.com/mcpgen/mcpgen v0.0.0-00010101000000-000000000000
 	go.opentelemetry.io/otel v1.46.0
 	go.opentelemetry.io/otel/metric v1.46.0

@@ -149,8 +149,8 @@ func (m *message) finish(o outcome, res jsontext.Value) {
 	}
 }
 
-// target is what follows the method in the span name, "" for none.
-func (m *message) target(opts Options) string {
+// nameTarget is what follows the method in the span name, "" for none.
+func (m *message) nameTarget(opts Options) string {
 	switch {
 	case m.tool != "":
 		return m.tool
@@ -164,7 +164,7 @@ func (m *message) target(opts Options) string {
 
 // spanName is "{mcp.method.name} {target}", or the method alone.
 func (m *message) spanName(opts Options) string {
-	if t := m.target(opts); t != "" {
+	if t := m.nameTarget(opts); t != "" {
 		return m.method + " " + t
 	}
 	return m.method
@@ -172,6 +172,16 @@ func (m *message) spanName(opts Options) string {
 
 // common are the attributes spans and operation metrics share.
 func (m *message) common(kv []attribute.KeyValue) []attribute.KeyValue {
+	kv = m.target(kv)
+	if m.version != "" {
+		kv = append(kv, attribute.String(attrProtocolVersion, m.version))
+	}
+	return m.network(kv)
+}
+
+// target adds the method and what it acts on: the attributes a sampler
+// sees as a span starts.
+func (m *message) target(kv []attribute.KeyValue) []attribute.KeyValue {
 	kv = append(kv, attribute.String(attrMethod, m.method))
 	if m.tool != "" {
 		kv = append(kv, attribute.String(attrToolName, m.tool), attribute.String(attrOperation, "execute_tool"))
@@ -179,10 +189,7 @@ func (m *message) common(kv []attribute.KeyValue) []attribute.KeyValue {
 	if m.prompt != "" {
 		kv = append(kv, attribute.String(attrPromptName, m.prompt))
 	}
-	if m.version != "" {
-		kv = append(kv, attribute.String(attrProtocolVersion, m.version))
-	}
-	return m.network(kv)
+	return kv
 }
 
 // network adds the network attributes, and the peer's address: the
@@ -201,10 +208,20 @@ func (m *message) network(kv []attribute.KeyValue) []attribute.KeyValue {
 	return kv
 }
 
-// spanAttrs are the attributes a span starts with.
-func (m *message) spanAttrs(opts Options) []attribute.KeyValue {
-	kv := m.common(make([]attribute.KeyValue, 0, 12))
-	m.versionSet = m.version != ""
+// startAttrs are the attributes a span starts with, for samplers: the
+// method and its target.
+func (m *message) startAttrs() []attribute.KeyValue {
+	return m.target(make([]attribute.KeyValue, 0, 4))
+}
+
+// moreAttrs are the attributes a recording span gets once started.
+func (m *message) moreAttrs() []attribute.KeyValue {
+	kv := make([]attribute.KeyValue, 0, 10)
+	if m.version != "" {
+		kv = append(kv, attribute.String(attrProtocolVersion, m.version))
+		m.versionSet = true
+	}
+	kv = m.network(kv)
 	if m.id != "" {
 		kv = append(kv, attribute.String(attrRequestID, m.id))
 	}
@@ -215,8 +232,7 @@ func (m *message) spanAttrs(opts Options) []attribute.KeyValue {
 		kv = append(kv, attribute.String(attrSessionID, m.sessionID))
 		m.sessionIDSet = true
 	}
-	kv = m.peer(kv, m.role())
-	return kv
+	return m.peer(kv, m.role())
 }
 
 // role says whose address the peer's is: the server's when this side

@@ -229,14 +229,12 @@ func (st *sessionState) receive(ctx context.Context, r *session.Request, next se
 			}
 		}
 	}
-	opts := []trace.SpanStartOption{kindServer, trace.WithAttributes(m.spanAttrs(in.opts)...)}
+	opts := []trace.SpanStartOption{kindServer, trace.WithAttributes(m.startAttrs()...)}
 	if len(links) > 0 {
 		opts = append(opts, trace.WithLinks(links...))
 	}
 	spanCtx, span := in.tracer.Start(parent, m.spanName(in.opts), opts...)
-	if in.opts.ToolArguments && span.IsRecording() {
-		m.recordArguments(span)
-	}
+	m.started(span, in.opts)
 	res, err := next(spanCtx, r)
 	o := outcomeOf(ctx, r, res, err, false)
 	m.finish(o, res)
@@ -251,10 +249,8 @@ func (st *sessionState) send(ctx context.Context, r *session.Request, next sessi
 	in := st.in
 	m := describe(ctx, r, st)
 	start := time.Now()
-	spanCtx, span := in.tracer.Start(ctx, m.spanName(in.opts), kindClient, trace.WithAttributes(m.spanAttrs(in.opts)...))
-	if in.opts.ToolArguments && span.IsRecording() {
-		m.recordArguments(span)
-	}
+	spanCtx, span := in.tracer.Start(ctx, m.spanName(in.opts), kindClient, trace.WithAttributes(m.startAttrs()...))
+	m.started(span, in.opts)
 	sent := r
 	if params, ok := inject(spanCtx, in.prop, r.Params); ok {
 		c := *r
@@ -271,6 +267,17 @@ func (st *sessionState) send(ctx context.Context, r *session.Request, next sessi
 	st.end(span, m, o, res, err)
 	in.clientOp.Record(spanCtx, time.Since(start).Seconds(), in.metricOption(m, o))
 	return res, err
+}
+
+// started gives a recording span the rest of its attributes.
+func (m *message) started(span trace.Span, opts Options) {
+	if !span.IsRecording() {
+		return
+	}
+	span.SetAttributes(m.moreAttrs()...)
+	if opts.ToolArguments {
+		m.recordArguments(span)
+	}
 }
 
 // end sets what the outcome says on span and ends it.

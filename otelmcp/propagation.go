@@ -53,9 +53,11 @@ func (c metaCarrier) Keys() []string {
 	return keys
 }
 
-// mapCarrier collects what a propagator injects.
+// mapCarrier collects what a propagator injects: the W3C propagators set
+// up to three fields, which fit in its arrays without allocating more.
 type mapCarrier struct {
 	keys, values []string
+	kbuf, vbuf   [3]string
 }
 
 func (c *mapCarrier) Get(key string) string {
@@ -82,8 +84,9 @@ func (c *mapCarrier) Keys() []string { return c.keys }
 // inject (no valid span context, no baggage) or params are not an object,
 // and params are then to be sent as they are.
 func inject(ctx context.Context, prop propagation.TextMapPropagator, params jsontext.Value) (jsontext.Value, bool) {
-	var c mapCarrier
-	prop.Inject(ctx, &c)
+	c := &mapCarrier{}
+	c.keys, c.values = c.kbuf[:0], c.vbuf[:0]
+	prop.Inject(ctx, c)
 	if len(c.keys) == 0 || (len(params) > 0 && params.Kind() != '{') {
 		return params, false
 	}
@@ -112,8 +115,24 @@ func inject(ctx context.Context, prop propagation.TextMapPropagator, params json
 		out = append(out, `{"_meta":`...)
 		return append(append(out, ours...), '}'), true
 	}
+	theirs, ok := metaOf(params)
+	if !ok && !wire.Has(params, "_meta") {
+		// The usual case: params without _meta get ours as their first
+		// member.
+		i := skipSpace(params, skipSpace(params, 0)+1) // past the '{'
+		if i >= len(params) {
+			return params, false
+		}
+		out := make([]byte, 0, len(params)+len(ours)+10)
+		out = append(out, `{"_meta":`...)
+		out = append(out, ours...)
+		if params[i] != '}' {
+			out = append(out, ',')
+		}
+		return append(out, params[i:]...), true
+	}
 	meta := jsontext.Value(ours)
-	if theirs, ok := metaOf(params); ok {
+	if ok {
 		var err error
 		if meta, err = wire.MergeMembers(meta, theirs); err != nil {
 			return params, false
@@ -128,3 +147,12 @@ func inject(ctx context.Context, prop propagation.TextMapPropagator, params json
 
 // bytesReader reads b.
 func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
+
+// skipSpace returns the index of the first byte of b at or after i that is
+// no JSON whitespace.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
