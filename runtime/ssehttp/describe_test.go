@@ -141,6 +141,12 @@ func TestDescribe(t *testing.T) {
 			if got := cliWatch.seen(); len(got) != 1 || got[0] != want {
 				t.Errorf("the client's middleware saw %+v, want one %+v", got, want)
 			}
+			if got := transport.Describe(tr); got != want {
+				t.Errorf("the client's Describe after the call = %+v, want %+v", got, want)
+			}
+			if n := testing.AllocsPerRun(100, func() { transport.Describe(tr) }); n != 0 {
+				t.Errorf("the client's Describe allocates %v times, want 0", n)
+			}
 			chost, cport := hostPort(t, first.addr)
 			if chost != "127.0.0.1" {
 				t.Errorf("the client's address %q, want 127.0.0.1", first.addr)

@@ -171,6 +171,9 @@ func TestDescribe(t *testing.T) {
 			if got := c.Describe(); got != want {
 				t.Errorf("the client's Describe after the call = %+v, want %+v", got, want)
 			}
+			if n := testing.AllocsPerRun(100, func() { c.Describe() }); n != 0 {
+				t.Errorf("the client's Describe allocates %v times, want 0", n)
+			}
 			// The server: the address of the client that opened the
 			// session, the session id; or no session at all.
 			got := srvWatch.calls()
