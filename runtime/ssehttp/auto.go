@@ -253,6 +253,15 @@ func (a *AutoClient) current() transport.Transport {
 	return a.chosen
 }
 
+// Describe implements transport.Describer for the transport in use (before
+// the choice, the Streamable HTTP client).
+func (a *AutoClient) Describe() transport.Info {
+	if a.current() == transport.Transport(a.streamable) {
+		return a.streamable.Describe()
+	}
+	return a.sse.Describe()
+}
+
 // NeedsToolList forwards the Streamable HTTP client's answer (see
 // session.ToolLister) while it is, or may become, the transport; the
 // HTTP+SSE transport needs no list.

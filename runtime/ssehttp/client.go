@@ -73,6 +73,7 @@ type Client struct {
 	log      *slog.Logger
 	maxQ     int   // 0: no limit
 	maxBytes int64 // 0: no limit
+	peer     httpmsg.Peer
 
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
@@ -84,6 +85,7 @@ type Client struct {
 
 	mu         sync.Mutex
 	endpoint   *url.URL // from the endpoint event; nil before
+	sessionID  string   // the endpoint's sessionId; "" before
 	closed     bool
 	endErr     error // why the stream ended; nil for the server closing it
 	queue      [][]byte
@@ -107,6 +109,7 @@ func NewClient(sseURL string, opts ClientOptions) *Client {
 		done:   make(chan struct{}),
 	}
 	c.sseURL, _ = url.Parse(sseURL) // checked by Open
+	c.peer.SetURL(c.sseURL)
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	if c.hc == nil {
 		c.hc = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
@@ -124,6 +127,16 @@ func NewClient(sseURL string, opts ClientOptions) *Client {
 // ServerKey returns the SSE URL: the server a session.Session remembers
 // the protocol era of (session.ServerKeyer).
 func (c *Client) ServerKey() string { return c.raw }
+
+// Describe implements transport.Describer: the server's host and port as
+// the SSE URL names them, the HTTP version of the latest response, and the
+// sessionId of the endpoint the server gave, once it did.
+func (c *Client) Describe() transport.Info {
+	c.mu.Lock()
+	sid := c.sessionID
+	c.mu.Unlock()
+	return c.peer.Info(sid)
+}
 
 // shownEndpoint returns u for logs and errors, which never hold its query:
 // it names the session (?sessionId=…), which is a credential. The query
@@ -213,6 +226,7 @@ func (c *Client) Open(ctx context.Context) error {
 	if err != nil {
 		return fail(fmt.Errorf("ssehttp: GET %s: %w", c.raw, err))
 	}
+	c.peer.Saw(resp)
 	if resp.StatusCode != http.StatusOK {
 		quoted := httpmsg.BodyExcerpt(resp.Body)
 		resp.Body.Close()
@@ -252,6 +266,7 @@ func (c *Client) Open(ctx context.Context) error {
 		return errClientClosed
 	}
 	c.endpoint = endpoint
+	c.sessionID = endpoint.Query().Get("sessionId")
 	c.wg.Add(1)
 	c.mu.Unlock()
 	c.log.Debug("ssehttp: SSE stream open", "url", c.raw, "endpoint", shownEndpoint(endpoint), "endpointTag", httpmsg.Tag(endpoint.String()))
@@ -514,6 +529,7 @@ func (c *Client) Write(ctx context.Context, data []byte) error {
 		}
 		return fmt.Errorf("ssehttp: POST %s: %w", shown, err)
 	}
+	c.peer.Saw(resp)
 	defer resp.Body.Close()
 	if resp.StatusCode/100 == 2 {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))

@@ -549,6 +549,7 @@ func (s *Server) newConn(r *http.Request) (*conn, int, error) {
 		}
 		c.id = id
 	}
+	c.info = httpmsg.ServerInfo(r, c.id)
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -706,7 +707,8 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 type conn struct {
 	srv       *Server
 	id        string
-	principal string // ServerOptions.Principal of the GET; "" for none
+	principal string         // ServerOptions.Principal of the GET; "" for none
+	info      transport.Info // what Describe returns
 	sess      *session.Session
 	// Set by the session before it starts.
 	push      func(data []byte, inline bool)
@@ -774,6 +776,10 @@ func (c *conn) nullID() bool {
 	rev := c.sess.Revision()
 	return rev != nil && rev.Name < "2025-11-25"
 }
+
+// Describe implements transport.Describer: the connection of the GET that
+// opened the stream, whose peer is the client, and the session id.
+func (c *conn) Describe() transport.Info { return c.info }
 
 // Read implements transport.Transport: messages are pushed (see
 // SetPushItems), so Read only reports the end of the session: io.EOF once

@@ -29,7 +29,12 @@ type CommandTransport struct {
 var (
 	_ transport.Transport = (*CommandTransport)(nil)
 	_ transport.Starter   = (*CommandTransport)(nil)
+	_ transport.Describer = (*CommandTransport)(nil)
 )
+
+// Describe implements transport.Describer as Transport.Describe does: the
+// network is "pipe", started or not.
+func (c *CommandTransport) Describe() transport.Info { return pipeInfo }
 
 // NewCommand returns the transport that starts cmd when a client connects
 // (see CommandTransport); opts are those of Command.

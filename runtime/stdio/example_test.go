@@ -67,3 +67,12 @@ func ExampleCommand() {
 	}
 	fmt.Printf("%s\n", reply)
 }
+
+// Every stdio transport runs over a pipe: it has no address and no session
+// id (see transport.Info).
+func ExampleTransport_Describe() {
+	t := stdio.New(strings.NewReader(""), io.Discard)
+	defer t.Close()
+	fmt.Printf("%+v\n", t.Describe())
+	// Output: {Network:pipe Protocol: ProtocolVersion: Address: Port:0 SessionID:}
+}

@@ -41,7 +41,14 @@ type Process struct {
 	stderrDone chan struct{} // closed when forwardStderr has returned
 }
 
-var _ transport.Transport = (*Process)(nil)
+var (
+	_ transport.Transport = (*Process)(nil)
+	_ transport.Describer = (*Process)(nil)
+)
+
+// Describe implements transport.Describer as Transport.Describe does: the
+// network is "pipe".
+func (p *Process) Describe() transport.Info { return pipeInfo }
 
 // Command starts cmd as an MCP server speaking over its stdin and stdout.
 // cmd must not have been started and must leave Stdin and Stdout nil; they

@@ -219,7 +219,18 @@ type writeResult struct {
 // writeDeadliner is a writer with write deadlines, as *os.File.
 type writeDeadliner interface{ SetWriteDeadline(time.Time) error }
 
-var _ transport.Transport = (*Transport)(nil)
+var (
+	_ transport.Transport = (*Transport)(nil)
+	_ transport.Describer = (*Transport)(nil)
+)
+
+// pipeInfo is what every stdio transport tells of its connection.
+var pipeInfo = transport.Info{Network: "pipe"}
+
+// Describe implements transport.Describer: the network is "pipe", the
+// standard input and output of a process; there is no address, and no
+// session id.
+func (t *Transport) Describe() transport.Info { return pipeInfo }
 
 // New returns a transport that reads lines from r and writes lines to w: the
 // server side over os.Stdin and os.Stdout, or either side over any pipes.

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"sync"
 	"time"
@@ -133,6 +134,7 @@ type Client struct {
 	log        *slog.Logger
 	maxQueued  int   // 0: no limit
 	maxBytes   int64 // 0: no limit
+	peer       httpmsg.Peer
 
 	mu   sync.Mutex
 	conn *clientConn // the current connection; replaced by Close after expiry
@@ -198,6 +200,9 @@ func NewClient(endpoint string, opts ClientOptions) *Client {
 	orDefault(&opts.MaxQueued, DefaultMaxQueued)
 	orDefault(&opts.MaxQueuedBytes, DefaultMaxQueuedBytes)
 	c.maxQueued, c.maxBytes = max(opts.MaxQueued, 0), max(opts.MaxQueuedBytes, 0)
+	if u, err := url.Parse(endpoint); err == nil {
+		c.peer.SetURL(u)
+	}
 	c.conn = newClientConn()
 	return c
 }
@@ -227,6 +232,17 @@ func (c *Client) ProtocolVersion() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.conn.version
+}
+
+// Describe implements transport.Describer: the server's host and port as
+// the endpoint URL names them, the HTTP version of the latest response,
+// and the session id once the server assigned one ("" in the stateless
+// era).
+func (c *Client) Describe() transport.Info {
+	c.mu.Lock()
+	sid := c.conn.sessionID
+	c.mu.Unlock()
+	return c.peer.Info(sid)
 }
 
 var errClientClosed = fmt.Errorf("streamhttp: client closed: %w", net.ErrClosed)
@@ -377,6 +393,7 @@ func (c *Client) Write(ctx context.Context, data []byte) error {
 		cancelReq()
 		return c.requestError(ctx, g, "POST", err)
 	}
+	c.peer.Saw(resp)
 
 	if initialize && resp.StatusCode/100 == 2 {
 		newSID := resp.Header.Get("Mcp-Session-Id")
@@ -965,6 +982,7 @@ func (c *Client) get(g *clientConn, lastID string) (*http.Response, context.Canc
 		cancel()
 		return nil, nil, "", err
 	}
+	c.peer.Saw(resp)
 	return resp, cancel, sid, nil
 }
 
@@ -1185,6 +1203,7 @@ func (c *Client) deleteSession(sid, version string) error {
 	if err != nil {
 		return fmt.Errorf("streamhttp: DELETE %s: %w", c.endpoint, err)
 	}
+	c.peer.Saw(resp)
 	switch {
 	case resp.StatusCode/100 == 2, resp.StatusCode == http.StatusMethodNotAllowed, resp.StatusCode == http.StatusNotFound:
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))

@@ -63,3 +63,31 @@ func ExampleNewServer_headers() {
 	// Mcp-Param-Region eu-west: 200 [{"type":"text","text":"sunny"}]
 	// Mcp-Param-Region us-east: 400 {"code":-32020,"message":"header mismatch: Mcp-Param-Region: the value \"us-east\" does not match params/arguments/region \"eu-west\""}
 }
+
+// A client tells what it runs over: the server's host and port from the
+// endpoint URL, the HTTP version of the latest response, and the session id
+// once the server assigned one. Telemetry reads it through
+// transport.Describe(session.Transport()).
+func ExampleClient_Describe() {
+	srv := mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"})
+	h := streamhttp.NewServer(srv.Handler, streamhttp.ServerOptions{})
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	defer h.Close()
+
+	c := streamhttp.NewClient(ts.URL, streamhttp.ClientOptions{})
+	before := c.Describe()
+	fmt.Println("before:", before.Network, before.Protocol, before.Address, before.ProtocolVersion == "")
+	// Connect with a 2025-11-25 client: a legacy session, with an id.
+	cs, err := mcp.Connect(context.Background(), c, &mcp.ClientOptions{Revisions: []string{"2025-11-25"}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer cs.Close()
+	info := c.Describe()
+	fmt.Println("after:", info.Network, info.Protocol, info.Address, info.ProtocolVersion, info.SessionID == c.SessionID() && info.SessionID != "")
+	// Output:
+	// before: tcp http 127.0.0.1 true
+	// after: tcp http 127.0.0.1 1.1 true
+}

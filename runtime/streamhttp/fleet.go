@@ -181,7 +181,7 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request) bool {
 		if rec.Owner != s.fleet.ID {
 			continue // another instance took it first: carry the request there
 		}
-		if err := s.resume(sid, rec); errors.Is(err, errNoRoomHere) {
+		if err := s.resume(r, sid, rec); errors.Is(err, errNoRoomHere) {
 			// Not this instance's to carry now: released for another.
 			s.fleet.Sessions.Claim(ctx, sid, s.fleet.ID, "", s.recordTTL())
 			rf := refusal{rev: claimedRevision(r)}
@@ -273,8 +273,9 @@ func (s *Server) renew(conns []*conn) {
 // did not answer), whose record is then left for another try.
 var errNoRoomHere = errors.New("this instance cannot carry the session on now")
 
-// resume carries on here the session sid, from its record.
-func (s *Server) resume(sid string, rec fleet.Record) error {
+// resume carries on here the session sid, from its record; r is the
+// request that brought it here.
+func (s *Server) resume(r *http.Request, sid string, rec fleet.Record) error {
 	if len(rec.State) == 0 {
 		return errors.New("its record holds no state: its initialize was never answered")
 	}
@@ -282,7 +283,7 @@ func (s *Server) resume(sid string, rec fleet.Record) error {
 	if err != nil {
 		return fmt.Errorf("its record's state: %w", err)
 	}
-	c := s.makeConn(sid, rec.Principal)
+	c := s.makeConn(r, sid, rec.Principal)
 	// The GET stream goes on where the last owner left it in the shared
 	// store: a client resumes it with its Last-Event-ID.
 	g := c.standalone

@@ -119,6 +119,7 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/revision"
 	"github.com/mcpgen/mcpgen/runtime/session"
+	"github.com/mcpgen/mcpgen/runtime/transport"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
@@ -926,7 +927,7 @@ func (s *Server) newConn(r *http.Request) (*conn, int, *jsonrpc.Error) {
 	} else {
 		id = fleet.NewSessionID()
 	}
-	c := s.makeConn(id, principal)
+	c := s.makeConn(r, id, principal)
 	h := s.newHandler()
 	s.mu.Lock()
 	if s.closed {
@@ -953,12 +954,14 @@ func (s *Server) newConn(r *http.Request) (*conn, int, *jsonrpc.Error) {
 	return c, 0, nil
 }
 
-// makeConn returns the conn of the session id, not started.
-func (s *Server) makeConn(id, principal string) *conn {
+// makeConn returns the conn of the session id, not started; r is the
+// request that opened it, or carried it to this instance.
+func (s *Server) makeConn(r *http.Request, id, principal string) *conn {
 	c := &conn{
 		srv:       s,
 		id:        id,
 		principal: principal,
+		info:      httpmsg.ServerInfo(r, id),
 		in:        make(chan []byte), // unbuffered: sessions take POSTs pushed (session.ItemPusher)
 		closed:    make(chan struct{}),
 		ending:    make(chan struct{}),
@@ -977,7 +980,8 @@ func (s *Server) makeConn(id, principal string) *conn {
 type conn struct {
 	srv       *Server
 	id        string
-	principal string // ServerOptions.Principal of the initialize; "" for none
+	principal string         // ServerOptions.Principal of the initialize; "" for none
+	info      transport.Info // what Describe returns
 	sess      *session.Session
 	in        chan []byte // POST bodies for Read, when the session does not take them pushed
 	// Set by the session before it starts.
@@ -1140,6 +1144,11 @@ func (c *conn) enqueue(ctx context.Context, body []byte) bool {
 		return false
 	}
 }
+
+// Describe implements transport.Describer: the connection of the request
+// that opened the session (or carried it to this instance, in a fleet),
+// whose peer is the client, and the session id.
+func (c *conn) Describe() transport.Info { return c.info }
 
 // Read implements transport.Transport for the session.
 func (c *conn) Read(ctx context.Context) ([]byte, error) {

@@ -67,6 +67,9 @@ type validating struct {
 
 func (w *validating) Close() error { return w.t.Close() }
 
+// Describe forwards to the transport it wraps (transport.Describer).
+func (w *validating) Describe() transport.Info { return transport.Describe(w.t) }
+
 func (w *validating) Write(ctx context.Context, data []byte) error {
 	w.mu.Lock()
 	reports := w.stream.payload(data, 0, w.opts.Side, w.opts.Debug)

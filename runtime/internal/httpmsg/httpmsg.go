@@ -1,7 +1,8 @@
 // Package httpmsg holds what the HTTP transports (streamhttp and ssehttp)
 // say about the HTTP messages they exchange: the excerpt of a body quoted
 // in an error, a Content-Type's media type, the authorization context
-// their client's requests carry, and the tag that names a session in logs.
+// their client's requests carry, the tag that names a session in logs, and
+// what they tell of their connection (transport.Info).
 package httpmsg
 
 import (
