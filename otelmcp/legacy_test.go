@@ -250,10 +250,10 @@ func checkOps(t *testing.T, c *conn, version, rawSID string, ops []op) {
 				t.Errorf("%s: %s span mcp.session.id is the raw session id", o.name, side.name)
 			}
 		}
-		if c, s := attrs(client)["jsonrpc.request.id"].Emit(), attrs(server)["jsonrpc.request.id"].Emit(); c != s {
+		if c, s := attrs(client)["jsonrpc.request.id"].String(), attrs(server)["jsonrpc.request.id"].String(); c != s {
 			t.Errorf("%s: jsonrpc.request.id %q on the client, %q on the server", o.name, c, s)
 		}
-		if c, s := attrs(client)["mcp.session.id"].Emit(), attrs(server)["mcp.session.id"].Emit(); c != s {
+		if c, s := attrs(client)["mcp.session.id"].String(), attrs(server)["mcp.session.id"].String(); c != s {
 			t.Errorf("%s: mcp.session.id %q on the client, %q on the server", o.name, c, s)
 		}
 		if o.parent != "" {

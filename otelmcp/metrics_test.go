@@ -14,7 +14,7 @@ import (
 func pointAttrs(dp metricdata.HistogramDataPoint[float64]) map[string]string {
 	m := map[string]string{}
 	for _, kv := range dp.Attributes.ToSlice() {
-		m[string(kv.Key)] = kv.Value.Emit()
+		m[string(kv.Key)] = kv.Value.String()
 	}
 	return m
 }

@@ -41,7 +41,7 @@ func TestSessionID(t *testing.T) {
 			switch tt.want {
 			case "none":
 				if cok || sok {
-					t.Errorf("mcp.session.id %q on the client, %q on the server, want none", cid.Emit(), sid.Emit())
+					t.Errorf("mcp.session.id %q on the client, %q on the server, want none", cid.String(), sid.String())
 				}
 				return
 			case "raw":

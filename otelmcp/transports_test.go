@@ -263,7 +263,7 @@ func (c *conn) checkNetwork(t *testing.T, what string, client, server sdktrace.R
 func strAttrs(a map[attribute.Key]attribute.Value) map[string]string {
 	m := make(map[string]string, len(a))
 	for k, v := range a {
-		m[string(k)] = v.Emit()
+		m[string(k)] = v.String()
 	}
 	return m
 }
