@@ -353,18 +353,24 @@ func outcomeOf(ctx context.Context, r *session.Request, res jsontext.Value, err 
 		}
 		return outcome{}
 	}
+	// The handling side's context ended: the peer cancelled the request
+	// (or closed its subscription), or the session ended. The engine has
+	// turned the handler's error into the -32603 it would have sent.
+	cancelled := (!outgoing && ctx.Err() != nil) || (outgoing && errors.Is(err, context.Canceled))
+	if cancelled && r.Method == "subscriptions/listen" {
+		// A subscription ends when its client closes it: no failure.
+		return outcome{}
+	}
+	if cancelled && !outgoing {
+		return outcome{errorType: errCancelled, message: err.Error()}
+	}
 	var je *jsonrpc.Error
 	if errors.As(err, &je) {
 		code := strconv.FormatInt(je.Code, 10)
 		return outcome{errorType: code, statusCode: code, message: je.Message}
 	}
 	if !outgoing {
-		// The handling side: the request's context ended (the peer
-		// cancelled it, or the session ended), or the handler failed and
-		// the peer gets -32603.
-		if ctx.Err() != nil {
-			return outcome{errorType: errCancelled, message: err.Error()}
-		}
+		// The handling side: the handler failed and the peer gets -32603.
 		code := strconv.FormatInt(jsonrpc.InternalError, 10)
 		return outcome{errorType: code, statusCode: code, message: err.Error()}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/mcpgen/mcpgen/runtime/session"
+	"github.com/mcpgen/mcpgen/runtime/transport"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -261,6 +262,13 @@ func (st *sessionState) send(ctx context.Context, r *session.Request, next sessi
 	m.setID(sent.ID)
 	if sent.ID.IsValid() {
 		span.SetAttributes(attribute.String(attrRequestID, idString(sent.ID)))
+	}
+	if m.net.Protocol != "" && m.net.ProtocolVersion == "" && r.Session != nil {
+		// An HTTP client learns the version from its first response.
+		if v := transport.Describe(r.Session.Transport()).ProtocolVersion; v != "" {
+			m.net.ProtocolVersion = v
+			span.SetAttributes(attribute.String(attrNetVersion, v))
+		}
 	}
 	o := outcomeOf(ctx, r, res, err, true)
 	m.finish(o, res)
