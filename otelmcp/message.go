@@ -3,9 +3,7 @@ package otelmcp
 import (
 	"context"
 	"errors"
-	"net"
 	"strconv"
-	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
@@ -111,16 +109,9 @@ func describe(ctx context.Context, r *session.Request, st *sessionState) *messag
 		// handled, or the one whose handler sends) says more than the
 		// session's transport: its own protocol and the client's address.
 		if h, ok := session.HTTPRequestOf(ctx); ok {
-			if m.net.Network == "" {
-				m.net.Network = "tcp"
-			}
-			m.net.Protocol = "http"
-			if v := httpVersion(h.Proto); v != "" {
-				m.net.ProtocolVersion = v
-			}
-			if host, port, ok := splitHostPort(h.RemoteAddr); ok {
-				m.net.Address, m.net.Port = host, port
-			}
+			sid := m.net.SessionID
+			m.net = h.Info()
+			m.net.SessionID = sid
 		}
 	}
 	m.peerAddr, m.peerPort = m.net.Address, m.net.Port
@@ -407,30 +398,4 @@ func idString(id wire.ID) string {
 	}
 	n, _ := id.Int()
 	return strconv.FormatInt(n, 10)
-}
-
-// httpVersion turns "HTTP/1.1" into "1.1" and "HTTP/2.0" into "2", as
-// network.protocol.version has them.
-func httpVersion(proto string) string {
-	v, ok := strings.CutPrefix(proto, "HTTP/")
-	switch {
-	case !ok:
-		return ""
-	case v == "2.0", v == "3.0":
-		return v[:1]
-	}
-	return v
-}
-
-// splitHostPort splits "host:port".
-func splitHostPort(addr string) (string, int, bool) {
-	host, p, err := net.SplitHostPort(addr)
-	if err != nil || host == "" {
-		return "", 0, false
-	}
-	port, err := strconv.Atoi(p)
-	if err != nil {
-		return host, 0, true
-	}
-	return host, port, true
 }

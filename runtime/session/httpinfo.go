@@ -3,6 +3,9 @@ package session
 import (
 	"context"
 	"net/http"
+
+	"github.com/mcpgen/mcpgen/runtime/internal/httpmsg"
+	"github.com/mcpgen/mcpgen/runtime/transport"
 )
 
 // HTTPRequest is what a handler may know of the HTTP request that carried
@@ -27,6 +30,17 @@ type HTTPRequest struct {
 	// Proto is the request's protocol, as net/http gives it: "HTTP/1.1",
 	// "HTTP/2.0".
 	Proto string
+
+	major, minor uint8 // the version of Proto
+}
+
+// Info returns what the request tells of its connection, as a server sees
+// it (see transport.Info): network "tcp", protocol "http" and its version
+// ("1.1", "2"), and the client's address and port (behind a proxy, the
+// proxy's). It has no session id: the session's transport has it.
+func (r *HTTPRequest) Info() transport.Info {
+	host, port := httpmsg.SplitAddr(r.RemoteAddr)
+	return transport.Info{Network: "tcp", Protocol: "http", ProtocolVersion: httpmsg.ProtoVersion(int(r.major), int(r.minor)), Address: host, Port: port}
 }
 
 // httpRequestKey is the context key of an HTTPRequest.
@@ -51,7 +65,7 @@ func (c *httpValues) Value(key any) any {
 // session (ItemPusher) or to Stateless.Serve, whose handlers' contexts
 // then carry its values: the HTTPRequest, and whatever r's context held.
 func WithHTTPRequest(ctx context.Context, r *http.Request) context.Context {
-	return &httpValues{Context: ctx, info: HTTPRequest{Header: r.Header, RemoteAddr: r.RemoteAddr, Host: r.Host, Proto: r.Proto}}
+	return &httpValues{Context: ctx, info: HTTPRequest{Header: r.Header, RemoteAddr: r.RemoteAddr, Host: r.Host, Proto: r.Proto, major: uint8(r.ProtoMajor), minor: uint8(r.ProtoMinor)}}
 }
 
 // HTTPRequestOf returns the HTTP request that carried the request whose
