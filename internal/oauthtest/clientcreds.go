@@ -36,6 +36,7 @@ func (s *Server) clientCredentials(w http.ResponseWriter, r *http.Request) {
 	var err error
 	if r.PostForm.Has("client_assertion") || r.PostForm.Has("client_assertion_type") {
 		tr.AuthMethod = "private_key_jwt"
+		tr.ClientAssertion = r.PostForm.Get("client_assertion")
 		id, err = s.verifyAssertion(r)
 		tr.ClientID = id
 	} else {

@@ -58,9 +58,11 @@ type AuthRequest struct {
 	CodeChallenge, CodeChallengeMethod            string
 }
 
-// TokenRequest is a token request the Server received.
+// TokenRequest is a token request the Server received. ClientAssertion
+// is the private_key_jwt assertion, if any.
 type TokenRequest struct {
 	GrantType, ClientID, AuthMethod, Resource, Scope string
+	ClientAssertion                                  string
 }
 
 // Revocation is an RFC 7009 revocation request the Server received.
