@@ -1,6 +1,7 @@
 package oauth_test
 
 import (
+	"bytes"
 	"context"
 	"crypto"
 	"crypto/ecdsa"
@@ -8,6 +9,7 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -230,5 +232,55 @@ func TestClientCredentialsConfig(t *testing.T) {
 	}
 	if _, err := oauth.New(oauth.Config{ClientCredentialsGrant: true, Clients: []oauth.ClientCredentials{{ClientID: "m", PrivateKey: ec}}}); err != nil {
 		t.Errorf("New with a key: %v", err)
+	}
+}
+
+// Logout of a machine client revokes its access token, authenticating as
+// at the token endpoint, and the next request gets a new grant.
+func TestClientCredentialsLogout(t *testing.T) {
+	as := oauthtest.NewWith(t, oauthtest.Options{Clients: map[string]string{"machine": "secret"}})
+	url := protected(t, as, nil)
+	c := machine(t, oauth.ClientCredentials{ClientID: "machine", ClientSecret: "secret"}, nil)
+	hc := httpClient(t, c, url)
+	mustCall(t, hc, url, "tools/list")
+	if err := c.Logout(context.Background(), url); err != nil {
+		t.Fatal(err)
+	}
+	revs := as.Revocations()
+	if len(revs) != 1 || revs[0].ClientID != "machine" || revs[0].Hint != "access_token" || revs[0].Token == "" {
+		t.Errorf("revocations = %+v, want the access token's, by machine", revs)
+	}
+	mustCall(t, hc, url, "tools/list")
+	if n := len(as.TokenRequests()); n != 2 {
+		t.Errorf("%d token requests, want 2 (a new grant after Logout)", n)
+	}
+}
+
+// The debug log of a machine client's grants holds neither the secret,
+// nor the assertion, nor the token.
+func TestClientCredentialsLogs(t *testing.T) {
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	const secret = "never-log-this-secret"
+	for _, cc := range []oauth.ClientCredentials{
+		{ClientID: "machine", ClientSecret: secret},
+		{ClientID: "jwt", PrivateKey: key},
+	} {
+		as := oauthtest.NewWith(t, oauthtest.Options{Clients: map[string]string{"machine": secret}, JWTClients: map[string]crypto.PublicKey{"jwt": &key.PublicKey}})
+		url := protected(t, as, nil)
+		var logs bytes.Buffer
+		c, err := oauth.New(oauth.Config{ClientCredentialsGrant: true, Clients: []oauth.ClientCredentials{cc}, Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustCall(t, httpClient(t, c, url), url, "tools/list")
+		trs := as.TokenRequests()
+		if len(trs) != 1 || !strings.Contains(logs.String(), "client credentials grant") {
+			t.Fatalf("%d token requests; logs:\n%s", len(trs), logs.String())
+		}
+		for _, s := range []string{secret, trs[0].ClientAssertion} {
+			if s != "" && strings.Contains(logs.String(), s) {
+				t.Errorf("%s: the logs hold a credential:\n%s", cc.ClientID, logs.String())
+			}
+		}
 	}
 }
