@@ -13,17 +13,32 @@
 // that approve at once. --logout forgets the stored token (revoking it at
 // the authorization server when that one can).
 //
+// With --client-credentials the client is a machine client, with no user:
+// it gets its token with the client_credentials grant, as the
+// pre-registered client --client-id, authenticating with the secret in
+// --client-secret-file (client_secret_basic) or with the private key in
+// --private-key (a PKCS #8 PEM file; private_key_jwt, with --key-id as its
+// kid):
+//
+//	go run ./examples/login-client --url http://127.0.0.1:8080/mcp --tool whoami \
+//		--client-credentials --client-id my-agent --private-key agent-key.pem
+//
 // examples/authorized-server --test-issuer is a server to try it against,
 // with a test authorization server that approves every login at once.
 package main
 
 import (
 	"context"
+	"crypto"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"time"
 
 	mcp "github.com/mcpgen/mcpgen/protocol/mcp20260728"
@@ -46,6 +61,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	headless := fs.Bool("headless", false, "read the authorization server's redirect instead of asking a user (test servers)")
 	cimd := fs.String("client-metadata-url", "", "the https `URL` of this client's Client ID Metadata Document, if it has one")
 	logout := fs.Bool("logout", false, "forget the stored token for --url (revoking it at the authorization server when it can), then exit")
+	machine := fs.Bool("client-credentials", false, "be a machine client, with no user: get the token with the client_credentials grant as --client-id")
+	clientID := fs.String("client-id", "", "the pre-registered client `ID` of --client-credentials")
+	secretFile := fs.String("client-secret-file", "", "read the client secret of --client-credentials from `FILE` (client_secret_basic)")
+	keyFile := fs.String("private-key", "", "sign the client assertions of --client-credentials with the PKCS #8 PEM private key in `FILE` (private_key_jwt)")
+	keyID := fs.String("key-id", "", "the `KID` of --private-key, if the authorization server knows the key by one")
 	help := fs.BoolP("help", "h", false, "show this help")
 	if err := fs.Parse(args); err != nil {
 		fmt.Fprintf(stderr, "login-client: %v; see --help\n", err)
@@ -63,12 +83,31 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "login-client: --url is required; see --help")
 		return 2
 	}
+	var creds *oauth.ClientCredentials
+	switch {
+	case *machine && (*clientID == "" || *secretFile == "" && *keyFile == ""):
+		fmt.Fprintln(stderr, "login-client: --client-credentials needs --client-id and --client-secret-file or --private-key; see --help")
+		return 2
+	case !*machine && (*clientID != "" || *secretFile != "" || *keyFile != "" || *keyID != ""):
+		fmt.Fprintln(stderr, "login-client: --client-id, --client-secret-file, --private-key and --key-id go with --client-credentials; see --help")
+		return 2
+	case *machine:
+		var err error
+		if creds, err = machineCredentials(*clientID, *secretFile, *keyFile, *keyID); err != nil {
+			fmt.Fprintf(stderr, "login-client: %v\n", err)
+			return 1
+		}
+	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
 	if *logout {
-		oc, err := oauth.New(oauth.Config{Authorizer: &oauth.Headless{}, Store: oauth.NewFileStore(*store)})
+		cfg := oauth.Config{Authorizer: &oauth.Headless{}, Store: oauth.NewFileStore(*store)}
+		if creds != nil {
+			cfg = oauth.Config{ClientCredentialsGrant: true, Clients: []oauth.ClientCredentials{*creds}, Store: cfg.Store}
+		}
+		oc, err := oauth.New(cfg)
 		if err == nil {
 			err = oc.Logout(ctx, *url)
 		}
@@ -79,7 +118,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "logged out of %s\n", *url)
 		return 0
 	}
-	if err := connect(ctx, *url, *tool, *store, *cimd, *headless, stdout, stderr); err != nil {
+	if err := connect(ctx, *url, *tool, *store, *cimd, *headless, creds, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "login-client: %v\n", err)
 		return 1
 	}
@@ -95,10 +134,47 @@ func defaultStore() string {
 	return filepath.Join(dir, "mcpgen", "login-client.json")
 }
 
-// connect logs in as needed, lists the tools and calls tool.
-func connect(ctx context.Context, url, tool, store, cimd string, headless bool, stdout, stderr io.Writer) error {
+// machineCredentials returns the credentials of a machine client: id,
+// with the secret in secretFile or the PKCS #8 PEM private key in
+// keyFile (whose kid is keyID).
+func machineCredentials(id, secretFile, keyFile, keyID string) (*oauth.ClientCredentials, error) {
+	cc := &oauth.ClientCredentials{ClientID: id, KeyID: keyID}
+	if secretFile != "" {
+		data, err := os.ReadFile(secretFile)
+		if err != nil {
+			return nil, fmt.Errorf("--client-secret-file: %w", err)
+		}
+		if cc.ClientSecret = strings.TrimSpace(string(data)); cc.ClientSecret == "" {
+			return nil, fmt.Errorf("--client-secret-file %s: empty", secretFile)
+		}
+	}
+	if keyFile != "" {
+		data, err := os.ReadFile(keyFile)
+		if err != nil {
+			return nil, fmt.Errorf("--private-key: %w", err)
+		}
+		block, _ := pem.Decode(data)
+		if block == nil {
+			return nil, fmt.Errorf("--private-key %s: no PEM block", keyFile)
+		}
+		k, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+		if err != nil {
+			return nil, fmt.Errorf("--private-key %s: want a PKCS #8 private key (BEGIN PRIVATE KEY): %w", keyFile, err)
+		}
+		signer, ok := k.(crypto.Signer)
+		if !ok {
+			return nil, errors.New("--private-key " + keyFile + ": the key cannot sign")
+		}
+		cc.PrivateKey = signer
+	}
+	return cc, nil
+}
+
+// connect logs in as needed (as the machine client creds, when not nil),
+// lists the tools and calls tool.
+func connect(ctx context.Context, url, tool, store, cimd string, headless bool, creds *oauth.ClientCredentials, stdout, stderr io.Writer) error {
 	var authorizer oauth.Authorizer = &oauth.Headless{}
-	if !headless {
+	if !headless && creds == nil {
 		l, err := oauth.NewLoopback("127.0.0.1:0")
 		if err != nil {
 			return err
@@ -110,12 +186,18 @@ func connect(ctx context.Context, url, tool, store, cimd string, headless bool, 
 		}
 		authorizer = l
 	}
-	oc, err := oauth.New(oauth.Config{
+	cfg := oauth.Config{
 		Authorizer:        authorizer,
 		Store:             oauth.NewFileStore(store),
 		ClientName:        "mcpgen login-client",
 		ClientMetadataURL: cimd,
-	})
+	}
+	if creds != nil {
+		cfg.Authorizer = nil
+		cfg.ClientCredentialsGrant = true
+		cfg.Clients = []oauth.ClientCredentials{*creds}
+	}
+	oc, err := oauth.New(cfg)
 	if err != nil {
 		return err
 	}

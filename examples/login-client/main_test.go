@@ -3,6 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/pem"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -53,6 +60,60 @@ func TestUsage(t *testing.T) {
 		}
 		if s := stderr.String(); strings.Count(s, "\n") != 1 || !strings.Contains(s, "see --help") {
 			t.Errorf("%q: stderr %q, want one line pointing to --help", args, s)
+		}
+	}
+}
+
+// TestClientCredentials: --client-credentials gets the token with the
+// client_credentials grant, with a secret from a file or a private key
+// from a PEM file, and no authorization request.
+func TestClientCredentials(t *testing.T) {
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	der, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	keyFile := filepath.Join(dir, "key.pem")
+	secretFile := filepath.Join(dir, "secret")
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(secretFile, []byte("s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name, client, method string
+		args                 []string
+	}{
+		{"secret", "agent", "client_secret_basic", []string{"--client-id", "agent", "--client-secret-file", secretFile}},
+		{"private key", "jwt-agent", "private_key_jwt", []string{"--client-id", "jwt-agent", "--private-key", keyFile, "--key-id", "k1"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			as := oauthtest.NewWith(t, oauthtest.Options{Clients: map[string]string{"agent": "s3cret"}, JWTClients: map[string]crypto.PublicKey{"jwt-agent": &key.PublicKey}})
+			url := protected.Start(t, as, "mcp")
+			var stdout, stderr bytes.Buffer
+			args := append([]string{"--client-credentials", "--store", filepath.Join(t.TempDir(), "tokens.json"), "--tool", "whoami", "--url", url}, tt.args...)
+			if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
+				t.Fatalf("exit %d\n%s", code, stderr.String())
+			}
+			if got := stdout.String(); !strings.Contains(got, "whoami: "+tt.client+" [mcp]\n") {
+				t.Errorf("stdout %q", got)
+			}
+			trs := as.TokenRequests()
+			if len(trs) != 1 || trs[0].GrantType != "client_credentials" || trs[0].AuthMethod != tt.method || len(as.AuthRequests()) != 0 {
+				t.Errorf("token requests %+v, %d authorization requests", trs, len(as.AuthRequests()))
+			}
+		})
+	}
+	for _, args := range [][]string{
+		{"--client-credentials", "--url", "http://x"},
+		{"--client-credentials", "--client-id", "a", "--url", "http://x"},
+		{"--client-id", "a", "--client-secret-file", secretFile, "--url", "http://x"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(context.Background(), args, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "--client-credentials") {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and a word on --client-credentials", args, code, stderr.String())
 		}
 	}
 }

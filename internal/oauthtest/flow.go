@@ -1,6 +1,7 @@
 package oauthtest
 
 import (
+	"crypto"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
@@ -41,6 +42,14 @@ type Options struct {
 	// GrantScopes, when set, decides the scope granted for the requested
 	// one (default: what was asked).
 	GrantScopes func(requested string) string
+	// JWTClients are pre-registered clients that authenticate with
+	// private_key_jwt (RFC 7523 section 2.2): client id → the public key
+	// (*ecdsa.PublicKey, *rsa.PublicKey or ed25519.PublicKey) their
+	// assertions are verified with. They, and the clients of Clients, may
+	// use the client_credentials grant (RFC 6749 section 4.4), which the
+	// metadata then lists, with private_key_jwt among the auth methods
+	// unless AuthMethods is set.
+	JWTClients map[string]crypto.PublicKey
 }
 
 // AuthRequest is an authorization request the Server received.
@@ -49,9 +58,11 @@ type AuthRequest struct {
 	CodeChallenge, CodeChallengeMethod            string
 }
 
-// TokenRequest is a token request the Server received.
+// TokenRequest is a token request the Server received. ClientAssertion
+// is the private_key_jwt assertion, if any.
 type TokenRequest struct {
 	GrantType, ClientID, AuthMethod, Resource, Scope string
+	ClientAssertion                                  string
 }
 
 // Revocation is an RFC 7009 revocation request the Server received.
@@ -72,6 +83,7 @@ type flow struct {
 	tokens  []TokenRequest
 	regs    []Registration
 	revoked []Revocation
+	jtis    map[string]bool // client id + " " + jti of the assertions accepted
 }
 
 type client struct{ id, secret, method, redirect string }
@@ -134,6 +146,9 @@ func (s *Server) metadata() map[string]any {
 		"grant_types_supported":                 []string{"authorization_code", "refresh_token"},
 		"token_endpoint_auth_methods_supported": s.authMethods(),
 	}
+	if len(s.opts.Clients) > 0 || len(s.opts.JWTClients) > 0 {
+		m["grant_types_supported"] = []string{"authorization_code", "refresh_token", "client_credentials"}
+	}
 	if !s.opts.NoPKCE {
 		m["code_challenge_methods_supported"] = []string{"S256"}
 	}
@@ -155,6 +170,9 @@ func (s *Server) metadata() map[string]any {
 func (s *Server) authMethods() []string {
 	if s.opts.AuthMethods != nil {
 		return s.opts.AuthMethods
+	}
+	if len(s.opts.JWTClients) > 0 {
+		return []string{"none", "client_secret_basic", "client_secret_post", "private_key_jwt"}
 	}
 	return []string{"none", "client_secret_basic", "client_secret_post"}
 }
@@ -225,6 +243,10 @@ func (s *Server) handleFlow(mux *http.ServeMux) {
 	mux.HandleFunc("POST /token", func(w http.ResponseWriter, r *http.Request) {
 		if err := r.ParseForm(); err != nil {
 			oauthError(w, http.StatusBadRequest, "invalid_request", err.Error())
+			return
+		}
+		if r.PostForm.Get("grant_type") == "client_credentials" {
+			s.clientCredentials(w, r)
 			return
 		}
 		tr := TokenRequest{GrantType: r.PostForm.Get("grant_type"), Resource: r.PostForm.Get("resource"), Scope: r.PostForm.Get("scope")}

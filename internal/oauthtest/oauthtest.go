@@ -3,9 +3,9 @@
 // serves their JSON Web Key Set and its RFC 8414 metadata on 127.0.0.1,
 // rotates keys on demand, and runs the authorization code flow: an
 // authorization endpoint that approves every valid request at once (PKCE
-// S256 required), a token endpoint (authorization_code and refresh_token
-// grants; client_secret_basic, client_secret_post and none) and dynamic
-// client registration. It records what clients sent, for tests to check.
+// S256 required), a token endpoint (authorization_code, refresh_token
+// and client_credentials grants; client_secret_basic, client_secret_post,
+// private_key_jwt and none) and dynamic client registration. It records what clients sent, for tests to check.
 // It is for tests, and for trying a login by hand on one machine (Listen).
 package oauthtest
 

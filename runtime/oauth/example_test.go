@@ -2,8 +2,12 @@ package oauth_test
 
 import (
 	"context"
+	"crypto"
+	"crypto/x509"
+	"encoding/pem"
 	"fmt"
 	"log"
+	"os"
 
 	mcp "github.com/mcpgen/mcpgen/protocol/mcp20260728"
 	"github.com/mcpgen/mcpgen/runtime/oauth"
@@ -44,4 +48,45 @@ func Example() {
 		log.Fatal(err)
 	}
 	fmt.Println(res.Content)
+}
+
+// A machine client (an agent, a service, a batch job) with no user: it
+// gets its tokens with the client_credentials grant, authenticating with a
+// private key whose public key the authorization server holds
+// (private_key_jwt). With a client secret instead, set ClientSecret and no
+// PrivateKey (client_secret_basic).
+func Example_clientCredentials() {
+	pemKey, err := os.ReadFile("/etc/myagent/client-key.pem") // PKCS #8
+	if err != nil {
+		log.Fatal(err)
+	}
+	block, _ := pem.Decode(pemKey)
+	if block == nil {
+		log.Fatal("client-key.pem: no PEM block")
+	}
+	key, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+	if err != nil {
+		log.Fatal(err)
+	}
+	oc, err := oauth.New(oauth.Config{
+		ClientCredentialsGrant: true,
+		Clients: []oauth.ClientCredentials{{
+			ClientID:   "my-agent",
+			PrivateKey: key.(crypto.Signer),
+			KeyID:      "2026-11",
+		}},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	hc, err := oc.HTTPClient("https://mcp.example.com/mcp")
+	if err != nil {
+		log.Fatal(err)
+	}
+	t := streamhttp.NewClient("https://mcp.example.com/mcp", streamhttp.ClientOptions{HTTPClient: hc})
+	cs, err := mcp.Connect(context.Background(), t, &mcp.ClientOptions{Info: mcp.Implementation{Name: "my-agent", Version: "1.0.0"}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cs.Close()
 }

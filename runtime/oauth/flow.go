@@ -140,7 +140,7 @@ func (s *server) reauthorize(ctx context.Context, status int, ch oauthmeta.Chall
 		}
 		scopes = union(held, challenged)
 	} else {
-		if mayRefresh && tok != nil && tok.RefreshToken != "" && tok.Issuer == d.issuer {
+		if mayRefresh && !s.c.cfg.ClientCredentialsGrant && tok != nil && tok.RefreshToken != "" && tok.Issuer == d.issuer {
 			if err := s.refresh(ctx, d, tok); err == nil {
 				return refreshed, nil
 			} else {
@@ -158,7 +158,7 @@ func (s *server) reauthorize(ctx context.Context, status int, ch oauthmeta.Chall
 	if failures >= s.c.cfg.MaxAuthorizations {
 		return 0, s.errorf("authorization", "%d authorizations in a row did not lead to a request the server accepted; giving up", failures)
 	}
-	if !s.c.cfg.NoOfflineAccess && slices.Contains(d.as.ScopesSupported, "offline_access") && len(scopes) > 0 {
+	if !s.c.cfg.NoOfflineAccess && !s.c.cfg.ClientCredentialsGrant && slices.Contains(d.as.ScopesSupported, "offline_access") && len(scopes) > 0 {
 		scopes = union(scopes, []string{"offline_access"})
 	}
 	s.mu.Lock()
@@ -324,10 +324,15 @@ func (s *server) discover(ctx context.Context, ch oauthmeta.Challenge) (*discove
 		}
 		s.c.logger.Debug("oauth: no metadata; using the default endpoints", "server", s.url, "issuer", d.issuer)
 	}
-	if !d.as.SupportsPKCE() {
+	endpoints := []struct{ what, u string }{{"authorization_endpoint", d.as.AuthorizationEndpoint}, {"token_endpoint", d.as.TokenEndpoint}}
+	if s.c.cfg.ClientCredentialsGrant {
+		// No authorization request: neither PKCE nor the authorization
+		// endpoint is used.
+		endpoints = endpoints[1:]
+	} else if !d.as.SupportsPKCE() {
 		return nil, s.errorf("authorization server metadata", "issuer %q does not list PKCE S256 in code_challenge_methods_supported; MCP clients must not use it", excerpt(d.issuer))
 	}
-	for _, e := range []struct{ what, u string }{{"authorization_endpoint", d.as.AuthorizationEndpoint}, {"token_endpoint", d.as.TokenEndpoint}} {
+	for _, e := range endpoints {
 		if e.u == "" {
 			return nil, s.errorf("authorization server metadata", "issuer %q has no %s", excerpt(d.issuer), e.what)
 		}
@@ -401,6 +406,9 @@ func (s *server) credentials(ctx context.Context, d *discovered) (*ClientCredent
 		}
 	}
 	c.mu.Unlock()
+	if c.cfg.ClientCredentialsGrant {
+		return nil, s.errorf("client credentials grant", "Config.Clients has no client for issuer %q (each entry with an Issuer is used with that issuer only, one without with the first issuer met)", excerpt(d.issuer))
+	}
 	if cc, err := c.store.LoadClient(ctx, d.issuer); err == nil && cc.ClientID != "" {
 		cc.Issuer = d.issuer
 		return cc, nil
@@ -537,14 +545,16 @@ func (s *server) config(d *discovered, cc *ClientCredentials, scopes []string) *
 		}
 	}
 	conf := &oauth2.Config{
-		ClientID:    cc.ClientID,
-		RedirectURL: s.c.cfg.Authorizer.RedirectURL(),
-		Scopes:      scopes,
+		ClientID: cc.ClientID,
+		Scopes:   scopes,
 		Endpoint: oauth2.Endpoint{
 			AuthURL:   d.as.AuthorizationEndpoint,
 			TokenURL:  d.as.TokenEndpoint,
 			AuthStyle: oauth2.AuthStyleInParams,
 		},
+	}
+	if a := s.c.cfg.Authorizer; a != nil {
+		conf.RedirectURL = a.RedirectURL()
 	}
 	switch method {
 	case "client_secret_basic":
@@ -565,6 +575,9 @@ func randomState() string {
 
 // authorize runs the authorization code flow for scopes.
 func (s *server) authorize(ctx context.Context, d *discovered, scopes []string) error {
+	if s.c.cfg.ClientCredentialsGrant {
+		return s.machineToken(ctx, d, scopes)
+	}
 	cc, err := s.credentials(ctx, d)
 	if err != nil {
 		return err
@@ -705,8 +718,12 @@ func (a *addForm) RoundTrip(req *http.Request) (*http.Response, error) {
 // expiryDelta, before it is sent, when it has a refresh token from the
 // server's authorization server. It reports whether the token may have
 // changed meanwhile (false: tok is still the one to send).
+//
+// A machine client (Config.ClientCredentialsGrant) gets a new token with
+// its credentials instead.
 func (s *server) ensureFresh(ctx context.Context, tok *Token, gen uint64) bool {
-	if tok == nil || tok.RefreshToken == "" || tok.Expiry.IsZero() || time.Until(tok.Expiry) > expiryDelta {
+	machine := s.c.cfg.ClientCredentialsGrant
+	if tok == nil || tok.RefreshToken == "" && !machine || tok.Expiry.IsZero() || time.Until(tok.Expiry) > expiryDelta {
 		return false
 	}
 	s.authMu.Lock()
@@ -727,6 +744,13 @@ func (s *server) ensureFresh(ctx context.Context, tok *Token, gen uint64) bool {
 	}
 	if d.issuer != tok.Issuer {
 		return false
+	}
+	if machine {
+		if err := s.machineToken(ctx, d, scopeList(tok.Scope)); err != nil {
+			s.c.logger.Info("oauth: replacing an expired token", "server", s.url, "err", err)
+			return false
+		}
+		return true
 	}
 	if err := s.refresh(ctx, d, tok); err != nil {
 		s.c.logger.Info("oauth: refreshing an expired token", "server", s.url, "err", err)
@@ -789,6 +813,14 @@ func (s *server) revoke(ctx context.Context, d *discovered, cc *ClientCredential
 		if conf.ClientSecret != "" {
 			form.Set("client_secret", conf.ClientSecret)
 		}
+	}
+	if cc.AuthMethod == "private_key_jwt" {
+		a, err := clientAssertion(cc, d.as.Issuer, time.Now())
+		if err != nil {
+			return s.wrap(step, err)
+		}
+		form.Set("client_assertion_type", ClientAssertionType)
+		form.Set("client_assertion", a)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.as.RevocationEndpoint, strings.NewReader(form.Encode()))
 	if err != nil {

@@ -45,6 +45,32 @@
 // Config.MaxAuthorizations authorizations; so does a run of requests none
 // of which succeeded.
 //
+// # Machine clients
+//
+// With Config.ClientCredentialsGrant, a Client acts for itself, with no
+// user and no browser (an agent, a service, a batch job): steps 1, 2 and 4
+// are the same (discovery, and the scope, without offline_access), step 3
+// is not needed (no authorization endpoint, no PKCE), the credentials are
+// those of Config.Clients only (no registration), and steps 6 and 7 are one
+// token request of the client_credentials grant (RFC 6749 section 4.4)
+// with the resource parameter. The client authenticates with
+// client_secret_basic (RFC 6749 section 2.3.1: the form-urlencoded id and
+// secret in a Basic header), client_secret_post, or private_key_jwt (RFC
+// 7523 section 2.2): a JWT signed with ClientCredentials.PrivateKey whose
+// iss and sub are the client id, whose aud is the authorization server's
+// issuer identifier, with iat, an exp AssertionLifetime later and a unique
+// jti, new for every token request. The aud is the issuer, not the token
+// endpoint: the MCP extension for client credentials
+// (https://github.com/modelcontextprotocol/ext-auth) and the update of RFC
+// 7523 in the IETF OAuth working group (draft-ietf-oauth-rfc7523bis) name
+// it, so that an assertion cannot be replayed at another server's
+// endpoint. The method is the configured one, else the first of
+// private_key_jwt (with a key), client_secret_basic and client_secret_post
+// (with a secret) that the server lists. The token is kept in the Store,
+// sent and re-acquired on 401 and on insufficient_scope as above; one
+// that expires is replaced with a new grant before it is sent (no refresh
+// token is kept: the client needs none).
+//
 // The token goes only to the MCP server's origin, in the Authorization
 // header (never in a URL), and never to an authorization server.
 // Metadata, registration, token and revocation requests are plain HTTP
@@ -146,8 +172,15 @@ import (
 
 // Config configures a Client.
 type Config struct {
-	// Authorizer runs the user's part of the flow. Required.
+	// Authorizer runs the user's part of the flow. Required, unless
+	// ClientCredentialsGrant.
 	Authorizer Authorizer
+	// ClientCredentialsGrant makes the Client a machine client, with no
+	// user: it gets its tokens with the client_credentials grant (RFC 6749
+	// section 4.4) instead of the authorization code flow, authenticating
+	// with the credentials of Clients (see "Machine clients" in the package
+	// documentation). Authorizer is then not used.
+	ClientCredentialsGrant bool
 	// Store keeps tokens and registered clients. Default: a MemoryStore.
 	Store Store
 	// Clients are pre-registered client credentials, tried first. An
@@ -224,8 +257,11 @@ type Client struct {
 
 // New returns a Client.
 func New(cfg Config) (*Client, error) {
-	if cfg.Authorizer == nil {
-		return nil, errors.New("oauth: Config.Authorizer is required")
+	if cfg.Authorizer == nil && !cfg.ClientCredentialsGrant {
+		return nil, errors.New("oauth: Config.Authorizer is required (or Config.ClientCredentialsGrant, for a machine client)")
+	}
+	if cfg.ClientCredentialsGrant && len(cfg.Clients) == 0 {
+		return nil, errors.New("oauth: Config.ClientCredentialsGrant: Config.Clients must hold the client's credentials (a client ID with a ClientSecret or a PrivateKey)")
 	}
 	if cfg.MaxAuthorizations <= 0 {
 		cfg.MaxAuthorizations = DefaultMaxAuthorizations
@@ -250,8 +286,8 @@ func New(cfg Config) (*Client, error) {
 		if c.ClientID == "" {
 			return nil, fmt.Errorf("oauth: Config.Clients[%d]: no ClientID", i)
 		}
-		if err := checkAuthMethod(c.AuthMethod, c.ClientSecret); err != nil {
-			return nil, fmt.Errorf("oauth: Config.Clients[%d]: %w", i, err)
+		if err := checkClient(&c, cfg.ClientCredentialsGrant); err != nil {
+			return nil, fmt.Errorf("oauth: Config.Clients[%d] (client %q): %w", i, c.ClientID, err)
 		}
 	}
 	c := &Client{cfg: cfg, store: cfg.Store, servers: map[string]*server{}, bound: map[int]string{}}
@@ -268,6 +304,39 @@ func New(cfg Config) (*Client, error) {
 		c.base = &http.Client{Timeout: 30 * time.Second}
 	}
 	return c, nil
+}
+
+// checkClient checks the client credentials of Config.Clients, of a
+// Client that uses the client_credentials grant when machine.
+func checkClient(c *ClientCredentials, machine bool) error {
+	if !machine {
+		if c.PrivateKey != nil || c.AuthMethod == "private_key_jwt" {
+			return errors.New("private_key_jwt (a PrivateKey) is supported with Config.ClientCredentialsGrant only")
+		}
+		return checkAuthMethod(c.AuthMethod, c.ClientSecret)
+	}
+	if c.PrivateKey != nil {
+		if _, err := signingAlgorithm(c.PrivateKey); err != nil {
+			return err
+		}
+	}
+	switch c.AuthMethod {
+	case "":
+		if c.ClientSecret == "" && c.PrivateKey == nil {
+			return errors.New("the client_credentials grant needs a ClientSecret or a PrivateKey")
+		}
+	case "client_secret_basic", "client_secret_post":
+		if c.ClientSecret == "" {
+			return fmt.Errorf("AuthMethod %q without a ClientSecret", c.AuthMethod)
+		}
+	case "private_key_jwt":
+		if c.PrivateKey == nil {
+			return errors.New(`AuthMethod "private_key_jwt" without a PrivateKey`)
+		}
+	default:
+		return fmt.Errorf("AuthMethod %q: the client_credentials grant needs client_secret_basic, client_secret_post or private_key_jwt", c.AuthMethod)
+	}
+	return nil
 }
 
 func checkAuthMethod(m, secret string) error {

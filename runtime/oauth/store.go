@@ -2,6 +2,7 @@ package oauth
 
 import (
 	"context"
+	"crypto"
 	"errors"
 	"fmt"
 	"os"
@@ -57,7 +58,22 @@ type ClientCredentials struct {
 	// one from the server's metadata: none without a secret, otherwise
 	// client_secret_basic unless the server lists only
 	// client_secret_post.
+	//
+	// With Config.ClientCredentialsGrant, AuthMethod may also be
+	// "private_key_jwt", and an empty one picks private_key_jwt when there
+	// is a PrivateKey, else client_secret_basic, else client_secret_post,
+	// the first the server lists in token_endpoint_auth_methods_supported.
 	AuthMethod string `json:"token_endpoint_auth_method,omitempty"`
+	// PrivateKey signs the client assertions of private_key_jwt (RFC 7523
+	// section 2.2), with Config.ClientCredentialsGrant only: an
+	// *ecdsa.PrivateKey (P-256: ES256, P-384: ES384, P-521: ES512), an
+	// *rsa.PrivateKey of 2048 bits or more (RS256) or an
+	// ed25519.PrivateKey (EdDSA). The authorization server holds its public
+	// key. It is never saved in a Store.
+	PrivateKey crypto.Signer `json:"-"`
+	// KeyID is the kid of the client assertions' header, when the
+	// authorization server knows the key by one; optional.
+	KeyID string `json:"kid,omitempty"`
 }
 
 // Store keeps tokens and registered clients between runs. Its methods may

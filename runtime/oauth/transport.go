@@ -53,9 +53,11 @@ func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	authorizations := 0
 	mayRefresh := true
-	for {
+	for first := true; ; first = false {
 		tok, gen := s.current(ctx)
-		if s.ensureFresh(ctx, tok, gen) {
+		// A token is refreshed (or replaced) before the first send only:
+		// after a 401 or 403, the token is a new one.
+		if first && s.ensureFresh(ctx, tok, gen) {
 			tok, gen = s.current(ctx)
 		}
 		r := req.Clone(ctx)

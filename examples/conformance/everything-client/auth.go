@@ -2,7 +2,11 @@ package main
 
 import (
 	"context"
+	"crypto"
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
+	"errors"
 	"fmt"
 	"os"
 
@@ -18,17 +22,45 @@ import (
 const cimdURL = "https://conformance-test.local/client-metadata.json"
 
 // authContext is what MCP_CONFORMANCE_CONTEXT carries for the auth
-// scenarios: pre-registered credentials (auth/pre-registration).
+// scenarios: pre-registered credentials (auth/pre-registration,
+// auth/client-credentials-basic), or a client id and the PKCS #8 PEM of
+// its private key (auth/client-credentials-jwt).
 type authContext struct {
-	ClientID     string `json:"client_id"`
-	ClientSecret string `json:"client_secret"`
+	ClientID         string `json:"client_id"`
+	ClientSecret     string `json:"client_secret"`
+	PrivateKeyPEM    string `json:"private_key_pem"`
+	SigningAlgorithm string `json:"signing_algorithm"`
+}
+
+// machineAuth are the auth scenarios of machine clients: the
+// client_credentials grant, with the credentials of the context.
+var machineAuth = map[string]bool{
+	"auth/client-credentials-basic": true,
+	"auth/client-credentials-jwt":   true,
+}
+
+// privateKey reads a PKCS #8 PEM private key.
+func privateKey(pemText string) (crypto.Signer, error) {
+	block, _ := pem.Decode([]byte(pemText))
+	if block == nil {
+		return nil, errors.New("private_key_pem: no PEM block")
+	}
+	k, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("private_key_pem: %w", err)
+	}
+	s, ok := k.(crypto.Signer)
+	if !ok {
+		return nil, fmt.Errorf("private_key_pem: a %T cannot sign", k)
+	}
+	return s, nil
 }
 
 // authTransport returns a Streamable HTTP transport for url whose requests
 // runtime/oauth authorizes, as the auth/* scenarios expect: a headless
 // authorizer (the suite's authorization server redirects at once), the
 // suite's CIMD URL, and the pre-registered client of the context if any.
-func authTransport(url string) (*streamhttp.Client, error) {
+func authTransport(url string) (_ *streamhttp.Client, err error) {
 	cfg := oauth.Config{
 		Authorizer:        &oauth.Headless{},
 		ClientName:        "mcpgen-conformance-everything-client",
@@ -41,8 +73,18 @@ func authTransport(url string) (*streamhttp.Client, error) {
 			return nil, fmt.Errorf("MCP_CONFORMANCE_CONTEXT: %w", err)
 		}
 		if ac.ClientID != "" {
-			cfg.Clients = []oauth.ClientCredentials{{ClientID: ac.ClientID, ClientSecret: ac.ClientSecret}}
+			cc := oauth.ClientCredentials{ClientID: ac.ClientID, ClientSecret: ac.ClientSecret}
+			if ac.PrivateKeyPEM != "" {
+				if cc.PrivateKey, err = privateKey(ac.PrivateKeyPEM); err != nil {
+					return nil, fmt.Errorf("MCP_CONFORMANCE_CONTEXT: %w", err)
+				}
+			}
+			cfg.Clients = []oauth.ClientCredentials{cc}
 		}
+	}
+	if machineAuth[os.Getenv("MCP_CONFORMANCE_SCENARIO")] {
+		cfg.ClientCredentialsGrant = true
+		cfg.Authorizer = nil
 	}
 	oc, err := oauth.New(cfg)
 	if err != nil {
@@ -89,11 +131,9 @@ func runAuth26(ctx context.Context, url string) error {
 }
 
 // extensionAuth are the auth scenarios of OAuth extensions this client
-// does not implement (client credentials, enterprise-managed
-// authorization, DPoP, workload identity): it reports them unknown.
+// does not implement (enterprise-managed authorization, DPoP, workload
+// identity): it reports them unknown.
 var extensionAuth = map[string]bool{
-	"auth/client-credentials-jwt":           true,
-	"auth/client-credentials-basic":         true,
 	"auth/cross-app-access-complete-flow":   true,
 	"auth/enterprise-managed-authorization": true,
 	"auth/dpop":                             true,

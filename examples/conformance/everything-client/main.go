@@ -16,7 +16,8 @@
 // http-custom-headers, http-invalid-tool-headers, json-schema-ref-no-deref
 // and json-schema-2020-12-preservation. The auth/* scenarios (auth.go) log
 // in through runtime/oauth, list the tools and call test-tool, at either
-// revision; those of OAuth extensions (client credentials, DPoP,
+// revision, auth/client-credentials-* as a machine client (the
+// client_credentials grant); those of the other OAuth extensions (DPoP,
 // enterprise-managed authorization, workload identity) are not
 // implemented. The Skills extension's host scenarios (sep-2640-client-*,
 // skills.go) run at either revision.
