@@ -21,9 +21,8 @@ import (
 //
 // A bound token sent with the Bearer scheme is refused, as section 7.2
 // asks (https://www.rfc-editor.org/rfc/rfc9449#section-7.2). So is a token
-// that is not bound sent with the DPoP scheme, which that section lets a
-// resource server refuse: its proof would bind nothing, and the client is
-// to send it as a bearer token. Challenges name both schemes, Bearer
+// that is not bound sent with the DPoP scheme, mcpgen's choice: its proof
+// would bind nothing, and the client is to send it as a bearer token. Challenges name both schemes, Bearer
 // first, as section 7.1 shows
 // (https://www.rfc-editor.org/rfc/rfc9449#section-7.1), unless Required;
 // the DPoP one lists the accepted algorithms (algs).
