@@ -12,6 +12,11 @@
 //     metadata URL, when the token lacks a scope the request needs, so that
 //     the client can step up.
 //
+// With Options.DPoP it also takes DPoP-bound tokens (RFC 9449): sent as
+// "Authorization: DPoP <token>" with a proof of the client's key in a DPoP
+// header, checked by runtime/dpop; a bound token sent as a bearer token is
+// refused, and challenges name the DPoP scheme too.
+//
 // The scopes a request needs are set for every request, per MCP method and
 // per tool (Options). What the verifier learned of the token, a TokenInfo,
 // travels in the request's context to the MCP handlers (TokenInfoFrom).
@@ -79,6 +84,13 @@ type TokenInfo struct {
 	Scopes []string
 	// Expiry is when the token expires; zero when it does not say.
 	Expiry time.Time
+	// JKT is, for a DPoP-bound token, the thumbprint of the key it is
+	// bound to: its confirmation claim cnf.jkt (RFC 9449 section 6,
+	// https://www.rfc-editor.org/rfc/rfc9449#section-6). With
+	// Options.DPoP, Protect takes such a token only with the DPoP scheme
+	// and a proof made with that key. A verifier that leaves it empty has
+	// it read from Claims.
+	JKT string
 	// Claims are the token's claims as decoded JSON (a JWT's payload, an
 	// introspection response), for what the fields above leave out.
 	Claims map[string]any

@@ -3,6 +3,7 @@ package bearer_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/go-jose/go-jose/v4/jwt"
 
 	"github.com/mcpgen/mcpgen/runtime/bearer"
+	"github.com/mcpgen/mcpgen/runtime/dpop"
 )
 
 func FuzzIntrospectionResponse(f *testing.F) {
@@ -81,6 +83,31 @@ func FuzzJWTVerify(f *testing.F) {
 		typ, _ := tok.Headers[0].ExtraHeaders[jose.HeaderType].(string)
 		if !strings.EqualFold(typ, "at+jwt") && !strings.EqualFold(typ, "application/at+jwt") {
 			t.Fatalf("accepted a token typed %q", typ)
+		}
+	})
+}
+
+// FuzzProtectDPoP sends arbitrary Authorization and DPoP headers through a
+// Protector that takes DPoP: it never panics, and nothing made up reaches
+// the handler.
+func FuzzProtectDPoP(f *testing.F) {
+	s := newDPoPSetupTB(f)
+	p, err := bearer.New(bearer.Options{Resource: resource, AuthorizationServers: []string{s.is.URL}, Verifier: s.verifier, DPoP: &bearer.DPoPOptions{}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	wrong, err := dpop.NewProof(s.key, "GET", resource, dpop.ProofOptions{AccessToken: s.bound})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add("DPoP "+s.bound, wrong)
+	f.Add("Bearer "+s.bound, "")
+	f.Add("DPoP "+s.unbound, wrong)
+	f.Add("dpop  x", "a.b.c")
+	f.Fuzz(func(t *testing.T, auth, proof string) {
+		got := send(p, "", "", auth, []string{proof}, "")
+		if got.reached || got.status != http.StatusUnauthorized && got.status != http.StatusServiceUnavailable {
+			t.Fatalf("status %d, reached %v: want a refusal", got.status, got.reached)
 		}
 	})
 }

@@ -226,6 +226,7 @@ func (in *Introspector) decide(body []byte, now time.Time) (*TokenInfo, error) {
 	if err := checkSubject(info, in.opts.AllowMissingSubject, "client_id"); err != nil {
 		return nil, err
 	}
+	info.JKT, _ = confirmationKey(all) // see JWTVerifier.Verify
 	if r.Expiry != 0 {
 		info.Expiry = time.Unix(r.Expiry, 0)
 	}

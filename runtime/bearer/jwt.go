@@ -251,6 +251,10 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string) (*TokenInfo, err
 	if err := checkSubject(info, v.opts.AllowMissingSubject, "client_id or azp"); err != nil {
 		return nil, err
 	}
+	// A malformed cnf leaves JKT empty: Protect refuses the token when it
+	// takes DPoP (boundKey reads Claims), and ignores cnf as before when
+	// it does not.
+	info.JKT, _ = confirmationKey(all)
 	return info, nil
 }
 

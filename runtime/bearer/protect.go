@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/mcpgen/mcpgen/runtime/dpop"
 	"github.com/mcpgen/mcpgen/runtime/oauthmeta"
 	"github.com/mcpgen/mcpgen/runtime/session"
 	"github.com/mcpgen/mcpgen/runtime/wire"
@@ -56,6 +57,9 @@ type Options struct {
 	// of tokens that could not be checked, at warn level; the client is
 	// told less. The token itself is never logged. Default: none.
 	Logger *slog.Logger
+	// DPoP, when set, accepts DPoP-bound tokens (RFC 9449) and checks
+	// their proofs; see DPoPOptions. Default: bearer tokens only.
+	DPoP *DPoPOptions
 }
 
 // Protector checks the bearer tokens of the requests to an MCP endpoint
@@ -66,6 +70,7 @@ type Protector struct {
 	metadataURL string // its path-specific URL, named in challenges
 	paths       []string
 	log         *slog.Logger
+	proofs      *dpop.Verifier // nil without Options.DPoP
 }
 
 // New returns the Protector of opts, or an error naming the option that
@@ -129,7 +134,15 @@ func New(opts Options) (*Protector, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	opts.Resource = resource
-	return &Protector{opts: opts, metadata: doc, metadataURL: urls[0], paths: paths, log: log}, nil
+	p := &Protector{opts: opts, metadata: doc, metadataURL: urls[0], paths: paths, log: log}
+	if opts.DPoP != nil {
+		d := *opts.DPoP
+		p.opts.DPoP = &d
+		if p.proofs, err = newProofVerifier(&d, resource); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
 }
 
 // validScope reports whether s is a scope-token of RFC 6749 section 3.3.
@@ -205,6 +218,11 @@ func (p *Protector) Metadata() http.Handler {
 // A TokenInfo naming neither a subject nor a client is refused, since all
 // such tokens would share one Principal. The token never appears in the
 // log: Logger gets the verifier's error with any copy of it cut out.
+//
+// With Options.DPoP, a token may also come as "Authorization: DPoP
+// <token>" with a proof in one DPoP header (removed before next too), and
+// must when it is DPoP-bound; see DPoPOptions. Without it, only the Bearer
+// scheme is read and DPoP headers are ignored.
 func (p *Protector) Protect(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if isPreflight(r) {
@@ -215,16 +233,20 @@ func (p *Protector) Protect(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		token, ok := bearerToken(r.Header)
+		scheme, token, ok := p.credentials(r.Header)
 		if !ok {
-			p.challenge(w, http.StatusUnauthorized, "", "", p.opts.Scopes)
+			p.refuse(w, http.StatusUnauthorized, "", "", "", p.opts.Scopes)
+			return
+		}
+		if scheme == schemeBearer && p.proofs != nil && p.opts.DPoP.Required {
+			p.refuse(w, http.StatusUnauthorized, scheme, "invalid_token", "this resource takes DPoP-bound tokens only: send the token as Authorization: DPoP, with a DPoP proof", p.opts.Scopes)
 			return
 		}
 		info, err := p.opts.Verifier.Verify(r.Context(), token)
 		switch {
 		case errors.Is(err, ErrInvalidToken):
 			p.log.Debug("bearer: token refused", "err", redact(err, token))
-			p.challenge(w, http.StatusUnauthorized, "invalid_token", "the access token is not valid for this resource", p.opts.Scopes)
+			p.refuse(w, http.StatusUnauthorized, scheme, "invalid_token", "the access token is not valid for this resource", p.opts.Scopes)
 			return
 		case err != nil:
 			level := slog.LevelWarn
@@ -237,11 +259,14 @@ func (p *Protector) Protect(next http.Handler) http.Handler {
 			return
 		case info == nil:
 			p.log.Warn("bearer: the verifier returned no TokenInfo and no error")
-			p.challenge(w, http.StatusUnauthorized, "invalid_token", "the access token is not valid for this resource", p.opts.Scopes)
+			p.refuse(w, http.StatusUnauthorized, scheme, "invalid_token", "the access token is not valid for this resource", p.opts.Scopes)
 			return
 		case info.Subject == "" && info.ClientID == "":
 			p.log.Warn("bearer: the verifier accepted a token that names neither a subject nor a client; refused")
-			p.challenge(w, http.StatusUnauthorized, "invalid_token", "the access token is not valid for this resource", p.opts.Scopes)
+			p.refuse(w, http.StatusUnauthorized, scheme, "invalid_token", "the access token is not valid for this resource", p.opts.Scopes)
+			return
+		}
+		if p.proofs != nil && !p.checkBinding(w, r, scheme, token, info) {
 			return
 		}
 		need, err := p.needed(r)
@@ -250,12 +275,15 @@ func (p *Protector) Protect(next http.Handler) http.Handler {
 			return
 		}
 		if missing := missingScopes(info, need); len(missing) > 0 {
-			p.challenge(w, http.StatusForbidden, "insufficient_scope", "the access token lacks a scope this request needs", need)
+			p.refuse(w, http.StatusForbidden, scheme, "insufficient_scope", "the access token lacks a scope this request needs", need)
 			return
 		}
 		r = r.WithContext(session.WithPrincipal(NewContext(r.Context(), info), info.Principal()))
 		r.Header = r.Header.Clone()
 		r.Header.Del("Authorization")
+		if p.proofs != nil {
+			r.Header.Del("DPoP")
+		}
 		next.ServeHTTP(w, r)
 	})
 }
@@ -315,6 +343,12 @@ func (p *Protector) challenge(w http.ResponseWriter, status int, code, descripti
 		oauthmeta.Param{Name: "resource_metadata", Value: p.metadataURL},
 	)
 	w.Header().Set("WWW-Authenticate", c.String())
+	p.writeRefusal(w, status, description)
+}
+
+// writeRefusal writes the status and the JSON-RPC error body of a refused
+// request, once its challenges are set.
+func (p *Protector) writeRefusal(w http.ResponseWriter, status int, description string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	msg := "authorization required"
