@@ -5,7 +5,7 @@
 // authorization endpoint that approves every valid request at once (PKCE
 // S256 required), a token endpoint (authorization_code, refresh_token
 // and client_credentials grants; client_secret_basic, client_secret_post,
-// private_key_jwt and none) and dynamic client registration. It records what clients sent, for tests to check.
+// private_key_jwt and none), DPoP-bound tokens (Options.DPoP) and dynamic client registration. It records what clients sent, for tests to check.
 // It is for tests, and for trying a login by hand on one machine (Listen).
 package oauthtest
 
@@ -26,6 +26,7 @@ import (
 
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
+	"github.com/mcpgen/mcpgen/runtime/dpop"
 )
 
 // Server is a test authorization server.
@@ -41,6 +42,7 @@ type Server struct {
 	keys []jose.JSONWebKey // private; the last one signs
 	n    int
 	flow flow
+	dpop *dpop.Verifier // with Options.DPoP
 }
 
 // New starts a Server with the default Options, closed when t ends.
@@ -97,6 +99,13 @@ func (s *Server) Close() {
 // of its endpoints; the caller serves it and sets URL.
 func newServer(opts Options) (*Server, *http.ServeMux, error) {
 	s := &Server{opts: opts}
+	if opts.DPoP != nil {
+		v, err := newDPoPVerifier(opts.DPoP)
+		if err != nil {
+			return nil, nil, err
+		}
+		s.dpop = v
+	}
 	s.flow.codes = map[string]*grant{}
 	s.flow.refresh = map[string]*grant{}
 	s.flow.clients = map[string]*client{}
