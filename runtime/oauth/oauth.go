@@ -181,6 +181,9 @@ type Config struct {
 	// with the credentials of Clients (see "Machine clients" in the package
 	// documentation). Authorizer is then not used.
 	ClientCredentialsGrant bool
+	// DPoP, when set, binds the Client's tokens to a key it holds (RFC
+	// 9449): see DPoPOptions.
+	DPoP *DPoPOptions
 	// Store keeps tokens and registered clients. Default: a MemoryStore.
 	Store Store
 	// Clients are pre-registered client credentials, tried first. An
@@ -289,6 +292,9 @@ func New(cfg Config) (*Client, error) {
 		if err := checkClient(&c, cfg.ClientCredentialsGrant); err != nil {
 			return nil, fmt.Errorf("oauth: Config.Clients[%d] (client %q): %w", i, c.ClientID, err)
 		}
+	}
+	if err := checkDPoP(cfg.DPoP); err != nil {
+		return nil, err
 	}
 	c := &Client{cfg: cfg, store: cfg.Store, servers: map[string]*server{}, bound: map[int]string{}}
 	if c.store == nil {
@@ -468,6 +474,9 @@ func (c *Client) server(serverURL string) (*server, error) {
 		return s, nil
 	}
 	s := &server{c: c, url: serverURL, origin: origin(u), resource: resource, g: c.newGuard(u)}
+	if c.cfg.DPoP != nil {
+		s.dpop = &dpopState{opts: c.cfg.DPoP}
+	}
 	c.servers[resource] = s
 	return s, nil
 }
