@@ -39,6 +39,13 @@ var machineAuth = map[string]bool{
 	"auth/client-credentials-jwt":   true,
 }
 
+// dpopAuth are the auth scenarios of DPoP (RFC 9449): the login flow with
+// DPoP-bound tokens, with or without the servers' nonces.
+var dpopAuth = map[string]bool{
+	"auth/dpop":       true,
+	"auth/dpop-nonce": true,
+}
+
 // privateKey reads a PKCS #8 PEM private key.
 func privateKey(pemText string) (crypto.Signer, error) {
 	block, _ := pem.Decode([]byte(pemText))
@@ -86,6 +93,9 @@ func authTransport(url string) (_ *streamhttp.Client, err error) {
 		cfg.ClientCredentialsGrant = true
 		cfg.Authorizer = nil
 	}
+	if dpopAuth[os.Getenv("MCP_CONFORMANCE_SCENARIO")] {
+		cfg.DPoP = &oauth.DPoPOptions{}
+	}
 	oc, err := oauth.New(cfg)
 	if err != nil {
 		return nil, err
@@ -131,12 +141,10 @@ func runAuth26(ctx context.Context, url string) error {
 }
 
 // extensionAuth are the auth scenarios of OAuth extensions this client
-// does not implement (enterprise-managed authorization, DPoP, workload
+// does not implement (enterprise-managed authorization, workload
 // identity): it reports them unknown.
 var extensionAuth = map[string]bool{
 	"auth/cross-app-access-complete-flow":   true,
 	"auth/enterprise-managed-authorization": true,
-	"auth/dpop":                             true,
-	"auth/dpop-nonce":                       true,
 	"auth/wif-jwt-bearer":                   true,
 }

@@ -17,8 +17,9 @@
 // and json-schema-2020-12-preservation. The auth/* scenarios (auth.go) log
 // in through runtime/oauth, list the tools and call test-tool, at either
 // revision, auth/client-credentials-* as a machine client (the
-// client_credentials grant); those of the other OAuth extensions (DPoP,
-// enterprise-managed authorization, workload identity) are not
+// client_credentials grant), auth/dpop and auth/dpop-nonce with DPoP-bound
+// tokens (oauth.Config.DPoP); those of the other OAuth extensions
+// (enterprise-managed authorization, workload identity) are not
 // implemented. The Skills extension's host scenarios (sep-2640-client-*,
 // skills.go) run at either revision.
 //
