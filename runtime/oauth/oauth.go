@@ -71,6 +71,18 @@
 // that expires is replaced with a new grant before it is sent (no refresh
 // token is kept: the client needs none).
 //
+// # DPoP
+//
+// With Config.DPoP, the Client's tokens are bound to a key it holds (RFC
+// 9449): every token, refresh and revocation request carries a DPoP proof
+// of the key, a token whose token_type is DPoP goes to the MCP server as
+// "Authorization: DPoP" with a new proof for every request (one of
+// token_type Bearer, from an authorization server that did not bind it, as
+// a bearer token), and a use_dpop_nonce answer with a DPoP-Nonce gets the
+// request once more with the nonce. The key is DPoPOptions.Key, or one the
+// Client generates and keeps in the Store with the token (Token.DPoPKey),
+// so that a refresh, or the next run, proves the token with the same key.
+//
 // The token goes only to the MCP server's origin, in the Authorization
 // header (never in a URL), and never to an authorization server.
 // Metadata, registration, token and revocation requests are plain HTTP
