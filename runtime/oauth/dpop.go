@@ -12,6 +12,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 
@@ -150,7 +151,9 @@ func (s *server) proof(method, target, accessToken, nonce string) (string, error
 }
 
 // setAuthorization puts tok on r: "Authorization: DPoP" and a proof for r
-// when tok is DPoP-bound, else "Authorization: Bearer".
+// when tok is DPoP-bound, else "Authorization: Bearer". A DPoP-bound token
+// of the Store, when Config.DPoP is not set (any more), is not sent: the
+// server's 401 leads to a new authorization, for a bearer token.
 func (s *server) setAuthorization(r *http.Request, tok *Token) error {
 	r.Header.Del("DPoP")
 	if !strings.EqualFold(tok.TokenType, tokenTypeDPoP) {
@@ -158,7 +161,8 @@ func (s *server) setAuthorization(r *http.Request, tok *Token) error {
 		return nil
 	}
 	if s.dpop == nil {
-		return s.errorf("DPoP", "the token is DPoP-bound (token_type DPoP) and Config.DPoP is not set: the Client holds no key to prove it with")
+		s.c.logger.Debug("oauth: the stored token is DPoP-bound and Config.DPoP is not set; not sending it", "server", s.url)
+		return nil
 	}
 	p, err := s.proof(r.Method, r.URL.String(), tok.AccessToken, s.dpop.nonce("rs", s.origin))
 	if err != nil {
@@ -181,11 +185,24 @@ func (s *server) challenge(h http.Header, tok *Token) oauthmeta.Challenge {
 	dp, hasDPoP := dpopChallenge(h)
 	switch {
 	case hasDPoP && tok != nil && strings.EqualFold(tok.TokenType, tokenTypeDPoP):
-		return dp
+		return fill(dp, bearer)
 	case hasBearer:
-		return bearer
+		return fill(bearer, dp)
 	}
 	return dp
+}
+
+// fill adds to ch the resource_metadata and scope of other that ch lacks.
+func fill(ch, other oauthmeta.Challenge) oauthmeta.Challenge {
+	for _, name := range []string{"resource_metadata", "scope"} {
+		if _, ok := ch.Get(name); ok {
+			continue
+		}
+		if v, ok := other.Get(name); ok {
+			ch.Params = append(slices.Clone(ch.Params), oauthmeta.Param{Name: name, Value: v})
+		}
+	}
+	return ch
 }
 
 // dpopChallenge returns the first DPoP challenge of h's WWW-Authenticate

@@ -220,3 +220,25 @@ func TestDPoPReplayRefused(t *testing.T) {
 		t.Errorf("a replayed proof: status %d, want 401", resp.StatusCode)
 	}
 }
+
+// A DPoP-bound token of the Store, read by a Client without Config.DPoP,
+// is not sent (it has no key to prove it with): the server's 401 leads to
+// a new authorization, for a bearer token.
+func TestDPoPStoredTokenWithoutDPoP(t *testing.T) {
+	as := oauthtest.NewWith(t, oauthtest.Options{DPoP: &oauthtest.DPoP{}})
+	url := protected(t, as, func(o *bearer.Options) { o.DPoP = &bearer.DPoPOptions{} })
+	store := &oauth.MemoryStore{}
+	mustCall(t, httpClient(t, client(t, oauth.Config{DPoP: &oauth.DPoPOptions{}, Store: store}), url), url, "tools/list")
+	mustCall(t, httpClient(t, client(t, oauth.Config{Store: store}), url), url, "tools/list")
+	trs := as.TokenRequests()
+	if len(trs) != 2 || trs[0].DPoPJKT == "" || trs[1].DPoPJKT != "" {
+		t.Fatalf("token requests %+v, want one with a proof, then one without", trs)
+	}
+	tok, err := store.LoadToken(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok.TokenType != "Bearer" || tok.DPoPKey != nil {
+		t.Errorf("stored token_type %q (key %v), want a Bearer token without a key", tok.TokenType, tok.DPoPKey != nil)
+	}
+}
