@@ -428,3 +428,38 @@ func TestJWTBearerConfig(t *testing.T) {
 		}
 	}
 }
+
+// Logout of a workload with no client forgets the token without a
+// revocation (it cannot authenticate one), and the next request makes a
+// new grant; with a client, the token is revoked as that client.
+func TestWorkloadIdentityLogout(t *testing.T) {
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	for _, tt := range []struct {
+		name        string
+		clients     []oauth.ClientCredentials
+		revocations int
+	}{
+		{"no client", nil, 0},
+		{"client", []oauth.ClientCredentials{{ClientID: "machine", ClientSecret: "s"}}, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			as, url := workloadServer(t, key, oauthtest.Options{Clients: map[string]string{"machine": "s"}})
+			c, err := oauth.New(oauth.Config{WorkloadIdentity: static(workloadJWT(t, key, "", "agent-7", as.URL, time.Hour)), Clients: tt.clients})
+			if err != nil {
+				t.Fatal(err)
+			}
+			hc := httpClient(t, c, url)
+			mustCall(t, hc, url, "tools/list")
+			if err := c.Logout(context.Background(), url); err != nil {
+				t.Fatal(err)
+			}
+			if n := len(as.Revocations()); n != tt.revocations {
+				t.Errorf("%d revocations, want %d", n, tt.revocations)
+			}
+			mustCall(t, hc, url, "tools/list")
+			if n := len(as.TokenRequests()); n != 2 {
+				t.Errorf("%d token requests, want 2 (a new grant after Logout)", n)
+			}
+		})
+	}
+}
