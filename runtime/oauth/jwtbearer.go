@@ -183,14 +183,18 @@ func (s *server) tokenRequest(ctx context.Context, tokenURL, grantType string, p
 }
 
 // assertion calls src for the assertion of a token request, and checks
-// that it looks like a JWT (three base64url parts), without saying more of
-// it in an error.
-func assertion(ctx context.Context, src AssertionSource, what string) (string, error) {
+// that it is one token: a JWT (three base64url parts) when jwt, else (a
+// base64url-encoded SAML assertion) non-empty, without white space. An
+// error says no more of it than its length.
+func assertion(ctx context.Context, src AssertionSource, what string, jwt bool) (string, error) {
 	a, err := src(ctx)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", what, err)
 	}
-	if parts := strings.Split(a, "."); len(parts) != 3 || strings.ContainsAny(a, " \t\r\n") {
+	if a == "" || strings.ContainsAny(a, " \t\r\n") {
+		return "", fmt.Errorf("%s: not one token (%d bytes, empty or with white space)", what, len(a))
+	}
+	if parts := strings.Split(a, "."); jwt && len(parts) != 3 {
 		return "", fmt.Errorf("%s: not a JWT (%d bytes, want three base64url parts separated by dots)", what, len(a))
 	}
 	return a, nil
@@ -263,7 +267,7 @@ func (s *server) workloadToken(ctx context.Context, d *discovered, scopes []stri
 	if err != nil {
 		return err
 	}
-	a, err := assertion(ctx, s.c.cfg.WorkloadIdentity, "Config.WorkloadIdentity")
+	a, err := assertion(ctx, s.c.cfg.WorkloadIdentity, "Config.WorkloadIdentity", true)
 	if err != nil {
 		return s.wrap(step, err)
 	}
@@ -288,13 +292,13 @@ func (s *server) enterpriseToken(ctx context.Context, d *discovered, scopes []st
 	if _, err := s.g.checkURL("Config.Enterprise.TokenEndpoint", idp.TokenEndpoint); err != nil {
 		return s.wrap(step, err)
 	}
-	subject, err := assertion(ctx, idp.IdentityAssertion, "Config.Enterprise.IdentityAssertion")
-	if err != nil {
-		return s.wrap(step, err)
-	}
 	typ := idp.AssertionType
 	if typ == "" {
 		typ = IDTokenType
+	}
+	subject, err := assertion(ctx, idp.IdentityAssertion, "Config.Enterprise.IdentityAssertion", typ == IDTokenType)
+	if err != nil {
+		return s.wrap(step, err)
 	}
 	method := idp.AuthMethod
 	if method == "" {

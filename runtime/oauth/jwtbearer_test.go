@@ -185,7 +185,8 @@ func TestWorkloadIdentityErrors(t *testing.T) {
 		{"another key", oauthtest.Options{}, func(iss string) oauth.AssertionSource {
 			return static(workloadJWT(t, other, "", "agent-7", iss, time.Hour))
 		}, "invalid_grant", 1},
-		{"not a JWT", oauthtest.Options{}, func(string) oauth.AssertionSource { return static("not-a-jwt secret") }, "Config.WorkloadIdentity: not a JWT", 0},
+		{"not a JWT", oauthtest.Options{}, func(string) oauth.AssertionSource { return static("not-a-jwt") }, "Config.WorkloadIdentity: not a JWT", 0},
+		{"white space", oauthtest.Options{}, func(string) oauth.AssertionSource { return static("a.b c.d") }, "Config.WorkloadIdentity: not one token", 0},
 		{"source fails", oauthtest.Options{}, func(string) oauth.AssertionSource {
 			return func(context.Context) (string, error) { return "", errors.New("agent socket closed") }
 		}, "Config.WorkloadIdentity: agent socket closed", 0},
@@ -336,7 +337,9 @@ func TestEnterpriseErrors(t *testing.T) {
 		{"wrong secret at the authorization server", oauthtest.IdentityProvider{ClientID: "mcp-client"}, nil, func(c *oauth.Config) {
 			c.Clients[0].ClientSecret = "wrong-secret"
 		}, "invalid_client", "JWT bearer grant", 1},
-		{"SAML assertion type the provider refuses", oauthtest.IdentityProvider{ClientID: "mcp-client"}, nil, func(c *oauth.Config) {
+		{"SAML assertion, which the provider refuses", oauthtest.IdentityProvider{ClientID: "mcp-client"}, func(*oauthtest.Server) string {
+			return "PHNhbWw6QXNzZXJ0aW9uPjwvc2FtbDpBc3NlcnRpb24-" // base64url, not a JWT: sent as it is
+		}, func(c *oauth.Config) {
 			c.Enterprise.AssertionType = oauth.SAML2TokenType
 		}, "invalid_request", "token exchange", 0},
 	} {
@@ -359,6 +362,9 @@ func TestEnterpriseErrors(t *testing.T) {
 			_, err = call(httpClient(t, c, url), url, "tools/list")
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), tt.step) {
 				t.Fatalf("error %v, want one of the %s with %q", err, tt.step, tt.wantErr)
+			}
+			if ex := idp.TokenRequests(); len(ex) != 1 || ex[0].SubjectToken != idToken {
+				t.Errorf("token exchanges %+v, want one, of the identity assertion", ex)
 			}
 			if n := len(as.TokenRequests()); n != tt.bearerRq {
 				t.Errorf("%d token requests at the authorization server, want %d", n, tt.bearerRq)
