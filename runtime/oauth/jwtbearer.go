@@ -37,9 +37,10 @@ const (
 // maxAssertion bounds an assertion an AssertionSource reads from a file.
 const maxAssertion = 64 << 10
 
-// An AssertionSource returns a JWT the Client presents to get a token: a
-// workload identity token (Config.WorkloadIdentity), or the user's
-// identity assertion (IdentityProvider.IdentityAssertion). It is called
+// An AssertionSource returns an assertion the Client presents to get a
+// token: a workload identity token (Config.WorkloadIdentity, a JWT), or
+// the user's identity assertion (IdentityProvider.IdentityAssertion: an
+// ID token, or a base64url-encoded SAML 2.0 assertion). It is called
 // for every token request, so that it can return a token that was
 // rotated or renewed since the last one. Its errors should not contain
 // the assertion.
