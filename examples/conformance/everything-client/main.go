@@ -17,9 +17,11 @@
 // and json-schema-2020-12-preservation. The auth/* scenarios (auth.go) log
 // in through runtime/oauth, list the tools and call test-tool, at either
 // revision, auth/client-credentials-* as a machine client (the
-// client_credentials grant); those of the other OAuth extensions (DPoP,
-// enterprise-managed authorization, workload identity) are not
-// implemented. The Skills extension's host scenarios (sep-2640-client-*,
+// client_credentials grant), auth/wif-jwt-bearer as a workload (the JWT
+// bearer grant), auth/enterprise-managed-authorization and
+// auth/cross-app-access-complete-flow with enterprise-managed
+// authorization (token exchange at the IdP, then the JWT bearer grant);
+// those of DPoP are not implemented. The Skills extension's host scenarios (sep-2640-client-*,
 // skills.go) run at either revision.
 //
 // With EVERYTHING_CLIENT_DEBUG=1 in the environment, the transport and the
