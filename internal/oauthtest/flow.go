@@ -50,9 +50,29 @@ type Options struct {
 	// metadata then lists, with private_key_jwt among the auth methods
 	// unless AuthMethods is set.
 	JWTClients map[string]crypto.PublicKey
+	// AssertionIssuers are the issuers (iss → how their assertions are
+	// checked) whose JWTs the Server accepts in the JWT bearer grant (RFC
+	// 7523 section 2.1), which the metadata then lists: workload identity
+	// platforms, and enterprise identity providers issuing ID-JAGs.
+	AssertionIssuers map[string]AssertionIssuer
+	// IdentityProvider makes the Server an enterprise identity provider
+	// too: its token endpoint exchanges the ID tokens it issued (IDToken)
+	// for ID-JAGs (RFC 8693 token exchange).
+	IdentityProvider *IdentityProvider
 	// DPoP, when set, binds the tokens of requests with a DPoP proof to
 	// its key: see DPoP.
 	DPoP *DPoP
+}
+
+// IdentityProvider configures a Server as an enterprise identity
+// provider.
+type IdentityProvider struct {
+	// ClientID is the client_id claim of the ID-JAGs: the client's
+	// identifier at the authorization server they are for.
+	ClientID string
+	// IssuedTokenType, when set, is the issued_token_type of the
+	// exchange's answer instead of the ID-JAG's (a misbehaving provider).
+	IssuedTokenType string
 }
 
 // AuthRequest is an authorization request the Server received.
@@ -62,11 +82,15 @@ type AuthRequest struct {
 }
 
 // TokenRequest is a token request the Server received. ClientAssertion
-// is the private_key_jwt assertion, if any; DPoPJKT the thumbprint of the
-// key of its valid DPoP proof, if any (with Options.DPoP).
+// is the private_key_jwt assertion, if any; Assertion the JWT bearer
+// grant's; Audience and the Subject and Requested token types a token
+// exchange's; DPoPJKT the thumbprint of the key of its valid DPoP proof,
+// if any (with Options.DPoP).
 type TokenRequest struct {
 	GrantType, ClientID, AuthMethod, Resource, Scope string
-	ClientAssertion                                  string
+	ClientAssertion, Assertion                       string
+	Audience, SubjectToken                           string
+	SubjectTokenType, RequestedTokenType             string
 	DPoPJKT                                          string
 }
 
@@ -154,6 +178,12 @@ func (s *Server) metadata() map[string]any {
 	}
 	if len(s.opts.Clients) > 0 || len(s.opts.JWTClients) > 0 {
 		m["grant_types_supported"] = []string{"authorization_code", "refresh_token", "client_credentials"}
+	}
+	if len(s.opts.AssertionIssuers) > 0 {
+		m["grant_types_supported"] = append(m["grant_types_supported"].([]string), JWTBearerGrantType)
+	}
+	if s.opts.IdentityProvider != nil {
+		m["grant_types_supported"] = append(m["grant_types_supported"].([]string), TokenExchangeGrantType)
 	}
 	if !s.opts.NoPKCE {
 		m["code_challenge_methods_supported"] = []string{"S256"}
@@ -258,8 +288,15 @@ func (s *Server) handleFlow(mux *http.ServeMux) {
 		if !ok {
 			return
 		}
-		if r.PostForm.Get("grant_type") == "client_credentials" {
+		switch r.PostForm.Get("grant_type") {
+		case "client_credentials":
 			s.clientCredentials(w, r)
+			return
+		case JWTBearerGrantType:
+			s.jwtBearer(w, r)
+			return
+		case TokenExchangeGrantType:
+			s.tokenExchange(w, r)
 			return
 		}
 		tr := TokenRequest{GrantType: r.PostForm.Get("grant_type"), Resource: r.PostForm.Get("resource"), Scope: r.PostForm.Get("scope"), DPoPJKT: proofJKT(r)}

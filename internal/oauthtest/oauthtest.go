@@ -3,9 +3,11 @@
 // serves their JSON Web Key Set and its RFC 8414 metadata on 127.0.0.1,
 // rotates keys on demand, and runs the authorization code flow: an
 // authorization endpoint that approves every valid request at once (PKCE
-// S256 required), a token endpoint (authorization_code, refresh_token
-// and client_credentials grants; client_secret_basic, client_secret_post,
-// private_key_jwt and none), DPoP-bound tokens (Options.DPoP) and dynamic client registration. It records what clients sent, for tests to check.
+// S256 required), a token endpoint (authorization_code, refresh_token,
+// client_credentials and JWT bearer grants, and, as an enterprise identity
+// provider, token exchange for ID-JAGs; client_secret_basic,
+// client_secret_post, private_key_jwt and none), DPoP-bound tokens
+// (Options.DPoP) and dynamic client registration. It records what clients sent, for tests to check.
 // It is for tests, and for trying a login by hand on one machine (Listen).
 package oauthtest
 
@@ -185,10 +187,15 @@ func (s *Server) Token(t testing.TB, claims Claims) string {
 // sign returns a JWT access token with claims, signed with the current
 // key, with iss, iat and exp filled in when they are missing.
 func (s *Server) sign(claims Claims) (string, error) {
+	return s.signTyped("at+jwt", claims)
+}
+
+// signTyped is sign with the typ header typ.
+func (s *Server) signTyped(typ string, claims Claims) (string, error) {
 	s.mu.Lock()
 	key := s.keys[len(s.keys)-1]
 	s.mu.Unlock()
-	sig, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: key}, (&jose.SignerOptions{}).WithType("at+jwt"))
+	sig, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: key}, (&jose.SignerOptions{}).WithType(jose.ContentType(typ)))
 	if err != nil {
 		return "", err
 	}

@@ -222,7 +222,7 @@ func TestClientCredentialsConfig(t *testing.T) {
 		{"private_key_jwt without a key", oauth.Config{ClientCredentialsGrant: true, Clients: []oauth.ClientCredentials{{ClientID: "m", AuthMethod: "private_key_jwt", ClientSecret: "s"}}}, "without a PrivateKey"},
 		{"P-224 key", oauth.Config{ClientCredentialsGrant: true, Clients: []oauth.ClientCredentials{{ClientID: "m", PrivateKey: p224}}}, "P-256, P-384 or P-521"},
 		{"1024-bit RSA key", oauth.Config{ClientCredentialsGrant: true, Clients: []oauth.ClientCredentials{{ClientID: "m", PrivateKey: small}}}, "at least 2048"},
-		{"key without the grant", oauth.Config{Authorizer: &oauth.Headless{}, Clients: []oauth.ClientCredentials{{ClientID: "m", PrivateKey: ec}}}, "with Config.ClientCredentialsGrant only"},
+		{"key without the grant", oauth.Config{Authorizer: &oauth.Headless{}, Clients: []oauth.ClientCredentials{{ClientID: "m", PrivateKey: ec}}}, "private_key_jwt (a PrivateKey) is supported with Config.ClientCredentialsGrant, Config.WorkloadIdentity or Config.Enterprise only"},
 		{"no authorizer, no grant", oauth.Config{}, "Config.Authorizer is required"},
 	} {
 		_, err := oauth.New(tt.cfg)

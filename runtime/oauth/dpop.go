@@ -25,9 +25,11 @@ import (
 // in a Client: its tokens are bound to a key it holds, so that a token
 // that leaks is useless without the key.
 //
-// Every token request (authorization code, refresh, client credentials)
-// and revocation request carries a DPoP proof of the key (htm POST, htu the
-// endpoint). When the token response's token_type is DPoP, the token is
+// Every request to the authorization server's token endpoint
+// (authorization code, refresh, client credentials, JWT bearer) and
+// revocation request carries a DPoP proof of the key (htm POST, htu the
+// endpoint); the token exchange at an enterprise identity provider does
+// not. When the token response's token_type is DPoP, the token is
 // sent as "Authorization: DPoP <token>" with a new proof for every request
 // to the MCP server (htm and htu of that request, ath the token's hash);
 // when it is Bearer (the authorization server did not bind the token), it

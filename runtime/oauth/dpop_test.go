@@ -2,6 +2,7 @@ package oauth_test
 
 import (
 	"context"
+	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -240,5 +241,60 @@ func TestDPoPStoredTokenWithoutDPoP(t *testing.T) {
 	}
 	if tok.TokenType != "Bearer" || tok.DPoPKey != nil {
 		t.Errorf("stored token_type %q (key %v), want a Bearer token without a key", tok.TokenType, tok.DPoPKey != nil)
+	}
+}
+
+// The JWT bearer grant of a workload and of enterprise-managed
+// authorization carries a proof at the authorization server (with its
+// nonce) and gets a DPoP-bound token; the token exchange at the identity
+// provider carries none.
+func TestDPoPJWTBearer(t *testing.T) {
+	wlKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	for _, tt := range []struct {
+		name  string
+		setup func(t *testing.T, dp *oauthtest.DPoP) (as, idp *oauthtest.Server, cfg oauth.Config)
+	}{
+		{"workload identity", func(t *testing.T, dp *oauthtest.DPoP) (*oauthtest.Server, *oauthtest.Server, oauth.Config) {
+			as := oauthtest.NewWith(t, oauthtest.Options{DPoP: dp, AssertionIssuers: map[string]oauthtest.AssertionIssuer{workloadIssuer: {Key: &wlKey.PublicKey, Subjects: []string{"agent-7"}}}})
+			return as, nil, oauth.Config{WorkloadIdentity: static(workloadJWT(t, wlKey, "", "agent-7", as.URL, time.Hour))}
+		}},
+		{"enterprise-managed authorization", func(t *testing.T, dp *oauthtest.DPoP) (*oauthtest.Server, *oauthtest.Server, oauth.Config) {
+			idp := oauthtest.NewWith(t, oauthtest.Options{IdentityProvider: &oauthtest.IdentityProvider{ClientID: "mcp-client"}, DPoP: &oauthtest.DPoP{Nonce: true}})
+			as := oauthtest.NewWith(t, oauthtest.Options{
+				DPoP:             dp,
+				Clients:          map[string]string{"mcp-client": "mcp-secret"},
+				AssertionIssuers: map[string]oauthtest.AssertionIssuer{idp.URL: {KeyFunc: func() crypto.PublicKey { return idp.PublicKey() }, Type: oauthtest.IDJAGType}},
+			})
+			return as, idp, enterpriseConfig(t, idp, idp.IDToken(t, "alice@example.com", "idp-client", time.Hour))
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			as, idp, cfg := tt.setup(t, &oauthtest.DPoP{Nonce: true})
+			url := protected(t, as, func(o *bearer.Options) { o.DPoP = &bearer.DPoPOptions{Required: true} })
+			store := &oauth.MemoryStore{}
+			cfg.DPoP, cfg.Store = &oauth.DPoPOptions{}, store
+			c, err := oauth.New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mustCall(t, httpClient(t, c, url), url, "tools/list")
+			trs := as.TokenRequests()
+			if len(trs) != 1 || trs[0].GrantType != oauthtest.JWTBearerGrantType || trs[0].DPoPJKT == "" {
+				t.Fatalf("token requests %+v, want one JWT bearer grant with a proof", trs)
+			}
+			if idp != nil {
+				// The exchange at the identity provider carries no proof.
+				if ex := idp.TokenRequests(); len(ex) != 1 || ex[0].DPoPJKT != "" {
+					t.Errorf("token exchanges %+v, want one without a proof", ex)
+				}
+			}
+			tok, err := store.LoadToken(context.Background(), url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tok.TokenType != "DPoP" || tok.DPoPKey == nil {
+				t.Errorf("stored token_type %q (key %v), want DPoP with its key", tok.TokenType, tok.DPoPKey != nil)
+			}
+		})
 	}
 }

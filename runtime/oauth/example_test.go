@@ -91,6 +91,65 @@ func Example_clientCredentials() {
 	defer cs.Close()
 }
 
+// A workload (a job on Kubernetes, a SPIFFE-identified service, a cloud
+// function) with no secret of its own: it presents the identity token its
+// platform issued in the JWT bearer grant (workload identity federation).
+// The file is read again for every grant, so a token the platform
+// rotated is picked up.
+func Example_workloadIdentity() {
+	oc, err := oauth.New(oauth.Config{
+		WorkloadIdentity: oauth.AssertionFile("/var/run/secrets/tokens/mcp-token"),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	hc, err := oc.HTTPClient("https://mcp.example.com/mcp")
+	if err != nil {
+		log.Fatal(err)
+	}
+	t := streamhttp.NewClient("https://mcp.example.com/mcp", streamhttp.ClientOptions{HTTPClient: hc})
+	cs, err := mcp.Connect(context.Background(), t, &mcp.ClientOptions{Info: mcp.Implementation{Name: "my-job", Version: "1.0.0"}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cs.Close()
+}
+
+// An application the user signed in to with the enterprise's identity
+// provider reaches an MCP server without another login
+// (enterprise-managed authorization): it exchanges the user's ID token at
+// the identity provider for an ID-JAG, and presents the ID-JAG to the MCP
+// server's authorization server, where it is a pre-registered client.
+func Example_enterprise() {
+	idToken := func(ctx context.Context) (string, error) {
+		// The ID token of the user's single sign-on, kept by the
+		// application (and renewed when it expires).
+		return os.Getenv("MYAPP_ID_TOKEN"), nil
+	}
+	oc, err := oauth.New(oauth.Config{
+		Enterprise: &oauth.IdentityProvider{
+			TokenEndpoint:     "https://acme.idp.example/oauth2/token",
+			ClientID:          "myapp",
+			ClientSecret:      os.Getenv("MYAPP_IDP_SECRET"),
+			IdentityAssertion: idToken,
+		},
+		Clients: []oauth.ClientCredentials{{ClientID: "myapp-at-chat", ClientSecret: os.Getenv("MYAPP_CHAT_SECRET")}},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	hc, err := oc.HTTPClient("https://mcp.chat.example/mcp")
+	if err != nil {
+		log.Fatal(err)
+	}
+	t := streamhttp.NewClient("https://mcp.chat.example/mcp", streamhttp.ClientOptions{HTTPClient: hc})
+	cs, err := mcp.Connect(context.Background(), t, &mcp.ClientOptions{Info: mcp.Implementation{Name: "myapp", Version: "1.0.0"}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cs.Close()
+}
+
 // A client whose tokens are bound to a key it holds (DPoP, RFC 9449): the
 // key is generated at the first token request and kept in the store with
 // the token, so a token copied out of the file is useless elsewhere

@@ -142,7 +142,7 @@ func (s *server) reauthorize(ctx context.Context, status int, ch oauthmeta.Chall
 		}
 		scopes = union(held, challenged)
 	} else {
-		if mayRefresh && !s.c.cfg.ClientCredentialsGrant && tok != nil && tok.RefreshToken != "" && tok.Issuer == d.issuer {
+		if mayRefresh && !s.c.machine() && tok != nil && tok.RefreshToken != "" && tok.Issuer == d.issuer {
 			if err := s.refresh(ctx, d, tok); err == nil {
 				return refreshed, nil
 			} else {
@@ -160,7 +160,7 @@ func (s *server) reauthorize(ctx context.Context, status int, ch oauthmeta.Chall
 	if failures >= s.c.cfg.MaxAuthorizations {
 		return 0, s.errorf("authorization", "%d authorizations in a row did not lead to a request the server accepted; giving up", failures)
 	}
-	if !s.c.cfg.NoOfflineAccess && !s.c.cfg.ClientCredentialsGrant && slices.Contains(d.as.ScopesSupported, "offline_access") && len(scopes) > 0 {
+	if !s.c.cfg.NoOfflineAccess && !s.c.machine() && slices.Contains(d.as.ScopesSupported, "offline_access") && len(scopes) > 0 {
 		scopes = union(scopes, []string{"offline_access"})
 	}
 	s.mu.Lock()
@@ -327,7 +327,7 @@ func (s *server) discover(ctx context.Context, ch oauthmeta.Challenge) (*discove
 		s.c.logger.Debug("oauth: no metadata; using the default endpoints", "server", s.url, "issuer", d.issuer)
 	}
 	endpoints := []struct{ what, u string }{{"authorization_endpoint", d.as.AuthorizationEndpoint}, {"token_endpoint", d.as.TokenEndpoint}}
-	if s.c.cfg.ClientCredentialsGrant {
+	if s.c.machine() {
 		// No authorization request: neither PKCE nor the authorization
 		// endpoint is used.
 		endpoints = endpoints[1:]
@@ -408,8 +408,16 @@ func (s *server) credentials(ctx context.Context, d *discovered) (*ClientCredent
 		}
 	}
 	c.mu.Unlock()
-	if c.cfg.ClientCredentialsGrant {
+	switch c.mode {
+	case clientCredentials:
 		return nil, s.errorf("client credentials grant", "Config.Clients has no client for issuer %q (each entry with an Issuer is used with that issuer only, one without with the first issuer met)", excerpt(d.issuer))
+	case workloadIdentity:
+		return nil, nil // the token request goes without client authentication
+	case enterprise:
+		if c.cfg.ClientMetadataURL != "" && d.as.ClientIDMetadataDocumentSupported {
+			return &ClientCredentials{Issuer: d.issuer, ClientID: c.cfg.ClientMetadataURL, AuthMethod: "none"}, nil
+		}
+		return nil, s.errorf("JWT bearer grant", "Config.Clients has no client for issuer %q%s (each entry with an Issuer is used with that issuer only, one without with the first issuer met)", excerpt(d.issuer), map[bool]string{true: ", and it does not accept Client ID Metadata Documents", false: ""}[c.cfg.ClientMetadataURL != ""])
 	}
 	if cc, err := c.store.LoadClient(ctx, d.issuer); err == nil && cc.ClientID != "" {
 		cc.Issuer = d.issuer
@@ -577,8 +585,13 @@ func randomState() string {
 
 // authorize runs the authorization code flow for scopes.
 func (s *server) authorize(ctx context.Context, d *discovered, scopes []string) error {
-	if s.c.cfg.ClientCredentialsGrant {
+	switch s.c.mode {
+	case clientCredentials:
 		return s.machineToken(ctx, d, scopes)
+	case workloadIdentity:
+		return s.workloadToken(ctx, d, scopes)
+	case enterprise:
+		return s.enterpriseToken(ctx, d, scopes)
 	}
 	cc, err := s.credentials(ctx, d)
 	if err != nil {
@@ -727,10 +740,10 @@ func (a *addForm) RoundTrip(req *http.Request) (*http.Response, error) {
 // server's authorization server. It reports whether the token may have
 // changed meanwhile (false: tok is still the one to send).
 //
-// A machine client (Config.ClientCredentialsGrant) gets a new token with
-// its credentials instead.
+// A client with no user (Config.ClientCredentialsGrant, WorkloadIdentity
+// or Enterprise) gets a new token with a new grant instead.
 func (s *server) ensureFresh(ctx context.Context, tok *Token, gen uint64) bool {
-	machine := s.c.cfg.ClientCredentialsGrant
+	machine := s.c.machine()
 	if tok == nil || tok.RefreshToken == "" && !machine || tok.Expiry.IsZero() || time.Until(tok.Expiry) > expiryDelta {
 		return false
 	}
@@ -754,7 +767,7 @@ func (s *server) ensureFresh(ctx context.Context, tok *Token, gen uint64) bool {
 		return false
 	}
 	if machine {
-		if err := s.machineToken(ctx, d, scopeList(tok.Scope)); err != nil {
+		if err := s.authorize(ctx, d, scopeList(tok.Scope)); err != nil {
 			s.c.logger.Info("oauth: replacing an expired token", "server", s.url, "err", err)
 			return false
 		}
@@ -798,6 +811,9 @@ func (s *server) logout(ctx context.Context) error {
 		var err error
 		if cc, err = s.credentials(ctx, d); err != nil {
 			return err
+		}
+		if cc == nil {
+			return nil // a workload with no client: it cannot authenticate a revocation
 		}
 	}
 	token, hint := tok.RefreshToken, "refresh_token"

@@ -71,23 +71,80 @@
 // that expires is replaced with a new grant before it is sent (no refresh
 // token is kept: the client needs none).
 //
+// # Workload identity federation
+//
+// With Config.WorkloadIdentity, a Client is a workload with no user and
+// no secret of its own: a job on Kubernetes, a SPIFFE-identified service,
+// a cloud function, whose platform issues it a short-lived JWT. It
+// presents that JWT in the JWT bearer grant (RFC 7523 section 2.1:
+// grant_type urn:ietf:params:oauth:grant-type:jwt-bearer, the JWT as the
+// assertion), with the resource parameter and the scope chosen as above,
+// at the authorization server discovered as above; the authorization
+// server trusts the platform's issuer and decides by the JWT's claims
+// (https://github.com/modelcontextprotocol/ext-auth, workload identity
+// federation). The JWT comes from an AssertionSource, called for every
+// grant: AssertionFile reads a file again each time, so that a token the
+// platform rotated is picked up; AssertionEnv reads an environment
+// variable. The token request carries no client authentication, unless
+// Config.Clients has a client for the issuer (with a secret, a key, or
+// AuthMethod none for a client_id alone). The token is kept, sent and
+// replaced as a machine client's; a grant the server refuses
+// (invalid_grant, invalid_scope, unauthorized_client) is an error, not
+// tried again nor with another grant.
+//
+// # Enterprise-managed authorization
+//
+// With Config.Enterprise, a Client whose user signed in with the
+// enterprise's identity provider (IdP) gets tokens for MCP servers
+// without another login, as the IdP's policy allows
+// (https://github.com/modelcontextprotocol/ext-auth, enterprise-managed
+// authorization; the Identity Assertion JWT Authorization Grant of the
+// IETF OAuth working group, draft-ietf-oauth-identity-assertion-authz-grant).
+// After discovery (steps 1, 2 and 4 above), it
+//
+//  1. sends a token exchange (RFC 8693) to IdentityProvider.TokenEndpoint:
+//     grant_type urn:ietf:params:oauth:grant-type:token-exchange, the
+//     user's identity assertion (IdentityProvider.IdentityAssertion, an
+//     ID token or SAML assertion) as subject_token with its
+//     subject_token_type, requested_token_type
+//     urn:ietf:params:oauth:token-type:id-jag, audience the authorization
+//     server's issuer identifier, resource the MCP server's resource
+//     identifier, and the scope; authenticating as IdentityProvider's
+//     client (client_secret_basic, client_secret_post, or none: the
+//     client_id only). An answer whose issued_token_type is not the
+//     ID-JAG's is refused;
+//  2. presents the ID-JAG in the JWT bearer grant at the authorization
+//     server, with the resource parameter and the scope, authenticating
+//     with the client of Config.Clients for that issuer (or, without one,
+//     as its Client ID Metadata Document, when the server accepts them).
+//
+// The token is kept, sent and replaced as a machine client's: a new
+// exchange and grant, with the identity assertion the source returns
+// then, and no refresh token kept.
+//
 // # DPoP
 //
 // With Config.DPoP, the Client's tokens are bound to a key it holds (RFC
-// 9449): every token, refresh and revocation request carries a DPoP proof
-// of the key, a token whose token_type is DPoP goes to the MCP server as
-// "Authorization: DPoP" with a new proof for every request (one of
-// token_type Bearer, from an authorization server that did not bind it, as
-// a bearer token), and a use_dpop_nonce answer with a DPoP-Nonce gets the
-// request once more with the nonce. The key is DPoPOptions.Key, or one the
-// Client generates and keeps in the Store with the token (Token.DPoPKey),
-// so that a refresh, or the next run, proves the token with the same key.
+// 9449): every request to the authorization server's token endpoint (the
+// authorization code, refresh, client credentials and JWT bearer grants)
+// and revocation request carries a DPoP proof of the key, a token whose
+// token_type is DPoP goes to the MCP server as "Authorization: DPoP" with
+// a new proof for every request (one of token_type Bearer, from an
+// authorization server that did not bind it, as a bearer token), and a
+// use_dpop_nonce answer with a DPoP-Nonce gets the request once more with
+// the nonce. The key is DPoPOptions.Key, or one the Client generates and
+// keeps in the Store with the token (Token.DPoPKey), so that a refresh, or
+// the next run, proves the token with the same key. The token exchange at
+// an enterprise identity provider carries no proof.
 //
 // The token goes only to the MCP server's origin, in the Authorization
 // header (never in a URL), and never to an authorization server.
 // Metadata, registration, token and revocation requests are plain HTTP
 // requests of Config.HTTPClient; they must use https except to a loopback
-// host (or with Config.InsecureHTTP).
+// host (or with Config.InsecureHTTP). So is the token exchange at an
+// identity provider, with the address policy below: an IdP on a private
+// network that the MCP server's URL does not name needs
+// Config.AllowAddresses.
 //
 // # Address policy
 //
@@ -185,7 +242,7 @@ import (
 // Config configures a Client.
 type Config struct {
 	// Authorizer runs the user's part of the flow. Required, unless
-	// ClientCredentialsGrant.
+	// ClientCredentialsGrant, WorkloadIdentity or Enterprise.
 	Authorizer Authorizer
 	// ClientCredentialsGrant makes the Client a machine client, with no
 	// user: it gets its tokens with the client_credentials grant (RFC 6749
@@ -193,6 +250,25 @@ type Config struct {
 	// with the credentials of Clients (see "Machine clients" in the package
 	// documentation). Authorizer is then not used.
 	ClientCredentialsGrant bool
+	// WorkloadIdentity makes the Client a workload, with no user
+	// (workload identity federation): it gets its tokens with the JWT
+	// bearer grant (RFC 7523 section 2.1), presenting as the assertion the
+	// workload identity token that WorkloadIdentity returns (see
+	// AssertionFile and AssertionEnv, and "Workload identity federation"
+	// in the package documentation). Clients is optional: the client of
+	// an entry for the issuer authenticates as it says, and without one
+	// the token request has no client authentication. Authorizer is then
+	// not used.
+	WorkloadIdentity AssertionSource
+	// Enterprise makes the Client get its tokens by enterprise-managed
+	// authorization: it exchanges the user's identity assertion at this
+	// identity provider for an ID-JAG (RFC 8693 token exchange), then
+	// presents the ID-JAG to the MCP server's authorization server in the
+	// JWT bearer grant (RFC 7523 section 2.1), authenticating with the
+	// credentials of Clients, or as the Client ID Metadata Document of
+	// ClientMetadataURL (see "Enterprise-managed authorization" in the
+	// package documentation). Authorizer is then not used.
+	Enterprise *IdentityProvider
 	// DPoP, when set, binds the Client's tokens to a key it holds (RFC
 	// 9449): see DPoPOptions.
 	DPoP *DPoPOptions
@@ -265,18 +341,58 @@ type Client struct {
 	base   *http.Client // Config.HTTPClient, or the default
 	logger *slog.Logger
 
+	mode    grantMode
 	mu      sync.Mutex
 	servers map[string]*server // by canonical resource
 	bound   map[int]string     // index in cfg.Clients → issuer it was bound to
 }
 
+// grantMode is how a Client gets its tokens.
+type grantMode int
+
+const (
+	authorizationCode grantMode = iota // the user authorizes, through the Authorizer
+	clientCredentials                  // Config.ClientCredentialsGrant
+	workloadIdentity                   // Config.WorkloadIdentity
+	enterprise                         // Config.Enterprise
+)
+
+// machine reports whether the Client gets its tokens with no user and no
+// authorization endpoint.
+func (c *Client) machine() bool { return c.mode != authorizationCode }
+
 // New returns a Client.
 func New(cfg Config) (*Client, error) {
-	if cfg.Authorizer == nil && !cfg.ClientCredentialsGrant {
-		return nil, errors.New("oauth: Config.Authorizer is required (or Config.ClientCredentialsGrant, for a machine client)")
+	mode := authorizationCode
+	var modes []string
+	if cfg.ClientCredentialsGrant {
+		mode = clientCredentials
+		modes = append(modes, "ClientCredentialsGrant")
+	}
+	if cfg.WorkloadIdentity != nil {
+		mode = workloadIdentity
+		modes = append(modes, "WorkloadIdentity")
+	}
+	if cfg.Enterprise != nil {
+		mode = enterprise
+		modes = append(modes, "Enterprise")
+	}
+	if len(modes) > 1 {
+		return nil, fmt.Errorf("oauth: Config.%s: set one of them only: each is a way of getting tokens", strings.Join(modes, " and Config."))
+	}
+	if cfg.Authorizer == nil && mode == authorizationCode {
+		return nil, errors.New("oauth: Config.Authorizer is required (or, for a client with no user, Config.ClientCredentialsGrant, Config.WorkloadIdentity or Config.Enterprise)")
 	}
 	if cfg.ClientCredentialsGrant && len(cfg.Clients) == 0 {
 		return nil, errors.New("oauth: Config.ClientCredentialsGrant: Config.Clients must hold the client's credentials (a client ID with a ClientSecret or a PrivateKey)")
+	}
+	if cfg.Enterprise != nil {
+		if err := cfg.Enterprise.check(); err != nil {
+			return nil, fmt.Errorf("oauth: Config.Enterprise: %w", err)
+		}
+		if len(cfg.Clients) == 0 && cfg.ClientMetadataURL == "" {
+			return nil, errors.New("oauth: Config.Enterprise: Config.Clients must hold the client's credentials at the MCP server's authorization server (or Config.ClientMetadataURL its Client ID Metadata Document)")
+		}
 	}
 	if cfg.MaxAuthorizations <= 0 {
 		cfg.MaxAuthorizations = DefaultMaxAuthorizations
@@ -301,14 +417,14 @@ func New(cfg Config) (*Client, error) {
 		if c.ClientID == "" {
 			return nil, fmt.Errorf("oauth: Config.Clients[%d]: no ClientID", i)
 		}
-		if err := checkClient(&c, cfg.ClientCredentialsGrant); err != nil {
+		if err := checkClient(&c, mode); err != nil {
 			return nil, fmt.Errorf("oauth: Config.Clients[%d] (client %q): %w", i, c.ClientID, err)
 		}
 	}
 	if err := checkDPoP(cfg.DPoP); err != nil {
 		return nil, err
 	}
-	c := &Client{cfg: cfg, store: cfg.Store, servers: map[string]*server{}, bound: map[int]string{}}
+	c := &Client{cfg: cfg, mode: mode, store: cfg.Store, servers: map[string]*server{}, bound: map[int]string{}}
 	if c.store == nil {
 		c.store = &MemoryStore{}
 	}
@@ -325,11 +441,11 @@ func New(cfg Config) (*Client, error) {
 }
 
 // checkClient checks the client credentials of Config.Clients, of a
-// Client that uses the client_credentials grant when machine.
-func checkClient(c *ClientCredentials, machine bool) error {
-	if !machine {
+// Client that gets its tokens as mode says.
+func checkClient(c *ClientCredentials, mode grantMode) error {
+	if mode == authorizationCode {
 		if c.PrivateKey != nil || c.AuthMethod == "private_key_jwt" {
-			return errors.New("private_key_jwt (a PrivateKey) is supported with Config.ClientCredentialsGrant only")
+			return errors.New("private_key_jwt (a PrivateKey) is supported with Config.ClientCredentialsGrant, Config.WorkloadIdentity or Config.Enterprise only")
 		}
 		return checkAuthMethod(c.AuthMethod, c.ClientSecret)
 	}
@@ -340,8 +456,15 @@ func checkClient(c *ClientCredentials, machine bool) error {
 	}
 	switch c.AuthMethod {
 	case "":
-		if c.ClientSecret == "" && c.PrivateKey == nil {
+		if c.ClientSecret == "" && c.PrivateKey == nil && mode == clientCredentials {
 			return errors.New("the client_credentials grant needs a ClientSecret or a PrivateKey")
+		}
+	case "none":
+		if mode == clientCredentials {
+			return errors.New(`AuthMethod "none": the client_credentials grant needs client_secret_basic, client_secret_post or private_key_jwt`)
+		}
+		if c.ClientSecret != "" || c.PrivateKey != nil {
+			return errors.New(`AuthMethod "none" with a ClientSecret or a PrivateKey`)
 		}
 	case "client_secret_basic", "client_secret_post":
 		if c.ClientSecret == "" {
@@ -352,6 +475,9 @@ func checkClient(c *ClientCredentials, machine bool) error {
 			return errors.New(`AuthMethod "private_key_jwt" without a PrivateKey`)
 		}
 	default:
+		if mode != clientCredentials {
+			return fmt.Errorf("AuthMethod %q: the JWT bearer grant needs client_secret_basic, client_secret_post, private_key_jwt or none", c.AuthMethod)
+		}
 		return fmt.Errorf("AuthMethod %q: the client_credentials grant needs client_secret_basic, client_secret_post or private_key_jwt", c.AuthMethod)
 	}
 	return nil

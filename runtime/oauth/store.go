@@ -66,13 +66,17 @@ type ClientCredentials struct {
 	// client_secret_basic unless the server lists only
 	// client_secret_post.
 	//
-	// With Config.ClientCredentialsGrant, AuthMethod may also be
-	// "private_key_jwt", and an empty one picks private_key_jwt when there
-	// is a PrivateKey, else client_secret_basic, else client_secret_post,
-	// the first the server lists in token_endpoint_auth_methods_supported.
+	// With Config.ClientCredentialsGrant, Config.WorkloadIdentity or
+	// Config.Enterprise, AuthMethod may also be "private_key_jwt", and an
+	// empty one picks private_key_jwt when there is a PrivateKey, else
+	// client_secret_basic, else client_secret_post, the first the server
+	// lists in token_endpoint_auth_methods_supported; with the JWT bearer
+	// grant of the last two, a client with neither a secret nor a key is
+	// "none" (its client_id only).
 	AuthMethod string `json:"token_endpoint_auth_method,omitempty"`
 	// PrivateKey signs the client assertions of private_key_jwt (RFC 7523
-	// section 2.2), with Config.ClientCredentialsGrant only: an
+	// section 2.2), with Config.ClientCredentialsGrant,
+	// Config.WorkloadIdentity or Config.Enterprise only: an
 	// *ecdsa.PrivateKey (P-256: ES256, P-384: ES384, P-521: ES512), an
 	// *rsa.PrivateKey of 2048 bits or more (RS256) or an
 	// ed25519.PrivateKey (EdDSA). The authorization server holds its public

@@ -24,12 +24,19 @@ const cimdURL = "https://conformance-test.local/client-metadata.json"
 // authContext is what MCP_CONFORMANCE_CONTEXT carries for the auth
 // scenarios: pre-registered credentials (auth/pre-registration,
 // auth/client-credentials-basic), or a client id and the PKCS #8 PEM of
-// its private key (auth/client-credentials-jwt).
+// its private key (auth/client-credentials-jwt); the workload identity
+// tokens of auth/wif-jwt-bearer (a valid one, and two the authorization
+// server refuses); the identity provider, its client and the user's ID
+// token of enterprise-managed authorization.
 type authContext struct {
 	ClientID         string `json:"client_id"`
 	ClientSecret     string `json:"client_secret"`
 	PrivateKeyPEM    string `json:"private_key_pem"`
 	SigningAlgorithm string `json:"signing_algorithm"`
+	ValidJWT         string `json:"valid_jwt"`
+	IdPClientID      string `json:"idp_client_id"`
+	IdPIDToken       string `json:"idp_id_token"`
+	IdPTokenEndpoint string `json:"idp_token_endpoint"`
 }
 
 // machineAuth are the auth scenarios of machine clients: the
@@ -44,6 +51,13 @@ var machineAuth = map[string]bool{
 var dpopAuth = map[string]bool{
 	"auth/dpop":       true,
 	"auth/dpop-nonce": true,
+}
+
+// enterpriseAuth are the auth scenarios of enterprise-managed
+// authorization (0.2's name, and 0.1.16's).
+var enterpriseAuth = map[string]bool{
+	"auth/enterprise-managed-authorization": true,
+	"auth/cross-app-access-complete-flow":   true,
 }
 
 // privateKey reads a PKCS #8 PEM private key.
@@ -74,8 +88,9 @@ func authTransport(url string) (_ *streamhttp.Client, err error) {
 		ClientMetadataURL: cimdURL,
 		Logger:            logger,
 	}
+	scenario := os.Getenv("MCP_CONFORMANCE_SCENARIO")
+	var ac authContext
 	if raw := os.Getenv("MCP_CONFORMANCE_CONTEXT"); raw != "" {
-		var ac authContext
 		if err := json.Unmarshal([]byte(raw), &ac); err != nil {
 			return nil, fmt.Errorf("MCP_CONFORMANCE_CONTEXT: %w", err)
 		}
@@ -89,11 +104,23 @@ func authTransport(url string) (_ *streamhttp.Client, err error) {
 			cfg.Clients = []oauth.ClientCredentials{cc}
 		}
 	}
-	if machineAuth[os.Getenv("MCP_CONFORMANCE_SCENARIO")] {
+	switch {
+	case machineAuth[scenario]:
 		cfg.ClientCredentialsGrant = true
 		cfg.Authorizer = nil
-	}
-	if dpopAuth[os.Getenv("MCP_CONFORMANCE_SCENARIO")] {
+	case scenario == "auth/wif-jwt-bearer":
+		// A workload needs no client: the workload token identifies it.
+		cfg.WorkloadIdentity = constant(ac.ValidJWT)
+		cfg.Clients = nil
+		cfg.Authorizer = nil
+	case enterpriseAuth[scenario]:
+		cfg.Enterprise = &oauth.IdentityProvider{
+			TokenEndpoint:     ac.IdPTokenEndpoint,
+			ClientID:          ac.IdPClientID,
+			IdentityAssertion: constant(ac.IdPIDToken),
+		}
+		cfg.Authorizer = nil
+	case dpopAuth[scenario]:
 		cfg.DPoP = &oauth.DPoPOptions{}
 	}
 	oc, err := oauth.New(cfg)
@@ -140,11 +167,13 @@ func runAuth26(ctx context.Context, url string) error {
 	return listAndCall(ctx, cs, [2]string{"test-tool", `{}`})
 }
 
-// extensionAuth are the auth scenarios of OAuth extensions this client
-// does not implement (enterprise-managed authorization, workload
-// identity): it reports them unknown.
-var extensionAuth = map[string]bool{
-	"auth/cross-app-access-complete-flow":   true,
-	"auth/enterprise-managed-authorization": true,
-	"auth/wif-jwt-bearer":                   true,
+// constant is an AssertionSource of the assertion a, from the
+// scenario's context.
+func constant(a string) oauth.AssertionSource {
+	return func(context.Context) (string, error) {
+		if a == "" {
+			return "", errors.New("MCP_CONFORMANCE_CONTEXT has no assertion for the scenario")
+		}
+		return a, nil
+	}
 }

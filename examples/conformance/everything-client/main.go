@@ -17,11 +17,13 @@
 // and json-schema-2020-12-preservation. The auth/* scenarios (auth.go) log
 // in through runtime/oauth, list the tools and call test-tool, at either
 // revision, auth/client-credentials-* as a machine client (the
-// client_credentials grant), auth/dpop and auth/dpop-nonce with DPoP-bound
-// tokens (oauth.Config.DPoP); those of the other OAuth extensions
-// (enterprise-managed authorization, workload identity) are not
-// implemented. The Skills extension's host scenarios (sep-2640-client-*,
-// skills.go) run at either revision.
+// client_credentials grant), auth/wif-jwt-bearer as a workload (the JWT
+// bearer grant), auth/enterprise-managed-authorization and
+// auth/cross-app-access-complete-flow with enterprise-managed
+// authorization (token exchange at the IdP, then the JWT bearer grant),
+// auth/dpop and auth/dpop-nonce with DPoP-bound tokens (oauth.Config.DPoP).
+// The Skills extension's host scenarios (sep-2640-client-*, skills.go) run
+// at either revision.
 //
 // With EVERYTHING_CLIENT_DEBUG=1 in the environment, the transport and the
 // session log their diagnostics to stderr (which the suite prints when the
@@ -87,7 +89,7 @@ func main() {
 	if modern {
 		run = scenarios26[name]
 	}
-	if strings.HasPrefix(name, "auth/") && !extensionAuth[name] {
+	if strings.HasPrefix(name, "auth/") {
 		run = runAuth
 		if modern {
 			run = runAuth26
