@@ -236,7 +236,11 @@ func (s *server) resourceNonce(resp *http.Response) bool {
 		return false
 	}
 	ch, ok := dpopChallenge(resp.Header)
-	return ok && param(ch, "error") == dpop.CodeUseNonce
+	if !ok || param(ch, "error") != dpop.CodeUseNonce {
+		return false
+	}
+	s.c.logger.Debug("oauth: the MCP server asks for a DPoP nonce; sending the request again with it", "server", s.url)
+	return true
 }
 
 // tokenClient returns the http.Client of the requests to the authorization

@@ -1,11 +1,15 @@
 package oauth_test
 
 import (
+	"bytes"
 	"context"
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/x509"
+	"encoding/base64"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -296,5 +300,51 @@ func TestDPoPJWTBearer(t *testing.T) {
 				t.Errorf("stored token_type %q (key %v), want DPoP with its key", tok.TokenType, tok.DPoPKey != nil)
 			}
 		})
+	}
+}
+
+// The debug log of a DPoP login with nonces at both servers, a refresh
+// and a logout holds no token, no proof and no key.
+func TestDPoPLogs(t *testing.T) {
+	as := oauthtest.NewWith(t, oauthtest.Options{DPoP: &oauthtest.DPoP{Nonce: true}, RefreshTokens: true, TokenLifetime: 5 * time.Second})
+	dp := rsDPoP(t, true)
+	dp.Required = true
+	url := protected(t, as, func(o *bearer.Options) { o.DPoP = dp })
+	var logs bytes.Buffer
+	rec := &recorder{}
+	store := &oauth.MemoryStore{}
+	c := client(t, oauth.Config{DPoP: &oauth.DPoPOptions{}, Store: store, HTTPClient: &http.Client{Transport: rec},
+		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	hc := httpClient(t, c, url)
+	mustCall(t, hc, url, "tools/list")
+	mustCall(t, hc, url, "tools/list") // refreshed first: the token expires within 10 s
+	tok, err := store.LoadToken(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.MarshalPKCS8PrivateKey(tok.DPoPKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proof := rec.last.Get("DPoP")
+	if err := c.Logout(context.Background(), url); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(logs.String(), "DPoP nonce") {
+		t.Fatalf("the logs do not show the nonce retry:\n%s", logs.String())
+	}
+	for name, s := range map[string]string{
+		"access token":  tok.AccessToken,
+		"refresh token": tok.RefreshToken,
+		"proof":         proof,
+		"key":           base64.StdEncoding.EncodeToString(der),
+		"a JWT":         "eyJ",
+	} {
+		if s == "" {
+			t.Fatalf("no %s to look for", name)
+		}
+		if strings.Contains(logs.String(), s) {
+			t.Errorf("the logs hold the %s:\n%s", name, logs.String())
+		}
 	}
 }
