@@ -330,6 +330,9 @@ func TestDPoPLogs(t *testing.T) {
 	if err := c.Logout(context.Background(), url); err != nil {
 		t.Fatal(err)
 	}
+	if revoked := as.Revocations(); len(revoked) != 1 || rec.last.Get("DPoP") == "" || rec.last.Get("DPoP") == proof {
+		t.Errorf("revocations %d, the last request's proof %.12q…: want the revocation with a proof of its own", len(revoked), rec.last.Get("DPoP"))
+	}
 	if !strings.Contains(logs.String(), "DPoP nonce") {
 		t.Fatalf("the logs do not show the nonce retry:\n%s", logs.String())
 	}
