@@ -23,6 +23,12 @@
 //	go run ./examples/login-client --url http://127.0.0.1:8080/mcp --tool whoami \
 //		--client-credentials --client-id my-agent --private-key agent-key.pem
 //
+// With --dpop the tokens are bound to a key the client generates and keeps
+// in --store with them (DPoP, RFC 9449): every token request and every
+// request to the MCP server carries a proof of the key, so a token copied
+// out of the store file is useless without the key beside it, and a token
+// intercepted on the way is useless without the file.
+//
 // examples/authorized-server --test-issuer is a server to try it against,
 // with a test authorization server that approves every login at once.
 package main
@@ -66,6 +72,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	secretFile := fs.String("client-secret-file", "", "read the client secret of --client-credentials from `FILE` (client_secret_basic)")
 	keyFile := fs.String("private-key", "", "sign the client assertions of --client-credentials with the PKCS #8 PEM private key in `FILE` (private_key_jwt)")
 	keyID := fs.String("key-id", "", "the `KID` of --private-key, if the authorization server knows the key by one")
+	withDPoP := fs.Bool("dpop", false, "bind the tokens to a key kept in --store with them, proving it on every request (DPoP, RFC 9449)")
 	help := fs.BoolP("help", "h", false, "show this help")
 	if err := fs.Parse(args); err != nil {
 		fmt.Fprintf(stderr, "login-client: %v; see --help\n", err)
@@ -107,6 +114,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if creds != nil {
 			cfg = oauth.Config{ClientCredentialsGrant: true, Clients: []oauth.ClientCredentials{*creds}, Store: cfg.Store}
 		}
+		if *withDPoP {
+			cfg.DPoP = &oauth.DPoPOptions{}
+		}
 		oc, err := oauth.New(cfg)
 		if err == nil {
 			err = oc.Logout(ctx, *url)
@@ -118,7 +128,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "logged out of %s\n", *url)
 		return 0
 	}
-	if err := connect(ctx, *url, *tool, *store, *cimd, *headless, creds, stdout, stderr); err != nil {
+	if err := connect(ctx, *url, *tool, *store, *cimd, *headless, *withDPoP, creds, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "login-client: %v\n", err)
 		return 1
 	}
@@ -170,9 +180,9 @@ func machineCredentials(id, secretFile, keyFile, keyID string) (*oauth.ClientCre
 	return cc, nil
 }
 
-// connect logs in as needed (as the machine client creds, when not nil),
-// lists the tools and calls tool.
-func connect(ctx context.Context, url, tool, store, cimd string, headless bool, creds *oauth.ClientCredentials, stdout, stderr io.Writer) error {
+// connect logs in as needed (as the machine client creds, when not nil;
+// with DPoP-bound tokens when withDPoP), lists the tools and calls tool.
+func connect(ctx context.Context, url, tool, store, cimd string, headless, withDPoP bool, creds *oauth.ClientCredentials, stdout, stderr io.Writer) error {
 	var authorizer oauth.Authorizer = &oauth.Headless{}
 	if !headless && creds == nil {
 		l, err := oauth.NewLoopback("127.0.0.1:0")
@@ -191,6 +201,9 @@ func connect(ctx context.Context, url, tool, store, cimd string, headless bool, 
 		Store:             oauth.NewFileStore(store),
 		ClientName:        "mcpgen login-client",
 		ClientMetadataURL: cimd,
+	}
+	if withDPoP {
+		cfg.DPoP = &oauth.DPoPOptions{}
 	}
 	if creds != nil {
 		cfg.Authorizer = nil

@@ -16,6 +16,8 @@ import (
 
 	"github.com/mcpgen/mcpgen/internal/oauthtest"
 	"github.com/mcpgen/mcpgen/internal/oauthtest/protected"
+	"github.com/mcpgen/mcpgen/runtime/bearer"
+	"github.com/mcpgen/mcpgen/runtime/dpop"
 )
 
 // TestLogin: the client logs in at the test authorization server, lists
@@ -115,5 +117,57 @@ func TestClientCredentials(t *testing.T) {
 		if code := run(context.Background(), args, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "--client-credentials") {
 			t.Errorf("%q: exit %d, stderr %q; want 2 and a word on --client-credentials", args, code, stderr.String())
 		}
+	}
+}
+
+// TestDPoP: with --dpop, the client gets DPoP-bound tokens from an
+// authorization server and a resource server that both want their nonces
+// and take DPoP-bound tokens only, logged in or as a machine client; a
+// second run proves the stored token with the stored key, and --logout
+// revokes it.
+func TestDPoP(t *testing.T) {
+	secretFile := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(secretFile, []byte("s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name   string
+		args   []string
+		whoami string
+	}{
+		{"login", []string{"--headless"}, "whoami: user-1 [mcp]\n"},
+		{"machine client", []string{"--client-credentials", "--client-id", "agent", "--client-secret-file", secretFile}, "whoami: agent [mcp]\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			as := oauthtest.NewWith(t, oauthtest.Options{DPoP: &oauthtest.DPoP{Nonce: true}, Clients: map[string]string{"agent": "s3cret"}})
+			nonces, err := dpop.NewHMACNonces(dpop.NonceOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			url := protected.StartDPoP(t, as, bearer.DPoPOptions{Required: true, Proofs: dpop.VerifierOptions{Nonces: nonces}}, "mcp")
+			store := filepath.Join(t.TempDir(), "tokens.json")
+			for i := range 2 {
+				var stdout, stderr bytes.Buffer
+				args := append([]string{"--dpop", "--store", store, "--tool", "whoami", "--url", url}, tt.args...)
+				if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
+					t.Fatalf("run %d: exit %d\n%s", i, code, stderr.String())
+				}
+				if got := stdout.String(); !strings.Contains(got, tt.whoami) {
+					t.Errorf("run %d: stdout %q, want %q", i, got, tt.whoami)
+				}
+			}
+			trs := as.TokenRequests()
+			if len(trs) != 1 || trs[0].DPoPJKT == "" {
+				t.Fatalf("token requests %+v, want one with a DPoP proof (the second run uses the stored token and key)", trs)
+			}
+			var stdout, stderr bytes.Buffer
+			args := append([]string{"--dpop", "--logout", "--store", store, "--url", url}, tt.args...)
+			if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
+				t.Fatalf("--logout: exit %d, stderr %q", code, stderr.String())
+			}
+			if n := len(as.Revocations()); n != 1 {
+				t.Errorf("%d revocations after --logout, want 1", n)
+			}
+		})
 	}
 }

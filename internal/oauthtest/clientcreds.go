@@ -31,7 +31,7 @@ const maxAssertionLifetime = 5 * time.Minute
 // Options.JWTClients, RFC 7523 section 2.2), and gets a token for itself
 // (sub is the client id) with the scope and resource it asked for.
 func (s *Server) clientCredentials(w http.ResponseWriter, r *http.Request) {
-	tr := TokenRequest{GrantType: "client_credentials", Resource: r.PostForm.Get("resource"), Scope: r.PostForm.Get("scope")}
+	tr := TokenRequest{GrantType: "client_credentials", Resource: r.PostForm.Get("resource"), Scope: r.PostForm.Get("scope"), DPoPJKT: proofJKT(r)}
 	var id string
 	var err error
 	if r.PostForm.Has("client_assertion") || r.PostForm.Has("client_assertion_type") {
@@ -77,12 +77,14 @@ func (s *Server) clientCredentials(w http.ResponseWriter, r *http.Request) {
 	if scope != "" {
 		claims["scope"] = scope
 	}
+	resp := map[string]any{"token_type": "Bearer", "expires_in": int(life.Seconds())}
+	s.bind(claims, resp, tr.DPoPJKT)
 	tok, err := s.sign(claims)
 	if err != nil {
 		oauthError(w, http.StatusInternalServerError, "server_error", "signing the token: "+err.Error())
 		return
 	}
-	resp := map[string]any{"access_token": tok, "token_type": "Bearer", "expires_in": int(life.Seconds())}
+	resp["access_token"] = tok
 	if scope != "" {
 		resp["scope"] = scope
 	}

@@ -59,6 +59,9 @@ type Options struct {
 	// too: its token endpoint exchanges the ID tokens it issued (IDToken)
 	// for ID-JAGs (RFC 8693 token exchange).
 	IdentityProvider *IdentityProvider
+	// DPoP, when set, binds the tokens of requests with a DPoP proof to
+	// its key: see DPoP.
+	DPoP *DPoP
 }
 
 // IdentityProvider configures a Server as an enterprise identity
@@ -81,12 +84,14 @@ type AuthRequest struct {
 // TokenRequest is a token request the Server received. ClientAssertion
 // is the private_key_jwt assertion, if any; Assertion the JWT bearer
 // grant's; Audience and the Subject and Requested token types a token
-// exchange's.
+// exchange's; DPoPJKT the thumbprint of the key of its valid DPoP proof,
+// if any (with Options.DPoP).
 type TokenRequest struct {
 	GrantType, ClientID, AuthMethod, Resource, Scope string
 	ClientAssertion, Assertion                       string
 	Audience, SubjectToken                           string
 	SubjectTokenType, RequestedTokenType             string
+	DPoPJKT                                          string
 }
 
 // Revocation is an RFC 7009 revocation request the Server received.
@@ -114,6 +119,7 @@ type client struct{ id, secret, method, redirect string }
 
 type grant struct {
 	clientID, redirect, scope, resource, challenge string
+	jkt                                            string // the DPoP key a refresh token is bound to
 }
 
 // AuthRequests returns the authorization requests received so far.
@@ -187,6 +193,9 @@ func (s *Server) metadata() map[string]any {
 	}
 	if len(s.opts.Scopes) > 0 {
 		m["scopes_supported"] = s.opts.Scopes
+	}
+	if s.opts.DPoP != nil {
+		m["dpop_signing_alg_values_supported"] = s.dpop.Algorithms()
 	}
 	if s.opts.CIMD {
 		m["client_id_metadata_document_supported"] = true
@@ -275,6 +284,10 @@ func (s *Server) handleFlow(mux *http.ServeMux) {
 			oauthError(w, http.StatusBadRequest, "invalid_request", err.Error())
 			return
 		}
+		r, ok := s.checkDPoP(w, r)
+		if !ok {
+			return
+		}
 		switch r.PostForm.Get("grant_type") {
 		case "client_credentials":
 			s.clientCredentials(w, r)
@@ -286,7 +299,7 @@ func (s *Server) handleFlow(mux *http.ServeMux) {
 			s.tokenExchange(w, r)
 			return
 		}
-		tr := TokenRequest{GrantType: r.PostForm.Get("grant_type"), Resource: r.PostForm.Get("resource"), Scope: r.PostForm.Get("scope")}
+		tr := TokenRequest{GrantType: r.PostForm.Get("grant_type"), Resource: r.PostForm.Get("resource"), Scope: r.PostForm.Get("scope"), DPoPJKT: proofJKT(r)}
 		id, secret, method := clientAuth(r)
 		tr.ClientID, tr.AuthMethod = id, method
 		s.mu.Lock()
@@ -322,6 +335,10 @@ func (s *Server) handleFlow(mux *http.ServeMux) {
 				return
 			}
 		}
+		if tr.GrantType == "refresh_token" && g.jkt != "" && g.jkt != tr.DPoPJKT {
+			oauthError(w, http.StatusBadRequest, "invalid_grant", "the refresh token is bound to another DPoP key")
+			return
+		}
 		if tr.Resource != g.resource {
 			oauthError(w, http.StatusBadRequest, "invalid_target", "resource differs from the authorization request's")
 			return
@@ -338,12 +355,17 @@ func (s *Server) handleFlow(mux *http.ServeMux) {
 		if scope != "" {
 			claims["scope"] = scope
 		}
+		resp := map[string]any{"token_type": "Bearer", "expires_in": int(life.Seconds())}
+		s.bind(claims, resp, tr.DPoPJKT)
+		if tr.GrantType == "authorization_code" && resp["token_type"] == "DPoP" {
+			g.jkt = tr.DPoPJKT
+		}
 		tok, err := s.sign(claims)
 		if err != nil {
 			oauthError(w, http.StatusInternalServerError, "server_error", "signing the token: "+err.Error())
 			return
 		}
-		resp := map[string]any{"access_token": tok, "token_type": "Bearer", "expires_in": int(life.Seconds())}
+		resp["access_token"] = tok
 		if scope != "" {
 			resp["scope"] = scope
 		}

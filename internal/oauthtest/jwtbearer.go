@@ -53,7 +53,7 @@ type AssertionIssuer struct {
 // client, if it authenticates, must be a known one. The token's sub is
 // the assertion's.
 func (s *Server) jwtBearer(w http.ResponseWriter, r *http.Request) {
-	tr := TokenRequest{GrantType: JWTBearerGrantType, Resource: r.PostForm.Get("resource"), Scope: r.PostForm.Get("scope"), Assertion: r.PostForm.Get("assertion")}
+	tr := TokenRequest{GrantType: JWTBearerGrantType, Resource: r.PostForm.Get("resource"), Scope: r.PostForm.Get("scope"), Assertion: r.PostForm.Get("assertion"), DPoPJKT: proofJKT(r)}
 	id, err := s.optionalClient(r, &tr)
 	s.mu.Lock()
 	s.flow.tokens = append(s.flow.tokens, tr)
@@ -85,12 +85,14 @@ func (s *Server) jwtBearer(w http.ResponseWriter, r *http.Request) {
 	if scope != "" {
 		claims["scope"] = scope
 	}
+	resp := map[string]any{"token_type": "Bearer", "expires_in": int(life.Seconds())}
+	s.bind(claims, resp, tr.DPoPJKT)
 	tok, err := s.sign(claims)
 	if err != nil {
 		oauthError(w, http.StatusInternalServerError, "server_error", "signing the token: "+err.Error())
 		return
 	}
-	resp := map[string]any{"access_token": tok, "token_type": "Bearer", "expires_in": int(life.Seconds())}
+	resp["access_token"] = tok
 	if scope != "" {
 		resp["scope"] = scope
 	}

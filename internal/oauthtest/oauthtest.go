@@ -6,8 +6,8 @@
 // S256 required), a token endpoint (authorization_code, refresh_token,
 // client_credentials and JWT bearer grants, and, as an enterprise identity
 // provider, token exchange for ID-JAGs; client_secret_basic,
-// client_secret_post, private_key_jwt and none) and dynamic client
-// registration. It records what clients sent, for tests to check.
+// client_secret_post, private_key_jwt and none), DPoP-bound tokens
+// (Options.DPoP) and dynamic client registration. It records what clients sent, for tests to check.
 // It is for tests, and for trying a login by hand on one machine (Listen).
 package oauthtest
 
@@ -28,6 +28,7 @@ import (
 
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
+	"github.com/mcpgen/mcpgen/runtime/dpop"
 )
 
 // Server is a test authorization server.
@@ -43,6 +44,7 @@ type Server struct {
 	keys []jose.JSONWebKey // private; the last one signs
 	n    int
 	flow flow
+	dpop *dpop.Verifier // with Options.DPoP
 }
 
 // New starts a Server with the default Options, closed when t ends.
@@ -99,6 +101,13 @@ func (s *Server) Close() {
 // of its endpoints; the caller serves it and sets URL.
 func newServer(opts Options) (*Server, *http.ServeMux, error) {
 	s := &Server{opts: opts}
+	if opts.DPoP != nil {
+		v, err := newDPoPVerifier(opts.DPoP)
+		if err != nil {
+			return nil, nil, err
+		}
+		s.dpop = v
+	}
 	s.flow.codes = map[string]*grant{}
 	s.flow.refresh = map[string]*grant{}
 	s.flow.clients = map[string]*client{}

@@ -170,7 +170,7 @@ func (s *server) machineToken(ctx context.Context, d *discovered, scopes []strin
 		return s.errorf(step, "Config.Clients' client %q: AuthMethod %q cannot authenticate a client_credentials grant", excerpt(cc.ClientID), cc.AuthMethod)
 	}
 	s.c.logger.Debug("oauth: client credentials grant", "server", s.url, "issuer", d.issuer, "client_id", cc.ClientID, "method", method, "scope", strings.Join(scopes, " "))
-	tctx := context.WithValue(ctx, oauth2.HTTPClient, s.g.oauth())
+	tctx := context.WithValue(ctx, oauth2.HTTPClient, s.tokenClient())
 	t, err := conf.Token(tctx)
 	if err != nil {
 		return s.wrap(step, err)

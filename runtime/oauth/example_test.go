@@ -149,3 +149,33 @@ func Example_enterprise() {
 	}
 	defer cs.Close()
 }
+
+// A client whose tokens are bound to a key it holds (DPoP, RFC 9449): the
+// key is generated at the first token request and kept in the store with
+// the token, so a token copied out of the file is useless elsewhere
+// without the key, and one seen on the wire is useless without the file.
+func ExampleDPoPOptions() {
+	login, err := oauth.NewLoopback("127.0.0.1:0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer login.Close()
+	oc, err := oauth.New(oauth.Config{
+		Authorizer: login,
+		Store:      oauth.NewFileStore("/home/me/.config/myapp/oauth.json"),
+		DPoP:       &oauth.DPoPOptions{}, // or Key: a crypto.Signer of the application's
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	hc, err := oc.HTTPClient("https://mcp.example.com/mcp")
+	if err != nil {
+		log.Fatal(err)
+	}
+	t := streamhttp.NewClient("https://mcp.example.com/mcp", streamhttp.ClientOptions{HTTPClient: hc})
+	cs, err := mcp.Connect(context.Background(), t, &mcp.ClientOptions{Info: mcp.Implementation{Name: "myapp", Version: "1.0.0"}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cs.Close()
+}

@@ -23,10 +23,11 @@ import (
 // server is what a Client knows of one MCP server.
 type server struct {
 	c        *Client
-	url      string // as given
-	origin   string // where its token may go
-	resource string // canonical URI: the Store's key
-	g        *guard // the address policy of its OAuth requests
+	url      string     // as given
+	origin   string     // where its token may go
+	resource string     // canonical URI: the Store's key
+	g        *guard     // the address policy of its OAuth requests
+	dpop     *dpopState // with Config.DPoP
 
 	authMu sync.Mutex // one authorization or refresh at a time
 
@@ -75,6 +76,7 @@ func (s *server) current(ctx context.Context) (*Token, uint64) {
 
 // setToken makes tok the server's token and saves it.
 func (s *server) setToken(ctx context.Context, tok *Token) {
+	s.bindToken(tok)
 	s.mu.Lock()
 	s.tok = tok
 	s.gen++
@@ -627,7 +629,7 @@ func (s *server) authorize(ctx context.Context, d *discovered, scopes []string) 
 	}
 	// x/oauth2 sends the token request with the client of the context:
 	// the policy's, whose redirects stay within the origin and https.
-	tctx := context.WithValue(ctx, oauth2.HTTPClient, s.g.oauth())
+	tctx := context.WithValue(ctx, oauth2.HTTPClient, s.tokenClient())
 	t, err := conf.Exchange(tctx, code, oauth2.VerifierOption(verifier), oauth2.SetAuthURLParam("resource", d.resource))
 	if err != nil {
 		return s.wrap("token request", err)
@@ -649,10 +651,16 @@ func fromOAuth2(t *oauth2.Token, issuer, requested string) (*Token, error) {
 	if t.AccessToken == "" {
 		return nil, errors.New("the response has no access_token")
 	}
-	if typ := t.Type(); !strings.EqualFold(typ, "Bearer") {
-		return nil, fmt.Errorf("token_type %q: only Bearer tokens are supported", excerpt(typ))
+	typ := t.Type()
+	switch {
+	case strings.EqualFold(typ, tokenTypeBearer):
+		typ = tokenTypeBearer
+	case strings.EqualFold(typ, tokenTypeDPoP):
+		typ = tokenTypeDPoP
+	default:
+		return nil, fmt.Errorf("token_type %q: only Bearer and DPoP tokens are supported", excerpt(typ))
 	}
-	tok := &Token{Issuer: issuer, AccessToken: t.AccessToken, TokenType: "Bearer", RefreshToken: t.RefreshToken, Expiry: t.Expiry, Scope: requested}
+	tok := &Token{Issuer: issuer, AccessToken: t.AccessToken, TokenType: typ, RefreshToken: t.RefreshToken, Expiry: t.Expiry, Scope: requested}
 	if sc, ok := t.Extra("scope").(string); ok {
 		tok.Scope = sc
 	}
@@ -673,7 +681,7 @@ func (s *server) refresh(ctx context.Context, d *discovered, tok *Token) error {
 		}
 	}
 	conf := s.config(d, cc, nil)
-	hc := *s.g.oauth() // the policy's redirect check, and its transport under addForm
+	hc := *s.tokenClient() // the policy's redirect check, and its transport (with DPoP proofs) under addForm
 	hc.Transport = &addForm{base: hc.Transport, url: d.as.TokenEndpoint, name: "resource", value: d.resource}
 	tctx := context.WithValue(ctx, oauth2.HTTPClient, &hc)
 	t, err := conf.TokenSource(tctx, &oauth2.Token{RefreshToken: tok.RefreshToken, Expiry: time.Unix(1, 0)}).Token()
@@ -846,7 +854,7 @@ func (s *server) revoke(ctx context.Context, d *discovered, cc *ClientCredential
 	if conf.Endpoint.AuthStyle == oauth2.AuthStyleInHeader {
 		req.SetBasicAuth(url.QueryEscape(conf.ClientID), url.QueryEscape(conf.ClientSecret))
 	}
-	resp, err := s.do(req)
+	resp, err := s.tokenClient().Do(req)
 	if err != nil {
 		return s.wrap(step, err)
 	}

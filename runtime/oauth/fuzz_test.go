@@ -36,6 +36,8 @@ func FuzzStoreFile(f *testing.F) {
 	f.Add([]byte(`{"tokens":[{"resource":"https://a/mcp","token":{"issuer":"https://i","access_token":"t","expiry":"2030-01-01T00:00:00Z"}}],"clients":{"https://i":{"client_id":"c"}}}`))
 	f.Add([]byte(`{"tokens":[{"resource":"r","token":null}]}`))
 	f.Add([]byte(`{"clients":{"x":null}}`))
+	f.Add([]byte(`{"tokens":[{"resource":"r","token":{"access_token":"t","token_type":"DPoP","dpop_key":"MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg"}}]}`))
+	f.Add([]byte(`{"tokens":[{"resource":"r","token":{"access_token":"t","dpop_key":"!"}}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		st, err := decodeStore(data)
 		if err != nil {

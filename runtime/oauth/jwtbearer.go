@@ -180,7 +180,11 @@ func (s *server) tokenRequest(ctx context.Context, tokenURL, grantType string, p
 	default:
 		return nil, fmt.Errorf("client authentication %q is not supported here", method)
 	}
-	return conf.Token(context.WithValue(ctx, oauth2.HTTPClient, s.g.oauth()))
+	hc := s.g.oauth()
+	if grantType == jwtBearerGrantType {
+		hc = s.tokenClient() // with a DPoP proof, for the MCP server's authorization server
+	}
+	return conf.Token(context.WithValue(ctx, oauth2.HTTPClient, hc))
 }
 
 // assertion calls src for the assertion of a token request, and checks

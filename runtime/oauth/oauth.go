@@ -122,6 +122,21 @@
 // exchange and grant, with the identity assertion the source returns
 // then, and no refresh token kept.
 //
+// # DPoP
+//
+// With Config.DPoP, the Client's tokens are bound to a key it holds (RFC
+// 9449): every request to the authorization server's token endpoint (the
+// authorization code, refresh, client credentials and JWT bearer grants)
+// and revocation request carries a DPoP proof of the key, a token whose
+// token_type is DPoP goes to the MCP server as "Authorization: DPoP" with
+// a new proof for every request (one of token_type Bearer, from an
+// authorization server that did not bind it, as a bearer token), and a
+// use_dpop_nonce answer with a DPoP-Nonce gets the request once more with
+// the nonce. The key is DPoPOptions.Key, or one the Client generates and
+// keeps in the Store with the token (Token.DPoPKey), so that a refresh, or
+// the next run, proves the token with the same key. The token exchange at
+// an enterprise identity provider carries no proof.
+//
 // The token goes only to the MCP server's origin, in the Authorization
 // header (never in a URL), and never to an authorization server.
 // Metadata, registration, token and revocation requests are plain HTTP
@@ -254,6 +269,9 @@ type Config struct {
 	// ClientMetadataURL (see "Enterprise-managed authorization" in the
 	// package documentation). Authorizer is then not used.
 	Enterprise *IdentityProvider
+	// DPoP, when set, binds the Client's tokens to a key it holds (RFC
+	// 9449): see DPoPOptions.
+	DPoP *DPoPOptions
 	// Store keeps tokens and registered clients. Default: a MemoryStore.
 	Store Store
 	// Clients are pre-registered client credentials, tried first. An
@@ -402,6 +420,9 @@ func New(cfg Config) (*Client, error) {
 		if err := checkClient(&c, mode); err != nil {
 			return nil, fmt.Errorf("oauth: Config.Clients[%d] (client %q): %w", i, c.ClientID, err)
 		}
+	}
+	if err := checkDPoP(cfg.DPoP); err != nil {
+		return nil, err
 	}
 	c := &Client{cfg: cfg, mode: mode, store: cfg.Store, servers: map[string]*server{}, bound: map[int]string{}}
 	if c.store == nil {
@@ -591,6 +612,9 @@ func (c *Client) server(serverURL string) (*server, error) {
 		return s, nil
 	}
 	s := &server{c: c, url: serverURL, origin: origin(u), resource: resource, g: c.newGuard(u)}
+	if c.cfg.DPoP != nil {
+		s.dpop = &dpopState{opts: c.cfg.DPoP}
+	}
 	c.servers[resource] = s
 	return s, nil
 }

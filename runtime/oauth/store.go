@@ -24,9 +24,11 @@ type Token struct {
 	// Issuer is the issuer identifier of the authorization server that
 	// issued the token; the token is refreshed there only.
 	Issuer string `json:"issuer"`
-	// AccessToken is sent as "Authorization: Bearer" to the resource.
+	// AccessToken is sent as "Authorization: Bearer" to the resource, or
+	// as "Authorization: DPoP" with a proof when TokenType is DPoP.
 	AccessToken string `json:"access_token"`
-	// TokenType is the token_type of the token response ("Bearer").
+	// TokenType is the token_type of the token response: "Bearer", or
+	// "DPoP" for a token bound to a DPoP key (Config.DPoP).
 	TokenType string `json:"token_type,omitempty"`
 	// RefreshToken, when the server issued one, gets a new access token
 	// without the user.
@@ -38,6 +40,11 @@ type Token struct {
 	// response's scope, or the requested scope when the response had none
 	// (RFC 6749 section 5.1).
 	Scope string `json:"scope,omitempty"`
+	// DPoPKey is the private key a DPoP-bound token is bound to, when the
+	// Client generated it (see DPoPOptions.Key); nil otherwise. Token's
+	// JSON form holds it as PKCS#8, so FileStore keeps it with the token,
+	// in the owner-only file.
+	DPoPKey crypto.Signer `json:"-"`
 }
 
 // ClientCredentials identify the client to one authorization server.

@@ -7,7 +7,6 @@ import (
 	"net/http"
 
 	"github.com/mcpgen/mcpgen/runtime/internal/httpmsg"
-	"github.com/mcpgen/mcpgen/runtime/oauthmeta"
 )
 
 // roundTripper puts the server's token on the requests to its origin and
@@ -53,6 +52,7 @@ func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	authorizations := 0
 	mayRefresh := true
+	nonceRetried := false
 	for first := true; ; first = false {
 		tok, gen := s.current(ctx)
 		// A token is refreshed (or replaced) before the first send only:
@@ -70,13 +70,22 @@ func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		r.Header.Del("Authorization")
 		if tok != nil {
-			r.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+			if err := s.setAuthorization(r, tok); err != nil {
+				return nil, err
+			}
 		}
 		resp, err := rt.base.RoundTrip(r)
 		if err != nil {
 			return nil, err
 		}
-		ch, _ := oauthmeta.BearerChallenge(resp.Header)
+		if s.resourceNonce(resp) && !nonceRetried {
+			// RFC 9449 section 9: once more, with the server's nonce.
+			nonceRetried = true
+			io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+			resp.Body.Close()
+			continue
+		}
+		ch := s.challenge(resp.Header, tok)
 		switch {
 		case resp.StatusCode == http.StatusUnauthorized:
 		case resp.StatusCode == http.StatusForbidden && param(ch, "error") == "insufficient_scope":

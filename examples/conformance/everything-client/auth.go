@@ -46,6 +46,13 @@ var machineAuth = map[string]bool{
 	"auth/client-credentials-jwt":   true,
 }
 
+// dpopAuth are the auth scenarios of DPoP (RFC 9449): the login flow with
+// DPoP-bound tokens, with or without the servers' nonces.
+var dpopAuth = map[string]bool{
+	"auth/dpop":       true,
+	"auth/dpop-nonce": true,
+}
+
 // enterpriseAuth are the auth scenarios of enterprise-managed
 // authorization (0.2's name, and 0.1.16's).
 var enterpriseAuth = map[string]bool{
@@ -113,6 +120,8 @@ func authTransport(url string) (_ *streamhttp.Client, err error) {
 			IdentityAssertion: constant(ac.IdPIDToken),
 		}
 		cfg.Authorizer = nil
+	case dpopAuth[scenario]:
+		cfg.DPoP = &oauth.DPoPOptions{}
 	}
 	oc, err := oauth.New(cfg)
 	if err != nil {
@@ -167,11 +176,4 @@ func constant(a string) oauth.AssertionSource {
 		}
 		return a, nil
 	}
-}
-
-// extensionAuth are the auth scenarios of OAuth extensions this client
-// does not implement (DPoP): it reports them unknown.
-var extensionAuth = map[string]bool{
-	"auth/dpop":       true,
-	"auth/dpop-nonce": true,
 }

@@ -20,9 +20,10 @@
 // client_credentials grant), auth/wif-jwt-bearer as a workload (the JWT
 // bearer grant), auth/enterprise-managed-authorization and
 // auth/cross-app-access-complete-flow with enterprise-managed
-// authorization (token exchange at the IdP, then the JWT bearer grant);
-// those of DPoP are not implemented. The Skills extension's host scenarios (sep-2640-client-*,
-// skills.go) run at either revision.
+// authorization (token exchange at the IdP, then the JWT bearer grant),
+// auth/dpop and auth/dpop-nonce with DPoP-bound tokens (oauth.Config.DPoP).
+// The Skills extension's host scenarios (sep-2640-client-*, skills.go) run
+// at either revision.
 //
 // With EVERYTHING_CLIENT_DEBUG=1 in the environment, the transport and the
 // session log their diagnostics to stderr (which the suite prints when the
@@ -88,7 +89,7 @@ func main() {
 	if modern {
 		run = scenarios26[name]
 	}
-	if strings.HasPrefix(name, "auth/") && !extensionAuth[name] {
+	if strings.HasPrefix(name, "auth/") {
 		run = runAuth
 		if modern {
 			run = runAuth26

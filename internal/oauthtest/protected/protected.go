@@ -24,13 +24,25 @@ import (
 // when t ends.
 func Start(t testing.TB, as *oauthtest.Server, scopes ...string) string {
 	t.Helper()
+	return start(t, as, nil, scopes)
+}
+
+// StartDPoP is Start with DPoP-bound tokens taken as dp says
+// (bearer.Options.DPoP).
+func StartDPoP(t testing.TB, as *oauthtest.Server, dp bearer.DPoPOptions, scopes ...string) string {
+	t.Helper()
+	return start(t, as, &dp, scopes)
+}
+
+func start(t testing.TB, as *oauthtest.Server, dp *bearer.DPoPOptions, scopes []string) string {
+	t.Helper()
 	srv := httptest.NewUnstartedServer(nil)
 	url := "http://" + srv.Listener.Addr().String() + "/mcp"
 	v, err := bearer.NewJWTVerifier(bearer.JWTOptions{Issuer: as.URL, Audience: url, JWKSURL: as.URL + "/jwks"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := bearer.New(bearer.Options{Resource: url, AuthorizationServers: []string{as.URL}, Verifier: v, Scopes: scopes})
+	p, err := bearer.New(bearer.Options{Resource: url, AuthorizationServers: []string{as.URL}, Verifier: v, Scopes: scopes, DPoP: dp})
 	if err != nil {
 		t.Fatal(err)
 	}
