@@ -4,7 +4,6 @@ import (
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/rsa"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -62,35 +61,7 @@ func (s *Server) clientCredentials(w http.ResponseWriter, r *http.Request) {
 		oauthError(w, http.StatusUnauthorized, "invalid_client", err.Error())
 		return
 	}
-	scope := tr.Scope
-	if s.opts.GrantScopes != nil {
-		scope = s.opts.GrantScopes(scope)
-	}
-	life := s.opts.TokenLifetime
-	if life == 0 {
-		life = time.Hour
-	}
-	claims := Claims{"sub": id, "client_id": id, "exp": time.Now().Add(life).Unix()}
-	if tr.Resource != "" {
-		claims["aud"] = tr.Resource
-	}
-	if scope != "" {
-		claims["scope"] = scope
-	}
-	resp := map[string]any{"token_type": "Bearer", "expires_in": int(life.Seconds())}
-	s.bind(claims, resp, tr.DPoPJKT)
-	tok, err := s.sign(claims)
-	if err != nil {
-		oauthError(w, http.StatusInternalServerError, "server_error", "signing the token: "+err.Error())
-		return
-	}
-	resp["access_token"] = tok
-	if scope != "" {
-		resp["scope"] = scope
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	json.NewEncoder(w).Encode(resp)
+	s.issueGrant(w, id, id, tr)
 }
 
 // verifyAssertion checks the private_key_jwt client assertion of a token
@@ -162,4 +133,41 @@ func algFits(alg string, key crypto.PublicKey) bool {
 	default:
 		return alg == string(jose.EdDSA)
 	}
+}
+
+// issueGrant answers a grant that was accepted (client credentials, JWT
+// bearer) with an access token for subject sub and client clientID ("" for
+// none), bound to the proof's key when tr carried one, and no refresh
+// token.
+func (s *Server) issueGrant(w http.ResponseWriter, sub, clientID string, tr TokenRequest) {
+	scope := tr.Scope
+	if s.opts.GrantScopes != nil {
+		scope = s.opts.GrantScopes(scope)
+	}
+	life := s.opts.TokenLifetime
+	if life == 0 {
+		life = time.Hour
+	}
+	claims := Claims{"sub": sub, "exp": time.Now().Add(life).Unix()}
+	if clientID != "" {
+		claims["client_id"] = clientID
+	}
+	if tr.Resource != "" {
+		claims["aud"] = tr.Resource
+	}
+	if scope != "" {
+		claims["scope"] = scope
+	}
+	resp := map[string]any{"token_type": "Bearer", "expires_in": int(life.Seconds())}
+	s.bind(claims, resp, tr.DPoPJKT)
+	tok, err := s.sign(claims)
+	if err != nil {
+		oauthError(w, http.StatusInternalServerError, "server_error", "signing the token: "+err.Error())
+		return
+	}
+	resp["access_token"] = tok
+	if scope != "" {
+		resp["scope"] = scope
+	}
+	writeJSON(w, resp)
 }

@@ -67,36 +67,7 @@ func (s *Server) jwtBearer(w http.ResponseWriter, r *http.Request) {
 		oauthError(w, http.StatusBadRequest, "invalid_grant", err.Error())
 		return
 	}
-	scope := tr.Scope
-	if s.opts.GrantScopes != nil {
-		scope = s.opts.GrantScopes(scope)
-	}
-	life := s.opts.TokenLifetime
-	if life == 0 {
-		life = time.Hour
-	}
-	claims := Claims{"sub": sub, "exp": time.Now().Add(life).Unix()}
-	if id != "" {
-		claims["client_id"] = id
-	}
-	if tr.Resource != "" {
-		claims["aud"] = tr.Resource
-	}
-	if scope != "" {
-		claims["scope"] = scope
-	}
-	resp := map[string]any{"token_type": "Bearer", "expires_in": int(life.Seconds())}
-	s.bind(claims, resp, tr.DPoPJKT)
-	tok, err := s.sign(claims)
-	if err != nil {
-		oauthError(w, http.StatusInternalServerError, "server_error", "signing the token: "+err.Error())
-		return
-	}
-	resp["access_token"] = tok
-	if scope != "" {
-		resp["scope"] = scope
-	}
-	writeJSON(w, resp)
+	s.issueGrant(w, sub, id, tr)
 }
 
 // optionalClient authenticates the client of a request whose grant needs

@@ -175,17 +175,28 @@ func (s *server) machineToken(ctx context.Context, d *discovered, scopes []strin
 	if err != nil {
 		return s.wrap(step, err)
 	}
+	return s.keepGrant(ctx, step, "client credentials", t, d, scopes, cc, method)
+}
+
+// keepGrant keeps the token t a grant with no user gave (client
+// credentials, JWT bearer) for the authorization server d: without its
+// refresh token, since such a grant is made again rather than refreshed
+// (RFC 6749 section 4.4.3), and with the credentials cc (nil for none)
+// that got it, authenticated with method.
+func (s *server) keepGrant(ctx context.Context, step, grant string, t *oauth2.Token, d *discovered, scopes []string, cc *ClientCredentials, method string) error {
 	tok, err := fromOAuth2(t, d.issuer, strings.Join(scopes, " "))
 	if err != nil {
 		return s.wrap(step, err)
 	}
 	tok.RefreshToken = ""
-	used := *cc
-	used.AuthMethod = method
-	s.mu.Lock()
-	s.creds = &used
-	s.mu.Unlock()
+	if cc != nil {
+		used := *cc
+		used.AuthMethod = method
+		s.mu.Lock()
+		s.creds = &used
+		s.mu.Unlock()
+	}
 	s.setToken(ctx, tok)
-	s.c.logger.Debug("oauth: got a token with the client credentials grant", "server", s.url, "issuer", d.issuer, "scope", tok.Scope)
+	s.c.logger.Debug("oauth: got a token with the "+grant+" grant", "server", s.url, "issuer", d.issuer, "scope", tok.Scope)
 	return nil
 }

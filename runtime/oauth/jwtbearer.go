@@ -234,21 +234,7 @@ func (s *server) bearerGrant(ctx context.Context, d *discovered, step, a string,
 	if err != nil {
 		return s.wrap(step, err)
 	}
-	tok, err := fromOAuth2(t, d.issuer, strings.Join(scopes, " "))
-	if err != nil {
-		return s.wrap(step, err)
-	}
-	tok.RefreshToken = ""
-	if cc != nil {
-		used := *cc
-		used.AuthMethod = method
-		s.mu.Lock()
-		s.creds = &used
-		s.mu.Unlock()
-	}
-	s.setToken(ctx, tok)
-	s.c.logger.Debug("oauth: got a token with the JWT bearer grant", "server", s.url, "issuer", d.issuer, "scope", tok.Scope)
-	return nil
+	return s.keepGrant(ctx, step, "JWT bearer", t, d, scopes, cc, method)
 }
 
 // checkJWTBearer refuses an authorization server whose metadata lists
