@@ -305,7 +305,9 @@ func (s *Session) fallback(ctx context.Context, key string, info, caps jsontext.
 		}
 		return fmt.Errorf("connect: %w", err)
 	}
-	if key != "" {
+	if key != "" && why != nil {
+		// Only a probe that failed says the server is legacy: a client
+		// told to speak no revision of the stateless era learnt nothing.
 		eras.Store(key, EraLegacy)
 	}
 	return nil

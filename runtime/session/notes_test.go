@@ -116,6 +116,38 @@ func TestAfterFunc(t *testing.T) {
 	}
 }
 
+// Close and Abort return after the functions of AfterFunc have returned:
+// what they record is there when the caller goes on (a metric before the
+// meter provider is shut down, say). Each f calls Wait, which it may.
+func TestCloseWaitsForAfterFunc(t *testing.T) {
+	for _, end := range []struct {
+		name string
+		end  func(*session.Session) error
+	}{
+		{"Close", (*session.Session).Close},
+		{"Abort", (*session.Session).Abort},
+	} {
+		t.Run(end.name, func(t *testing.T) {
+			a, _ := transport.Pipe()
+			s := session.New(session.Server, a, mcp.NewServerHandler(testServer(t)), session.Options{})
+			var ran atomic.Int32
+			for range 3 {
+				s.AfterFunc(func() {
+					_ = s.Wait()
+					time.Sleep(20 * time.Millisecond) // long enough to lose the race if Close did not wait
+					ran.Add(1)
+				})
+			}
+			if err := end.end(s); err != nil {
+				t.Fatalf("%s: %v", end.name, err)
+			}
+			if n := ran.Load(); n != 3 {
+				t.Fatalf("%s returned with %d of 3 AfterFunc functions done, want all 3", end.name, n)
+			}
+		})
+	}
+}
+
 // blockingNotes is a server handler whose roots/list_changed handler runs
 // until released.
 type blockingNotes struct {

@@ -372,6 +372,7 @@ type Session struct {
 	noteBusy bool           // a worker is running noteQ (runNotes)
 	noteRoom sync.Cond      // on mu: signalled when noteQ shrinks or the session has ended
 	done     chan struct{}
+	afterRan chan struct{} // closed once the functions of AfterFunc have returned
 	err      error
 
 	// Answers on a byte-stream transport (InputEnder): queued by
@@ -462,6 +463,7 @@ func newSession(role Role, t transport.Transport, h Handler, opts Options) *Sess
 		progress: map[wire.ID]func(Progress){},
 		work:     make(chan func()),
 		done:     make(chan struct{}),
+		afterRan: make(chan struct{}),
 		stalled:  make(chan struct{}),
 		epoch:    time.Now(),
 	}
@@ -546,7 +548,10 @@ func (s *Session) Done() <-chan struct{} { return s.done }
 // Done is closed), on a goroutine of the session's, or on a new one if it
 // has ended already. Unlike a goroutine waiting on Done, it costs no
 // goroutine while the session lives: a server that keeps a record per
-// session can drop it this way.
+// session can drop it this way. Close and Abort return after the functions
+// registered before the session ended have returned, so that what they
+// record (a metric, say) is there for whatever the caller does next; f may
+// call Wait, but must not call Close or Abort, which would wait for it.
 func (s *Session) AfterFunc(f func()) {
 	s.mu.Lock()
 	if !s.isDone() { // done is closed under mu, with after taken
@@ -587,6 +592,7 @@ func (s *Session) Wait() error {
 func (s *Session) Close() error {
 	s.shutdown(nil)
 	<-s.done
+	<-s.afterRan
 	return s.err
 }
 
@@ -609,6 +615,7 @@ func (s *Session) Abort() error {
 	}
 	s.mu.Unlock()
 	<-s.done
+	<-s.afterRan
 	return s.err
 }
 
@@ -759,6 +766,7 @@ func (s *Session) drain(reason error) {
 	after := s.after
 	s.after = nil
 	s.mu.Unlock()
+	defer close(s.afterRan)
 	for _, f := range after {
 		f()
 	}

@@ -203,3 +203,37 @@ func TestClientHTTPFallback(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// A client told to speak only a revision of the initialize era does not
+// teach the process that the server is legacy: the next client, with the
+// default revisions, still finds the stateless era.
+func TestRestrictedClientLeavesEraUnknown(t *testing.T) {
+	srv := m26.NewServer(m26.Implementation{Name: "s", Version: "1"})
+	h := srv.HTTPHandler(m26.HTTPOptions{})
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() { h.Close(); ts.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	info := m26.Implementation{Name: "c", Version: "1"}
+
+	old, err := m26.Connect(ctx, streamhttp.NewClient(ts.URL, streamhttp.ClientOptions{}), &m26.ClientOptions{Info: info, Revisions: []string{"2025-11-25"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if old.Era() != session.EraLegacy {
+		t.Errorf("a client restricted to 2025-11-25 is in era %v, want legacy", old.Era())
+	}
+	old.Close()
+	if e := session.KnownEra(ts.URL); e == session.EraLegacy {
+		t.Fatalf("after a restricted client, the server is remembered as legacy")
+	}
+
+	cs, err := m26.Connect(ctx, streamhttp.NewClient(ts.URL, streamhttp.ClientOptions{}), &m26.ClientOptions{Info: info})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if cs.Era() != session.EraModern {
+		t.Fatalf("a default client after a restricted one is in era %v, want modern", cs.Era())
+	}
+}
