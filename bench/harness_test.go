@@ -147,7 +147,7 @@ func (c *child) settle() (serverStats, error) {
 	}
 	same := 0
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline) && same < 3; {
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(25 * time.Millisecond)
 		s, err := c.stats()
 		if err != nil {
 			return s, err
