@@ -61,7 +61,8 @@ import (
 // listener serves:
 //
 //   - /stats: runtime.GC and the return of free memory to the OS
-//     (debug.FreeOSMemory), then {"heapAlloc","heapInuse","goroutines"};
+//     (debug.FreeOSMemory), then {"heapAlloc","heapInuse","goroutines",
+//     "mallocs","totalAlloc"} (see serverStats);
 //   - /cpuprofile/start and /cpuprofile/stop: a CPU profile of the time
 //     between them (stop answers it);
 //   - /debug/pprof/: net/http/pprof.
@@ -95,6 +96,10 @@ type serverStats struct {
 	HeapAlloc  uint64 `json:"heapAlloc"`
 	HeapInuse  uint64 `json:"heapInuse"`
 	Goroutines int    `json:"goroutines"`
+	// Mallocs and TotalAlloc are runtime.MemStats's: the count and bytes
+	// of the heap objects allocated so far.
+	Mallocs    uint64 `json:"mallocs"`
+	TotalAlloc uint64 `json:"totalAlloc"`
 }
 
 // serveChild runs the server spec names ("<impl>/<kind>") until stdin
@@ -228,7 +233,7 @@ func serveStats() (string, error) {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(serverStats{HeapAlloc: ms.HeapAlloc, HeapInuse: ms.HeapInuse, Goroutines: runtime.NumGoroutine()})
+		_ = json.NewEncoder(w).Encode(serverStats{HeapAlloc: ms.HeapAlloc, HeapInuse: ms.HeapInuse, Goroutines: runtime.NumGoroutine(), Mallocs: ms.Mallocs, TotalAlloc: ms.TotalAlloc})
 	})
 	var (
 		cpuMu  sync.Mutex

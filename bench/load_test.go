@@ -32,9 +32,12 @@ import (
 // echoed text, no error; each client's first in full); an error or a lost
 // answer fails the benchmark. Reported: req/s, p50-µs and p99-µs (the
 // latency of each request, as a client saw it), cpu-µs/req (the server
-// process's user+system CPU time per request, from /proc) and rss-MiB (its
-// resident memory at the end). Each server starts once per run and serves
-// every concurrency level of its mode.
+// process's user+system CPU time per request, from /proc), rss-MiB (its
+// resident memory at the end), srv-allocs/req and srv-B/req (the heap
+// objects and bytes the server allocated per request, from its
+// runtime.MemStats; the B/op and allocs/op that -benchmem adds are the
+// load generator's). Each server starts once per run and serves every
+// concurrency level of its mode.
 //
 // With the environment variable BENCH_PROFILE set to a directory, the
 // mcpgen rows at c50 (legacy and stateless) write the server's CPU profile
@@ -262,6 +265,10 @@ func measureLoad(b *testing.B, ch *child, workers int, profile string, call func
 	}
 	n := b.N
 	lat := make([]time.Duration, n)
+	s0, err := ch.stats()
+	if err != nil {
+		b.Fatal(err)
+	}
 	cpu0, err := ch.cpu()
 	if err != nil {
 		b.Fatal(err)
@@ -313,6 +320,10 @@ func measureLoad(b *testing.B, ch *child, workers int, profile string, call func
 	if err != nil {
 		b.Fatal(err)
 	}
+	s1, err := ch.stats()
+	if err != nil {
+		b.Fatal(err)
+	}
 	if profile != "" {
 		cpu, err := ch.get("/cpuprofile/stop")
 		if err == nil {
@@ -333,6 +344,8 @@ func measureLoad(b *testing.B, ch *child, workers int, profile string, call func
 	b.ReportMetric(micros(percentile(lat, 99)), "p99-µs")
 	b.ReportMetric(micros(cpu1-cpu0)/float64(n), "cpu-µs/req")
 	b.ReportMetric(float64(rss)/(1<<20), "rss-MiB")
+	b.ReportMetric(float64(s1.Mallocs-s0.Mallocs)/float64(n), "srv-allocs/req")
+	b.ReportMetric(float64(s1.TotalAlloc-s0.TotalAlloc)/float64(n), "srv-B/req")
 }
 
 // saveProfile writes the child's profile at path to file.

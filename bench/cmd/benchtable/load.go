@@ -12,7 +12,8 @@ import (
 // The tables of BenchmarkLoad and BenchmarkMemory.
 //
 // A Load row, Load/<mode>/c<N>/<impl>, reports req/s, p50-µs, p99-µs,
-// cpu-µs/req (the server's) and rss-MiB: its table gives them, and for
+// and the server's cpu-µs/req, srv-allocs/req, srv-B/req and rss-MiB (its
+// B/op and allocs/op are the load generator's): its table gives them, and for
 // each mcpgen row its rate over each peer's at the same point ("vs go-sdk"
 // and "vs mcp-go": above 1, mcpgen serves more).
 //
@@ -45,15 +46,15 @@ func fmtUnit(unit string, v float64) string {
 
 // printLoad prints the Load rows.
 func (t *table) printLoad(w io.Writer) {
-	fmt.Fprintln(w, "| load | impl | req/s | p50 | p99 | server CPU/req | server RSS | vs go-sdk | vs mcp-go |")
-	fmt.Fprintln(w, "|---|---|--:|--:|--:|--:|--:|--:|--:|")
+	fmt.Fprintln(w, "| load | impl | req/s | p50 | p99 | server CPU/req | server allocs/req | server B/req | server RSS | vs go-sdk | vs mcp-go |")
+	fmt.Fprintln(w, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
 	for _, name := range t.order {
 		row, impl := split(name)
 		if section(row) != loadSection {
 			continue
 		}
 		r := t.results[name]
-		cells := make([]string, 9)
+		cells := make([]string, 11)
 		cells[0], cells[1] = row, impl
 		rate, hasRate := r.median("req/s")
 		if hasRate {
@@ -68,13 +69,19 @@ func (t *table) printLoad(w io.Writer) {
 		if v, ok := r.median("cpu-µs/req"); ok {
 			cells[5] = fmtNs(v * 1e3)
 		}
+		if v, ok := r.median("srv-allocs/req"); ok {
+			cells[6] = fmtNum(v)
+		}
+		if v, ok := r.median("srv-B/req"); ok {
+			cells[7] = fmtNum(v)
+		}
 		if v, ok := r.median("rss-MiB"); ok {
-			cells[6] = fmt.Sprintf("%.1f MiB", v)
+			cells[8] = fmt.Sprintf("%.1f MiB", v)
 		}
 		if impl == "mcpgen" && hasRate {
 			for i, peer := range []string{"gosdk", "mcpgo"} {
 				if p, ok := t.get(row, peer, "req/s"); ok && p > 0 {
-					cells[7+i] = fmt.Sprintf("%.2f×", rate/p)
+					cells[9+i] = fmt.Sprintf("%.2f×", rate/p)
 				}
 			}
 		}

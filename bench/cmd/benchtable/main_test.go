@@ -170,7 +170,7 @@ func TestPrintLoad(t *testing.T) {
 	}{
 		{
 			name: "medians and ratios",
-			input: `BenchmarkLoad/legacy/c50/mcpgen-2  1000  50000 ns/op  30.00 cpu-µs/req  2000 p50-µs  15000 p99-µs  20000 req/s  27.50 rss-MiB
+			input: `BenchmarkLoad/legacy/c50/mcpgen-2  1000  50000 ns/op  30.00 cpu-µs/req  2000 p50-µs  15000 p99-µs  20000 req/s  27.50 rss-MiB  5626 srv-B/req  57.02 srv-allocs/req  900 B/op  9 allocs/op
 BenchmarkLoad/legacy/c50/mcpgen-2  1000  60000 ns/op  40.00 cpu-µs/req  2500 p50-µs  16000 p99-µs  16000 req/s  27.70 rss-MiB
 BenchmarkLoad/legacy/c50/mcpgen-2  1000  55000 ns/op  35.00 cpu-µs/req  2100 p50-µs  14000 p99-µs  18000 req/s  27.60 rss-MiB
 BenchmarkLoad/legacy/c50/gosdk-2   1000  300000 ns/op  190.0 cpu-µs/req  12000 p50-µs  60000 p99-µs  3000 req/s  29.00 rss-MiB
@@ -178,12 +178,12 @@ BenchmarkLoad/legacy/c50/mcpgo-2   1000  110000 ns/op  66.00 cpu-µs/req  4800 p
 BenchmarkLoad/stdio/c8/mcpgen-2    1000  20000 ns/op  15.00 cpu-µs/req  150.0 p50-µs  400.0 p99-µs  50000 req/s  23.40 rss-MiB
 `,
 			want: []string{
-				"| load | impl | req/s | p50 | p99 | server CPU/req | server RSS | vs go-sdk | vs mcp-go |",
-				"|---|---|--:|--:|--:|--:|--:|--:|--:|",
-				"| Load/legacy/c50 | mcpgen | 18.0k/s | 2.10 ms | 15.00 ms | 35.00 µs | 27.6 MiB | 6.00× | 2.00× |",
-				"| Load/legacy/c50 | gosdk | 3.0k/s | 12.00 ms | 60.00 ms | 190.00 µs | 29.0 MiB |  |  |",
-				"| Load/legacy/c50 | mcpgo | 9.0k/s | 4.80 ms | 13.00 ms | 66.00 µs | 28.7 MiB |  |  |",
-				"| Load/stdio/c8 | mcpgen | 50.0k/s | 150.00 µs | 400.00 µs | 15.00 µs | 23.4 MiB |  |  |",
+				"| load | impl | req/s | p50 | p99 | server CPU/req | server allocs/req | server B/req | server RSS | vs go-sdk | vs mcp-go |",
+				"|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+				"| Load/legacy/c50 | mcpgen | 18.0k/s | 2.10 ms | 15.00 ms | 35.00 µs | 57.0 | 5626 | 27.6 MiB | 6.00× | 2.00× |",
+				"| Load/legacy/c50 | gosdk | 3.0k/s | 12.00 ms | 60.00 ms | 190.00 µs |  |  | 29.0 MiB |  |  |",
+				"| Load/legacy/c50 | mcpgo | 9.0k/s | 4.80 ms | 13.00 ms | 66.00 µs |  |  | 28.7 MiB |  |  |",
+				"| Load/stdio/c8 | mcpgen | 50.0k/s | 150.00 µs | 400.00 µs | 15.00 µs |  |  | 23.4 MiB |  |  |",
 			},
 		},
 	}
