@@ -3,6 +3,8 @@ package bench
 import (
 	"context"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -42,6 +44,10 @@ import (
 //     churn, heap-expired-B once expiry has run (after twice MEM_IDLE; for
 //     mcp-go, which sweeps every max(TTL/2, 1 s), at least MEM_IDLE and
 //     1.5 s), both minus at start, with the goroutines likewise.
+//
+// With BENCH_PROFILE set to a directory, each row saves the server's heap
+// profile at its end there (see memProfile): scripts/bench PROFILE=1
+// BENCH=Memory/... does this.
 //
 // The ns/op is the time to open one session or stream (for stateless, to
 // complete one request; for churn, one session of the churn). The
@@ -101,6 +107,9 @@ type memConfig struct {
 // stats and RSS then.
 func memStart(b *testing.B, impl, kind string, env []string, hc *http.Client, warm func(ch *child) error) (*child, serverStats, int64) {
 	b.Helper()
+	if os.Getenv("BENCH_PROFILE") != "" {
+		env = append(env, envMemProfileRate+"=4096")
+	}
 	ch, err := startChild(impl, kind, env...)
 	if err != nil {
 		b.Fatal(err)
@@ -113,6 +122,7 @@ func memStart(b *testing.B, impl, kind string, env []string, hc *http.Client, wa
 	}
 	hc.CloseIdleConnections()
 	s, rss := memRead(b, ch)
+	memProfile(b, ch, "start")
 	return ch, s, rss
 }
 
@@ -225,6 +235,7 @@ func memLegacy(b *testing.B, cfg memConfig, impl string, get bool) time.Duration
 	hc.CloseIdleConnections()
 	s1, rss1 := memRead(b, ch)
 	reportPer(b, cfg.sessions, "session", s0, s1, rss0, rss1)
+	memProfile(b, ch, "open")
 	closeSessions(b, ch, sessions, gets)
 	hc.CloseIdleConnections()
 	if streams != nil {
@@ -232,7 +243,22 @@ func memLegacy(b *testing.B, cfg memConfig, impl string, get bool) time.Duration
 	}
 	s2, _ := memRead(b, ch)
 	b.ReportMetric(float64(s2.HeapAlloc)-float64(s0.HeapAlloc), "heap-after-close-B")
+	memProfile(b, ch, "closed")
 	return per
+}
+
+// memProfile saves, when BENCH_PROFILE names a directory, the server's
+// heap profile there as memory-<what>-<impl>-<stage>.pb.gz: what it holds
+// (inuse_space) and what it allocated since it started (alloc_space),
+// recorded every 4 KiB allocated.
+func memProfile(b *testing.B, ch *child, stage string) {
+	b.Helper()
+	dir := os.Getenv("BENCH_PROFILE")
+	if dir == "" {
+		return
+	}
+	what := filepath.Base(filepath.Dir(b.Name())) + "-" + filepath.Base(b.Name())
+	saveProfile(b, ch, "/debug/pprof/heap?gc=1", filepath.Join(dir, "memory-"+what+"-"+stage+".pb.gz"))
 }
 
 // memStreams opens n streams with open, 8 at a time, and measures them
@@ -260,11 +286,13 @@ func memStreams(b *testing.B, ch *child, hc *http.Client, n int, s0 serverStats,
 	hc.CloseIdleConnections()
 	s1, rss1 := memRead(b, ch)
 	reportPer(b, n, "stream", s0, s1, rss0, rss1)
+	memProfile(b, ch, "open")
 	for _, s := range streams {
 		s.close()
 	}
 	s2, _ := memRead(b, ch)
 	b.ReportMetric(float64(s2.HeapAlloc)-float64(s0.HeapAlloc), "heap-after-close-B")
+	memProfile(b, ch, "closed")
 	return per
 }
 
@@ -332,6 +360,7 @@ func memStateless(b *testing.B, cfg memConfig, impl string) time.Duration {
 	s1, _ := memRead(b, ch)
 	b.ReportMetric(float64(s1.HeapAlloc)-float64(s0.HeapAlloc), "heap-after-B")
 	b.ReportMetric(float64(s1.Goroutines-s0.Goroutines), "goroutines-after")
+	memProfile(b, ch, "done")
 	return per
 }
 
@@ -378,11 +407,13 @@ func memChurn(b *testing.B, cfg memConfig, impl string) time.Duration {
 	if err != nil {
 		b.Fatal(err)
 	}
+	memProfile(b, ch, "churned")
 	time.Sleep(expiryWait(impl, cfg.idle))
 	s2, _ := memRead(b, ch)
 	b.ReportMetric((float64(s1.HeapAlloc)-float64(s0.HeapAlloc))/(1<<20), "heap-churn-MiB")
 	b.ReportMetric(float64(s1.Goroutines-s0.Goroutines), "goroutines-churn")
 	b.ReportMetric(float64(s2.HeapAlloc)-float64(s0.HeapAlloc), "heap-expired-B")
 	b.ReportMetric(float64(s2.Goroutines-s0.Goroutines), "goroutines-expired")
+	memProfile(b, ch, "expired")
 	return per
 }
