@@ -15,6 +15,10 @@
 // its time and allocations over those of the off row of the same
 // benchmark.
 //
+// The rows of BenchmarkLoad (Load/<mode>/c<N>/<impl>) and of
+// BenchmarkMemory (Memory/<what>/<impl>) go in tables of their own after
+// those: see load.go.
+//
 // A custom metric of extraUnits (such as redis-cmds/op, which the fleet
 // benchmarks of the redis module report) gets a column of its own, last,
 // when some benchmark reports it. The targets are printed when at least
@@ -163,11 +167,33 @@ func (t *table) extras() []string {
 	return out
 }
 
-// hasRows reports whether some benchmark goes in the table print prints
-// (tracing false) or in the one printTracing prints (tracing true).
-func (t *table) hasRows(tracing bool) bool {
+// The tables a benchmark goes in: see section.
+const (
+	mainSection    = "main"
+	tracingSection = "tracing"
+	loadSection    = "load"
+	memorySection  = "memory"
+)
+
+// section returns the table row goes in: the Tracing, Load and Memory
+// rows have tables of their own; the others go in the first.
+func section(row string) string {
+	switch {
+	case isTracing(row):
+		return tracingSection
+	case strings.HasPrefix(row, "Load/"):
+		return loadSection
+	case strings.HasPrefix(row, "Memory/"):
+		return memorySection
+	}
+	return mainSection
+}
+
+// hasRows reports whether some benchmark goes in the table of section
+// sec.
+func (t *table) hasRows(sec string) bool {
 	for _, name := range t.order {
-		if row, _ := split(name); isTracing(row) == tracing {
+		if row, _ := split(name); section(row) == sec {
 			return true
 		}
 	}
@@ -186,7 +212,7 @@ func (t *table) print(w io.Writer) {
 	fmt.Fprintln(w, rule)
 	for _, name := range t.order {
 		row, impl := split(name)
-		if isTracing(row) {
+		if section(row) != mainSection {
 			continue
 		}
 		r := t.results[name]
@@ -256,8 +282,8 @@ func (t *table) printTracing(w io.Writer) {
 	}
 }
 
-// A target is one goal of issue 6 or of issue 12 (the 2026-07-28 rows),
-// checked on the medians.
+// A target is one goal of issue 6, of issue 12 (the 2026-07-28 rows) or
+// of issue 29 (load, memory, allocations), checked on the medians.
 type target struct {
 	desc  string
 	check func(t *table) (got string, ok, known bool)
@@ -301,17 +327,18 @@ func allocsAtMost(row string, limit float64) func(*table) (string, bool, bool) {
 var targets = []target{
 	{"decode tools/call ≥10× go-sdk", faster("DecodeToolsCall", "gosdk", 10)},
 	{"decode tools/call ≥5× mcp-go", faster("DecodeToolsCall", "mcpgo", 5)},
-	{"decode tools/call ≤10 allocs", allocsAtMost("DecodeToolsCall", 10)},
+	{"decode tools/call ≤4 allocs", allocsAtMost("DecodeToolsCall", 4)},
 	{"encode CallToolResult ≥8× go-sdk", faster("EncodeResult", "gosdk", 8)},
 	{"encode CallToolResult ≥4× mcp-go", faster("EncodeResult", "mcpgo", 4)},
 	{"stdio round trip ≥8× go-sdk", faster("RoundTrip/stdio/seq", "gosdk", 8)},
 	{"stdio round trip ≥3× mcp-go", faster("RoundTrip/stdio/seq", "mcpgo", 3)},
 	{"stdio, 8 callers: calls/s ≥3× mcp-go", faster("RoundTrip/stdio/par8", "mcpgo", 3)},
-	{"stdio round trip <30 allocs", allocsAtMost("RoundTrip/stdio/seq", 29)},
+	{"stdio round trip ≤20 allocs", allocsAtMost("RoundTrip/stdio/seq", 20)},
 	{"in-memory round trip ≥2× mcp-go", faster("RoundTrip/mem/seq", "mcpgo", 2)},
+	{"in-memory round trip ≤20 allocs", allocsAtMost("RoundTrip/mem/seq", 20)},
 	{"HTTP round trip ≥3× go-sdk", faster("RoundTrip/http/seq", "gosdk", 3)},
 	{"HTTP round trip ≥1.2× mcp-go", faster("RoundTrip/http/seq", "mcpgo", 1.2)},
-	{"HTTP round trip ≤1.5× bare net/http floor", floorAtMost("RoundTrip/http/seq", "RoundTrip/http/seq", 1.5)},
+	{"HTTP round trip ≤1.3× bare net/http floor", floorAtMost("RoundTrip/http/seq", "RoundTrip/http/seq", 1.3)},
 	{"2026-07-28 HTTP round trip ≥5× go-sdk", faster("Modern/http/seq", "gosdk", 5)},
 	{"2026-07-28 HTTP round trip ≥1.5× mcp-go", faster("Modern/http/seq", "mcpgo", 1.5)},
 	{"2026-07-28 HTTP round trip ≤1.3× bare net/http floor", floorAtMost("Modern/http/seq", "Modern/http/seq", 1.3)},
@@ -331,6 +358,14 @@ var targets = []target{
 		}
 		return got, m/one <= 2.6, true
 	}},
+	{"50 clients, legacy sessions: req/s ≥3× go-sdk", loadFaster("Load/legacy/c50", "gosdk", 3)},
+	{"50 clients, legacy sessions: req/s ≥1.5× mcp-go", loadFaster("Load/legacy/c50", "mcpgo", 1.5)},
+	{"50 clients, 2026-07-28 stateless: req/s ≥3× go-sdk", loadFaster("Load/stateless/c50", "gosdk", 3)},
+	{"50 clients, 2026-07-28 stateless: req/s ≥1.5× mcp-go", loadFaster("Load/stateless/c50", "mcpgo", 1.5)},
+	{"heap per idle legacy session ≤¼ of the best peer", memoryAtMostPeer("Memory/idle", "heap-B/session", 0.25)},
+	{"goroutines per idle legacy session ≤0.01", memoryAtMost("Memory/idle", "goroutines/session", 0.01)},
+	{"RSS per idle legacy session ≤ the best peer's", memoryAtMostPeer("Memory/idle", "rss-B/session", 1)},
+	{"heap after closing every session within 1 MiB of start", memoryAtMost("Memory/idle", "heap-after-close-B", 1<<20)},
 	{"generate every pinned revision ≤2 s", func(t *table) (string, bool, bool) {
 		ns, ok := t.get("Generate/all", "mcpgen", "ns/op")
 		if !ok {
@@ -366,6 +401,36 @@ func (t *table) verdicts(w io.Writer) {
 	}
 }
 
+// printAll prints each table that has rows, then the targets when one
+// was measured, a blank line between them.
+func (t *table) printAll(w io.Writer) {
+	first := true
+	sep := func() {
+		if !first {
+			fmt.Fprintln(w)
+		}
+		first = false
+	}
+	for _, sec := range []struct {
+		name  string
+		print func(io.Writer)
+	}{
+		{mainSection, t.print},
+		{tracingSection, t.printTracing},
+		{loadSection, t.printLoad},
+		{memorySection, t.printMemory},
+	} {
+		if t.hasRows(sec.name) {
+			sep()
+			sec.print(w)
+		}
+	}
+	if t.measured() {
+		sep()
+		t.verdicts(w)
+	}
+}
+
 func main() {
 	t := &table{results: map[string]*result{}}
 	if len(os.Args) == 1 {
@@ -391,17 +456,5 @@ func main() {
 		fmt.Fprintln(os.Stderr, "benchtable: no benchmark results in the input")
 		os.Exit(1)
 	}
-	if t.hasRows(false) {
-		t.print(os.Stdout)
-	}
-	if t.hasRows(true) {
-		if t.hasRows(false) {
-			fmt.Println()
-		}
-		t.printTracing(os.Stdout)
-	}
-	if t.measured() {
-		fmt.Println()
-		t.verdicts(os.Stdout)
-	}
+	t.printAll(os.Stdout)
 }
