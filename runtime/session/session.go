@@ -19,9 +19,10 @@
 //
 // Goroutines: payloads come from one reader per connection, or are pushed
 // by the transport on the goroutine that received them (transport.Pusher,
-// ItemPusher). Requests run on worker goroutines that are reused from
-// request to request, or on the pushing goroutine when the transport says
-// it waits for the answer anyway; notifications are handled one at a time,
+// ItemPusher; a PushOnly transport has no reader). Requests run on worker
+// goroutines that are reused from request to request (on a PushOnly
+// transport, one that ends with the request), or on the pushing goroutine
+// when the transport says it waits for the answer anyway; notifications are handled one at a time,
 // in order, on a worker that runs while any are queued (at most 256: past
 // that, whoever delivers the next one waits). While MaxInFlight requests
 // run or wait for their answers to be written, the reader reads on only
@@ -386,6 +387,10 @@ type Session struct {
 	outIdle sync.Cond // on mu: signalled when runOut stops
 	outRun  func()    // s.runOut, made once
 
+	// pushOnly: the transport is a PushOnly; no reader runs, and workers
+	// are not kept (spawn).
+	pushOnly bool
+
 	// The session's writes to the transport: started and finished, and
 	// once watchWrites has started (watching) when the last one went
 	// through or began while none was waiting (lastWrite).
@@ -493,7 +498,25 @@ func (s *Session) start() {
 		s.outRun = s.runOut
 		go s.watchInput(ie.InputEnded())
 	}
+	if _, ok := t.(PushOnly); ok {
+		// Nothing to read: the session ends by Close or Abort.
+		s.pushOnly = true
+		return
+	}
 	go s.read()
+}
+
+// PushOnly is implemented by transports that hand every payload to the
+// session through push (transport.Pusher, ItemPusher), never through Read,
+// and whose connection ends only when the session is ended by a call of
+// Close or Abort (which their own code makes when the peer goes away): the
+// sessions of the Streamable HTTP and HTTP+SSE servers. The session then
+// never calls Read, and runs no reader goroutine; nor does it keep a
+// worker goroutine waiting for the next request once its handlers have
+// returned: an idle session holds no goroutine. PushOnly is never called:
+// implementing it says so.
+type PushOnly interface {
+	PushOnly()
 }
 
 // Role returns the side this session plays.
@@ -774,8 +797,16 @@ func (s *Session) drain(reason error) {
 
 // spawn runs fn on an idle worker goroutine, or a new one. Workers wait for
 // more work until the session ends: reusing them saves starting a goroutine
-// and growing its stack for every request.
+// and growing its stack for every request. On a PushOnly transport, fn
+// runs on a goroutine of its own that ends with it.
 func (s *Session) spawn(fn func()) {
+	if s.pushOnly {
+		// Its requests come on the goroutines of the transport's own
+		// (an HTTP request's): a worker kept idle between them would
+		// cost a goroutine per idle session.
+		go fn()
+		return
+	}
 	select {
 	case s.work <- fn:
 	default:

@@ -731,7 +731,13 @@ type conn struct {
 var (
 	_ session.ItemPusher = (*conn)(nil)
 	_ transport.Pusher   = (*conn)(nil)
+	_ session.PushOnly   = (*conn)(nil)
 )
+
+// PushOnly implements session.PushOnly: every POST is pushed (deliver),
+// and the session ends only by its Abort, which get calls once the
+// stream has ended, so it needs no reader goroutine.
+func (c *conn) PushOnly() {}
 
 // SetPush implements transport.Pusher: POST bodies go to the session on
 // the goroutine of their HTTP request.

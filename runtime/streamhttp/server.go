@@ -1111,7 +1111,15 @@ type posted struct {
 	vals  context.Context // the POST's context, with its session.HTTPRequest
 }
 
-var _ session.ItemPusher = (*conn)(nil)
+var (
+	_ session.ItemPusher = (*conn)(nil)
+	_ session.PushOnly   = (*conn)(nil)
+)
+
+// PushOnly implements session.PushOnly: every POST is pushed (deliver),
+// and the session ends only by its Close (DELETE, idle expiry,
+// Server.Close), so it needs no reader, and an idle one no goroutine.
+func (c *conn) PushOnly() {}
 
 // deliver hands a POST body to the session: its decoded messages or its
 // bytes pushed when the session took that (inline as for
