@@ -340,28 +340,29 @@ type Session struct {
 	peerCaps  jsontext.Value
 	peerInfo  jsontext.Value
 	nextID    int64
-	pending   map[wire.ID]chan callResult
-	inflight  map[wire.ID]*handlerCtx // requests whose handler runs
-	answering int                     // answers (to a request or a batch) being written: they hold back the reader too (waitRoom)
-	parked    []parked                // payloads with requests, read while full, waiting for room (waitRoom)
-	parkedLen int                     // their sizes in all (see maxParked)
-	progress  map[wire.ID]func(Progress)
-	logLevel  int                       // index in logLevels; messages below are not sent
-	logSet    bool                      // logging/setLevel was accepted (LegacyState's LogLevel)
-	modern    bool                      // a server whose handler speaks the stateless era (see Modern)
-	mc        *modernClient             // a client in the stateless era (see Connect); nil otherwise
-	malformed string                    // the start of the first payload that was not JSON-RPC (ConnectTimeoutError.NotJSONRPC), "" for none
-	listens   map[wire.ID]*Subscription // open subscriptions/listen calls, by request id
-	subs      map[string]bool           // resources/subscribe kept by the engine (modern handler, legacy session)
-	ended     bool                      // the transport is closed, or about to be
-	closeErr  error                     // what calls get once the session is ending: ErrClosed, wrapped with the cause
-	stalled   chan struct{}             // closed once the peer is taken for one that stopped reading
-	stallErr  error                     // why stalled was closed
-	abort     bool                      // Abort was called: no drain
-	draining  chan struct{}             // closed by Abort to cut a drain short; nil without a drain
-	after     []func()                  // called once the session has ended (AfterFunc)
-	tools     toolCheck                 // a client's knowledge of the server's tools (UnusableTools)
-	audience  string                    // the StateAudience of the stateless requests it serves, made by the first (see stateAudience)
+	pending   map[wire.ID]chan callResult // made by the first call
+	inflight  map[wire.ID]*handlerCtx     // requests whose handler runs; made by the first
+	answering int                         // answers (to a request or a batch) being written: they hold back the reader too (waitRoom)
+	parked    []parked                    // payloads with requests, read while full, waiting for room (waitRoom)
+	parkedLen int                         // their sizes in all (see maxParked)
+	progress  map[wire.ID]func(Progress)  // made by the first call that has one
+	logLevel  int                         // index in logLevels; messages below are not sent
+	logSet    bool                        // logging/setLevel was accepted (LegacyState's LogLevel)
+	modern    bool                        // a server whose handler speaks the stateless era (see Modern)
+	mc        *modernClient               // a client in the stateless era (see Connect); nil otherwise
+	malformed string                      // the start of the first payload that was not JSON-RPC (ConnectTimeoutError.NotJSONRPC), "" for none
+	listens   map[wire.ID]*Subscription   // open subscriptions/listen calls, by request id
+	subs      map[string]bool             // resources/subscribe kept by the engine (modern handler, legacy session)
+	ended     bool                        // the transport is closed, or about to be
+	closeErr  error                       // what calls get once the session is ending: ErrClosed, wrapped with the cause
+	stalled   chan struct{}               // closed once the peer is taken for one that stopped reading
+	stallErr  error                       // why stalled was closed
+	abort     bool                        // Abort was called: no drain
+	draining  chan struct{}               // closed by Abort to cut a drain short; nil without a drain
+	after     []func()                    // called once the session has ended (AfterFunc)
+	tools     toolCheck                   // a client's knowledge of the server's tools (UnusableTools)
+	audience  string                      // the StateAudience of the stateless requests it serves, made by the first (see stateAudience)
+	unfollow  func()                      // ends the subscription of follow; called by end
 
 	stateMu sync.Mutex // held while Options.OnLegacyState runs: one call at a time (legacyChanged)
 
@@ -463,14 +464,13 @@ func newSession(role Role, t transport.Transport, h Handler, opts Options) *Sess
 	s := &Session{
 		role: role, t: t, handler: h, opts: opts, log: log,
 		ctx: ctx, cancel: cancel, readCtx: readCtx, stopRead: stopRead,
-		pending:  map[wire.ID]chan callResult{},
-		inflight: map[wire.ID]*handlerCtx{},
-		progress: map[wire.ID]func(Progress){},
-		work:     make(chan func()),
 		done:     make(chan struct{}),
 		afterRan: make(chan struct{}),
 		stalled:  make(chan struct{}),
 		epoch:    time.Now(),
+	}
+	if _, ok := t.(PushOnly); !ok {
+		s.work = make(chan func()) // a PushOnly transport's session keeps no workers (spawn)
 	}
 	s.room.L = &s.mu
 	s.noteRoom.L = &s.mu
@@ -673,12 +673,17 @@ func (s *Session) end(reason, cause error) {
 	// reader read them, will not come). drain waits for those answers too.
 	refuse := s.parked
 	s.parked, s.parkedLen = nil, 0
+	unfollow := s.unfollow
+	s.unfollow = nil
 	if len(refuse) > 0 {
 		s.handlers.Add(1)
 	}
 	s.room.Broadcast()
 	s.mu.Unlock()
 	s.stopRead()
+	if unfollow != nil {
+		unfollow()
+	}
 	if len(refuse) > 0 {
 		go s.refuseParked(refuse)
 	}

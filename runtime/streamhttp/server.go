@@ -778,7 +778,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 	p := posted{body: body, items: items, batch: batch, vals: session.WithHTTPRequest(r.Context(), r)}
 	if len(requests) == 0 {
 		// Only notifications and responses: accepted.
-		if !c.deliver(r.Context(), p, false) {
+		if !c.deliver(p, false) {
 			refuse(w, rf, http.StatusNotFound, jsonrpc.InvalidRequest, "session ended")
 			return
 		}
@@ -793,7 +793,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 	// With JSON answers, this goroutine waits for the answer anyway: a single
 	// request is handled on it. An SSE answer must start streaming while
 	// the handler runs (progress, requests to the client), so not then.
-	if !c.deliver(r.Context(), p, s.opts.JSONResponse) {
+	if !c.deliver(p, s.opts.JSONResponse) {
 		refuse(w, rf, http.StatusNotFound, jsonrpc.InvalidRequest, "session ended")
 		return
 	}
@@ -830,6 +830,9 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 		id, seq, ok := parseEventID(last)
 		c.mu.Lock()
 		st := c.streams[id]
+		if st == nil && id == c.id+"-0" {
+			st = c.standaloneLocked() // not used yet
+		}
 		dropped := ok && st == nil && c.hadStreamLocked(id)
 		c.mu.Unlock()
 		if dropped {
@@ -845,7 +848,7 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.mu.Lock()
-	st := c.standalone
+	st := c.standaloneLocked()
 	busy := st.attached
 	after := st.delivered
 	c.mu.Unlock()
@@ -962,17 +965,18 @@ func (s *Server) makeConn(r *http.Request, id, principal string) *conn {
 		id:        id,
 		principal: principal,
 		info:      httpmsg.ServerInfo(r, id),
-		in:        make(chan []byte), // unbuffered: sessions take POSTs pushed (session.ItemPusher)
 		closed:    make(chan struct{}),
 		ending:    make(chan struct{}),
 		streams:   map[string]*stream{},
 		byReq:     map[wire.ID]*stream{},
 		lastSeen:  time.Now(),
+		// Stream 0 is the GET stream, made by its first use
+		// (standaloneLocked): an idle session holds none.
+		nextStream: 1,
 	}
 	if s.fleet != nil {
 		c.epoch = s.fleet.ID + "."
 	}
-	c.standalone = c.newStreamLocked()
 	return c
 }
 
@@ -983,7 +987,6 @@ type conn struct {
 	principal string         // ServerOptions.Principal of the initialize; "" for none
 	info      transport.Info // what Describe returns
 	sess      *session.Session
-	in        chan []byte // POST bodies for Read, when the session does not take them pushed
 	// Set by the session before it starts.
 	push      func(data []byte, inline bool)
 	pushItems func(vals context.Context, items []jsonrpc.Item, batch, inline bool)
@@ -995,7 +998,7 @@ type conn struct {
 	mu         sync.Mutex
 	streams    map[string]*stream
 	byReq      map[wire.ID]*stream
-	standalone *stream
+	standalone *stream     // the GET stream; nil until it is used (standaloneLocked)
 	finished   []*stream   // retained: complete POST streams with no connection, oldest first
 	retained   int64       // the bytes of the events of finished
 	expiry     *time.Timer // drops finished streams after StreamRetention
@@ -1019,7 +1022,7 @@ type conn struct {
 // stream is one SSE stream: a POST's answer, or the GET stream.
 type stream struct {
 	id        string
-	pending   map[wire.ID]bool // requests it still owes a response to
+	pending   map[wire.ID]bool // requests it still owes a response to (a POST's stream)
 	done      bool             // every response is on it
 	json      [][]byte         // JSON answer mode: the responses
 	wake      chan struct{}
@@ -1037,13 +1040,24 @@ type stream struct {
 	sentBytes, unsentBytes int64
 }
 
+// newStreamLocked opens the next POST stream.
 func (c *conn) newStreamLocked() *stream {
-	id := c.id + "-0" // the GET stream, the same on every instance of a fleet
-	if c.nextStream > 0 {
-		id = c.id + "-" + c.epoch + strconv.Itoa(c.nextStream)
-	}
+	id := c.id + "-" + c.epoch + strconv.Itoa(c.nextStream)
 	c.nextStream++
-	st := &stream{id: id, pending: map[wire.ID]bool{}, wake: make(chan struct{}, 1), drop: make(chan struct{}), first: 1}
+	return c.addStreamLocked(id)
+}
+
+// standaloneLocked returns the GET stream, made on its first use.
+func (c *conn) standaloneLocked() *stream {
+	if c.standalone == nil {
+		c.standalone = c.addStreamLocked(c.id + "-0") // the same on every instance of a fleet
+	}
+	return c.standalone
+}
+
+// addStreamLocked makes the stream id.
+func (c *conn) addStreamLocked(id string) *stream {
+	st := &stream{id: id, wake: make(chan struct{}, 1), drop: make(chan struct{}), first: 1}
 	c.streams[id] = st
 	return st
 }
@@ -1080,11 +1094,12 @@ func (c *conn) openStream(requests []wire.ID, json bool) (*stream, error) {
 	if json {
 		// A JSON answer is not an SSE stream: no id, no events to resume,
 		// nothing to keep once it is answered.
-		st = &stream{pending: make(map[wire.ID]bool, len(requests)), wake: make(chan struct{}, 1)}
+		st = &stream{wake: make(chan struct{}, 1)}
 	} else {
 		st = c.newStreamLocked()
 		st.opening = true // its POST's connection is about to carry it
 	}
+	st.pending = make(map[wire.ID]bool, len(requests))
 	for _, id := range requests {
 		st.pending[id] = true
 		c.byReq[id] = st
@@ -1121,13 +1136,12 @@ var (
 // Server.Close), so it needs no reader, and an idle one no goroutine.
 func (c *conn) PushOnly() {}
 
-// deliver hands a POST body to the session: its decoded messages or its
-// bytes pushed when the session took that (inline as for
-// transport.Pusher), queued for Read otherwise. It reports false when the
+// deliver hands a POST body to the session: its decoded messages, or its
+// bytes (inline as for transport.Pusher). It reports false when the
 // session has ended.
-func (c *conn) deliver(ctx context.Context, p posted, inline bool) bool {
+func (c *conn) deliver(p posted, inline bool) bool {
 	if c.pushItems == nil && c.push == nil {
-		return c.enqueue(ctx, p.body)
+		return false // sessions always take pushes (session.New sets them)
 	}
 	select {
 	case <-c.closed:
@@ -1142,27 +1156,15 @@ func (c *conn) deliver(ctx context.Context, p posted, inline bool) bool {
 	return true
 }
 
-func (c *conn) enqueue(ctx context.Context, body []byte) bool {
-	select {
-	case c.in <- body:
-		return true
-	case <-c.closed:
-		return false
-	case <-ctx.Done():
-		return false
-	}
-}
-
 // Describe implements transport.Describer: the connection of the request
 // that opened the session (or carried it to this instance, in a fleet),
 // whose peer is the client, and the session id.
 func (c *conn) Describe() transport.Info { return c.info }
 
-// Read implements transport.Transport for the session.
+// Read implements transport.Transport. The session does not call it (see
+// PushOnly): every POST is pushed. It reports the end of the session.
 func (c *conn) Read(ctx context.Context) ([]byte, error) {
 	select {
-	case b := <-c.in:
-		return b, nil
 	case <-c.closed:
 		return nil, io.EOF
 	case <-ctx.Done():
@@ -1227,9 +1229,12 @@ func (c *conn) Write(ctx context.Context, data []byte) error {
 	// A request or notification: on the stream of the request its handler
 	// answers, if that stream is still open, else on the GET stream.
 	rid, handler := session.RequestID(ctx)
-	st := c.standalone
-	if handler && !c.srv.opts.JSONResponse && c.byReq[rid] != nil {
+	var st *stream
+	if handler && !c.srv.opts.JSONResponse {
 		st = c.byReq[rid]
+	}
+	if st == nil {
+		st = c.standaloneLocked()
 	}
 	// A handler waits for room; other writers (broadcasts, the engine's own
 	// messages) may have no context that ever ends, and must not stall.
