@@ -355,7 +355,7 @@ type Session struct {
 	subs      map[string]bool             // resources/subscribe kept by the engine (modern handler, legacy session)
 	ended     bool                        // the transport is closed, or about to be
 	closeErr  error                       // what calls get once the session is ending: ErrClosed, wrapped with the cause
-	stalled   chan struct{}               // closed once the peer is taken for one that stopped reading
+	stalled   chan struct{}               // closed once the peer is taken for one that stopped reading; nil where writes are not watched (writeWatch)
 	stallErr  error                       // why stalled was closed
 	abort     bool                        // Abort was called: no drain
 	draining  chan struct{}               // closed by Abort to cut a drain short; nil without a drain
@@ -392,9 +392,16 @@ type Session struct {
 	// are not kept (spawn).
 	pushOnly bool
 
-	// The session's writes to the transport: started and finished, and
-	// once watchWrites has started (watching) when the last one went
-	// through or began while none was waiting (lastWrite).
+	// The watch of the session's writes on a byte-stream transport
+	// (InputEnder; nil elsewhere): a peer that stops reading is given up
+	// (watchWrites).
+	watch *writeWatch
+}
+
+// writeWatch follows the session's writes to the transport: started and
+// finished, and once watchWrites has started (watching) when the last one
+// went through or began while none was waiting (lastWrite).
+type writeWatch struct {
 	writes, wrote atomic.Int64
 	watching      atomic.Bool
 	lastWrite     atomic.Int64 // since epoch
@@ -466,8 +473,6 @@ func newSession(role Role, t transport.Transport, h Handler, opts Options) *Sess
 		ctx: ctx, cancel: cancel, readCtx: readCtx, stopRead: stopRead,
 		done:     make(chan struct{}),
 		afterRan: make(chan struct{}),
-		stalled:  make(chan struct{}),
-		epoch:    time.Now(),
 	}
 	if _, ok := t.(PushOnly); !ok {
 		s.work = make(chan func()) // a PushOnly transport's session keeps no workers (spawn)
@@ -496,6 +501,10 @@ func (s *Session) start() {
 		s.ahead = ie
 		s.outbox = true
 		s.outRun = s.runOut
+		// Only such a session gives up a peer that stopped reading: on
+		// other transports, stalled stays nil and never fires.
+		s.watch = &writeWatch{epoch: time.Now()}
+		s.stalled = make(chan struct{})
 		go s.watchInput(ie.InputEnded())
 	}
 	if _, ok := t.(PushOnly); ok {
@@ -1001,11 +1010,12 @@ func (s *Session) watchInput(ended <-chan struct{}) {
 // of a write while none was waiting (send keeps the last two in lastWrite).
 func (s *Session) watchWrites() {
 	d := s.opts.StallTimeout
-	if d < 0 || s.isDone() || !s.watching.CompareAndSwap(false, true) {
+	w := s.watch
+	if d < 0 || w == nil || s.isDone() || !w.watching.CompareAndSwap(false, true) {
 		return
 	}
 	go func() {
-		start := int64(time.Since(s.epoch))
+		start := int64(time.Since(w.epoch))
 		t := time.NewTimer(d)
 		defer t.Stop()
 		for {
@@ -1014,19 +1024,19 @@ func (s *Session) watchWrites() {
 			case <-s.done:
 				return
 			}
-			if s.writes.Load() == s.wrote.Load() {
+			if w.writes.Load() == w.wrote.Load() {
 				t.Reset(d) // nothing waits: a write that starts later is timed from its start
 				continue
 			}
-			since := max(start, s.lastWrite.Load())
-			if wait := time.Duration(since) + d - time.Since(s.epoch); wait > 0 {
+			since := max(start, w.lastWrite.Load())
+			if wait := time.Duration(since) + d - time.Since(w.epoch); wait > 0 {
 				t.Reset(wait)
 				continue
 			}
 			s.mu.Lock()
 			queued := len(s.outQ) - s.outHead
 			s.mu.Unlock()
-			waiting := s.writes.Load() - s.wrote.Load() + int64(queued)
+			waiting := w.writes.Load() - w.wrote.Load() + int64(queued)
 			s.stall(fmt.Errorf("session: %w: no message could be written for %v, %d still waiting; they were given up", ErrPeerNotReading, d, waiting))
 			return
 		}
@@ -1165,18 +1175,23 @@ func (s *Session) runOut() {
 	}
 }
 
-// send writes one payload to the transport, counting it for watchWrites.
-// Every write of the session goes through it.
+// send writes one payload to the transport, counting it for watchWrites
+// where the writes are watched. Every write of the session goes through
+// it.
 func (s *Session) send(ctx context.Context, data []byte) error {
-	watching := s.watching.Load()
-	if s.writes.Add(1) == s.wrote.Load()+1 && watching {
-		s.lastWrite.Store(int64(time.Since(s.epoch))) // none was waiting: the wait starts now
+	w := s.watch
+	if w == nil {
+		return s.t.Write(ctx, data)
+	}
+	watching := w.watching.Load()
+	if w.writes.Add(1) == w.wrote.Load()+1 && watching {
+		w.lastWrite.Store(int64(time.Since(w.epoch))) // none was waiting: the wait starts now
 	}
 	err := s.t.Write(ctx, data)
-	if watching || s.watching.Load() {
-		s.lastWrite.Store(int64(time.Since(s.epoch)))
+	if watching || w.watching.Load() {
+		w.lastWrite.Store(int64(time.Since(w.epoch)))
 	}
-	s.wrote.Add(1)
+	w.wrote.Add(1)
 	return err
 }
 

@@ -338,6 +338,7 @@ func (s *Server) resume(r *http.Request, sid string, rec fleet.Record) error {
 	c.sess = sess
 	c.saved = time.Now()
 	s.sessions[c.id] = c
+	s.peak = max(s.peak, len(s.sessions))
 	s.mu.Unlock()
 	return nil
 }

@@ -120,6 +120,18 @@ func TestIdleSessionCost(t *testing.T) {
 	if c.heap > 12<<10 || c.goroutines*n > 2 {
 		t.Errorf("one idle session holds %.0f bytes and %.3f goroutines; want at most 12 KiB and none", c.heap, c.goroutines)
 	}
+	// What the sessions held is given back: their goroutines were
+	// (the runtime keeps a goroutine's memory for the next one), and
+	// the server's table of sessions was once.
+	if c.left > 1<<20 {
+		t.Errorf("once every session was deleted, the heap is %.0f bytes above its start; want at most 1 MiB", c.left)
+	}
+	srv.mu.Lock()
+	peak := srv.peak
+	srv.mu.Unlock()
+	if peak > n/4 {
+		t.Errorf("once every session was deleted, the table of sessions is sized for %d; want it made anew, smaller than %d", peak, n/4)
+	}
 }
 
 // BenchmarkIdleSession reports the heap bytes and goroutines one idle

@@ -333,6 +333,7 @@ type Server struct {
 
 	mu        sync.Mutex
 	sessions  map[string]*conn
+	peak      int // the most sessions since sessions was made (see forget)
 	closed    bool
 	stop      chan struct{}
 	closeDone chan struct{} // closed when Close has returned
@@ -799,6 +800,11 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 	}
 	if s.opts.JSONResponse {
 		c.serveJSON(w, r, st, rf)
+		if initialize {
+			c.mu.Lock()
+			c.idleLocked()
+			c.mu.Unlock()
+		}
 		return
 	}
 	prime := c.polling()
@@ -807,6 +813,24 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		prime = requested >= "2025-11-25"
 	}
 	c.serveSSE(w, r, st, 0, prime)
+	if initialize {
+		c.mu.Lock()
+		c.idleLocked()
+		c.mu.Unlock()
+	}
+}
+
+// idleLocked gives back the tables of streams and requests of a session
+// that has none, once its initialize is answered: a Go map keeps its
+// memory once emptied, and many sessions are never used again (the next
+// request makes them anew, once).
+func (c *conn) idleLocked() {
+	if len(c.streams) == 0 {
+		c.streams = nil
+	}
+	if len(c.byReq) == 0 {
+		c.byReq = nil
+	}
 }
 
 func (s *Server) get(w http.ResponseWriter, r *http.Request) {
@@ -903,6 +927,16 @@ func (s *Server) forget(c *conn) {
 	s.mu.Lock()
 	if s.sessions[c.id] == c {
 		delete(s.sessions, c.id)
+		if n := len(s.sessions); s.peak > 256 && n < s.peak/4 {
+			// A Go map keeps the memory of its most entries: after a
+			// peak of sessions, give it back (amortized: the peak is
+			// then the length).
+			m := make(map[string]*conn, n)
+			for id, c := range s.sessions {
+				m[id] = c
+			}
+			s.sessions, s.peak = m, n
+		}
 	}
 	s.mu.Unlock()
 }
@@ -952,6 +986,7 @@ func (s *Server) newConn(r *http.Request) (*conn, int, *jsonrpc.Error) {
 	s.live.Add(1) // Done by conn.Close
 	c.sess = session.New(session.Server, c, h, s.sessionOptions(c))
 	s.sessions[c.id] = c
+	s.peak = max(s.peak, len(s.sessions))
 	s.mu.Unlock()
 	s.log.Debug("mcp http: session opened", "sessionTag", c.tag(), "remote", r.RemoteAddr)
 	return c, 0, nil
@@ -967,8 +1002,6 @@ func (s *Server) makeConn(r *http.Request, id, principal string) *conn {
 		info:      httpmsg.ServerInfo(r, id),
 		closed:    make(chan struct{}),
 		ending:    make(chan struct{}),
-		streams:   map[string]*stream{},
-		byReq:     map[wire.ID]*stream{},
 		lastSeen:  time.Now(),
 		// Stream 0 is the GET stream, made by its first use
 		// (standaloneLocked): an idle session holds none.
@@ -1058,6 +1091,9 @@ func (c *conn) standaloneLocked() *stream {
 // addStreamLocked makes the stream id.
 func (c *conn) addStreamLocked(id string) *stream {
 	st := &stream{id: id, wake: make(chan struct{}, 1), drop: make(chan struct{}), first: 1}
+	if c.streams == nil {
+		c.streams = map[string]*stream{} // see idleLocked
+	}
 	c.streams[id] = st
 	return st
 }
@@ -1100,6 +1136,9 @@ func (c *conn) openStream(requests []wire.ID, json bool) (*stream, error) {
 		st.opening = true // its POST's connection is about to carry it
 	}
 	st.pending = make(map[wire.ID]bool, len(requests))
+	if c.byReq == nil {
+		c.byReq = map[wire.ID]*stream{} // see idleLocked
+	}
 	for _, id := range requests {
 		st.pending[id] = true
 		c.byReq[id] = st
