@@ -77,10 +77,12 @@
 // ServerOptions.WriteTimeout ends the connection, and its stream waits,
 // resumable, for the client to come back.
 //
-// An idle server session (initialized, no stream open) holds about 5.3 KiB
-// of heap and 2 goroutines: the session's reader and a worker
-// (BenchmarkIdleSession: Go 1.26, amd64, sessions at 2025-11-25 sharing one
-// StandardServer of mcp20260728, which serves both eras).
+// An idle server session (initialized, no stream open) holds about 2.8 KiB
+// of heap and no goroutine: its requests run on goroutines that end with
+// them (session.PushOnly); once a session has ended, the server holds
+// nothing of it (BenchmarkIdleSession: Go 1.26, amd64, sessions at
+// 2025-11-25 sharing one StandardServer of mcp20260728, which serves both
+// eras).
 //
 // A request the transport refuses (a bad header, no such session, a body
 // too large, …) gets an HTTP error status and JSON-RPC error responses that
