@@ -156,6 +156,9 @@ func (s *Session) dispatch(m *jsonrpc.Message, hc *handlerCtx, inline bool, repl
 		fail(Busy, "too many requests in flight (%d)", s.opts.MaxInFlight)
 		return
 	}
+	if s.inflight == nil {
+		s.inflight = map[wire.ID]*handlerCtx{}
+	}
 	s.inflight[m.ID] = hc
 	s.handlers.Add(1)
 	s.mu.Unlock()

@@ -132,7 +132,7 @@ func (s *Session) keepsSubscription(method string) bool {
 // updates of the resources the client subscribed to. An idle session costs
 // no goroutine for it: the Bus's callback queues the event, and a sender
 // runs only while events wait (see follower). The subscription ends with
-// the session's reading.
+// the session's reading (end calls it).
 func (s *Session) follow() {
 	b, ok := s.handler.(busHolder)
 	if !ok || b.Bus() == nil {
@@ -144,7 +144,15 @@ func (s *Session) follow() {
 			f.put(ev)
 		}
 	})
-	context.AfterFunc(s.readCtx, cancel)
+	s.mu.Lock()
+	ending := s.state == stateClosed
+	if !ending {
+		s.unfollow = cancel // called by end
+	}
+	s.mu.Unlock()
+	if ending {
+		cancel()
+	}
 }
 
 // follower holds the events of a Bus that a legacy session is to be told

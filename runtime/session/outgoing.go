@@ -212,8 +212,14 @@ func (s *Session) call(ctx context.Context, method string, params wire.Appender,
 	}
 	s.nextID++
 	id := wire.IntID(s.nextID)
+	if s.pending == nil {
+		s.pending = map[wire.ID]chan callResult{} // an idle server session holds none
+	}
 	s.pending[id] = ch
 	if progress != nil {
+		if s.progress == nil {
+			s.progress = map[wire.ID]func(Progress){}
+		}
 		s.progress[id] = progress
 	}
 	s.room.Signal() // a reader waiting for room must read this call's answer

@@ -19,9 +19,10 @@
 //
 // Goroutines: payloads come from one reader per connection, or are pushed
 // by the transport on the goroutine that received them (transport.Pusher,
-// ItemPusher). Requests run on worker goroutines that are reused from
-// request to request, or on the pushing goroutine when the transport says
-// it waits for the answer anyway; notifications are handled one at a time,
+// ItemPusher; a PushOnly transport has no reader). Requests run on worker
+// goroutines that are reused from request to request (on a PushOnly
+// transport, one that ends with the request), or on the pushing goroutine
+// when the transport says it waits for the answer anyway; notifications are handled one at a time,
 // in order, on a worker that runs while any are queued (at most 256: past
 // that, whoever delivers the next one waits). While MaxInFlight requests
 // run or wait for their answers to be written, the reader reads on only
@@ -339,28 +340,29 @@ type Session struct {
 	peerCaps  jsontext.Value
 	peerInfo  jsontext.Value
 	nextID    int64
-	pending   map[wire.ID]chan callResult
-	inflight  map[wire.ID]*handlerCtx // requests whose handler runs
-	answering int                     // answers (to a request or a batch) being written: they hold back the reader too (waitRoom)
-	parked    []parked                // payloads with requests, read while full, waiting for room (waitRoom)
-	parkedLen int                     // their sizes in all (see maxParked)
-	progress  map[wire.ID]func(Progress)
-	logLevel  int                       // index in logLevels; messages below are not sent
-	logSet    bool                      // logging/setLevel was accepted (LegacyState's LogLevel)
-	modern    bool                      // a server whose handler speaks the stateless era (see Modern)
-	mc        *modernClient             // a client in the stateless era (see Connect); nil otherwise
-	malformed string                    // the start of the first payload that was not JSON-RPC (ConnectTimeoutError.NotJSONRPC), "" for none
-	listens   map[wire.ID]*Subscription // open subscriptions/listen calls, by request id
-	subs      map[string]bool           // resources/subscribe kept by the engine (modern handler, legacy session)
-	ended     bool                      // the transport is closed, or about to be
-	closeErr  error                     // what calls get once the session is ending: ErrClosed, wrapped with the cause
-	stalled   chan struct{}             // closed once the peer is taken for one that stopped reading
-	stallErr  error                     // why stalled was closed
-	abort     bool                      // Abort was called: no drain
-	draining  chan struct{}             // closed by Abort to cut a drain short; nil without a drain
-	after     []func()                  // called once the session has ended (AfterFunc)
-	tools     toolCheck                 // a client's knowledge of the server's tools (UnusableTools)
-	audience  string                    // the StateAudience of the stateless requests it serves, made by the first (see stateAudience)
+	pending   map[wire.ID]chan callResult // made by the first call
+	inflight  map[wire.ID]*handlerCtx     // requests whose handler runs; made by the first
+	answering int                         // answers (to a request or a batch) being written: they hold back the reader too (waitRoom)
+	parked    []parked                    // payloads with requests, read while full, waiting for room (waitRoom)
+	parkedLen int                         // their sizes in all (see maxParked)
+	progress  map[wire.ID]func(Progress)  // made by the first call that has one
+	logLevel  int                         // index in logLevels; messages below are not sent
+	logSet    bool                        // logging/setLevel was accepted (LegacyState's LogLevel)
+	modern    bool                        // a server whose handler speaks the stateless era (see Modern)
+	mc        *modernClient               // a client in the stateless era (see Connect); nil otherwise
+	malformed string                      // the start of the first payload that was not JSON-RPC (ConnectTimeoutError.NotJSONRPC), "" for none
+	listens   map[wire.ID]*Subscription   // open subscriptions/listen calls, by request id
+	subs      map[string]bool             // resources/subscribe kept by the engine (modern handler, legacy session)
+	ended     bool                        // the transport is closed, or about to be
+	closeErr  error                       // what calls get once the session is ending: ErrClosed, wrapped with the cause
+	stalled   chan struct{}               // closed once the peer is taken for one that stopped reading; nil where writes are not watched (writeWatch)
+	stallErr  error                       // why stalled was closed
+	abort     bool                        // Abort was called: no drain
+	draining  chan struct{}               // closed by Abort to cut a drain short; nil without a drain
+	after     []func()                    // called once the session has ended (AfterFunc)
+	tools     toolCheck                   // a client's knowledge of the server's tools (UnusableTools)
+	audience  string                      // the StateAudience of the stateless requests it serves, made by the first (see stateAudience)
+	unfollow  func()                      // ends the subscription of follow; called by end
 
 	stateMu sync.Mutex // held while Options.OnLegacyState runs: one call at a time (legacyChanged)
 
@@ -386,9 +388,20 @@ type Session struct {
 	outIdle sync.Cond // on mu: signalled when runOut stops
 	outRun  func()    // s.runOut, made once
 
-	// The session's writes to the transport: started and finished, and
-	// once watchWrites has started (watching) when the last one went
-	// through or began while none was waiting (lastWrite).
+	// pushOnly: the transport is a PushOnly; no reader runs, and workers
+	// are not kept (spawn).
+	pushOnly bool
+
+	// The watch of the session's writes on a byte-stream transport
+	// (InputEnder; nil elsewhere): a peer that stops reading is given up
+	// (watchWrites).
+	watch *writeWatch
+}
+
+// writeWatch follows the session's writes to the transport: started and
+// finished, and once watchWrites has started (watching) when the last one
+// went through or began while none was waiting (lastWrite).
+type writeWatch struct {
 	writes, wrote atomic.Int64
 	watching      atomic.Bool
 	lastWrite     atomic.Int64 // since epoch
@@ -458,14 +471,11 @@ func newSession(role Role, t transport.Transport, h Handler, opts Options) *Sess
 	s := &Session{
 		role: role, t: t, handler: h, opts: opts, log: log,
 		ctx: ctx, cancel: cancel, readCtx: readCtx, stopRead: stopRead,
-		pending:  map[wire.ID]chan callResult{},
-		inflight: map[wire.ID]*handlerCtx{},
-		progress: map[wire.ID]func(Progress){},
-		work:     make(chan func()),
 		done:     make(chan struct{}),
 		afterRan: make(chan struct{}),
-		stalled:  make(chan struct{}),
-		epoch:    time.Now(),
+	}
+	if _, ok := t.(PushOnly); !ok {
+		s.work = make(chan func()) // a PushOnly transport's session keeps no workers (spawn)
 	}
 	s.room.L = &s.mu
 	s.noteRoom.L = &s.mu
@@ -491,9 +501,31 @@ func (s *Session) start() {
 		s.ahead = ie
 		s.outbox = true
 		s.outRun = s.runOut
+		// Only such a session gives up a peer that stopped reading: on
+		// other transports, stalled stays nil and never fires.
+		s.watch = &writeWatch{epoch: time.Now()}
+		s.stalled = make(chan struct{})
 		go s.watchInput(ie.InputEnded())
 	}
+	if _, ok := t.(PushOnly); ok {
+		// Nothing to read: the session ends by Close or Abort.
+		s.pushOnly = true
+		return
+	}
 	go s.read()
+}
+
+// PushOnly is implemented by transports that hand every payload to the
+// session through push (transport.Pusher, ItemPusher), never through Read,
+// and whose connection ends only when the session is ended by a call of
+// Close or Abort (which their own code makes when the peer goes away): the
+// sessions of the Streamable HTTP and HTTP+SSE servers. The session then
+// never calls Read, and runs no reader goroutine; nor does it keep a
+// worker goroutine waiting for the next request once its handlers have
+// returned: an idle session holds no goroutine. PushOnly is never called:
+// implementing it says so.
+type PushOnly interface {
+	PushOnly()
 }
 
 // Role returns the side this session plays.
@@ -650,12 +682,17 @@ func (s *Session) end(reason, cause error) {
 	// reader read them, will not come). drain waits for those answers too.
 	refuse := s.parked
 	s.parked, s.parkedLen = nil, 0
+	unfollow := s.unfollow
+	s.unfollow = nil
 	if len(refuse) > 0 {
 		s.handlers.Add(1)
 	}
 	s.room.Broadcast()
 	s.mu.Unlock()
 	s.stopRead()
+	if unfollow != nil {
+		unfollow()
+	}
 	if len(refuse) > 0 {
 		go s.refuseParked(refuse)
 	}
@@ -774,8 +811,16 @@ func (s *Session) drain(reason error) {
 
 // spawn runs fn on an idle worker goroutine, or a new one. Workers wait for
 // more work until the session ends: reusing them saves starting a goroutine
-// and growing its stack for every request.
+// and growing its stack for every request. On a PushOnly transport, fn
+// runs on a goroutine of its own that ends with it.
 func (s *Session) spawn(fn func()) {
+	if s.pushOnly {
+		// Its requests come on the goroutines of the transport's own
+		// (an HTTP request's): a worker kept idle between them would
+		// cost a goroutine per idle session.
+		go fn()
+		return
+	}
 	select {
 	case s.work <- fn:
 	default:
@@ -965,11 +1010,12 @@ func (s *Session) watchInput(ended <-chan struct{}) {
 // of a write while none was waiting (send keeps the last two in lastWrite).
 func (s *Session) watchWrites() {
 	d := s.opts.StallTimeout
-	if d < 0 || s.isDone() || !s.watching.CompareAndSwap(false, true) {
+	w := s.watch
+	if d < 0 || w == nil || s.isDone() || !w.watching.CompareAndSwap(false, true) {
 		return
 	}
 	go func() {
-		start := int64(time.Since(s.epoch))
+		start := int64(time.Since(w.epoch))
 		t := time.NewTimer(d)
 		defer t.Stop()
 		for {
@@ -978,19 +1024,19 @@ func (s *Session) watchWrites() {
 			case <-s.done:
 				return
 			}
-			if s.writes.Load() == s.wrote.Load() {
+			if w.writes.Load() == w.wrote.Load() {
 				t.Reset(d) // nothing waits: a write that starts later is timed from its start
 				continue
 			}
-			since := max(start, s.lastWrite.Load())
-			if wait := time.Duration(since) + d - time.Since(s.epoch); wait > 0 {
+			since := max(start, w.lastWrite.Load())
+			if wait := time.Duration(since) + d - time.Since(w.epoch); wait > 0 {
 				t.Reset(wait)
 				continue
 			}
 			s.mu.Lock()
 			queued := len(s.outQ) - s.outHead
 			s.mu.Unlock()
-			waiting := s.writes.Load() - s.wrote.Load() + int64(queued)
+			waiting := w.writes.Load() - w.wrote.Load() + int64(queued)
 			s.stall(fmt.Errorf("session: %w: no message could be written for %v, %d still waiting; they were given up", ErrPeerNotReading, d, waiting))
 			return
 		}
@@ -1129,18 +1175,23 @@ func (s *Session) runOut() {
 	}
 }
 
-// send writes one payload to the transport, counting it for watchWrites.
-// Every write of the session goes through it.
+// send writes one payload to the transport, counting it for watchWrites
+// where the writes are watched. Every write of the session goes through
+// it.
 func (s *Session) send(ctx context.Context, data []byte) error {
-	watching := s.watching.Load()
-	if s.writes.Add(1) == s.wrote.Load()+1 && watching {
-		s.lastWrite.Store(int64(time.Since(s.epoch))) // none was waiting: the wait starts now
+	w := s.watch
+	if w == nil {
+		return s.t.Write(ctx, data)
+	}
+	watching := w.watching.Load()
+	if w.writes.Add(1) == w.wrote.Load()+1 && watching {
+		w.lastWrite.Store(int64(time.Since(w.epoch))) // none was waiting: the wait starts now
 	}
 	err := s.t.Write(ctx, data)
-	if watching || s.watching.Load() {
-		s.lastWrite.Store(int64(time.Since(s.epoch)))
+	if watching || w.watching.Load() {
+		w.lastWrite.Store(int64(time.Since(w.epoch)))
 	}
-	s.wrote.Add(1)
+	w.wrote.Add(1)
 	return err
 }
 

@@ -284,6 +284,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	sessions map[string]*conn
+	peak     int // the most sessions since sessions was made (see forget)
 	closed   bool
 	streams  sync.WaitGroup // GET handlers
 }
@@ -560,6 +561,7 @@ func (s *Server) newConn(r *http.Request) (*conn, int, error) {
 	// Started before it is published: the session sets c's push function.
 	c.sess = session.New(session.Server, c, h, s.opts.Session)
 	s.sessions[c.id] = c
+	s.peak = max(s.peak, len(s.sessions))
 	s.streams.Add(1)
 	s.mu.Unlock()
 	return c, 0, nil
@@ -597,6 +599,16 @@ func (s *Server) forget(c *conn) {
 	s.mu.Lock()
 	if s.sessions[c.id] == c {
 		delete(s.sessions, c.id)
+		if n := len(s.sessions); s.peak > 256 && n < s.peak/4 {
+			// A Go map keeps the memory of its most entries: after a
+			// peak of sessions, give it back (amortized: the peak is
+			// then the length).
+			m := make(map[string]*conn, n)
+			for id, c := range s.sessions {
+				m[id] = c
+			}
+			s.sessions, s.peak = m, n
+		}
 	}
 	s.mu.Unlock()
 }
@@ -731,7 +743,13 @@ type conn struct {
 var (
 	_ session.ItemPusher = (*conn)(nil)
 	_ transport.Pusher   = (*conn)(nil)
+	_ session.PushOnly   = (*conn)(nil)
 )
+
+// PushOnly implements session.PushOnly: every POST is pushed (deliver),
+// and the session ends only by its Abort, which get calls once the
+// stream has ended, so it needs no reader goroutine.
+func (c *conn) PushOnly() {}
 
 // SetPush implements transport.Pusher: POST bodies go to the session on
 // the goroutine of their HTTP request.

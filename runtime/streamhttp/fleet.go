@@ -286,7 +286,7 @@ func (s *Server) resume(r *http.Request, sid string, rec fleet.Record) error {
 	c := s.makeConn(r, sid, rec.Principal)
 	// The GET stream goes on where the last owner left it in the shared
 	// store: a client resumes it with its Last-Event-ID.
-	g := c.standalone
+	g := c.standaloneLocked() // c is not published yet: no lock
 	evs, _, err := s.store.After(g.id, 0)
 	if err != nil {
 		return fmt.Errorf("%w: reading its GET stream's events: %w", errNoRoomHere, err)
@@ -338,6 +338,7 @@ func (s *Server) resume(r *http.Request, sid string, rec fleet.Record) error {
 	c.sess = sess
 	c.saved = time.Now()
 	s.sessions[c.id] = c
+	s.peak = max(s.peak, len(s.sessions))
 	s.mu.Unlock()
 	return nil
 }

@@ -150,8 +150,8 @@ func TestJSONAnswersAreNotKept(t *testing.T) {
 	srv.mu.Unlock()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.streams) != 1 || len(c.byReq) != 0 {
-		t.Errorf("after 21 answered requests the session keeps %d streams and %d request routes; want 1 (the GET stream) and 0", len(c.streams), len(c.byReq))
+	if len(c.streams) != 0 || len(c.byReq) != 0 {
+		t.Errorf("after 21 answered requests the session keeps %d streams and %d request routes; want none (the GET stream is made by its first use) and 0", len(c.streams), len(c.byReq))
 	}
 }
 
@@ -180,17 +180,17 @@ func TestFinishedStreamsAreDropped(t *testing.T) {
 			// The last stream is dropped once its handler returns, which
 			// may be after the client read the answer.
 			deadline := time.Now().Add(10 * time.Second)
-			for streams() > 1 && time.Now().Before(deadline) {
+			for streams() > 0 && time.Now().Before(deadline) {
 				time.Sleep(time.Millisecond)
 			}
-			if n := streams(); n != 1 {
-				t.Errorf("after 10 delivered answers the session keeps %d streams; want 1 (the GET stream)", n)
+			if n := streams(); n != 0 {
+				t.Errorf("after 10 delivered answers the session keeps %d streams; want none (the GET stream is made by its first use)", n)
 			}
 			store.mu.Lock()
 			stored := len(store.streams)
 			store.mu.Unlock()
-			if stored > 1 {
-				t.Errorf("the event store keeps %d streams; want at most the GET stream's", stored)
+			if stored != 0 {
+				t.Errorf("the event store keeps %d streams; want none", stored)
 			}
 		})
 	}

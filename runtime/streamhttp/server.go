@@ -77,10 +77,12 @@
 // ServerOptions.WriteTimeout ends the connection, and its stream waits,
 // resumable, for the client to come back.
 //
-// An idle server session (initialized, no stream open) holds about 5.3 KiB
-// of heap and 2 goroutines: the session's reader and a worker
-// (BenchmarkIdleSession: Go 1.26, amd64, sessions at 2025-11-25 sharing one
-// StandardServer of mcp20260728, which serves both eras).
+// An idle server session (initialized, no stream open) holds about 2.8 KiB
+// of heap and no goroutine: its requests run on goroutines that end with
+// them (session.PushOnly); once a session has ended, the server holds
+// nothing of it (BenchmarkIdleSession: Go 1.26, amd64, sessions at
+// 2025-11-25 sharing one StandardServer of mcp20260728, which serves both
+// eras).
 //
 // A request the transport refuses (a bad header, no such session, a body
 // too large, …) gets an HTTP error status and JSON-RPC error responses that
@@ -333,6 +335,7 @@ type Server struct {
 
 	mu        sync.Mutex
 	sessions  map[string]*conn
+	peak      int // the most sessions since sessions was made (see forget)
 	closed    bool
 	stop      chan struct{}
 	closeDone chan struct{} // closed when Close has returned
@@ -778,7 +781,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 	p := posted{body: body, items: items, batch: batch, vals: session.WithHTTPRequest(r.Context(), r)}
 	if len(requests) == 0 {
 		// Only notifications and responses: accepted.
-		if !c.deliver(r.Context(), p, false) {
+		if !c.deliver(p, false) {
 			refuse(w, rf, http.StatusNotFound, jsonrpc.InvalidRequest, "session ended")
 			return
 		}
@@ -793,12 +796,17 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 	// With JSON answers, this goroutine waits for the answer anyway: a single
 	// request is handled on it. An SSE answer must start streaming while
 	// the handler runs (progress, requests to the client), so not then.
-	if !c.deliver(r.Context(), p, s.opts.JSONResponse) {
+	if !c.deliver(p, s.opts.JSONResponse) {
 		refuse(w, rf, http.StatusNotFound, jsonrpc.InvalidRequest, "session ended")
 		return
 	}
 	if s.opts.JSONResponse {
 		c.serveJSON(w, r, st, rf)
+		if initialize {
+			c.mu.Lock()
+			c.idleLocked()
+			c.mu.Unlock()
+		}
 		return
 	}
 	prime := c.polling()
@@ -807,6 +815,24 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		prime = requested >= "2025-11-25"
 	}
 	c.serveSSE(w, r, st, 0, prime)
+	if initialize {
+		c.mu.Lock()
+		c.idleLocked()
+		c.mu.Unlock()
+	}
+}
+
+// idleLocked gives back the tables of streams and requests of a session
+// that has none, once its initialize is answered: a Go map keeps its
+// memory once emptied, and many sessions are never used again (the next
+// request makes them anew, once).
+func (c *conn) idleLocked() {
+	if len(c.streams) == 0 {
+		c.streams = nil
+	}
+	if len(c.byReq) == 0 {
+		c.byReq = nil
+	}
 }
 
 func (s *Server) get(w http.ResponseWriter, r *http.Request) {
@@ -830,6 +856,9 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 		id, seq, ok := parseEventID(last)
 		c.mu.Lock()
 		st := c.streams[id]
+		if st == nil && id == c.id+"-0" {
+			st = c.standaloneLocked() // not used yet
+		}
 		dropped := ok && st == nil && c.hadStreamLocked(id)
 		c.mu.Unlock()
 		if dropped {
@@ -845,7 +874,7 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.mu.Lock()
-	st := c.standalone
+	st := c.standaloneLocked()
 	busy := st.attached
 	after := st.delivered
 	c.mu.Unlock()
@@ -900,6 +929,16 @@ func (s *Server) forget(c *conn) {
 	s.mu.Lock()
 	if s.sessions[c.id] == c {
 		delete(s.sessions, c.id)
+		if n := len(s.sessions); s.peak > 256 && n < s.peak/4 {
+			// A Go map keeps the memory of its most entries: after a
+			// peak of sessions, give it back (amortized: the peak is
+			// then the length).
+			m := make(map[string]*conn, n)
+			for id, c := range s.sessions {
+				m[id] = c
+			}
+			s.sessions, s.peak = m, n
+		}
 	}
 	s.mu.Unlock()
 }
@@ -949,6 +988,7 @@ func (s *Server) newConn(r *http.Request) (*conn, int, *jsonrpc.Error) {
 	s.live.Add(1) // Done by conn.Close
 	c.sess = session.New(session.Server, c, h, s.sessionOptions(c))
 	s.sessions[c.id] = c
+	s.peak = max(s.peak, len(s.sessions))
 	s.mu.Unlock()
 	s.log.Debug("mcp http: session opened", "sessionTag", c.tag(), "remote", r.RemoteAddr)
 	return c, 0, nil
@@ -962,17 +1002,16 @@ func (s *Server) makeConn(r *http.Request, id, principal string) *conn {
 		id:        id,
 		principal: principal,
 		info:      httpmsg.ServerInfo(r, id),
-		in:        make(chan []byte), // unbuffered: sessions take POSTs pushed (session.ItemPusher)
 		closed:    make(chan struct{}),
 		ending:    make(chan struct{}),
-		streams:   map[string]*stream{},
-		byReq:     map[wire.ID]*stream{},
 		lastSeen:  time.Now(),
+		// Stream 0 is the GET stream, made by its first use
+		// (standaloneLocked): an idle session holds none.
+		nextStream: 1,
 	}
 	if s.fleet != nil {
 		c.epoch = s.fleet.ID + "."
 	}
-	c.standalone = c.newStreamLocked()
 	return c
 }
 
@@ -983,7 +1022,6 @@ type conn struct {
 	principal string         // ServerOptions.Principal of the initialize; "" for none
 	info      transport.Info // what Describe returns
 	sess      *session.Session
-	in        chan []byte // POST bodies for Read, when the session does not take them pushed
 	// Set by the session before it starts.
 	push      func(data []byte, inline bool)
 	pushItems func(vals context.Context, items []jsonrpc.Item, batch, inline bool)
@@ -995,7 +1033,7 @@ type conn struct {
 	mu         sync.Mutex
 	streams    map[string]*stream
 	byReq      map[wire.ID]*stream
-	standalone *stream
+	standalone *stream     // the GET stream; nil until it is used (standaloneLocked)
 	finished   []*stream   // retained: complete POST streams with no connection, oldest first
 	retained   int64       // the bytes of the events of finished
 	expiry     *time.Timer // drops finished streams after StreamRetention
@@ -1019,7 +1057,7 @@ type conn struct {
 // stream is one SSE stream: a POST's answer, or the GET stream.
 type stream struct {
 	id        string
-	pending   map[wire.ID]bool // requests it still owes a response to
+	pending   map[wire.ID]bool // requests it still owes a response to (a POST's stream)
 	done      bool             // every response is on it
 	json      [][]byte         // JSON answer mode: the responses
 	wake      chan struct{}
@@ -1037,13 +1075,27 @@ type stream struct {
 	sentBytes, unsentBytes int64
 }
 
+// newStreamLocked opens the next POST stream.
 func (c *conn) newStreamLocked() *stream {
-	id := c.id + "-0" // the GET stream, the same on every instance of a fleet
-	if c.nextStream > 0 {
-		id = c.id + "-" + c.epoch + strconv.Itoa(c.nextStream)
-	}
+	id := c.id + "-" + c.epoch + strconv.Itoa(c.nextStream)
 	c.nextStream++
-	st := &stream{id: id, pending: map[wire.ID]bool{}, wake: make(chan struct{}, 1), drop: make(chan struct{}), first: 1}
+	return c.addStreamLocked(id)
+}
+
+// standaloneLocked returns the GET stream, made on its first use.
+func (c *conn) standaloneLocked() *stream {
+	if c.standalone == nil {
+		c.standalone = c.addStreamLocked(c.id + "-0") // the same on every instance of a fleet
+	}
+	return c.standalone
+}
+
+// addStreamLocked makes the stream id.
+func (c *conn) addStreamLocked(id string) *stream {
+	st := &stream{id: id, wake: make(chan struct{}, 1), drop: make(chan struct{}), first: 1}
+	if c.streams == nil {
+		c.streams = map[string]*stream{} // see idleLocked
+	}
 	c.streams[id] = st
 	return st
 }
@@ -1080,10 +1132,14 @@ func (c *conn) openStream(requests []wire.ID, json bool) (*stream, error) {
 	if json {
 		// A JSON answer is not an SSE stream: no id, no events to resume,
 		// nothing to keep once it is answered.
-		st = &stream{pending: make(map[wire.ID]bool, len(requests)), wake: make(chan struct{}, 1)}
+		st = &stream{wake: make(chan struct{}, 1)}
 	} else {
 		st = c.newStreamLocked()
 		st.opening = true // its POST's connection is about to carry it
+	}
+	st.pending = make(map[wire.ID]bool, len(requests))
+	if c.byReq == nil {
+		c.byReq = map[wire.ID]*stream{} // see idleLocked
 	}
 	for _, id := range requests {
 		st.pending[id] = true
@@ -1111,15 +1167,22 @@ type posted struct {
 	vals  context.Context // the POST's context, with its session.HTTPRequest
 }
 
-var _ session.ItemPusher = (*conn)(nil)
+var (
+	_ session.ItemPusher = (*conn)(nil)
+	_ session.PushOnly   = (*conn)(nil)
+)
 
-// deliver hands a POST body to the session: its decoded messages or its
-// bytes pushed when the session took that (inline as for
-// transport.Pusher), queued for Read otherwise. It reports false when the
+// PushOnly implements session.PushOnly: every POST is pushed (deliver),
+// and the session ends only by its Close (DELETE, idle expiry,
+// Server.Close), so it needs no reader, and an idle one no goroutine.
+func (c *conn) PushOnly() {}
+
+// deliver hands a POST body to the session: its decoded messages, or its
+// bytes (inline as for transport.Pusher). It reports false when the
 // session has ended.
-func (c *conn) deliver(ctx context.Context, p posted, inline bool) bool {
+func (c *conn) deliver(p posted, inline bool) bool {
 	if c.pushItems == nil && c.push == nil {
-		return c.enqueue(ctx, p.body)
+		return false // sessions always take pushes (session.New sets them)
 	}
 	select {
 	case <-c.closed:
@@ -1134,27 +1197,15 @@ func (c *conn) deliver(ctx context.Context, p posted, inline bool) bool {
 	return true
 }
 
-func (c *conn) enqueue(ctx context.Context, body []byte) bool {
-	select {
-	case c.in <- body:
-		return true
-	case <-c.closed:
-		return false
-	case <-ctx.Done():
-		return false
-	}
-}
-
 // Describe implements transport.Describer: the connection of the request
 // that opened the session (or carried it to this instance, in a fleet),
 // whose peer is the client, and the session id.
 func (c *conn) Describe() transport.Info { return c.info }
 
-// Read implements transport.Transport for the session.
+// Read implements transport.Transport. The session does not call it (see
+// PushOnly): every POST is pushed. It reports the end of the session.
 func (c *conn) Read(ctx context.Context) ([]byte, error) {
 	select {
-	case b := <-c.in:
-		return b, nil
 	case <-c.closed:
 		return nil, io.EOF
 	case <-ctx.Done():
@@ -1219,9 +1270,12 @@ func (c *conn) Write(ctx context.Context, data []byte) error {
 	// A request or notification: on the stream of the request its handler
 	// answers, if that stream is still open, else on the GET stream.
 	rid, handler := session.RequestID(ctx)
-	st := c.standalone
-	if handler && !c.srv.opts.JSONResponse && c.byReq[rid] != nil {
+	var st *stream
+	if handler && !c.srv.opts.JSONResponse {
 		st = c.byReq[rid]
+	}
+	if st == nil {
+		st = c.standaloneLocked()
 	}
 	// A handler waits for room; other writers (broadcasts, the engine's own
 	// messages) may have no context that ever ends, and must not stall.
