@@ -724,10 +724,14 @@ func (g *gen) metaChecks(f *jen.File) {
 		var body []jen.Code
 		for _, k := range g.meta[name] {
 			var call *jen.Statement
-			switch k.Type.Kind {
-			case model.ID, model.Ref:
+			switch t := resolveType(k.Type); {
+			case t.Kind == model.ID && !t.Nullable:
+				// A progress token or request ID: checked in place, where a
+				// new(ID) passed as an Unmarshaler would escape to the heap.
+				call = wire("MetaID").Call(jen.Id("d"), jen.Id("meta"), jen.Lit(k.Name))
+			case k.Type.Kind == model.ID, k.Type.Kind == model.Ref:
 				call = wire("MetaMember").Call(jen.Id("d"), jen.Id("meta"), jen.Lit(k.Name), jen.New(g.goType(k.Type)))
-			case model.String, model.Integer, model.Number, model.Boolean:
+			case k.Type.Kind == model.String, k.Type.Kind == model.Integer, k.Type.Kind == model.Number, k.Type.Kind == model.Boolean:
 				call = wire("MetaScalar").Types(g.goType(k.Type)).Call(jen.Id("d"), jen.Id("meta"), jen.Lit(k.Name))
 			}
 			missing := jen.Return(wire("MissingMeta").Call(jen.Id("d"), jen.Lit(k.Name)))

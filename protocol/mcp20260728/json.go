@@ -17725,7 +17725,7 @@ func checkMetaRequestMetaObject(d *jsontext.Decoder, meta jsontext.Value) error 
 	} else if !ok {
 		return wire.MissingMeta(d, "io.modelcontextprotocol/protocolVersion")
 	}
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -17735,7 +17735,7 @@ func checkMetaRequestMetaObject(d *jsontext.Decoder, meta jsontext.Value) error 
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaNotificationMetaObject(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "io.modelcontextprotocol/subscriptionId", new(RequestID)); err != nil {
+	if _, err := wire.MetaID(d, meta, "io.modelcontextprotocol/subscriptionId"); err != nil {
 		return err
 	}
 	return nil
@@ -17748,7 +17748,7 @@ func checkMetaSubscriptionsListenResultMetaObject(d *jsontext.Decoder, meta json
 	if _, err := wire.MetaMember(d, meta, "io.modelcontextprotocol/serverInfo", new(Implementation)); err != nil {
 		return err
 	}
-	if ok, err := wire.MetaMember(d, meta, "io.modelcontextprotocol/subscriptionId", new(RequestID)); err != nil {
+	if ok, err := wire.MetaID(d, meta, "io.modelcontextprotocol/subscriptionId"); err != nil {
 		return err
 	} else if !ok {
 		return wire.MissingMeta(d, "io.modelcontextprotocol/subscriptionId")

@@ -4684,7 +4684,7 @@ func checkMetaResultMetaObject(d *jsontext.Decoder, meta jsontext.Value) error {
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaNotificationMetaObject(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "io.modelcontextprotocol/subscriptionId", new(mcp20260728.RequestID)); err != nil {
+	if _, err := wire.MetaID(d, meta, "io.modelcontextprotocol/subscriptionId"); err != nil {
 		return err
 	}
 	return nil
