@@ -522,9 +522,11 @@ func (g *gen) unionCodec(f *jen.File, d *model.Decl) error {
 	u := g.p.Unions[d]
 	f.Line()
 	f.Commentf("encode writes the variant in x.Value; an empty union is an error.")
-	write := jen.Id("x").Dot("Value").Dot("encode").Call(jen.Id("e"))
+	var write jen.Code
 	if g.openUnion(d) {
 		write = jen.Id("e").Dot("Value").Call(jen.Id("x").Dot("Value"))
+	} else {
+		write = g.variantSwitch(d, name)
 	}
 	f.Func().Params(jen.Id("x").Op("*").Id(name)).Id("encode").Params(jen.Id("e").Op("*").Add(wire("Encoder"))).Block(
 		jen.If(jen.Id("x").Dot("Value").Op("==").Nil()).Block(
@@ -553,6 +555,38 @@ func (g *gen) unionCodec(f *jen.File, d *model.Decl) error {
 	}
 	f.Func().Params(jen.Id("x").Op("*").Id(name)).Id("UnmarshalJSONFrom").Params(jen.Id("d").Op("*").Qual(jsontextPkg, "Decoder")).Error().Block(body...)
 	return nil
+}
+
+// variantSwitch writes the variant in x.Value by a type switch over the
+// union's variants rather than through the interface: e passed to an
+// interface method would escape, and with it the Encoder of every
+// AppendJSON that reaches a union (one allocation per encoded result).
+// The interface's marker method is unexported, so the variants, and
+// UnknownVariant for a tagged union, are all its implementations: a value
+// type X implements it as X and *X.
+func (g *gen) variantSwitch(d *model.Decl, name string) jen.Code {
+	var cases []jen.Code
+	seen := map[string]bool{}
+	add := func(t jen.Code, key string) {
+		if seen[key] {
+			return
+		}
+		seen[key] = true
+		cases = append(cases, jen.Case(t).Block(jen.Id("v").Dot("encode").Call(jen.Id("e"))))
+	}
+	for _, v := range d.Variants {
+		vd := v.Decl.Resolve()
+		n := g.name(vd)
+		if vd.Kind != model.Object {
+			add(jen.Id(n), n)
+		}
+		add(jen.Op("*").Id(n), "*"+n)
+	}
+	if g.p.Unions[d].Tagged() {
+		add(jen.Op("*").Id(plan.UnknownVariant), "*"+plan.UnknownVariant)
+	}
+	cases = append(cases, jen.Default().Block(jen.Id("e").Dot("Fail").Call(jen.Lit(name+" holds a value that is not one of its variants"))))
+	return jen.Switch(jen.Id("v").Op(":=").Id("x").Dot("Value").Assert(jen.Type())).Block(cases...)
 }
 
 func planLines(p *plan.Plan, d *model.Decl) []string {

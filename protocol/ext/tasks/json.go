@@ -799,7 +799,22 @@ func (x *DetailedTask) encode(e *wire.Encoder) {
 		e.Fail("DetailedTask has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *WorkingTask:
+		v.encode(e)
+	case *InputRequiredTask:
+		v.encode(e)
+	case *CompletedTask:
+		v.encode(e)
+	case *FailedTask:
+		v.encode(e)
+	case *CancelledTask:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("DetailedTask holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -1210,7 +1225,22 @@ func (x *GetTaskResult) encode(e *wire.Encoder) {
 		e.Fail("GetTaskResult has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *GetTaskResultWorkingTask:
+		v.encode(e)
+	case *GetTaskResultInputRequiredTask:
+		v.encode(e)
+	case *GetTaskResultCompletedTask:
+		v.encode(e)
+	case *GetTaskResultFailedTask:
+		v.encode(e)
+	case *GetTaskResultCancelledTask:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("GetTaskResult holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -2713,7 +2743,22 @@ func (x *TaskStatusNotificationParams) encode(e *wire.Encoder) {
 		e.Fail("TaskStatusNotificationParams has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *TaskStatusNotificationParamsWorkingTask:
+		v.encode(e)
+	case *TaskStatusNotificationParamsInputRequiredTask:
+		v.encode(e)
+	case *TaskStatusNotificationParamsCompletedTask:
+		v.encode(e)
+	case *TaskStatusNotificationParamsFailedTask:
+		v.encode(e)
+	case *TaskStatusNotificationParamsCancelledTask:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("TaskStatusNotificationParams holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
