@@ -225,8 +225,13 @@ func (s *Session) handle(ctx context.Context, md *wire.Method, params jsontext.V
 		}
 	}
 	res, err := s.handler.HandleRequest(ctx, s, md.Name, params)
+	if err == nil || s.role != Server {
+		return res, err
+	}
+	// Declared only here: errors.As moves ir to the heap, a cost for
+	// failed calls only.
 	var ir *InputRequiredError
-	if err == nil || s.role != Server || !errors.As(err, &ir) {
+	if !errors.As(err, &ir) {
 		return res, err
 	}
 	return s.bridgeInput(ctx, func(ctx context.Context) (wire.Appender, error) {
