@@ -32,9 +32,9 @@ func Marshal(a Appender) ([]byte, error) {
 // writes object members with Name and values with the typed methods; commas
 // are inserted automatically.
 type Encoder struct {
-	buf     []byte
-	more    bool // a value was written at this level: the next one needs a comma
-	err     error
+	buf  []byte
+	more bool // a value was written at this level: the next one needs a comma
+	err  error
 	// The member names entered (Enter): the first ones in shallow, the rest
 	// in deep. A slice into shallow would point the Encoder at itself and
 	// move every Encoder to the heap.
