@@ -621,18 +621,11 @@ func encodeParams(params wire.Appender, mc *modernClient) (jsontext.Value, error
 		return nil, err
 	}
 	meta, _ := wire.Member(raw, "_meta")
-	var m map[string]jsontext.Value
-	if err := wire.DecodeValue(meta, &m); err != nil {
+	if meta, err = wire.DeleteMembers(meta, envelopeKeys...); err != nil {
 		return nil, err
 	}
-	for _, k := range envelopeKeys {
-		delete(m, k)
-	}
-	if len(m) == 0 {
+	if string(meta) == "{}" {
 		return removeMember(raw, "_meta")
-	}
-	if meta, err = encodeSorted(m); err != nil {
-		return nil, err
 	}
 	return wire.SetMember(raw, "_meta", meta)
 }

@@ -267,14 +267,13 @@ func stripModernMeta(b []byte) []byte {
 	return out
 }
 
-// removeMember returns the object v without its member name.
+// removeMember returns the object v without its member name, nil on error.
 func removeMember(v jsontext.Value, name string) (jsontext.Value, error) {
-	var m map[string]jsontext.Value
-	if err := wire.DecodeValue(v, &m); err != nil {
+	out, err := wire.DeleteMembers(v, name)
+	if err != nil {
 		return nil, err
 	}
-	delete(m, name)
-	return encodeSorted(m)
+	return out, nil
 }
 
 // encodeSorted encodes an object with its members sorted by name.
