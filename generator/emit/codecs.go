@@ -764,7 +764,15 @@ func (g *gen) metaChecks(f *jen.File) {
 				// new(ID) passed as an Unmarshaler would escape to the heap.
 				call = wire("MetaID").Call(jen.Id("d"), jen.Id("meta"), jen.Lit(k.Name))
 			case k.Type.Kind == model.ID, k.Type.Kind == model.Ref:
-				call = wire("MetaMember").Call(jen.Id("d"), jen.Id("meta"), jen.Lit(k.Name), jen.New(g.goType(k.Type)))
+				// Decoded into a variable of the check's own, which stays
+				// on the stack, where new(T) passed to wire.MetaMember
+				// would be allocated on every call, the member present
+				// or not.
+				call = wire("MetaCheck").Call(jen.Id("d"), jen.Id("meta"), jen.Lit(k.Name),
+					jen.Func().Params(jen.Id("d").Op("*").Qual(jsontextPkg, "Decoder")).Error().Block(
+						jen.Var().Id("v").Add(g.goType(k.Type)),
+						jen.Return(jen.Id("v").Dot("UnmarshalJSONFrom").Call(jen.Id("d"))),
+					))
 			case k.Type.Kind == model.String, k.Type.Kind == model.Integer, k.Type.Kind == model.Number, k.Type.Kind == model.Boolean:
 				call = wire("MetaScalar").Types(g.goType(k.Type)).Call(jen.Id("d"), jen.Id("meta"), jen.Lit(k.Name))
 			}

@@ -18023,7 +18023,10 @@ func (x *UnknownVariant) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaResultMetaObject(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "io.modelcontextprotocol/serverInfo", new(Implementation)); err != nil {
+	if _, err := wire.MetaCheck(d, meta, "io.modelcontextprotocol/serverInfo", func(d *jsontext.Decoder) error {
+		var v Implementation
+		return v.UnmarshalJSONFrom(d)
+	}); err != nil {
 		return err
 	}
 	return nil
@@ -18033,15 +18036,24 @@ func checkMetaResultMetaObject(d *jsontext.Decoder, meta jsontext.Value) error {
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaRequestMetaObject(d *jsontext.Decoder, meta jsontext.Value) error {
-	if ok, err := wire.MetaMember(d, meta, "io.modelcontextprotocol/clientCapabilities", new(ClientCapabilities)); err != nil {
+	if ok, err := wire.MetaCheck(d, meta, "io.modelcontextprotocol/clientCapabilities", func(d *jsontext.Decoder) error {
+		var v ClientCapabilities
+		return v.UnmarshalJSONFrom(d)
+	}); err != nil {
 		return err
 	} else if !ok {
 		return wire.MissingMeta(d, "io.modelcontextprotocol/clientCapabilities")
 	}
-	if _, err := wire.MetaMember(d, meta, "io.modelcontextprotocol/clientInfo", new(Implementation)); err != nil {
+	if _, err := wire.MetaCheck(d, meta, "io.modelcontextprotocol/clientInfo", func(d *jsontext.Decoder) error {
+		var v Implementation
+		return v.UnmarshalJSONFrom(d)
+	}); err != nil {
 		return err
 	}
-	if _, err := wire.MetaMember(d, meta, "io.modelcontextprotocol/logLevel", new(LoggingLevel)); err != nil {
+	if _, err := wire.MetaCheck(d, meta, "io.modelcontextprotocol/logLevel", func(d *jsontext.Decoder) error {
+		var v LoggingLevel
+		return v.UnmarshalJSONFrom(d)
+	}); err != nil {
 		return err
 	}
 	if ok, err := wire.MetaScalar[string](d, meta, "io.modelcontextprotocol/protocolVersion"); err != nil {
@@ -18069,7 +18081,10 @@ func checkMetaNotificationMetaObject(d *jsontext.Decoder, meta jsontext.Value) e
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaSubscriptionsListenResultMetaObject(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "io.modelcontextprotocol/serverInfo", new(Implementation)); err != nil {
+	if _, err := wire.MetaCheck(d, meta, "io.modelcontextprotocol/serverInfo", func(d *jsontext.Decoder) error {
+		var v Implementation
+		return v.UnmarshalJSONFrom(d)
+	}); err != nil {
 		return err
 	}
 	if ok, err := wire.MetaID(d, meta, "io.modelcontextprotocol/subscriptionId"); err != nil {

@@ -36,6 +36,16 @@ func MetaID(d *jsontext.Decoder, meta jsontext.Value, name string) (bool, error)
 	return metaCheck(d, meta, name, checkID)
 }
 
+// MetaCheck checks the member name of the _meta object meta, just read
+// from d, with check when it is present, and reports whether it was. Check
+// reads the member's value from a decoder of its own, strictly, as
+// Unmarshal does; errors carry the member's JSON pointer. Generated code
+// passes a function that decodes into a variable of its own, which,
+// unlike a value passed to MetaMember, need not be on the heap.
+func MetaCheck(d *jsontext.Decoder, meta jsontext.Value, name string, check func(*jsontext.Decoder) error) (bool, error) {
+	return metaCheck(d, meta, name, check)
+}
+
 // metaCheck runs check on the member name of meta, if present, with a
 // pooled decoder; errors carry the member's JSON pointer within d's document.
 func metaCheck(d *jsontext.Decoder, meta jsontext.Value, name string, check func(*jsontext.Decoder) error) (bool, error) {

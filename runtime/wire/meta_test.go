@@ -45,6 +45,11 @@ func TestMetaScalar(t *testing.T) {
 		{"slash escaped", `{"a/b":1}`, func(d *jsontext.Decoder, m jsontext.Value) (bool, error) { return MetaScalar[string](d, m, "a/b") }, true, "/_meta/a~1b: "},
 		{"member", `{"k":"x"}`, func(d *jsontext.Decoder, m jsontext.Value) (bool, error) { return MetaMember(d, m, "k", new(ID)) }, true, ""},
 		{"member wrong", `{"k":true}`, func(d *jsontext.Decoder, m jsontext.Value) (bool, error) { return MetaMember(d, m, "k", new(ID)) }, true, "/_meta/k"},
+		{"check", `{"k":7}`, func(d *jsontext.Decoder, m jsontext.Value) (bool, error) { return MetaCheck(d, m, "k", checkID) }, true, ""},
+		{"check absent", `{"j":7}`, func(d *jsontext.Decoder, m jsontext.Value) (bool, error) { return MetaCheck(d, m, "k", checkID) }, false, ""},
+		{"check fails", `{"k":{"a":1}}`, func(d *jsontext.Decoder, m jsontext.Value) (bool, error) {
+			return MetaCheck(d, m, "k", func(d *jsontext.Decoder) error { var id ID; return id.UnmarshalJSONFrom(d) })
+		}, true, "/_meta/k: want string or integer, got object"},
 		{"id string", `{"k":"p-1"}`, func(d *jsontext.Decoder, m jsontext.Value) (bool, error) { return MetaID(d, m, "k") }, true, ""},
 		{"id integer", `{"k":-42}`, func(d *jsontext.Decoder, m jsontext.Value) (bool, error) { return MetaID(d, m, "k") }, true, ""},
 		{"id absent", `{"j":"x"}`, func(d *jsontext.Decoder, m jsontext.Value) (bool, error) { return MetaID(d, m, "k") }, false, ""},

@@ -4719,7 +4719,10 @@ func (x *UnknownVariant) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaResultMetaObject(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "io.modelcontextprotocol/serverInfo", new(mcp20260728.Implementation)); err != nil {
+	if _, err := wire.MetaCheck(d, meta, "io.modelcontextprotocol/serverInfo", func(d *jsontext.Decoder) error {
+		var v mcp20260728.Implementation
+		return v.UnmarshalJSONFrom(d)
+	}); err != nil {
 		return err
 	}
 	return nil
