@@ -608,6 +608,11 @@ func encodeParams(params wire.Appender, mc *modernClient) (jsontext.Value, error
 	case mc != nil && ok:
 		return ma.AppendJSONWithMeta(nil, mc.meta)
 	case mc != nil:
+		if raw, isRaw := params.(rawAppender); isRaw {
+			// Encoded already (params through middleware): read in place,
+			// not copied first, as withModernMeta does not change it.
+			return mc.withModernMeta(jsontext.Value(raw))
+		}
 		raw, err := params.AppendJSON(nil)
 		if err != nil {
 			return nil, err
