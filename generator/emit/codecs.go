@@ -522,9 +522,11 @@ func (g *gen) unionCodec(f *jen.File, d *model.Decl) error {
 	u := g.p.Unions[d]
 	f.Line()
 	f.Commentf("encode writes the variant in x.Value; an empty union is an error.")
-	write := jen.Id("x").Dot("Value").Dot("encode").Call(jen.Id("e"))
+	var write jen.Code
 	if g.openUnion(d) {
 		write = jen.Id("e").Dot("Value").Call(jen.Id("x").Dot("Value"))
+	} else {
+		write = g.variantSwitch(d, name)
 	}
 	f.Func().Params(jen.Id("x").Op("*").Id(name)).Id("encode").Params(jen.Id("e").Op("*").Add(wire("Encoder"))).Block(
 		jen.If(jen.Id("x").Dot("Value").Op("==").Nil()).Block(
@@ -553,6 +555,38 @@ func (g *gen) unionCodec(f *jen.File, d *model.Decl) error {
 	}
 	f.Func().Params(jen.Id("x").Op("*").Id(name)).Id("UnmarshalJSONFrom").Params(jen.Id("d").Op("*").Qual(jsontextPkg, "Decoder")).Error().Block(body...)
 	return nil
+}
+
+// variantSwitch writes the variant in x.Value by a type switch over the
+// union's variants rather than through the interface: e passed to an
+// interface method would escape, and with it the Encoder of every
+// AppendJSON that reaches a union (one allocation per encoded result).
+// The interface's marker method is unexported, so the variants, and
+// UnknownVariant for a tagged union, are all its implementations: a value
+// type X implements it as X and *X.
+func (g *gen) variantSwitch(d *model.Decl, name string) jen.Code {
+	var cases []jen.Code
+	seen := map[string]bool{}
+	add := func(t jen.Code, key string) {
+		if seen[key] {
+			return
+		}
+		seen[key] = true
+		cases = append(cases, jen.Case(t).Block(jen.Id("v").Dot("encode").Call(jen.Id("e"))))
+	}
+	for _, v := range d.Variants {
+		vd := v.Decl.Resolve()
+		n := g.name(vd)
+		if vd.Kind != model.Object {
+			add(jen.Id(n), n)
+		}
+		add(jen.Op("*").Id(n), "*"+n)
+	}
+	if g.p.Unions[d].Tagged() {
+		add(jen.Op("*").Id(plan.UnknownVariant), "*"+plan.UnknownVariant)
+	}
+	cases = append(cases, jen.Default().Block(jen.Id("e").Dot("Fail").Call(jen.Lit(name+" holds a value that is not one of its variants"))))
+	return jen.Switch(jen.Id("v").Op(":=").Id("x").Dot("Value").Assert(jen.Type())).Block(cases...)
 }
 
 func planLines(p *plan.Plan, d *model.Decl) []string {
@@ -724,10 +758,22 @@ func (g *gen) metaChecks(f *jen.File) {
 		var body []jen.Code
 		for _, k := range g.meta[name] {
 			var call *jen.Statement
-			switch k.Type.Kind {
-			case model.ID, model.Ref:
-				call = wire("MetaMember").Call(jen.Id("d"), jen.Id("meta"), jen.Lit(k.Name), jen.New(g.goType(k.Type)))
-			case model.String, model.Integer, model.Number, model.Boolean:
+			switch t := resolveType(k.Type); {
+			case t.Kind == model.ID && !t.Nullable:
+				// A progress token or request ID: checked in place, where a
+				// new(ID) passed as an Unmarshaler would escape to the heap.
+				call = wire("MetaID").Call(jen.Id("d"), jen.Id("meta"), jen.Lit(k.Name))
+			case k.Type.Kind == model.ID, k.Type.Kind == model.Ref:
+				// Decoded into a variable of the check's own, which stays
+				// on the stack, where new(T) passed to wire.MetaMember
+				// would be allocated on every call, the member present
+				// or not.
+				call = wire("MetaCheck").Call(jen.Id("d"), jen.Id("meta"), jen.Lit(k.Name),
+					jen.Func().Params(jen.Id("d").Op("*").Qual(jsontextPkg, "Decoder")).Error().Block(
+						jen.Var().Id("v").Add(g.goType(k.Type)),
+						jen.Return(jen.Id("v").Dot("UnmarshalJSONFrom").Call(jen.Id("d"))),
+					))
+			case k.Type.Kind == model.String, k.Type.Kind == model.Integer, k.Type.Kind == model.Number, k.Type.Kind == model.Boolean:
 				call = wire("MetaScalar").Types(g.goType(k.Type)).Call(jen.Id("d"), jen.Id("meta"), jen.Lit(k.Name))
 			}
 			missing := jen.Return(wire("MissingMeta").Call(jen.Id("d"), jen.Lit(k.Name)))

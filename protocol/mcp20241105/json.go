@@ -534,7 +534,18 @@ func (x *CallToolResultContentItem) encode(e *wire.Encoder) {
 		e.Fail("CallToolResultContentItem has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *TextContent:
+		v.encode(e)
+	case *ImageContent:
+		v.encode(e)
+	case *EmbeddedResource:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("CallToolResultContentItem holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -939,7 +950,20 @@ func (x *ClientNotification) encode(e *wire.Encoder) {
 		e.Fail("ClientNotification has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *CancelledNotification:
+		v.encode(e)
+	case *InitializedNotification:
+		v.encode(e)
+	case *ProgressNotification:
+		v.encode(e)
+	case *RootsListChangedNotification:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("ClientNotification holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -1026,7 +1050,38 @@ func (x *ClientRequest) encode(e *wire.Encoder) {
 		e.Fail("ClientRequest has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *InitializeRequest:
+		v.encode(e)
+	case *PingRequest:
+		v.encode(e)
+	case *ListResourcesRequest:
+		v.encode(e)
+	case *ListResourceTemplatesRequest:
+		v.encode(e)
+	case *ReadResourceRequest:
+		v.encode(e)
+	case *SubscribeRequest:
+		v.encode(e)
+	case *UnsubscribeRequest:
+		v.encode(e)
+	case *ListPromptsRequest:
+		v.encode(e)
+	case *GetPromptRequest:
+		v.encode(e)
+	case *ListToolsRequest:
+		v.encode(e)
+	case *CallToolRequest:
+		v.encode(e)
+	case *SetLevelRequest:
+		v.encode(e)
+	case *CompleteRequest:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("ClientRequest holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -1185,7 +1240,16 @@ func (x *ClientResult) encode(e *wire.Encoder) {
 		e.Fail("ClientResult has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *Result:
+		v.encode(e)
+	case *CreateMessageResult:
+		v.encode(e)
+	case *ListRootsResult:
+		v.encode(e)
+	default:
+		e.Fail("ClientResult holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -1470,7 +1534,16 @@ func (x *CompleteRequestParamsRef) encode(e *wire.Encoder) {
 		e.Fail("CompleteRequestParamsRef has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *PromptReference:
+		v.encode(e)
+	case *ResourceReference:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("CompleteRequestParamsRef holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -2134,7 +2207,16 @@ func (x *CreateMessageResultContent) encode(e *wire.Encoder) {
 		e.Fail("CreateMessageResultContent has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *TextContent:
+		v.encode(e)
+	case *ImageContent:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("CreateMessageResultContent holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -2427,7 +2509,14 @@ func (x *EmbeddedResourceResource) encode(e *wire.Encoder) {
 		e.Fail("EmbeddedResourceResource has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *TextResourceContents:
+		v.encode(e)
+	case *BlobResourceContents:
+		v.encode(e)
+	default:
+		e.Fail("EmbeddedResourceResource holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -3652,7 +3741,18 @@ func (x *JSONRPCMessage) encode(e *wire.Encoder) {
 		e.Fail("JSONRPCMessage has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *JSONRPCRequest:
+		v.encode(e)
+	case *JSONRPCNotification:
+		v.encode(e)
+	case *JSONRPCResponse:
+		v.encode(e)
+	case *JSONRPCError:
+		v.encode(e)
+	default:
+		e.Fail("JSONRPCMessage holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -6928,7 +7028,18 @@ func (x *PromptMessageContent) encode(e *wire.Encoder) {
 		e.Fail("PromptMessageContent has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *TextContent:
+		v.encode(e)
+	case *ImageContent:
+		v.encode(e)
+	case *EmbeddedResource:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("PromptMessageContent holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -7326,7 +7437,14 @@ func (x *ReadResourceResultContentsItem) encode(e *wire.Encoder) {
 		e.Fail("ReadResourceResultContentsItem has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *TextResourceContents:
+		v.encode(e)
+	case *BlobResourceContents:
+		v.encode(e)
+	default:
+		e.Fail("ReadResourceResultContentsItem holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -8848,7 +8966,16 @@ func (x *SamplingMessageContent) encode(e *wire.Encoder) {
 		e.Fail("SamplingMessageContent has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *TextContent:
+		v.encode(e)
+	case *ImageContent:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("SamplingMessageContent holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -9245,7 +9372,26 @@ func (x *ServerNotification) encode(e *wire.Encoder) {
 		e.Fail("ServerNotification has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *CancelledNotification:
+		v.encode(e)
+	case *ProgressNotification:
+		v.encode(e)
+	case *ResourceListChangedNotification:
+		v.encode(e)
+	case *ResourceUpdatedNotification:
+		v.encode(e)
+	case *PromptListChangedNotification:
+		v.encode(e)
+	case *ToolListChangedNotification:
+		v.encode(e)
+	case *LoggingMessageNotification:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("ServerNotification holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -9356,7 +9502,18 @@ func (x *ServerRequest) encode(e *wire.Encoder) {
 		e.Fail("ServerRequest has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *PingRequest:
+		v.encode(e)
+	case *CreateMessageRequest:
+		v.encode(e)
+	case *ListRootsRequest:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("ServerRequest holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -9435,7 +9592,30 @@ func (x *ServerResult) encode(e *wire.Encoder) {
 		e.Fail("ServerResult has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *Result:
+		v.encode(e)
+	case *InitializeResult:
+		v.encode(e)
+	case *ListResourcesResult:
+		v.encode(e)
+	case *ListResourceTemplatesResult:
+		v.encode(e)
+	case *ReadResourceResult:
+		v.encode(e)
+	case *ListPromptsResult:
+		v.encode(e)
+	case *GetPromptResult:
+		v.encode(e)
+	case *ListToolsResult:
+		v.encode(e)
+	case *CallToolResult:
+		v.encode(e)
+	case *CompleteResult:
+		v.encode(e)
+	default:
+		e.Fail("ServerResult holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -10490,7 +10670,7 @@ func (x *UnknownVariant) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaCallToolRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -10500,7 +10680,7 @@ func checkMetaCallToolRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaCompleteRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -10510,7 +10690,7 @@ func checkMetaCompleteRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaCreateMessageRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -10520,7 +10700,7 @@ func checkMetaCreateMessageRequestParamsMeta(d *jsontext.Decoder, meta jsontext.
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaGetPromptRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -10530,7 +10710,7 @@ func checkMetaGetPromptRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Valu
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaInitializeRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -10540,7 +10720,7 @@ func checkMetaInitializeRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Val
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaJSONRPCRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -10550,7 +10730,7 @@ func checkMetaJSONRPCRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value)
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaListPromptsRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -10560,7 +10740,7 @@ func checkMetaListPromptsRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Va
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaListResourceTemplatesRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -10570,7 +10750,7 @@ func checkMetaListResourceTemplatesRequestParamsMeta(d *jsontext.Decoder, meta j
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaListResourcesRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -10580,7 +10760,7 @@ func checkMetaListResourcesRequestParamsMeta(d *jsontext.Decoder, meta jsontext.
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaListRootsRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -10590,7 +10770,7 @@ func checkMetaListRootsRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Valu
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaListToolsRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -10600,7 +10780,7 @@ func checkMetaListToolsRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Valu
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaPingRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -10610,7 +10790,7 @@ func checkMetaPingRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) er
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaReadResourceRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -10620,7 +10800,7 @@ func checkMetaReadResourceRequestParamsMeta(d *jsontext.Decoder, meta jsontext.V
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -10630,7 +10810,7 @@ func checkMetaRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error 
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaSetLevelRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -10640,7 +10820,7 @@ func checkMetaSetLevelRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaSubscribeRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -10650,7 +10830,7 @@ func checkMetaSubscribeRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Valu
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaUnsubscribeRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil

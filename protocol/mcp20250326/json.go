@@ -569,7 +569,20 @@ func (x *CallToolResultContentItem) encode(e *wire.Encoder) {
 		e.Fail("CallToolResultContentItem has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *TextContent:
+		v.encode(e)
+	case *ImageContent:
+		v.encode(e)
+	case *AudioContent:
+		v.encode(e)
+	case *EmbeddedResource:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("CallToolResultContentItem holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -982,7 +995,20 @@ func (x *ClientNotification) encode(e *wire.Encoder) {
 		e.Fail("ClientNotification has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *CancelledNotification:
+		v.encode(e)
+	case *InitializedNotification:
+		v.encode(e)
+	case *ProgressNotification:
+		v.encode(e)
+	case *RootsListChangedNotification:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("ClientNotification holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -1069,7 +1095,38 @@ func (x *ClientRequest) encode(e *wire.Encoder) {
 		e.Fail("ClientRequest has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *InitializeRequest:
+		v.encode(e)
+	case *PingRequest:
+		v.encode(e)
+	case *ListResourcesRequest:
+		v.encode(e)
+	case *ListResourceTemplatesRequest:
+		v.encode(e)
+	case *ReadResourceRequest:
+		v.encode(e)
+	case *SubscribeRequest:
+		v.encode(e)
+	case *UnsubscribeRequest:
+		v.encode(e)
+	case *ListPromptsRequest:
+		v.encode(e)
+	case *GetPromptRequest:
+		v.encode(e)
+	case *ListToolsRequest:
+		v.encode(e)
+	case *CallToolRequest:
+		v.encode(e)
+	case *SetLevelRequest:
+		v.encode(e)
+	case *CompleteRequest:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("ClientRequest holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -1228,7 +1285,16 @@ func (x *ClientResult) encode(e *wire.Encoder) {
 		e.Fail("ClientResult has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *Result:
+		v.encode(e)
+	case *CreateMessageResult:
+		v.encode(e)
+	case *ListRootsResult:
+		v.encode(e)
+	default:
+		e.Fail("ClientResult holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -1513,7 +1579,16 @@ func (x *CompleteRequestParamsRef) encode(e *wire.Encoder) {
 		e.Fail("CompleteRequestParamsRef has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *PromptReference:
+		v.encode(e)
+	case *ResourceReference:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("CompleteRequestParamsRef holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -2177,7 +2252,18 @@ func (x *CreateMessageResultContent) encode(e *wire.Encoder) {
 		e.Fail("CreateMessageResultContent has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *TextContent:
+		v.encode(e)
+	case *ImageContent:
+		v.encode(e)
+	case *AudioContent:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("CreateMessageResultContent holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -2375,7 +2461,14 @@ func (x *EmbeddedResourceResource) encode(e *wire.Encoder) {
 		e.Fail("EmbeddedResourceResource has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *TextResourceContents:
+		v.encode(e)
+	case *BlobResourceContents:
+		v.encode(e)
+	default:
+		e.Fail("EmbeddedResourceResource holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -3383,7 +3476,14 @@ func (x *JSONRPCBatchRequestItem) encode(e *wire.Encoder) {
 		e.Fail("JSONRPCBatchRequestItem has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *JSONRPCRequest:
+		v.encode(e)
+	case *JSONRPCNotification:
+		v.encode(e)
+	default:
+		e.Fail("JSONRPCBatchRequestItem holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -3500,7 +3600,14 @@ func (x *JSONRPCBatchResponseItem) encode(e *wire.Encoder) {
 		e.Fail("JSONRPCBatchResponseItem has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *JSONRPCResponse:
+		v.encode(e)
+	case *JSONRPCError:
+		v.encode(e)
+	default:
+		e.Fail("JSONRPCBatchResponseItem holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -3733,7 +3840,26 @@ func (x *JSONRPCMessage) encode(e *wire.Encoder) {
 		e.Fail("JSONRPCMessage has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *JSONRPCRequest:
+		v.encode(e)
+	case *JSONRPCNotification:
+		v.encode(e)
+	case JSONRPCMessageArray:
+		v.encode(e)
+	case *JSONRPCMessageArray:
+		v.encode(e)
+	case *JSONRPCResponse:
+		v.encode(e)
+	case *JSONRPCError:
+		v.encode(e)
+	case JSONRPCMessageArray5:
+		v.encode(e)
+	case *JSONRPCMessageArray5:
+		v.encode(e)
+	default:
+		e.Fail("JSONRPCMessage holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -3830,7 +3956,14 @@ func (x *JSONRPCMessageArrayItem) encode(e *wire.Encoder) {
 		e.Fail("JSONRPCMessageArrayItem has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *JSONRPCRequest:
+		v.encode(e)
+	case *JSONRPCNotification:
+		v.encode(e)
+	default:
+		e.Fail("JSONRPCMessageArrayItem holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -3947,7 +4080,14 @@ func (x *JSONRPCMessageArray5Item) encode(e *wire.Encoder) {
 		e.Fail("JSONRPCMessageArray5Item has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *JSONRPCResponse:
+		v.encode(e)
+	case *JSONRPCError:
+		v.encode(e)
+	default:
+		e.Fail("JSONRPCMessageArray5Item holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -7277,7 +7417,20 @@ func (x *PromptMessageContent) encode(e *wire.Encoder) {
 		e.Fail("PromptMessageContent has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *TextContent:
+		v.encode(e)
+	case *ImageContent:
+		v.encode(e)
+	case *AudioContent:
+		v.encode(e)
+	case *EmbeddedResource:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("PromptMessageContent holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -7683,7 +7836,14 @@ func (x *ReadResourceResultContentsItem) encode(e *wire.Encoder) {
 		e.Fail("ReadResourceResultContentsItem has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *TextResourceContents:
+		v.encode(e)
+	case *BlobResourceContents:
+		v.encode(e)
+	default:
+		e.Fail("ReadResourceResultContentsItem holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -8999,7 +9159,18 @@ func (x *SamplingMessageContent) encode(e *wire.Encoder) {
 		e.Fail("SamplingMessageContent has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *TextContent:
+		v.encode(e)
+	case *ImageContent:
+		v.encode(e)
+	case *AudioContent:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("SamplingMessageContent holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -9414,7 +9585,26 @@ func (x *ServerNotification) encode(e *wire.Encoder) {
 		e.Fail("ServerNotification has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *CancelledNotification:
+		v.encode(e)
+	case *ProgressNotification:
+		v.encode(e)
+	case *ResourceListChangedNotification:
+		v.encode(e)
+	case *ResourceUpdatedNotification:
+		v.encode(e)
+	case *PromptListChangedNotification:
+		v.encode(e)
+	case *ToolListChangedNotification:
+		v.encode(e)
+	case *LoggingMessageNotification:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("ServerNotification holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -9525,7 +9715,18 @@ func (x *ServerRequest) encode(e *wire.Encoder) {
 		e.Fail("ServerRequest has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *PingRequest:
+		v.encode(e)
+	case *CreateMessageRequest:
+		v.encode(e)
+	case *ListRootsRequest:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("ServerRequest holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -9604,7 +9805,30 @@ func (x *ServerResult) encode(e *wire.Encoder) {
 		e.Fail("ServerResult has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *Result:
+		v.encode(e)
+	case *InitializeResult:
+		v.encode(e)
+	case *ListResourcesResult:
+		v.encode(e)
+	case *ListResourceTemplatesResult:
+		v.encode(e)
+	case *ReadResourceResult:
+		v.encode(e)
+	case *ListPromptsResult:
+		v.encode(e)
+	case *GetPromptResult:
+		v.encode(e)
+	case *ListToolsResult:
+		v.encode(e)
+	case *CallToolResult:
+		v.encode(e)
+	case *CompleteResult:
+		v.encode(e)
+	default:
+		e.Fail("ServerResult holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -10677,7 +10901,7 @@ func (x *UnknownVariant) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaCallToolRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -10687,7 +10911,7 @@ func checkMetaCallToolRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaCompleteRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -10697,7 +10921,7 @@ func checkMetaCompleteRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaCreateMessageRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -10707,7 +10931,7 @@ func checkMetaCreateMessageRequestParamsMeta(d *jsontext.Decoder, meta jsontext.
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaGetPromptRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -10717,7 +10941,7 @@ func checkMetaGetPromptRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Valu
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaInitializeRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -10727,7 +10951,7 @@ func checkMetaInitializeRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Val
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaJSONRPCRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -10737,7 +10961,7 @@ func checkMetaJSONRPCRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value)
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaListPromptsRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -10747,7 +10971,7 @@ func checkMetaListPromptsRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Va
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaListResourceTemplatesRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -10757,7 +10981,7 @@ func checkMetaListResourceTemplatesRequestParamsMeta(d *jsontext.Decoder, meta j
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaListResourcesRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -10767,7 +10991,7 @@ func checkMetaListResourcesRequestParamsMeta(d *jsontext.Decoder, meta jsontext.
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaListRootsRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -10777,7 +11001,7 @@ func checkMetaListRootsRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Valu
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaListToolsRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -10787,7 +11011,7 @@ func checkMetaListToolsRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Valu
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaPingRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -10797,7 +11021,7 @@ func checkMetaPingRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) er
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaReadResourceRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -10807,7 +11031,7 @@ func checkMetaReadResourceRequestParamsMeta(d *jsontext.Decoder, meta jsontext.V
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -10817,7 +11041,7 @@ func checkMetaRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error 
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaSetLevelRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -10827,7 +11051,7 @@ func checkMetaSetLevelRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaSubscribeRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -10837,7 +11061,7 @@ func checkMetaSubscribeRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Valu
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaUnsubscribeRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil

@@ -1123,7 +1123,20 @@ func (x *ClientNotification) encode(e *wire.Encoder) {
 		e.Fail("ClientNotification has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *CancelledNotification:
+		v.encode(e)
+	case *InitializedNotification:
+		v.encode(e)
+	case *ProgressNotification:
+		v.encode(e)
+	case *RootsListChangedNotification:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("ClientNotification holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -1210,7 +1223,38 @@ func (x *ClientRequest) encode(e *wire.Encoder) {
 		e.Fail("ClientRequest has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *InitializeRequest:
+		v.encode(e)
+	case *PingRequest:
+		v.encode(e)
+	case *ListResourcesRequest:
+		v.encode(e)
+	case *ListResourceTemplatesRequest:
+		v.encode(e)
+	case *ReadResourceRequest:
+		v.encode(e)
+	case *SubscribeRequest:
+		v.encode(e)
+	case *UnsubscribeRequest:
+		v.encode(e)
+	case *ListPromptsRequest:
+		v.encode(e)
+	case *GetPromptRequest:
+		v.encode(e)
+	case *ListToolsRequest:
+		v.encode(e)
+	case *CallToolRequest:
+		v.encode(e)
+	case *SetLevelRequest:
+		v.encode(e)
+	case *CompleteRequest:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("ClientRequest holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -1369,7 +1413,18 @@ func (x *ClientResult) encode(e *wire.Encoder) {
 		e.Fail("ClientResult has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *Result:
+		v.encode(e)
+	case *CreateMessageResult:
+		v.encode(e)
+	case *ListRootsResult:
+		v.encode(e)
+	case *ElicitResult:
+		v.encode(e)
+	default:
+		e.Fail("ClientResult holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -1748,7 +1803,16 @@ func (x *CompleteRequestParamsRef) encode(e *wire.Encoder) {
 		e.Fail("CompleteRequestParamsRef has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *PromptReference:
+		v.encode(e)
+	case *ResourceTemplateReference:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("CompleteRequestParamsRef holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -2001,7 +2065,22 @@ func (x *ContentBlock) encode(e *wire.Encoder) {
 		e.Fail("ContentBlock has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *TextContent:
+		v.encode(e)
+	case *ImageContent:
+		v.encode(e)
+	case *AudioContent:
+		v.encode(e)
+	case *ResourceLink:
+		v.encode(e)
+	case *EmbeddedResource:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("ContentBlock holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -2507,7 +2586,18 @@ func (x *CreateMessageResultContent) encode(e *wire.Encoder) {
 		e.Fail("CreateMessageResultContent has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *TextContent:
+		v.encode(e)
+	case *ImageContent:
+		v.encode(e)
+	case *AudioContent:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("CreateMessageResultContent holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -3056,7 +3146,22 @@ func (x *ElicitResultContentValue) encode(e *wire.Encoder) {
 		e.Fail("ElicitResultContentValue has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case ElicitResultContentValueString:
+		v.encode(e)
+	case *ElicitResultContentValueString:
+		v.encode(e)
+	case ElicitResultContentValueInteger:
+		v.encode(e)
+	case *ElicitResultContentValueInteger:
+		v.encode(e)
+	case ElicitResultContentValueBoolean:
+		v.encode(e)
+	case *ElicitResultContentValueBoolean:
+		v.encode(e)
+	default:
+		e.Fail("ElicitResultContentValue holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -3324,7 +3429,14 @@ func (x *EmbeddedResourceResource) encode(e *wire.Encoder) {
 		e.Fail("EmbeddedResourceResource has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *TextResourceContents:
+		v.encode(e)
+	case *BlobResourceContents:
+		v.encode(e)
+	default:
+		e.Fail("EmbeddedResourceResource holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -4617,7 +4729,18 @@ func (x *JSONRPCMessage) encode(e *wire.Encoder) {
 		e.Fail("JSONRPCMessage has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *JSONRPCRequest:
+		v.encode(e)
+	case *JSONRPCNotification:
+		v.encode(e)
+	case *JSONRPCResponse:
+		v.encode(e)
+	case *JSONRPCError:
+		v.encode(e)
+	default:
+		e.Fail("JSONRPCMessage holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -7460,7 +7583,20 @@ func (x *PrimitiveSchemaDefinition) encode(e *wire.Encoder) {
 		e.Fail("PrimitiveSchemaDefinition has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *StringSchema:
+		v.encode(e)
+	case *NumberSchema:
+		v.encode(e)
+	case *BooleanSchema:
+		v.encode(e)
+	case *EnumSchema:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("PrimitiveSchemaDefinition holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -8522,7 +8658,14 @@ func (x *ReadResourceResultContentsItem) encode(e *wire.Encoder) {
 		e.Fail("ReadResourceResultContentsItem has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *TextResourceContents:
+		v.encode(e)
+	case *BlobResourceContents:
+		v.encode(e)
+	default:
+		e.Fail("ReadResourceResultContentsItem holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -10056,7 +10199,18 @@ func (x *SamplingMessageContent) encode(e *wire.Encoder) {
 		e.Fail("SamplingMessageContent has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *TextContent:
+		v.encode(e)
+	case *ImageContent:
+		v.encode(e)
+	case *AudioContent:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("SamplingMessageContent holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -10471,7 +10625,26 @@ func (x *ServerNotification) encode(e *wire.Encoder) {
 		e.Fail("ServerNotification has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *CancelledNotification:
+		v.encode(e)
+	case *ProgressNotification:
+		v.encode(e)
+	case *ResourceListChangedNotification:
+		v.encode(e)
+	case *ResourceUpdatedNotification:
+		v.encode(e)
+	case *PromptListChangedNotification:
+		v.encode(e)
+	case *ToolListChangedNotification:
+		v.encode(e)
+	case *LoggingMessageNotification:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("ServerNotification holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -10582,7 +10755,20 @@ func (x *ServerRequest) encode(e *wire.Encoder) {
 		e.Fail("ServerRequest has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *PingRequest:
+		v.encode(e)
+	case *CreateMessageRequest:
+		v.encode(e)
+	case *ListRootsRequest:
+		v.encode(e)
+	case *ElicitRequest:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("ServerRequest holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -10669,7 +10855,30 @@ func (x *ServerResult) encode(e *wire.Encoder) {
 		e.Fail("ServerResult has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *Result:
+		v.encode(e)
+	case *InitializeResult:
+		v.encode(e)
+	case *ListResourcesResult:
+		v.encode(e)
+	case *ListResourceTemplatesResult:
+		v.encode(e)
+	case *ReadResourceResult:
+		v.encode(e)
+	case *ListPromptsResult:
+		v.encode(e)
+	case *GetPromptResult:
+		v.encode(e)
+	case *ListToolsResult:
+		v.encode(e)
+	case *CallToolResult:
+		v.encode(e)
+	case *CompleteResult:
+		v.encode(e)
+	default:
+		e.Fail("ServerResult holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -11959,7 +12168,7 @@ func (x *UnknownVariant) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaCallToolRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -11969,7 +12178,7 @@ func checkMetaCallToolRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaCompleteRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -11979,7 +12188,7 @@ func checkMetaCompleteRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaCreateMessageRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -11989,7 +12198,7 @@ func checkMetaCreateMessageRequestParamsMeta(d *jsontext.Decoder, meta jsontext.
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaElicitRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -11999,7 +12208,7 @@ func checkMetaElicitRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) 
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaGetPromptRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -12009,7 +12218,7 @@ func checkMetaGetPromptRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Valu
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaInitializeRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -12019,7 +12228,7 @@ func checkMetaInitializeRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Val
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaJSONRPCRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -12029,7 +12238,7 @@ func checkMetaJSONRPCRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value)
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaListPromptsRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -12039,7 +12248,7 @@ func checkMetaListPromptsRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Va
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaListResourceTemplatesRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -12049,7 +12258,7 @@ func checkMetaListResourceTemplatesRequestParamsMeta(d *jsontext.Decoder, meta j
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaListResourcesRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -12059,7 +12268,7 @@ func checkMetaListResourcesRequestParamsMeta(d *jsontext.Decoder, meta jsontext.
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaListRootsRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -12069,7 +12278,7 @@ func checkMetaListRootsRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Valu
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaListToolsRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -12079,7 +12288,7 @@ func checkMetaListToolsRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Valu
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaPingRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -12089,7 +12298,7 @@ func checkMetaPingRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) er
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaReadResourceRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -12099,7 +12308,7 @@ func checkMetaReadResourceRequestParamsMeta(d *jsontext.Decoder, meta jsontext.V
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -12109,7 +12318,7 @@ func checkMetaRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error 
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaSetLevelRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -12119,7 +12328,7 @@ func checkMetaSetLevelRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaSubscribeRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -12129,7 +12338,7 @@ func checkMetaSubscribeRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Valu
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaUnsubscribeRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil

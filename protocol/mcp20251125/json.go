@@ -1867,7 +1867,22 @@ func (x *ClientNotification) encode(e *wire.Encoder) {
 		e.Fail("ClientNotification has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *CancelledNotification:
+		v.encode(e)
+	case *InitializedNotification:
+		v.encode(e)
+	case *ProgressNotification:
+		v.encode(e)
+	case *TaskStatusNotification:
+		v.encode(e)
+	case *RootsListChangedNotification:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("ClientNotification holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -1962,7 +1977,46 @@ func (x *ClientRequest) encode(e *wire.Encoder) {
 		e.Fail("ClientRequest has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *InitializeRequest:
+		v.encode(e)
+	case *PingRequest:
+		v.encode(e)
+	case *ListResourcesRequest:
+		v.encode(e)
+	case *ListResourceTemplatesRequest:
+		v.encode(e)
+	case *ReadResourceRequest:
+		v.encode(e)
+	case *SubscribeRequest:
+		v.encode(e)
+	case *UnsubscribeRequest:
+		v.encode(e)
+	case *ListPromptsRequest:
+		v.encode(e)
+	case *GetPromptRequest:
+		v.encode(e)
+	case *ListToolsRequest:
+		v.encode(e)
+	case *CallToolRequest:
+		v.encode(e)
+	case *GetTaskRequest:
+		v.encode(e)
+	case *GetTaskPayloadRequest:
+		v.encode(e)
+	case *CancelTaskRequest:
+		v.encode(e)
+	case *ListTasksRequest:
+		v.encode(e)
+	case *SetLevelRequest:
+		v.encode(e)
+	case *CompleteRequest:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("ClientRequest holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -2153,7 +2207,26 @@ func (x *ClientResult) encode(e *wire.Encoder) {
 		e.Fail("ClientResult has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *Result:
+		v.encode(e)
+	case *GetTaskResult:
+		v.encode(e)
+	case *GetTaskPayloadResult:
+		v.encode(e)
+	case *CancelTaskResult:
+		v.encode(e)
+	case *ListTasksResult:
+		v.encode(e)
+	case *CreateMessageResult:
+		v.encode(e)
+	case *ListRootsResult:
+		v.encode(e)
+	case *ElicitResult:
+		v.encode(e)
+	default:
+		e.Fail("ClientResult holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -2532,7 +2605,16 @@ func (x *CompleteRequestParamsRef) encode(e *wire.Encoder) {
 		e.Fail("CompleteRequestParamsRef has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *PromptReference:
+		v.encode(e)
+	case *ResourceTemplateReference:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("CompleteRequestParamsRef holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -2785,7 +2867,22 @@ func (x *ContentBlock) encode(e *wire.Encoder) {
 		e.Fail("ContentBlock has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *TextContent:
+		v.encode(e)
+	case *ImageContent:
+		v.encode(e)
+	case *AudioContent:
+		v.encode(e)
+	case *ResourceLink:
+		v.encode(e)
+	case *EmbeddedResource:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("ContentBlock holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -3337,7 +3434,26 @@ func (x *CreateMessageResultContent) encode(e *wire.Encoder) {
 		e.Fail("CreateMessageResultContent has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *TextContent:
+		v.encode(e)
+	case *ImageContent:
+		v.encode(e)
+	case *AudioContent:
+		v.encode(e)
+	case *ToolUseContent:
+		v.encode(e)
+	case *ToolResultContent:
+		v.encode(e)
+	case CreateMessageResultContentArray:
+		v.encode(e)
+	case *CreateMessageResultContentArray:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("CreateMessageResultContent holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -3924,7 +4040,16 @@ func (x *ElicitRequestParams) encode(e *wire.Encoder) {
 		e.Fail("ElicitRequestParams has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *ElicitRequestURLParams:
+		v.encode(e)
+	case *ElicitRequestFormParams:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("ElicitRequestParams holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -4268,7 +4393,26 @@ func (x *ElicitResultContentValue) encode(e *wire.Encoder) {
 		e.Fail("ElicitResultContentValue has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case ElicitResultContentValueArray:
+		v.encode(e)
+	case *ElicitResultContentValueArray:
+		v.encode(e)
+	case ElicitResultContentValueString:
+		v.encode(e)
+	case *ElicitResultContentValueString:
+		v.encode(e)
+	case ElicitResultContentValueInteger:
+		v.encode(e)
+	case *ElicitResultContentValueInteger:
+		v.encode(e)
+	case ElicitResultContentValueBoolean:
+		v.encode(e)
+	case *ElicitResultContentValueBoolean:
+		v.encode(e)
+	default:
+		e.Fail("ElicitResultContentValue holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -4740,7 +4884,14 @@ func (x *EmbeddedResourceResource) encode(e *wire.Encoder) {
 		e.Fail("EmbeddedResourceResource has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *TextResourceContents:
+		v.encode(e)
+	case *BlobResourceContents:
+		v.encode(e)
+	default:
+		e.Fail("EmbeddedResourceResource holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -4803,7 +4954,22 @@ func (x *EnumSchema) encode(e *wire.Encoder) {
 		e.Fail("EnumSchema has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *UntitledSingleSelectEnumSchema:
+		v.encode(e)
+	case *TitledSingleSelectEnumSchema:
+		v.encode(e)
+	case *UntitledMultiSelectEnumSchema:
+		v.encode(e)
+	case *TitledMultiSelectEnumSchema:
+		v.encode(e)
+	case *LegacyTitledEnumSchema:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("EnumSchema holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -6724,7 +6890,18 @@ func (x *JSONRPCMessage) encode(e *wire.Encoder) {
 		e.Fail("JSONRPCMessage has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *JSONRPCRequest:
+		v.encode(e)
+	case *JSONRPCNotification:
+		v.encode(e)
+	case *JSONRPCResultResponse:
+		v.encode(e)
+	case *JSONRPCErrorResponse:
+		v.encode(e)
+	default:
+		e.Fail("JSONRPCMessage holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -6981,7 +7158,14 @@ func (x *JSONRPCResponse) encode(e *wire.Encoder) {
 		e.Fail("JSONRPCResponse has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *JSONRPCResultResponse:
+		v.encode(e)
+	case *JSONRPCErrorResponse:
+		v.encode(e)
+	default:
+		e.Fail("JSONRPCResponse holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -8757,7 +8941,14 @@ func (x *MultiSelectEnumSchema) encode(e *wire.Encoder) {
 		e.Fail("MultiSelectEnumSchema has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *UntitledMultiSelectEnumSchema:
+		v.encode(e)
+	case *TitledMultiSelectEnumSchema:
+		v.encode(e)
+	default:
+		e.Fail("MultiSelectEnumSchema holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -9437,7 +9628,28 @@ func (x *PrimitiveSchemaDefinition) encode(e *wire.Encoder) {
 		e.Fail("PrimitiveSchemaDefinition has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *StringSchema:
+		v.encode(e)
+	case *NumberSchema:
+		v.encode(e)
+	case *BooleanSchema:
+		v.encode(e)
+	case *UntitledSingleSelectEnumSchema:
+		v.encode(e)
+	case *TitledSingleSelectEnumSchema:
+		v.encode(e)
+	case *UntitledMultiSelectEnumSchema:
+		v.encode(e)
+	case *TitledMultiSelectEnumSchema:
+		v.encode(e)
+	case *LegacyTitledEnumSchema:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("PrimitiveSchemaDefinition holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -10486,7 +10698,14 @@ func (x *ReadResourceResultContentsItem) encode(e *wire.Encoder) {
 		e.Fail("ReadResourceResultContentsItem has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *TextResourceContents:
+		v.encode(e)
+	case *BlobResourceContents:
+		v.encode(e)
+	default:
+		e.Fail("ReadResourceResultContentsItem holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -12089,7 +12308,26 @@ func (x *SamplingMessageContent) encode(e *wire.Encoder) {
 		e.Fail("SamplingMessageContent has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *TextContent:
+		v.encode(e)
+	case *ImageContent:
+		v.encode(e)
+	case *AudioContent:
+		v.encode(e)
+	case *ToolUseContent:
+		v.encode(e)
+	case *ToolResultContent:
+		v.encode(e)
+	case SamplingMessageContentArray:
+		v.encode(e)
+	case *SamplingMessageContentArray:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("SamplingMessageContent holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -12248,7 +12486,22 @@ func (x *SamplingMessageContentBlock) encode(e *wire.Encoder) {
 		e.Fail("SamplingMessageContentBlock has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *TextContent:
+		v.encode(e)
+	case *ImageContent:
+		v.encode(e)
+	case *AudioContent:
+		v.encode(e)
+	case *ToolUseContent:
+		v.encode(e)
+	case *ToolResultContent:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("SamplingMessageContentBlock holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -12892,7 +13145,30 @@ func (x *ServerNotification) encode(e *wire.Encoder) {
 		e.Fail("ServerNotification has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *CancelledNotification:
+		v.encode(e)
+	case *ProgressNotification:
+		v.encode(e)
+	case *ResourceListChangedNotification:
+		v.encode(e)
+	case *ResourceUpdatedNotification:
+		v.encode(e)
+	case *PromptListChangedNotification:
+		v.encode(e)
+	case *ToolListChangedNotification:
+		v.encode(e)
+	case *TaskStatusNotification:
+		v.encode(e)
+	case *LoggingMessageNotification:
+		v.encode(e)
+	case *ElicitationCompleteNotification:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("ServerNotification holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -13019,7 +13295,28 @@ func (x *ServerRequest) encode(e *wire.Encoder) {
 		e.Fail("ServerRequest has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *PingRequest:
+		v.encode(e)
+	case *GetTaskRequest:
+		v.encode(e)
+	case *GetTaskPayloadRequest:
+		v.encode(e)
+	case *CancelTaskRequest:
+		v.encode(e)
+	case *ListTasksRequest:
+		v.encode(e)
+	case *CreateMessageRequest:
+		v.encode(e)
+	case *ListRootsRequest:
+		v.encode(e)
+	case *ElicitRequest:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("ServerRequest holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -13138,7 +13435,38 @@ func (x *ServerResult) encode(e *wire.Encoder) {
 		e.Fail("ServerResult has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *Result:
+		v.encode(e)
+	case *InitializeResult:
+		v.encode(e)
+	case *ListResourcesResult:
+		v.encode(e)
+	case *ListResourceTemplatesResult:
+		v.encode(e)
+	case *ReadResourceResult:
+		v.encode(e)
+	case *ListPromptsResult:
+		v.encode(e)
+	case *GetPromptResult:
+		v.encode(e)
+	case *ListToolsResult:
+		v.encode(e)
+	case *CallToolResult:
+		v.encode(e)
+	case *GetTaskResult:
+		v.encode(e)
+	case *GetTaskPayloadResult:
+		v.encode(e)
+	case *CancelTaskResult:
+		v.encode(e)
+	case *ListTasksResult:
+		v.encode(e)
+	case *CompleteResult:
+		v.encode(e)
+	default:
+		e.Fail("ServerResult holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -13336,7 +13664,14 @@ func (x *SingleSelectEnumSchema) encode(e *wire.Encoder) {
 		e.Fail("SingleSelectEnumSchema has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *UntitledSingleSelectEnumSchema:
+		v.encode(e)
+	case *TitledSingleSelectEnumSchema:
+		v.encode(e)
+	default:
+		e.Fail("SingleSelectEnumSchema holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -16632,7 +16967,7 @@ func (x *UnknownVariant) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaCallToolRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -16642,7 +16977,7 @@ func checkMetaCallToolRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaCompleteRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -16652,7 +16987,7 @@ func checkMetaCompleteRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaCreateMessageRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -16662,7 +16997,7 @@ func checkMetaCreateMessageRequestParamsMeta(d *jsontext.Decoder, meta jsontext.
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaElicitRequestFormParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -16672,7 +17007,7 @@ func checkMetaElicitRequestFormParamsMeta(d *jsontext.Decoder, meta jsontext.Val
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaElicitRequestURLParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -16682,7 +17017,7 @@ func checkMetaElicitRequestURLParamsMeta(d *jsontext.Decoder, meta jsontext.Valu
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaGetPromptRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -16692,7 +17027,7 @@ func checkMetaGetPromptRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Valu
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaInitializeRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -16702,7 +17037,7 @@ func checkMetaInitializeRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Val
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaPaginatedRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -16712,7 +17047,7 @@ func checkMetaPaginatedRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Valu
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaReadResourceRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -16722,7 +17057,7 @@ func checkMetaReadResourceRequestParamsMeta(d *jsontext.Decoder, meta jsontext.V
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -16732,7 +17067,7 @@ func checkMetaRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error 
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaResourceRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -16742,7 +17077,7 @@ func checkMetaResourceRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaSetLevelRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -16752,7 +17087,7 @@ func checkMetaSetLevelRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaSubscribeRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -16762,7 +17097,7 @@ func checkMetaSubscribeRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Valu
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaTaskAugmentedRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -16772,7 +17107,7 @@ func checkMetaTaskAugmentedRequestParamsMeta(d *jsontext.Decoder, meta jsontext.
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaUnsubscribeRequestParamsMeta(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil

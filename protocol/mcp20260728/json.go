@@ -1078,7 +1078,14 @@ func (x *CallToolResultResponseResult) encode(e *wire.Encoder) {
 		e.Fail("CallToolResultResponseResult has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *InputRequiredResult:
+		v.encode(e)
+	case *CallToolResult:
+		v.encode(e)
+	default:
+		e.Fail("CallToolResultResponseResult holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -1663,7 +1670,32 @@ func (x *ClientRequest) encode(e *wire.Encoder) {
 		e.Fail("ClientRequest has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *DiscoverRequest:
+		v.encode(e)
+	case *ListResourcesRequest:
+		v.encode(e)
+	case *ListResourceTemplatesRequest:
+		v.encode(e)
+	case *ReadResourceRequest:
+		v.encode(e)
+	case *SubscriptionsListenRequest:
+		v.encode(e)
+	case *ListPromptsRequest:
+		v.encode(e)
+	case *GetPromptRequest:
+		v.encode(e)
+	case *ListToolsRequest:
+		v.encode(e)
+	case *CallToolRequest:
+		v.encode(e)
+	case *CompleteRequest:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("ClientRequest holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -2151,7 +2183,16 @@ func (x *CompleteRequestParamsRef) encode(e *wire.Encoder) {
 		e.Fail("CompleteRequestParamsRef has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *PromptReference:
+		v.encode(e)
+	case *ResourceTemplateReference:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("CompleteRequestParamsRef holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -2509,7 +2550,22 @@ func (x *ContentBlock) encode(e *wire.Encoder) {
 		e.Fail("ContentBlock has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *TextContent:
+		v.encode(e)
+	case *ImageContent:
+		v.encode(e)
+	case *AudioContent:
+		v.encode(e)
+	case *ResourceLink:
+		v.encode(e)
+	case *EmbeddedResource:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("ContentBlock holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -3037,7 +3093,26 @@ func (x *CreateMessageResultContent) encode(e *wire.Encoder) {
 		e.Fail("CreateMessageResultContent has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *TextContent:
+		v.encode(e)
+	case *ImageContent:
+		v.encode(e)
+	case *AudioContent:
+		v.encode(e)
+	case *ToolUseContent:
+		v.encode(e)
+	case *ToolResultContent:
+		v.encode(e)
+	case CreateMessageResultContentArray:
+		v.encode(e)
+	case *CreateMessageResultContentArray:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("CreateMessageResultContent holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -3888,7 +3963,16 @@ func (x *ElicitRequestParams) encode(e *wire.Encoder) {
 		e.Fail("ElicitRequestParams has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *ElicitRequestFormParams:
+		v.encode(e)
+	case *ElicitRequestURLParams:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("ElicitRequestParams holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -4188,7 +4272,26 @@ func (x *ElicitResultContentValue) encode(e *wire.Encoder) {
 		e.Fail("ElicitResultContentValue has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case ElicitResultContentValueArray:
+		v.encode(e)
+	case *ElicitResultContentValueArray:
+		v.encode(e)
+	case ElicitResultContentValueString:
+		v.encode(e)
+	case *ElicitResultContentValueString:
+		v.encode(e)
+	case ElicitResultContentValueInteger:
+		v.encode(e)
+	case *ElicitResultContentValueInteger:
+		v.encode(e)
+	case ElicitResultContentValueBoolean:
+		v.encode(e)
+	case *ElicitResultContentValueBoolean:
+		v.encode(e)
+	default:
+		e.Fail("ElicitResultContentValue holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -4522,7 +4625,14 @@ func (x *EmbeddedResourceResource) encode(e *wire.Encoder) {
 		e.Fail("EmbeddedResourceResource has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *TextResourceContents:
+		v.encode(e)
+	case *BlobResourceContents:
+		v.encode(e)
+	default:
+		e.Fail("EmbeddedResourceResource holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -4585,7 +4695,22 @@ func (x *EnumSchema) encode(e *wire.Encoder) {
 		e.Fail("EnumSchema has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *UntitledSingleSelectEnumSchema:
+		v.encode(e)
+	case *TitledSingleSelectEnumSchema:
+		v.encode(e)
+	case *UntitledMultiSelectEnumSchema:
+		v.encode(e)
+	case *TitledMultiSelectEnumSchema:
+		v.encode(e)
+	case *LegacyTitledEnumSchema:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("EnumSchema holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -5205,7 +5330,14 @@ func (x *GetPromptResultResponseResult) encode(e *wire.Encoder) {
 		e.Fail("GetPromptResultResponseResult has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *InputRequiredResult:
+		v.encode(e)
+	case *GetPromptResult:
+		v.encode(e)
+	default:
+		e.Fail("GetPromptResultResponseResult holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -5928,7 +6060,18 @@ func (x *InputRequest) encode(e *wire.Encoder) {
 		e.Fail("InputRequest has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *CreateMessageRequest:
+		v.encode(e)
+	case *ListRootsRequest:
+		v.encode(e)
+	case *ElicitRequest:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("InputRequest holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -6164,7 +6307,16 @@ func (x *InputResponse) encode(e *wire.Encoder) {
 		e.Fail("InputResponse has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *CreateMessageResult:
+		v.encode(e)
+	case *ListRootsResult:
+		v.encode(e)
+	case *ElicitResult:
+		v.encode(e)
+	default:
+		e.Fail("InputResponse holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -6854,7 +7006,18 @@ func (x *JSONRPCMessage) encode(e *wire.Encoder) {
 		e.Fail("JSONRPCMessage has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *JSONRPCRequest:
+		v.encode(e)
+	case *JSONRPCNotification:
+		v.encode(e)
+	case *JSONRPCResultResponse:
+		v.encode(e)
+	case *JSONRPCErrorResponse:
+		v.encode(e)
+	default:
+		e.Fail("JSONRPCMessage holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -7111,7 +7274,14 @@ func (x *JSONRPCResponse) encode(e *wire.Encoder) {
 		e.Fail("JSONRPCResponse has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *JSONRPCResultResponse:
+		v.encode(e)
+	case *JSONRPCErrorResponse:
+		v.encode(e)
+	default:
+		e.Fail("JSONRPCResponse holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -7257,7 +7427,30 @@ func (x *JSONValue) encode(e *wire.Encoder) {
 		e.Fail("JSONValue has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case JSONObject:
+		v.encode(e)
+	case *JSONObject:
+		v.encode(e)
+	case JSONValueArray:
+		v.encode(e)
+	case *JSONValueArray:
+		v.encode(e)
+	case JSONValueString:
+		v.encode(e)
+	case *JSONValueString:
+		v.encode(e)
+	case JSONValueInteger:
+		v.encode(e)
+	case *JSONValueInteger:
+		v.encode(e)
+	case JSONValueBoolean:
+		v.encode(e)
+	case *JSONValueBoolean:
+		v.encode(e)
+	default:
+		e.Fail("JSONValue holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -10044,7 +10237,14 @@ func (x *MultiSelectEnumSchema) encode(e *wire.Encoder) {
 		e.Fail("MultiSelectEnumSchema has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *UntitledMultiSelectEnumSchema:
+		v.encode(e)
+	case *TitledMultiSelectEnumSchema:
+		v.encode(e)
+	default:
+		e.Fail("MultiSelectEnumSchema holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -10841,7 +11041,28 @@ func (x *PrimitiveSchemaDefinition) encode(e *wire.Encoder) {
 		e.Fail("PrimitiveSchemaDefinition has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *StringSchema:
+		v.encode(e)
+	case *NumberSchema:
+		v.encode(e)
+	case *BooleanSchema:
+		v.encode(e)
+	case *UntitledSingleSelectEnumSchema:
+		v.encode(e)
+	case *TitledSingleSelectEnumSchema:
+		v.encode(e)
+	case *UntitledMultiSelectEnumSchema:
+		v.encode(e)
+	case *TitledMultiSelectEnumSchema:
+		v.encode(e)
+	case *LegacyTitledEnumSchema:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("PrimitiveSchemaDefinition holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -12022,7 +12243,14 @@ func (x *ReadResourceResultContentsItem) encode(e *wire.Encoder) {
 		e.Fail("ReadResourceResultContentsItem has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *TextResourceContents:
+		v.encode(e)
+	case *BlobResourceContents:
+		v.encode(e)
+	default:
+		e.Fail("ReadResourceResultContentsItem holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -12168,7 +12396,14 @@ func (x *ReadResourceResultResponseResult) encode(e *wire.Encoder) {
 		e.Fail("ReadResourceResultResponseResult has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *InputRequiredResult:
+		v.encode(e)
+	case *ReadResourceResult:
+		v.encode(e)
+	default:
+		e.Fail("ReadResourceResultResponseResult holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -13908,7 +14143,26 @@ func (x *SamplingMessageContent) encode(e *wire.Encoder) {
 		e.Fail("SamplingMessageContent has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *TextContent:
+		v.encode(e)
+	case *ImageContent:
+		v.encode(e)
+	case *AudioContent:
+		v.encode(e)
+	case *ToolUseContent:
+		v.encode(e)
+	case *ToolResultContent:
+		v.encode(e)
+	case SamplingMessageContentArray:
+		v.encode(e)
+	case *SamplingMessageContentArray:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("SamplingMessageContent holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -14067,7 +14321,22 @@ func (x *SamplingMessageContentBlock) encode(e *wire.Encoder) {
 		e.Fail("SamplingMessageContentBlock has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *TextContent:
+		v.encode(e)
+	case *ImageContent:
+		v.encode(e)
+	case *AudioContent:
+		v.encode(e)
+	case *ToolUseContent:
+		v.encode(e)
+	case *ToolResultContent:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("SamplingMessageContentBlock holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -14523,7 +14792,28 @@ func (x *ServerNotification) encode(e *wire.Encoder) {
 		e.Fail("ServerNotification has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *CancelledNotification:
+		v.encode(e)
+	case *ProgressNotification:
+		v.encode(e)
+	case *ResourceListChangedNotification:
+		v.encode(e)
+	case *SubscriptionsAcknowledgedNotification:
+		v.encode(e)
+	case *ResourceUpdatedNotification:
+		v.encode(e)
+	case *PromptListChangedNotification:
+		v.encode(e)
+	case *ToolListChangedNotification:
+		v.encode(e)
+	case *LoggingMessageNotification:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("ServerNotification holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -14642,7 +14932,34 @@ func (x *ServerResult) encode(e *wire.Encoder) {
 		e.Fail("ServerResult has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *Result:
+		v.encode(e)
+	case *InputRequiredResult:
+		v.encode(e)
+	case *DiscoverResult:
+		v.encode(e)
+	case *ListResourcesResult:
+		v.encode(e)
+	case *ListResourceTemplatesResult:
+		v.encode(e)
+	case *ReadResourceResult:
+		v.encode(e)
+	case *SubscriptionsListenResult:
+		v.encode(e)
+	case *ListPromptsResult:
+		v.encode(e)
+	case *GetPromptResult:
+		v.encode(e)
+	case *ListToolsResult:
+		v.encode(e)
+	case *CallToolResult:
+		v.encode(e)
+	case *CompleteResult:
+		v.encode(e)
+	default:
+		e.Fail("ServerResult holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -14691,7 +15008,14 @@ func (x *SingleSelectEnumSchema) encode(e *wire.Encoder) {
 		e.Fail("SingleSelectEnumSchema has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *UntitledSingleSelectEnumSchema:
+		v.encode(e)
+	case *TitledSingleSelectEnumSchema:
+		v.encode(e)
+	default:
+		e.Fail("SingleSelectEnumSchema holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -17699,7 +18023,10 @@ func (x *UnknownVariant) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaResultMetaObject(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "io.modelcontextprotocol/serverInfo", new(Implementation)); err != nil {
+	if _, err := wire.MetaCheck(d, meta, "io.modelcontextprotocol/serverInfo", func(d *jsontext.Decoder) error {
+		var v Implementation
+		return v.UnmarshalJSONFrom(d)
+	}); err != nil {
 		return err
 	}
 	return nil
@@ -17709,15 +18036,24 @@ func checkMetaResultMetaObject(d *jsontext.Decoder, meta jsontext.Value) error {
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaRequestMetaObject(d *jsontext.Decoder, meta jsontext.Value) error {
-	if ok, err := wire.MetaMember(d, meta, "io.modelcontextprotocol/clientCapabilities", new(ClientCapabilities)); err != nil {
+	if ok, err := wire.MetaCheck(d, meta, "io.modelcontextprotocol/clientCapabilities", func(d *jsontext.Decoder) error {
+		var v ClientCapabilities
+		return v.UnmarshalJSONFrom(d)
+	}); err != nil {
 		return err
 	} else if !ok {
 		return wire.MissingMeta(d, "io.modelcontextprotocol/clientCapabilities")
 	}
-	if _, err := wire.MetaMember(d, meta, "io.modelcontextprotocol/clientInfo", new(Implementation)); err != nil {
+	if _, err := wire.MetaCheck(d, meta, "io.modelcontextprotocol/clientInfo", func(d *jsontext.Decoder) error {
+		var v Implementation
+		return v.UnmarshalJSONFrom(d)
+	}); err != nil {
 		return err
 	}
-	if _, err := wire.MetaMember(d, meta, "io.modelcontextprotocol/logLevel", new(LoggingLevel)); err != nil {
+	if _, err := wire.MetaCheck(d, meta, "io.modelcontextprotocol/logLevel", func(d *jsontext.Decoder) error {
+		var v LoggingLevel
+		return v.UnmarshalJSONFrom(d)
+	}); err != nil {
 		return err
 	}
 	if ok, err := wire.MetaScalar[string](d, meta, "io.modelcontextprotocol/protocolVersion"); err != nil {
@@ -17725,7 +18061,7 @@ func checkMetaRequestMetaObject(d *jsontext.Decoder, meta jsontext.Value) error 
 	} else if !ok {
 		return wire.MissingMeta(d, "io.modelcontextprotocol/protocolVersion")
 	}
-	if _, err := wire.MetaMember(d, meta, "progressToken", new(ProgressToken)); err != nil {
+	if _, err := wire.MetaID(d, meta, "progressToken"); err != nil {
 		return err
 	}
 	return nil
@@ -17735,7 +18071,7 @@ func checkMetaRequestMetaObject(d *jsontext.Decoder, meta jsontext.Value) error 
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaNotificationMetaObject(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "io.modelcontextprotocol/subscriptionId", new(RequestID)); err != nil {
+	if _, err := wire.MetaID(d, meta, "io.modelcontextprotocol/subscriptionId"); err != nil {
 		return err
 	}
 	return nil
@@ -17745,10 +18081,13 @@ func checkMetaNotificationMetaObject(d *jsontext.Decoder, meta jsontext.Value) e
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaSubscriptionsListenResultMetaObject(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "io.modelcontextprotocol/serverInfo", new(Implementation)); err != nil {
+	if _, err := wire.MetaCheck(d, meta, "io.modelcontextprotocol/serverInfo", func(d *jsontext.Decoder) error {
+		var v Implementation
+		return v.UnmarshalJSONFrom(d)
+	}); err != nil {
 		return err
 	}
-	if ok, err := wire.MetaMember(d, meta, "io.modelcontextprotocol/subscriptionId", new(RequestID)); err != nil {
+	if ok, err := wire.MetaID(d, meta, "io.modelcontextprotocol/subscriptionId"); err != nil {
 		return err
 	} else if !ok {
 		return wire.MissingMeta(d, "io.modelcontextprotocol/subscriptionId")

@@ -317,3 +317,42 @@ func TestAppendCall(t *testing.T) {
 		})
 	}
 }
+
+// validObject appends a fixed JSON object and says it is valid by
+// construction, as generated types do.
+type validObject string
+
+func (v validObject) AppendJSON(b []byte) ([]byte, error) { return append(b, v...), nil }
+func (validObject) ValidJSON()                            {}
+
+// TestAppendAllocations guards the encoding of every call and answer: into
+// a buffer large enough, AppendCall and AppendResponse allocate nothing
+// (their Encoder stays on the stack).
+func TestAppendAllocations(t *testing.T) {
+	buf := make([]byte, 0, 512)
+	obj := validObject(`{"name":"echo","arguments":{"text":"hello"}}`)
+	tests := []struct {
+		name   string
+		append func() ([]byte, error)
+	}{
+		{"AppendCall", func() ([]byte, error) {
+			b, _, err := jsonrpc.AppendCall(buf[:0], wire.IntID(7), "tools/call", obj)
+			return b, err
+		}},
+		{"AppendCall notification", func() ([]byte, error) {
+			b, _, err := jsonrpc.AppendCall(buf[:0], wire.ID{}, "notifications/progress", obj)
+			return b, err
+		}},
+		{"AppendResponse", func() ([]byte, error) { return jsonrpc.AppendResponse(buf[:0], wire.StringID("r-1"), obj) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := tt.append(); err != nil {
+				t.Fatal(err)
+			}
+			if n := testing.AllocsPerRun(100, func() { _, _ = tt.append() }); n != 0 {
+				t.Errorf("%v allocations, want 0", n)
+			}
+		})
+	}
+}

@@ -608,6 +608,11 @@ func encodeParams(params wire.Appender, mc *modernClient) (jsontext.Value, error
 	case mc != nil && ok:
 		return ma.AppendJSONWithMeta(nil, mc.meta)
 	case mc != nil:
+		if raw, isRaw := params.(rawAppender); isRaw {
+			// Encoded already (params through middleware): read in place,
+			// not copied first, as withModernMeta does not change it.
+			return mc.withModernMeta(jsontext.Value(raw))
+		}
 		raw, err := params.AppendJSON(nil)
 		if err != nil {
 			return nil, err
@@ -621,18 +626,11 @@ func encodeParams(params wire.Appender, mc *modernClient) (jsontext.Value, error
 		return nil, err
 	}
 	meta, _ := wire.Member(raw, "_meta")
-	var m map[string]jsontext.Value
-	if err := wire.DecodeValue(meta, &m); err != nil {
+	if meta, err = wire.DeleteMembers(meta, envelopeKeys...); err != nil {
 		return nil, err
 	}
-	for _, k := range envelopeKeys {
-		delete(m, k)
-	}
-	if len(m) == 0 {
+	if string(meta) == "{}" {
 		return removeMember(raw, "_meta")
-	}
-	if meta, err = encodeSorted(m); err != nil {
-		return nil, err
 	}
 	return wire.SetMember(raw, "_meta", meta)
 }

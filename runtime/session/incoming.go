@@ -115,28 +115,59 @@ func (s *Session) request(vals valuer, m *jsonrpc.Message, inline bool, reply re
 	if vals != nil {
 		hc.info.x = &requestExtra{vals: vals}
 	}
-	run := func(ctx context.Context, params jsontext.Value) (wire.Appender, *jsonrpc.Error) {
-		if modern && rev.Find(m.Method) != nil {
-			var err error
-			if params, err = s.modernParams(params); err != nil {
-				return nil, jsonrpc.Errorf(jsonrpc.InternalError, "%s: %v", m.Method, err)
-			}
-		}
-		return s.run(ctx, md, params)
+	s.dispatch(m, hc, inline, reply, job{legacy: legacyCall{s: s, hc: hc, m: m, rev: rev, md: md, modern: modern}})
+}
+
+// A job is the work of a request that dispatch runs: fn, or else the
+// legacy call. A value, not a closure, so that the one closure dispatch
+// makes carries it: one allocation where two closures cost two.
+type job struct {
+	fn     func() (wire.Appender, *jsonrpc.Error)
+	legacy legacyCall
+}
+
+func (j job) run() (wire.Appender, *jsonrpc.Error) {
+	if j.fn != nil {
+		return j.fn()
 	}
-	s.dispatch(m, hc, inline, reply, func() (wire.Appender, *jsonrpc.Error) {
-		if s.mw == nil {
-			return run(hc, m.Params)
+	return j.legacy.run()
+}
+
+// legacyCall is a request of a legacy session for its handler, through
+// the middleware.
+type legacyCall struct {
+	s      *Session
+	hc     *handlerCtx
+	m      *jsonrpc.Message
+	rev    *revision.Revision
+	md     *wire.Method
+	modern bool // a handler of the stateless era (Session.modern)
+}
+
+func (c legacyCall) run() (wire.Appender, *jsonrpc.Error) {
+	if c.s.mw == nil {
+		return c.call(c.hc, c.m.Params)
+	}
+	return c.s.wrapRequest(c.hc, c.m, c.rev, EraLegacy, c.call)
+}
+
+// call runs the handler on params, converted to the handler's revision
+// when it is of the stateless era.
+func (c legacyCall) call(ctx context.Context, params jsontext.Value) (wire.Appender, *jsonrpc.Error) {
+	if c.modern && c.rev.Find(c.m.Method) != nil {
+		var err error
+		if params, err = c.s.modernParams(params); err != nil {
+			return nil, jsonrpc.Errorf(jsonrpc.InternalError, "%s: %v", c.m.Method, err)
 		}
-		return s.wrapRequest(hc, m, rev, EraLegacy, run)
-	})
+	}
+	return c.s.run(ctx, c.md, params)
 }
 
 // dispatch runs a request's handler with the context hc, on a worker
 // goroutine or, when inline is set, on this one, after registering it as
 // in flight (refused with Busy past MaxInFlight or while the session
 // ends), and answers it.
-func (s *Session) dispatch(m *jsonrpc.Message, hc *handlerCtx, inline bool, reply replier, run func() (wire.Appender, *jsonrpc.Error)) {
+func (s *Session) dispatch(m *jsonrpc.Message, hc *handlerCtx, inline bool, reply replier, j job) {
 	fail := func(code int64, format string, args ...any) {
 		s.answer(reply, errorMessage(m.ID, &jsonrpc.Error{Code: code, Message: fmt.Sprintf(format, args...)}))
 	}
@@ -164,7 +195,7 @@ func (s *Session) dispatch(m *jsonrpc.Message, hc *handlerCtx, inline bool, repl
 	s.mu.Unlock()
 	handle := func() {
 		defer s.handlers.Done()
-		res, err := run()
+		res, err := j.run()
 		// The handler is done, but the request counts toward the room the
 		// reader waits for until its answer is written (or, on a byte
 		// stream, queued for writing, where it counts until written): a
@@ -214,13 +245,13 @@ func (s *Session) statelessRequest(vals valuer, m *jsonrpc.Message, inline bool,
 	mi.audience = s.stateAudience()
 	hc := newHandlerCtx(s, m.ID, progressToken(m.Params))
 	hc.info.x = &requestExtra{modern: mi, vals: vals}
-	s.dispatch(m, hc, inline, reply, func() (wire.Appender, *jsonrpc.Error) {
+	s.dispatch(m, hc, inline, reply, job{fn: func() (wire.Appender, *jsonrpc.Error) {
 		res, jerr, _ := serveStateless(hc, s.mw, s.handler, s, sealer(s.opts), s.log, md, m)
 		if jerr != nil {
 			return nil, jerr
 		}
 		return rawAppender(res), nil
-	})
+	}})
 }
 
 // respond answers request id with the result res. A message of its own is

@@ -233,8 +233,13 @@ func (s *Session) handle(ctx context.Context, md *wire.Method, params jsontext.V
 		}
 	}
 	res, err := s.handler.HandleRequest(ctx, s, md.Name, params)
+	if err == nil || s.role != Server {
+		return res, err
+	}
+	// Declared only here: errors.As moves ir to the heap, a cost for
+	// failed calls only.
 	var ir *InputRequiredError
-	if err == nil || s.role != Server || !errors.As(err, &ir) {
+	if !errors.As(err, &ir) {
 		return res, err
 	}
 	return s.bridgeInput(ctx, func(ctx context.Context) (wire.Appender, error) {
@@ -270,14 +275,13 @@ func stripModernMeta(b []byte) []byte {
 	return out
 }
 
-// removeMember returns the object v without its member name.
+// removeMember returns the object v without its member name, nil on error.
 func removeMember(v jsontext.Value, name string) (jsontext.Value, error) {
-	var m map[string]jsontext.Value
-	if err := wire.DecodeValue(v, &m); err != nil {
+	out, err := wire.DeleteMembers(v, name)
+	if err != nil {
 		return nil, err
 	}
-	delete(m, name)
-	return encodeSorted(m)
+	return out, nil
 }
 
 // encodeSorted encodes an object with its members sorted by name.

@@ -81,8 +81,8 @@ func WithProgress(fn func(Progress)) CallOption {
 // The call passes through Options.Middleware, as an outgoing request.
 func (s *Session) Call(ctx context.Context, method string, params wire.Appender, opts ...CallOption) (jsontext.Value, error) {
 	var o callOptions
-	for _, opt := range opts {
-		opt(&o)
+	if len(opts) > 0 {
+		o = applyCallOptions(opts)
 	}
 	if s.mw == nil {
 		return s.callOf(ctx, method, params, o)
@@ -136,6 +136,17 @@ func paramsOf(raw jsontext.Value) wire.Appender {
 }
 
 // callOf is Call without middleware.
+// applyCallOptions returns the options opts set. It is apart from Call
+// because passing &o to the options moves o to the heap: a cost for calls
+// with options only.
+func applyCallOptions(opts []CallOption) callOptions {
+	var o callOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
+}
+
 func (s *Session) callOf(ctx context.Context, method string, params wire.Appender, o callOptions) (jsontext.Value, error) {
 	if s.role == Client && (method == "tools/list" || method == "tools/call") {
 		return s.callTools(ctx, method, params, o, s.callEra)

@@ -31,9 +31,7 @@ func Unmarshal(data []byte, u Unmarshaler) error {
 
 // unmarshal is Unmarshal with decoder options (see UnmarshalKeepUnknown).
 func unmarshal(data []byte, u Unmarshaler, opts ...jsontext.Options) error {
-	p := decoders.Get().(*decoder)
-	p.buf = *bytes.NewBuffer(data)
-	p.dec.Reset(&p.buf, opts...)
+	p := getDecoder(data, opts...)
 	err := u.UnmarshalJSONFrom(&p.dec)
 	if err == nil {
 		if _, terr := p.dec.ReadToken(); terr != io.EOF {
@@ -46,10 +44,23 @@ func unmarshal(data []byte, u Unmarshaler, opts ...jsontext.Options) error {
 	} else {
 		err = convert(&p.dec, err)
 	}
+	putDecoder(p)
+	return err
+}
+
+// getDecoder returns a pooled decoder reading data; putDecoder returns it.
+func getDecoder(data []byte, opts ...jsontext.Options) *decoder {
+	p := decoders.Get().(*decoder)
+	p.buf = *bytes.NewBuffer(data)
+	p.dec.Reset(&p.buf, opts...)
+	return p
+}
+
+// putDecoder returns p, from getDecoder, to the pool, holding no data.
+func putDecoder(p *decoder) {
 	p.buf = bytes.Buffer{}
 	p.dec.Reset(&p.buf)
 	decoders.Put(p)
-	return err
 }
 
 // UnmarshalAt decodes raw, a value that was read from d, into u, in d's

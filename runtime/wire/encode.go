@@ -32,11 +32,15 @@ func Marshal(a Appender) ([]byte, error) {
 // writes object members with Name and values with the typed methods; commas
 // are inserted automatically.
 type Encoder struct {
-	buf     []byte
-	more    bool // a value was written at this level: the next one needs a comma
-	err     error
-	path    []string
-	pathBuf [4]string // path's storage for shallow paths, so Enter does not allocate
+	buf  []byte
+	more bool // a value was written at this level: the next one needs a comma
+	err  error
+	// The member names entered (Enter): the first ones in shallow, the rest
+	// in deep. A slice into shallow would point the Encoder at itself and
+	// move every Encoder to the heap.
+	shallow [4]string
+	deep    []string
+	depth   int
 }
 
 // NewEncoder returns an Encoder appending to b. A nil b starts a buffer
@@ -59,11 +63,7 @@ func (e *Encoder) Err() error { return e.err }
 // member.
 func (e *Encoder) Fail(msg string) {
 	if e.err == nil {
-		p := ""
-		for _, s := range e.path {
-			p += "/" + escapeToken(s)
-		}
-		e.err = &Error{Pointer: p, Msg: "encode: " + msg}
+		e.err = &Error{Pointer: e.pointer(), Msg: "encode: " + msg}
 	}
 }
 
@@ -227,18 +227,32 @@ func (e *Encoder) Value(a Appender) {
 // Enter records that the following value is member (or element) name, for the
 // pointer of encoding errors. Leave undoes it.
 func (e *Encoder) Enter(name string) {
-	if e.path == nil {
-		e.path = e.pathBuf[:0]
+	if e.depth < len(e.shallow) {
+		e.shallow[e.depth] = name
+	} else {
+		e.deep = append(e.deep, name)
 	}
-	e.path = append(e.path, name)
+	e.depth++
 }
 
 // Leave undoes the last Enter.
-func (e *Encoder) Leave() { e.path = e.path[:len(e.path)-1] }
+func (e *Encoder) Leave() {
+	e.depth--
+	if e.depth >= len(e.shallow) {
+		e.deep = e.deep[:e.depth-len(e.shallow)]
+	}
+}
 
+// pointer returns the JSON pointer of the member entered last.
 func (e *Encoder) pointer() string {
 	p := ""
-	for _, s := range e.path {
+	for i := range e.depth {
+		s := ""
+		if i < len(e.shallow) {
+			s = e.shallow[i]
+		} else {
+			s = e.deep[i-len(e.shallow)]
+		}
 		p += "/" + escapeToken(s)
 	}
 	return p

@@ -280,6 +280,23 @@ func TestEncoderErrors(t *testing.T) {
 			e.Enter("k")
 			e.Fail("custom")
 		}, "/k", "encode: custom"},
+		{"deep path", func(e *wire.Encoder) {
+			for _, n := range []string{"a", "b", "c", "d", "e", "f"} {
+				e.Enter(n)
+			}
+			e.Fail("deep")
+		}, "/a/b/c/d/e/f", "encode: deep"},
+		{"deep path left", func(e *wire.Encoder) {
+			for _, n := range []string{"a", "b", "c", "d", "e", "f"} {
+				e.Enter(n)
+			}
+			for range 3 {
+				e.Leave()
+			}
+			e.Enter("x")
+			e.Enter("y")
+			e.Fail("back")
+		}, "/a/b/c/x/y", "encode: back"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -94,3 +94,16 @@ func ExampleUnmarshal() {
 	// pointer "": unexpected data after the JSON value (at byte offset 15)
 	// pointer "": want array, got object
 }
+
+// DeleteMembers drops members from an object as it is, without decoding it:
+// the others keep their order and their bytes.
+func ExampleDeleteMembers() {
+	meta := jsontext.Value(`{"progressToken":"p-1","io.modelcontextprotocol/protocolVersion":"2026-07-28","traceparent":"00-ab-cd-01"}`)
+	out, err := wire.DeleteMembers(meta, "io.modelcontextprotocol/protocolVersion")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(string(out))
+	// Output: {"progressToken":"p-1","traceparent":"00-ab-cd-01"}
+}

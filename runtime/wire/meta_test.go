@@ -45,6 +45,18 @@ func TestMetaScalar(t *testing.T) {
 		{"slash escaped", `{"a/b":1}`, func(d *jsontext.Decoder, m jsontext.Value) (bool, error) { return MetaScalar[string](d, m, "a/b") }, true, "/_meta/a~1b: "},
 		{"member", `{"k":"x"}`, func(d *jsontext.Decoder, m jsontext.Value) (bool, error) { return MetaMember(d, m, "k", new(ID)) }, true, ""},
 		{"member wrong", `{"k":true}`, func(d *jsontext.Decoder, m jsontext.Value) (bool, error) { return MetaMember(d, m, "k", new(ID)) }, true, "/_meta/k"},
+		{"check", `{"k":7}`, func(d *jsontext.Decoder, m jsontext.Value) (bool, error) { return MetaCheck(d, m, "k", checkID) }, true, ""},
+		{"check absent", `{"j":7}`, func(d *jsontext.Decoder, m jsontext.Value) (bool, error) { return MetaCheck(d, m, "k", checkID) }, false, ""},
+		{"check fails", `{"k":{"a":1}}`, func(d *jsontext.Decoder, m jsontext.Value) (bool, error) {
+			return MetaCheck(d, m, "k", func(d *jsontext.Decoder) error { var id ID; return id.UnmarshalJSONFrom(d) })
+		}, true, "/_meta/k: want string or integer, got object"},
+		{"id string", `{"k":"p-1"}`, func(d *jsontext.Decoder, m jsontext.Value) (bool, error) { return MetaID(d, m, "k") }, true, ""},
+		{"id integer", `{"k":-42}`, func(d *jsontext.Decoder, m jsontext.Value) (bool, error) { return MetaID(d, m, "k") }, true, ""},
+		{"id absent", `{"j":"x"}`, func(d *jsontext.Decoder, m jsontext.Value) (bool, error) { return MetaID(d, m, "k") }, false, ""},
+		{"id boolean", `{"k":true}`, func(d *jsontext.Decoder, m jsontext.Value) (bool, error) { return MetaID(d, m, "k") }, true, "/_meta/k: want string or integer, got boolean"},
+		{"id null", `{"k":null}`, func(d *jsontext.Decoder, m jsontext.Value) (bool, error) { return MetaID(d, m, "k") }, true, "/_meta/k: want string or integer, got null"},
+		{"id fraction", `{"k":1.5}`, func(d *jsontext.Decoder, m jsontext.Value) (bool, error) { return MetaID(d, m, "k") }, true, "/_meta/k: want integer, got 1.5"},
+		{"id object", `{"k":{"a":1}}`, func(d *jsontext.Decoder, m jsontext.Value) (bool, error) { return MetaID(d, m, "k") }, true, "/_meta/k: want string or integer, got object"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -64,5 +76,20 @@ func TestMetaScalar(t *testing.T) {
 	d, _ := readMeta(t, `{"_meta":{}}`)
 	if err := MissingMeta(d, "io.x/y"); err == nil || err.Error() != `/_meta: missing required field "io.x/y"` {
 		t.Errorf("MissingMeta = %v", err)
+	}
+}
+
+// TestMetaIDAgreesWithMetaMember checks that MetaID accepts and refuses
+// exactly what MetaMember with a new(ID) does, with the same error.
+func TestMetaIDAgreesWithMetaMember(t *testing.T) {
+	for _, v := range []string{`"x"`, `""`, `"\u00e9"`, `0`, `-7`, `9223372036854775807`, `9223372036854775808`, `1e3`, `1.0`, `1.5`, `true`, `null`, `[]`, `{}`} {
+		t.Run(v, func(t *testing.T) {
+			d, meta := readMeta(t, `{"_meta":{"k":`+v+`}}`)
+			okID, errID := MetaID(d, meta, "k")
+			okMember, errMember := MetaMember(d, meta, "k", new(ID))
+			if okID != okMember || (errID == nil) != (errMember == nil) || (errID != nil && errID.Error() != errMember.Error()) {
+				t.Errorf("MetaID = %v, %v; MetaMember = %v, %v", okID, errID, okMember, errMember)
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -87,16 +88,22 @@ func skipValue(v []byte, i int) int {
 }
 
 // nameEquals reports whether the quoted JSON string q equals name.
-func nameEquals(q []byte, name string) bool {
+func nameEquals[S string | []byte](q []byte, name S) bool {
 	if bytes.IndexByte(q, '\\') < 0 {
-		return len(q) == len(name)+2 && string(q[1:len(q)-1]) == name
+		return len(q) == len(name)+2 && string(q[1:len(q)-1]) == string(name)
 	}
 	u, err := jsontext.AppendUnquote(nil, q)
-	return err == nil && string(u) == name
+	return err == nil && string(u) == string(name)
 }
 
 // Member returns the value of the member name of the object v.
 func Member(v jsontext.Value, name string) (jsontext.Value, bool) {
+	return member(v, name)
+}
+
+// member is Member for a name that is a string or bytes, which need not be
+// converted (and copied) to a string.
+func member[S string | []byte](v jsontext.Value, name S) (jsontext.Value, bool) {
 	i := skipSpace(v, 0)
 	if i >= len(v) || v[i] != '{' {
 		return nil, false
@@ -246,7 +253,8 @@ func SetMember(v jsontext.Value, name string, val []byte) (jsontext.Value, error
 	if !v.IsValid() || v.Kind() != '{' {
 		return v, Errorf("", "not a JSON object")
 	}
-	out := []byte{'{'}
+	out := make([]byte, 1, len(v)+len(name)+len(val)+8) // room for it all: one allocation
+	out[0] = '{'
 	e := Encoder{buf: out}
 	i := skipSpace(v, 0) + 1
 	for {
@@ -293,7 +301,8 @@ func MergeMembers(v, add jsontext.Value) (jsontext.Value, error) {
 	if !add.IsValid() || add.Kind() != '{' {
 		return v, Errorf("", "the members to add are not a JSON object")
 	}
-	out := append([]byte(nil), v[:len(v)-skipTrailing(v)]...)
+	out := make([]byte, 0, len(v)+len(add)+1) // room for it all: one allocation
+	out = append(out, v[:len(v)-skipTrailing(v)]...)
 	more := skipSpace(out, skipSpace(out, 0)+1) < len(out)
 	i := skipSpace(add, 0) + 1
 	for {
@@ -309,11 +318,14 @@ func MergeMembers(v, add jsontext.Value) (jsontext.Value, error) {
 		i = skipSpace(add, end+1) + 1
 		start := skipSpace(add, i)
 		i = skipValue(add, start)
-		name, err := jsontext.AppendUnquote(nil, key)
-		if err != nil {
-			return v, Errorf("", "a member name to add: %v", err)
+		name := []byte(key[1 : len(key)-1])
+		if bytes.IndexByte(key, '\\') >= 0 {
+			var err error
+			if name, err = jsontext.AppendUnquote(nil, key); err != nil {
+				return v, Errorf("", "a member name to add: %v", err)
+			}
 		}
-		if Has(v, string(name)) {
+		if _, ok := member(v, name); ok {
 			continue
 		}
 		if more {
@@ -322,6 +334,46 @@ func MergeMembers(v, add jsontext.Value) (jsontext.Value, error) {
 		out = append(out, key...)
 		out = append(out, ':')
 		out = append(out, add[start:i]...)
+		more = true
+	}
+	return append(out, '}'), nil
+}
+
+// DeleteMembers returns the object v without its members named in names,
+// the others kept as they are, in order. A nil v is the empty object.
+func DeleteMembers(v jsontext.Value, names ...string) (jsontext.Value, error) {
+	if len(v) == 0 {
+		v = jsontext.Value("{}")
+	}
+	if !v.IsValid() || v.Kind() != '{' {
+		return v, Errorf("", "not a JSON object")
+	}
+	out := make([]byte, 1, len(v))
+	out[0] = '{'
+	more := false
+	i := skipSpace(v, 0) + 1
+	for {
+		i = skipSpace(v, i)
+		if i >= len(v) || v[i] == '}' {
+			break
+		}
+		if v[i] == ',' {
+			i = skipSpace(v, i+1)
+		}
+		end := skipString(v, i)
+		key := v[i : end+1]
+		i = skipSpace(v, end+1) + 1
+		start := skipSpace(v, i)
+		i = skipValue(v, start)
+		if slices.ContainsFunc(names, func(n string) bool { return nameEquals(key, n) }) {
+			continue
+		}
+		if more {
+			out = append(out, ',')
+		}
+		out = append(out, key...)
+		out = append(out, ':')
+		out = append(out, v[start:i]...)
 		more = true
 	}
 	return append(out, '}'), nil

@@ -326,3 +326,37 @@ func TestMergeMembers(t *testing.T) {
 		}
 	}
 }
+
+func TestDeleteMembers(t *testing.T) {
+	tests := []struct {
+		name  string
+		v     string
+		names []string
+		want  string
+		err   bool
+	}{
+		{"one", `{"a":1,"b":2,"c":3}`, []string{"b"}, `{"a":1,"c":3}`, false},
+		{"first and last", `{"a":1,"b":2,"c":3}`, []string{"a", "c"}, `{"b":2}`, false},
+		{"all", `{"a":1,"b":2}`, []string{"b", "a"}, `{}`, false},
+		{"absent", `{"a":1}`, []string{"z"}, `{"a":1}`, false},
+		{"none named", `{"a":1}`, nil, `{"a":1}`, false},
+		{"nil is empty", ``, []string{"a"}, `{}`, false},
+		{"spaces", " { \"a\" : [1, {\"b\":2}] ,\n \"b\" : \"}\" } ", []string{"b"}, `{"a":[1, {"b":2}]}`, false},
+		{"escaped name", `{"a\/b":1,"c":2}`, []string{"a/b"}, `{"c":2}`, false},
+		{"nested kept", `{"a":{"b":1},"b":2}`, []string{"b"}, `{"a":{"b":1}}`, false},
+		{"tricky values", `{"k":` + tricky + `,"x":1}`, []string{"x"}, `{"k":` + tricky + `}`, false},
+		{"array", `[1]`, []string{"a"}, ``, true},
+		{"invalid", `{"a":`, []string{"a"}, ``, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := wire.DeleteMembers(jsontext.Value(tt.v), tt.names...)
+			if (err != nil) != tt.err {
+				t.Fatalf("DeleteMembers(%q, %q) error %v, want error %v", tt.v, tt.names, err, tt.err)
+			}
+			if err == nil && string(got) != tt.want {
+				t.Errorf("DeleteMembers(%q, %q) = %s, want %s", tt.v, tt.names, got, tt.want)
+			}
+		})
+	}
+}

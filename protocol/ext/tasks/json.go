@@ -799,7 +799,22 @@ func (x *DetailedTask) encode(e *wire.Encoder) {
 		e.Fail("DetailedTask has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *WorkingTask:
+		v.encode(e)
+	case *InputRequiredTask:
+		v.encode(e)
+	case *CompletedTask:
+		v.encode(e)
+	case *FailedTask:
+		v.encode(e)
+	case *CancelledTask:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("DetailedTask holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -1210,7 +1225,22 @@ func (x *GetTaskResult) encode(e *wire.Encoder) {
 		e.Fail("GetTaskResult has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *GetTaskResultWorkingTask:
+		v.encode(e)
+	case *GetTaskResultInputRequiredTask:
+		v.encode(e)
+	case *GetTaskResultCompletedTask:
+		v.encode(e)
+	case *GetTaskResultFailedTask:
+		v.encode(e)
+	case *GetTaskResultCancelledTask:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("GetTaskResult holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -2713,7 +2743,22 @@ func (x *TaskStatusNotificationParams) encode(e *wire.Encoder) {
 		e.Fail("TaskStatusNotificationParams has no value")
 		return
 	}
-	x.Value.encode(e)
+	switch v := x.Value.(type) {
+	case *TaskStatusNotificationParamsWorkingTask:
+		v.encode(e)
+	case *TaskStatusNotificationParamsInputRequiredTask:
+		v.encode(e)
+	case *TaskStatusNotificationParamsCompletedTask:
+		v.encode(e)
+	case *TaskStatusNotificationParamsFailedTask:
+		v.encode(e)
+	case *TaskStatusNotificationParamsCancelledTask:
+		v.encode(e)
+	case *UnknownVariant:
+		v.encode(e)
+	default:
+		e.Fail("TaskStatusNotificationParams holds a value that is not one of its variants")
+	}
 }
 
 // AppendJSON appends the JSON encoding of x to b.
@@ -4674,7 +4719,10 @@ func (x *UnknownVariant) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaResultMetaObject(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "io.modelcontextprotocol/serverInfo", new(mcp20260728.Implementation)); err != nil {
+	if _, err := wire.MetaCheck(d, meta, "io.modelcontextprotocol/serverInfo", func(d *jsontext.Decoder) error {
+		var v mcp20260728.Implementation
+		return v.UnmarshalJSONFrom(d)
+	}); err != nil {
 		return err
 	}
 	return nil
@@ -4684,7 +4732,7 @@ func checkMetaResultMetaObject(d *jsontext.Decoder, meta jsontext.Value) error {
 // read from d: each one present decodes strictly as its type, and the
 // required ones are present. Other members are free.
 func checkMetaNotificationMetaObject(d *jsontext.Decoder, meta jsontext.Value) error {
-	if _, err := wire.MetaMember(d, meta, "io.modelcontextprotocol/subscriptionId", new(mcp20260728.RequestID)); err != nil {
+	if _, err := wire.MetaID(d, meta, "io.modelcontextprotocol/subscriptionId"); err != nil {
 		return err
 	}
 	return nil
