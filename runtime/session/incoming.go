@@ -200,7 +200,8 @@ func (s *Session) dispatch(m *jsonrpc.Message, hc *handlerCtx, inline bool, repl
 // (stdio) before any initialize: its notifications go out on the session's
 // transport, and notifications/cancelled cancels it.
 func (s *Session) statelessRequest(vals valuer, m *jsonrpc.Message, inline bool, reply replier) {
-	md, mi, herr := admit(s.handler, s.opts.Revisions, m)
+	sp := ScanParams(m)
+	md, mi, herr := admit(s.handler, s.opts.Revisions, m, sp)
 	if herr != nil {
 		s.answer(reply, errorMessage(m.ID, herr.Err))
 		return
@@ -209,7 +210,7 @@ func (s *Session) statelessRequest(vals valuer, m *jsonrpc.Message, inline bool,
 	mi.ending = s.readCtx.Done()
 	mi.mw = s.mw
 	mi.audience = s.stateAudience()
-	hc := newHandlerCtx(s, m.ID, progressToken(m.Params))
+	hc := newHandlerCtx(s, m.ID, sp.progressToken())
 	hc.info.x = &requestExtra{modern: mi, vals: vals}
 	s.dispatch(m, hc, inline, reply, func() (wire.Appender, *jsonrpc.Error) {
 		res, jerr, _ := serveStateless(hc, s.mw, s.handler, s, sealer(s.opts), s.log, md, m)

@@ -78,6 +78,8 @@ type modernInfo struct {
 	audience string
 
 	input *roundInput
+	// scan is the scan of params (see StatelessParams).
+	scan *StatelessParams
 	// ext is the extension whose method the request calls, nil for a
 	// method of the revision.
 	ext Extension
@@ -164,13 +166,13 @@ func ClaimsModern(params jsontext.Value) bool {
 // admit checks a stateless request's envelope and finds its
 // method: the revision named in _meta, which this side serves, and a method
 // of it a client may send, or of one of the handler's extensions (see
-// ExtensionHandler). It returns the method and the request's info.
-func admit(h Handler, supported []string, m *jsonrpc.Message) (*wire.Method, *modernInfo, *HTTPStatusError) {
-	meta, ok := wire.Member(m.Params, "_meta")
-	if !ok || meta.Kind() != '{' {
+// ExtensionHandler). sp is the scan of m's params. It returns the method
+// and the request's info.
+func admit(h Handler, supported []string, m *jsonrpc.Message, sp *StatelessParams) (*wire.Method, *modernInfo, *HTTPStatusError) {
+	if !sp.hasMeta || sp.meta.Kind() != '{' {
 		return nil, nil, statusErr(http.StatusBadRequest, jsonrpc.InvalidParams, "%s params: /_meta: missing, but every request must carry %s and %s in it", m.Method, MetaProtocolVersion, MetaClientCapabilities)
 	}
-	requested, ok := wire.MemberString(meta, MetaProtocolVersion)
+	requested, ok := sp.ProtocolVersion()
 	if !ok {
 		return nil, nil, statusErr(http.StatusBadRequest, jsonrpc.InvalidParams, "%s params: /_meta/%s: missing, or not a string", m.Method, MetaProtocolVersion)
 	}
@@ -197,8 +199,8 @@ func admit(h Handler, supported []string, m *jsonrpc.Message) (*wire.Method, *mo
 			Message: fmt.Sprintf("protocol version %q is not supported; supported: %s", requested, strings.Join(names, ", ")),
 		}}
 	}
-	caps, ok := wire.Member(meta, MetaClientCapabilities)
-	if !ok || caps.Kind() != '{' {
+	caps := sp.caps
+	if caps == nil || caps.Kind() != '{' {
 		return nil, nil, statusErr(http.StatusBadRequest, jsonrpc.InvalidParams, "%s params: /_meta/%s: missing, or not an object", m.Method, MetaClientCapabilities)
 	}
 	md := rev.Find(m.Method)
@@ -210,10 +212,10 @@ func admit(h Handler, supported []string, m *jsonrpc.Message) (*wire.Method, *mo
 		return nil, nil, statusErr(http.StatusNotFound, jsonrpc.MethodNotFound, "method %q not found in revision %s", m.Method, rev.Name)
 	}
 	level := -1
-	if l, ok := wire.MemberString(meta, MetaLogLevel); ok {
-		level = levelIndex(l)
+	if sp.hasLogLevel {
+		level = levelIndex(stringOf(sp.logLevel))
 	}
-	return md, &modernInfo{rev: rev, method: m.Method, params: m.Params, caps: caps, logLevel: level, ext: ext}, nil
+	return md, &modernInfo{rev: rev, method: m.Method, params: m.Params, caps: caps, logLevel: level, ext: ext, scan: sp}, nil
 }
 
 // canConvert reports whether a handler speaking rev can serve requests of
@@ -270,7 +272,18 @@ func (x *Stateless) Handler() Handler { return x.h }
 // The handler's context carries the values of ctx (not its deadline): those
 // of the HTTP request, say, with its HTTPRequest (see WithHTTPRequest).
 func (x *Stateless) Serve(ctx context.Context, m *jsonrpc.Message, notify func(context.Context, []byte) error) (*jsonrpc.Message, int) {
-	md, mi, herr := admit(x.h, x.opts.Revisions, m)
+	return x.ServeParams(ctx, m, ScanParams(m), notify)
+}
+
+// ServeParams is Serve for a caller that has scanned m's params already
+// with ScanParams (to check the HTTP headers that mirror them, say): it
+// reads what it needs of them from sp and does not scan them again. An sp
+// that is nil, or not of m's params, is replaced by a scan of them.
+func (x *Stateless) ServeParams(ctx context.Context, m *jsonrpc.Message, sp *StatelessParams, notify func(context.Context, []byte) error) (*jsonrpc.Message, int) {
+	if sp == nil || sp.method != m.Method || !sameBytes(sp.params, m.Params) {
+		sp = ScanParams(m)
+	}
+	md, mi, herr := admit(x.h, x.opts.Revisions, m, sp)
 	if herr != nil {
 		return errorMessage(m.ID, herr.Err), herr.Status
 	}
@@ -278,7 +291,7 @@ func (x *Stateless) Serve(ctx context.Context, m *jsonrpc.Message, notify func(c
 	mi.ending = x.ending
 	mi.mw = x.mw
 	mi.audience = x.audience
-	hc := newHandlerCtx(nil, m.ID, progressToken(m.Params))
+	hc := newHandlerCtx(nil, m.ID, sp.progressToken())
 	hc.info.x = &requestExtra{modern: mi, vals: ctx}
 	stop := context.AfterFunc(ctx, hc.cancel)
 	defer func() {
@@ -349,7 +362,7 @@ func serveModern(hc *handlerCtx, ctx context.Context, h Handler, s *Session, sea
 	}
 	mayAsk := slices.Contains(md.Results, inputRequiredResult)
 	if mayAsk {
-		in, startedOver, err := openRound(hc, sealer, md.Name, params)
+		in, startedOver, err := openRound(hc, sealer, md.Name, mi.scan.of(params))
 		if err != nil {
 			return nil, err, http.StatusBadRequest
 		}

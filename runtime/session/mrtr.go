@@ -111,9 +111,10 @@ func (in *roundInput) split(reqs map[string]InputRequest) (map[string]jsontext.V
 // answers at all, since the inputResponses answer questions of a round this
 // server knows nothing of. startedOver reports that. Every other state that
 // does not open is -32602.
-func openRound(ctx context.Context, sealer StateSealer, method string, params jsontext.Value) (in *roundInput, startedOver bool, jerr *jsonrpc.Error) {
+func openRound(ctx context.Context, sealer StateSealer, method string, sp *StatelessParams) (in *roundInput, startedOver bool, jerr *jsonrpc.Error) {
 	in = &roundInput{}
-	if raw, ok := wire.Member(params, "requestState"); ok {
+	params := sp.params
+	if raw, ok := sp.requestState, sp.hasRequestState; ok {
 		var state string
 		if err := wire.DecodeValue(raw, &state); err != nil {
 			return nil, false, jsonrpc.Errorf(jsonrpc.InvalidParams, "%s params: /requestState: not a string", method)
@@ -135,7 +136,7 @@ func openRound(ctx context.Context, sealer StateSealer, method string, params js
 		in.answers = p.Answers
 		in.state = p.State
 	}
-	if raw, ok := wire.Member(params, "inputResponses"); ok {
+	if raw, ok := sp.inputResponses, sp.hasInputResponses; ok {
 		var answers map[string]jsontext.Value
 		if err := wire.DecodeValue(raw, &answers); err != nil {
 			return nil, false, jsonrpc.Errorf(jsonrpc.InvalidParams, "%s params: /inputResponses: %v", method, err)
@@ -475,7 +476,7 @@ func SealWith(s *reqstate.Sealer) StateSealer { return reqSealer{s} }
 type reqSealer struct{ s *reqstate.Sealer }
 
 func (r reqSealer) binding(ctx context.Context, method string, params jsontext.Value) (reqstate.Binding, error) {
-	d, err := reqstate.ParamsDigest(params)
+	d, err := paramsDigest(ctx, params)
 	if err != nil {
 		return reqstate.Binding{}, err
 	}
@@ -569,3 +570,18 @@ var (
 	audiencePrefix = sync.OnceValue(func() string { return rand.Text()[:16] })
 	audienceCount  atomic.Uint64
 )
+
+// paramsDigest returns reqstate.ParamsDigest(params), computed once per
+// request when params are those the request's scan read: a retry that is
+// asked for input again opens its state and seals the next with one digest.
+func paramsDigest(ctx context.Context, params jsontext.Value) ([32]byte, error) {
+	if ri, ok := ctx.Value(requestKey{}).(*requestInfo); ok {
+		if mi := ri.mod(); mi != nil && mi.scan != nil && sameBytes(mi.scan.params, params) {
+			return mi.scan.paramsDigest()
+		}
+	}
+	if c := digestCount.Load(); c != nil {
+		c.Add(1)
+	}
+	return reqstate.ParamsDigest(params)
+}

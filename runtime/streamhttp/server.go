@@ -737,8 +737,8 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		refuse(w, rf, http.StatusBadRequest, invalid.Code, "%s", invalid.Message)
 		return
 	}
-	if s.isStateless(r, items, initialize) {
-		s.postStateless(w, r, rf, items, batch)
+	if stateless, sp := s.isStateless(r, items, initialize); stateless {
+		s.postStateless(w, r, rf, items, batch, sp)
 		return
 	}
 	var c *conn
