@@ -78,6 +78,7 @@ type modernInfo struct {
 	audience string
 
 	input *roundInput
+	round roundInput // where input points, once the round is open
 	// scan is the scan of params (see StatelessParams).
 	scan *StatelessParams
 	// ext is the extension whose method the request calls, nil for a
@@ -362,7 +363,9 @@ func serveModern(hc *handlerCtx, ctx context.Context, h Handler, s *Session, sea
 	}
 	mayAsk := slices.Contains(md.Results, inputRequiredResult)
 	if mayAsk {
-		in, startedOver, err := openRound(hc, sealer, md.Name, mi.scan.of(params))
+		mi.round = roundInput{}
+		in := &mi.round
+		startedOver, err := openRound(hc, sealer, md.Name, mi.scan.of(params), in)
 		if err != nil {
 			return nil, err, http.StatusBadRequest
 		}

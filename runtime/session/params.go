@@ -35,6 +35,8 @@ type StatelessParams struct {
 	requestState, inputResponses            jsontext.Value
 	hasRequestState, hasInputResponses      bool
 
+	versionString *string // ProtocolVersion's answer, once made
+
 	digested  bool
 	digest    [32]byte
 	digestErr error
@@ -134,7 +136,11 @@ func (p *StatelessParams) ProtocolVersion() (string, bool) {
 	if !p.hasVersion {
 		return "", false
 	}
-	return stringOf(p.version), true
+	if p.versionString == nil {
+		v := stringOf(p.version)
+		p.versionString = &v
+	}
+	return *p.versionString, true
 }
 
 // Mirrored returns the members of the params that HTTP headers mirror:

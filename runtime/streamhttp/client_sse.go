@@ -63,21 +63,35 @@ func firstByte(data []byte) byte {
 // clientScanMessage does, looking only at the members it needs.
 func clientProbe(v []byte) clientMessage {
 	var m clientMessage
-	raw, hasID := wire.Member(v, "id")
+	var rawID, rawMethod, result jsontext.Value
+	var hasID, hasMethod, hasResult, hasError bool
+	// One pass over the members (the first of each name counts, as with
+	// wire.Member).
+	ms := wire.ScanMembers(v)
+	for ms.Next() {
+		switch {
+		case !hasID && ms.NameIs("id"):
+			rawID, hasID = ms.Value(), true
+		case !hasMethod && ms.NameIs("method"):
+			rawMethod, hasMethod = ms.Value(), true
+		case !hasResult && ms.NameIs("result"):
+			result, hasResult = ms.Value(), true
+		case !hasError && ms.NameIs("error"):
+			hasError = true
+		}
+	}
 	if hasID {
-		if k := jsontext.Value(raw).Kind(); (k != '"' && k != '0') || wire.Unmarshal(raw, &m.id) != nil {
+		if k := rawID.Kind(); (k != '"' && k != '0') || wire.Unmarshal(rawID, &m.id) != nil {
 			hasID, m.id = false, wire.ID{}
 		}
 	}
-	raw, hasMethod := wire.Member(v, "method")
 	if hasMethod {
-		if jsontext.Value(raw).Kind() == '"' {
+		if rawMethod.Kind() == '"' {
 			m.method, _ = wire.MemberString(v, "method")
 		} else {
 			hasMethod = false
 		}
 	}
-	result, hasResult := wire.Member(v, "result")
 	if hasResult {
 		if pv, ok := wire.Member(result, "protocolVersion"); ok && len(pv) > 0 && pv[0] == '"' {
 			m.version, _ = wire.MemberString(result, "protocolVersion")
@@ -90,7 +104,7 @@ func clientProbe(v []byte) clientMessage {
 		m.kind = jsonrpc.Notification
 	case hasResult:
 		m.kind = jsonrpc.Response
-	case wire.Has(v, "error"):
+	case hasError:
 		m.kind = jsonrpc.ErrorResponse
 	}
 	return m
