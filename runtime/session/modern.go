@@ -79,6 +79,13 @@ type modernInfo struct {
 
 	input *roundInput
 	round roundInput // where input points, once the round is open
+	// parent is the context the request was served with, whose
+	// cancellation cancels the handler's; nil when the session cancels
+	// it. unlink undoes the link made the first time the handler's context
+	// was watched (see handlerCtx.linkLocked), nil until then; both are
+	// guarded by the handler context's mu.
+	parent context.Context
+	unlink func() bool
 	// scan is the scan of params (see StatelessParams).
 	scan *StatelessParams
 	// ext is the extension whose method the request calls, nil for a
@@ -293,11 +300,11 @@ func (x *Stateless) ServeParams(ctx context.Context, m *jsonrpc.Message, sp *Sta
 	mi.mw = x.mw
 	mi.audience = x.audience
 	hc := newHandlerCtx(nil, m.ID, sp.progressToken())
+	mi.parent = ctx
 	hc.info.x = &requestExtra{modern: mi, vals: ctx}
-	stop := context.AfterFunc(ctx, hc.cancel)
 	defer func() {
-		stop()
 		hc.cancel()
+		hc.unlink()
 	}()
 	res, jerr, status := serveStateless(hc, x.mw, x.h, nil, sealer(x.opts), x.log, md, m)
 	if jerr != nil {
