@@ -2,6 +2,7 @@ package streamhttp
 
 import (
 	"bytes"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
@@ -81,8 +82,10 @@ func clientProbe(v []byte) clientMessage {
 		}
 	}
 	if hasID {
-		if k := rawID.Kind(); (k != '"' && k != '0') || wire.Unmarshal(rawID, &m.id) != nil {
-			hasID, m.id = false, wire.ID{}
+		if k := rawID.Kind(); k == '"' || k == '0' {
+			m.id, hasID = readID(rawID)
+		} else {
+			hasID = false
 		}
 	}
 	if hasMethod {
@@ -178,4 +181,61 @@ func clientScanMessage(d *jsontext.Decoder, m *clientMessage) bool {
 		m.id = wire.ID{}
 	}
 	return ok
+}
+
+// readID reads the JSON-RPC id raw (a string or an integer) as
+// wire.Unmarshal does, without a decoder for the usual ids: an integer
+// written plainly, a string with no escapes. Anything else goes through
+// wire.Unmarshal. ok is false when raw is not an id.
+func readID(raw jsontext.Value) (wire.ID, bool) {
+	if n, ok := plainInt(raw); ok {
+		return wire.IntID(n), true
+	}
+	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
+		inner := raw[1 : len(raw)-1]
+		plain := utf8.Valid(inner)
+		for _, c := range inner {
+			if c < 0x20 || c == '\\' || c == '"' {
+				plain = false
+				break
+			}
+		}
+		if plain {
+			return wire.StringID(string(inner)), true
+		}
+	}
+	return decodeID(raw)
+}
+
+// decodeID reads raw with wire.Unmarshal (its id escapes to the heap: a
+// function of its own keeps readID's fast paths free of that).
+func decodeID(raw jsontext.Value) (wire.ID, bool) {
+	var id wire.ID
+	if wire.Unmarshal(raw, &id) != nil {
+		return wire.ID{}, false
+	}
+	return id, true
+}
+
+// plainInt reads raw if it is a JSON integer without fraction or exponent
+// that fits an int64.
+func plainInt(raw []byte) (int64, bool) {
+	digits := raw
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 18 || digits[0] == '0' && len(digits) > 1 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if raw[0] == '-' {
+		n = -n
+	}
+	return n, true
 }

@@ -1192,9 +1192,12 @@ func (c *conn) Write(ctx context.Context, data []byte) error {
 	}
 	if !isMethod {
 		// A response: on the stream of the request it answers.
-		var id wire.ID
 		raw, ok := wire.Member(first, "id")
-		if ok && wire.Unmarshal(raw, &id) == nil {
+		var id wire.ID
+		if ok {
+			id, ok = readID(raw)
+		}
+		if ok {
 			if st := c.byReq[id]; st != nil {
 				if jsontext.Value(data).Kind() == '[' {
 					for rid := range st.pending {
