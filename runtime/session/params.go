@@ -10,6 +10,7 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/mcpheader"
 	"github.com/mcpgen/mcpgen/runtime/reqstate"
+	"github.com/mcpgen/mcpgen/runtime/revision"
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
@@ -35,7 +36,8 @@ type StatelessParams struct {
 	requestState, inputResponses            jsontext.Value
 	hasRequestState, hasInputResponses      bool
 
-	versionString *string // ProtocolVersion's answer, once made
+	versionString string // ProtocolVersion's answer, once versionMade
+	versionMade   bool
 
 	digested  bool
 	digest    [32]byte
@@ -136,11 +138,10 @@ func (p *StatelessParams) ProtocolVersion() (string, bool) {
 	if !p.hasVersion {
 		return "", false
 	}
-	if p.versionString == nil {
-		v := stringOf(p.version)
-		p.versionString = &v
+	if !p.versionMade {
+		p.versionString, p.versionMade = versionString(p.version), true
 	}
-	return *p.versionString, true
+	return p.versionString, true
 }
 
 // Mirrored returns the members of the params that HTTP headers mirror:
@@ -192,4 +193,35 @@ func stringOf(v jsontext.Value) string {
 		return string(v)
 	}
 	return string(u)
+}
+
+// revisionNames holds the names of the registered revisions, so that a
+// request's revision is read without allocating a string (see
+// versionString).
+var revisionNames atomic.Pointer[[]string]
+
+// versionString is stringOf for _meta's revision: the name of a registered
+// revision is that revision's own string, not a copy.
+func versionString(v jsontext.Value) string {
+	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+		inner := v[1 : len(v)-1]
+		if names := revisionNames.Load(); names != nil {
+			for _, n := range *names {
+				if string(inner) == n {
+					return n
+				}
+			}
+		}
+	}
+	s := stringOf(v)
+	if _, ok := revision.Lookup(s); ok {
+		// Registered since the list was made (or the list is not made
+		// yet): make it again.
+		var names []string
+		for _, r := range revision.All() {
+			names = append(names, r.Name)
+		}
+		revisionNames.Store(&names)
+	}
+	return s
 }
