@@ -175,14 +175,14 @@ func ClaimsModern(params jsontext.Value) bool {
 // method: the revision named in _meta, which this side serves, and a method
 // of it a client may send, or of one of the handler's extensions (see
 // ExtensionHandler). sp is the scan of m's params. It returns the method
-// and the request's info.
-func admit(h Handler, supported []string, m *jsonrpc.Message, sp *StatelessParams) (*wire.Method, *modernInfo, *HTTPStatusError) {
+// and fills mi with the request's info.
+func admit(h Handler, supported []string, m *jsonrpc.Message, sp *StatelessParams, mi *modernInfo) (*wire.Method, *HTTPStatusError) {
 	if !sp.hasMeta || sp.meta.Kind() != '{' {
-		return nil, nil, statusErr(http.StatusBadRequest, jsonrpc.InvalidParams, "%s params: /_meta: missing, but every request must carry %s and %s in it", m.Method, MetaProtocolVersion, MetaClientCapabilities)
+		return nil, statusErr(http.StatusBadRequest, jsonrpc.InvalidParams, "%s params: /_meta: missing, but every request must carry %s and %s in it", m.Method, MetaProtocolVersion, MetaClientCapabilities)
 	}
 	requested, ok := sp.ProtocolVersion()
 	if !ok {
-		return nil, nil, statusErr(http.StatusBadRequest, jsonrpc.InvalidParams, "%s params: /_meta/%s: missing, or not a string", m.Method, MetaProtocolVersion)
+		return nil, statusErr(http.StatusBadRequest, jsonrpc.InvalidParams, "%s params: /_meta/%s: missing, or not a string", m.Method, MetaProtocolVersion)
 	}
 	rev, ok := revision.Lookup(requested)
 	if !ok || rev.Handshake() || supported != nil && !slices.Contains(supported, rev.Name) || rev != h.Revision() && !canConvert(h.Revision(), rev) {
@@ -202,14 +202,14 @@ func admit(h Handler, supported []string, m *jsonrpc.Message, sp *StatelessParam
 		e.String(requested)
 		e.EndObject()
 		data, _ := e.Bytes()
-		return nil, nil, &HTTPStatusError{Status: http.StatusBadRequest, Err: &jsonrpc.Error{
+		return nil, &HTTPStatusError{Status: http.StatusBadRequest, Err: &jsonrpc.Error{
 			Code: UnsupportedProtocolVersion, Data: data,
 			Message: fmt.Sprintf("protocol version %q is not supported; supported: %s", requested, strings.Join(names, ", ")),
 		}}
 	}
 	caps := sp.caps
 	if caps == nil || caps.Kind() != '{' {
-		return nil, nil, statusErr(http.StatusBadRequest, jsonrpc.InvalidParams, "%s params: /_meta/%s: missing, or not an object", m.Method, MetaClientCapabilities)
+		return nil, statusErr(http.StatusBadRequest, jsonrpc.InvalidParams, "%s params: /_meta/%s: missing, or not an object", m.Method, MetaClientCapabilities)
 	}
 	md := rev.Find(m.Method)
 	var ext Extension
@@ -217,13 +217,14 @@ func admit(h Handler, supported []string, m *jsonrpc.Message, sp *StatelessParam
 		ext, md = findExtension(h, m.Method)
 	}
 	if md == nil || md.Notification || md.Embedded || md.Direction&wire.ClientToServer == 0 {
-		return nil, nil, statusErr(http.StatusNotFound, jsonrpc.MethodNotFound, "method %q not found in revision %s", m.Method, rev.Name)
+		return nil, statusErr(http.StatusNotFound, jsonrpc.MethodNotFound, "method %q not found in revision %s", m.Method, rev.Name)
 	}
 	level := -1
 	if sp.hasLogLevel {
 		level = levelIndex(stringOf(sp.logLevel))
 	}
-	return md, &modernInfo{rev: rev, method: m.Method, params: m.Params, caps: caps, logLevel: level, ext: ext, scan: sp}, nil
+	*mi = modernInfo{rev: rev, method: m.Method, params: m.Params, caps: caps, logLevel: level, ext: ext, scan: sp}
+	return md, nil
 }
 
 // canConvert reports whether a handler speaking rev can serve requests of
@@ -291,7 +292,9 @@ func (x *Stateless) ServeParams(ctx context.Context, m *jsonrpc.Message, sp *Sta
 	if sp == nil || sp.method != m.Method || !sameBytes(sp.params, m.Params) {
 		sp = ScanParams(m)
 	}
-	md, mi, herr := admit(x.h, x.opts.Revisions, m, sp)
+	c := &statelessCall{}
+	mi := &c.mi
+	md, herr := admit(x.h, x.opts.Revisions, m, sp, mi)
 	if herr != nil {
 		return errorMessage(m.ID, herr.Err), herr.Status
 	}
@@ -299,9 +302,8 @@ func (x *Stateless) ServeParams(ctx context.Context, m *jsonrpc.Message, sp *Sta
 	mi.ending = x.ending
 	mi.mw = x.mw
 	mi.audience = x.audience
-	hc := newHandlerCtx(nil, m.ID, sp.progressToken())
 	mi.parent = ctx
-	hc.info.x = &requestExtra{modern: mi, vals: ctx}
+	hc := c.init(nil, m.ID, sp.progressToken(), ctx)
 	defer func() {
 		hc.cancel()
 		hc.unlink()
@@ -310,7 +312,27 @@ func (x *Stateless) ServeParams(ctx context.Context, m *jsonrpc.Message, sp *Sta
 	if jerr != nil {
 		return errorMessage(m.ID, jerr), httpStatus(jerr, status)
 	}
-	return &jsonrpc.Message{Kind: jsonrpc.Response, ID: m.ID, Result: res}, http.StatusOK
+	c.resp = jsonrpc.Message{Kind: jsonrpc.Response, ID: m.ID, Result: res}
+	return &c.resp, http.StatusOK
+}
+
+// statelessCall is what serving one stateless request takes, made in one
+// allocation rather than one each: the handler's context, its request's
+// extra info, the stateless info and the answer.
+type statelessCall struct {
+	hc   handlerCtx
+	x    requestExtra
+	mi   modernInfo
+	resp jsonrpc.Message
+}
+
+// init readies c's handler context for request id of session s (nil for
+// none), with the progress token token and the values vals, and returns
+// it; c.mi must be filled.
+func (c *statelessCall) init(s *Session, id, token wire.ID, vals valuer) *handlerCtx {
+	c.x = requestExtra{modern: &c.mi, vals: vals}
+	c.hc.info = requestInfo{s: s, id: id, token: token, x: &c.x}
+	return &c.hc
 }
 
 // serveStateless is serveModern through the middleware mw (nil for none),
