@@ -1,6 +1,7 @@
 package mcpheader
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"net/http"
@@ -51,6 +52,18 @@ func Name(method string, params jsontext.Value) (value string, required bool) {
 func stringMember(v jsontext.Value, name string) (string, bool) {
 	m, _ := wire.Member(v, name)
 	return unquote(m)
+}
+
+// plainString returns the JSON value m unquoted if it is a string, without
+// allocating when it has no escapes (the bytes then alias m).
+func plainString(m jsontext.Value) ([]byte, bool) {
+	if len(m) >= 2 && m[0] == '"' && m[len(m)-1] == '"' {
+		if inner := m[1 : len(m)-1]; bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+			return inner, true
+		}
+	}
+	s, ok := unquote(m)
+	return []byte(s), ok
 }
 
 // unquote returns the JSON value m unquoted if it is a string.
@@ -220,12 +233,12 @@ func checkName(h http.Header, member jsontext.Value, field string) error {
 	if err != nil {
 		return err
 	}
-	want, ok := unquote(member)
+	want, ok := plainString(member)
 	if got == nil {
 		if !ok {
 			return mismatch(HeaderName, "missing (and the body has no string params.%s)", field)
 		}
-		return mismatch(HeaderName, "missing; the body's params.%s is %s", field, quote(want))
+		return mismatch(HeaderName, "missing; the body's params.%s is %s", field, quote(string(want)))
 	}
 	v, err := Decode(*got)
 	if err != nil {
@@ -234,8 +247,8 @@ func checkName(h http.Header, member jsontext.Value, field string) error {
 	if !ok {
 		return mismatch(HeaderName, "the value is %s, but the body has no string params.%s", quote(v), field)
 	}
-	if v != want {
-		return mismatch(HeaderName, "the value %s does not match the body's params.%s %s", quote(v), field, quote(want))
+	if v != string(want) {
+		return mismatch(HeaderName, "the value %s does not match the body's params.%s %s", quote(v), field, quote(string(want)))
 	}
 	return nil
 }

@@ -454,7 +454,7 @@ func (c *Client) Write(ctx context.Context, data []byte) error {
 			return errClientClosed
 		}
 	case "application/json":
-		body, err := io.ReadAll(io.LimitReader(resp.Body, clientMaxPayload+1))
+		body, err := readBody(io.LimitReader(resp.Body, clientMaxPayload+1), resp.ContentLength)
 		stop()
 		resp.Body.Close()
 		cancelReq()

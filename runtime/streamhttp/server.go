@@ -682,7 +682,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 	// The body is read first: every refusal echoes the ids of its requests
 	// (see refusal).
 	var rf refusal
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
+	body, err := readBody(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes), r.ContentLength)
 	if err != nil {
 		rf.ids, rf.batch = peekRequestIDs(body)
 		rf.rev = claimedRevision(r)

@@ -1,12 +1,14 @@
 package streamhttp
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -104,9 +106,9 @@ func (s *Server) checkStatelessHeaders(r *http.Request, m *jsonrpc.Message, sp *
 	name, args := sp.Mirrored()
 	var tool mcpheader.Params
 	if m.Method == "tools/call" {
-		if th, ok := s.stateless.Handler().(session.ToolHeaderHandler); ok && len(name) > 0 && name.Kind() == '"' {
-			if n, err := jsontext.AppendUnquote(nil, name); err == nil && len(n) > 0 {
-				tool = th.ToolHeaderParams(string(n))
+		if th, ok := s.stateless.Handler().(session.ToolHeaderHandler); ok {
+			if n := toolName(name); n != "" {
+				tool = th.ToolHeaderParams(n)
 			}
 		}
 	}
@@ -201,4 +203,20 @@ func (o *statelessWriter) finish(resp *jsonrpc.Message, status int) {
 	o.w.Header().Set("Content-Type", "application/json")
 	o.w.WriteHeader(status)
 	o.w.Write(b)
+}
+
+// toolName returns the tools/call params.name member v unquoted, "" when it
+// is not a string; a name without escapes is copied once, not unquoted.
+func toolName(v jsontext.Value) string {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return ""
+	}
+	if inner := v[1 : len(v)-1]; bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		return string(inner)
+	}
+	n, err := jsontext.AppendUnquote(nil, v)
+	if err != nil {
+		return ""
+	}
+	return string(n)
 }
