@@ -1019,9 +1019,9 @@ type conn struct {
 // stream is one SSE stream: a POST's answer, or the GET stream.
 type stream struct {
 	id        string
-	pending   map[wire.ID]bool // requests it still owes a response to
-	done      bool             // every response is on it
-	json      [][]byte         // JSON answer mode: the responses
+	pending   pendingSet // requests it still owes a response to
+	done      bool       // every response is on it
+	json      [][]byte   // JSON answer mode: the responses
 	wake      chan struct{}
 	attached  bool
 	opening   bool          // a POST's stream its connection has not taken yet
@@ -1043,7 +1043,7 @@ func (c *conn) newStreamLocked() *stream {
 		id = c.id + "-" + c.epoch + strconv.Itoa(c.nextStream)
 	}
 	c.nextStream++
-	st := &stream{id: id, pending: map[wire.ID]bool{}, wake: make(chan struct{}, 1), drop: make(chan struct{}), first: 1}
+	st := &stream{id: id, wake: make(chan struct{}, 1), drop: make(chan struct{}), first: 1}
 	c.streams[id] = st
 	return st
 }
@@ -1080,13 +1080,13 @@ func (c *conn) openStream(requests []wire.ID, json bool) (*stream, error) {
 	if json {
 		// A JSON answer is not an SSE stream: no id, no events to resume,
 		// nothing to keep once it is answered.
-		st = &stream{pending: make(map[wire.ID]bool, len(requests)), wake: make(chan struct{}, 1)}
+		st = &stream{wake: make(chan struct{}, 1)}
 	} else {
 		st = c.newStreamLocked()
 		st.opening = true // its POST's connection is about to carry it
 	}
 	for _, id := range requests {
-		st.pending[id] = true
+		st.pending.add(id)
 		c.byReq[id] = st
 	}
 	return st, nil
@@ -1200,15 +1200,13 @@ func (c *conn) Write(ctx context.Context, data []byte) error {
 		if ok {
 			if st := c.byReq[id]; st != nil {
 				if jsontext.Value(data).Kind() == '[' {
-					for rid := range st.pending {
-						delete(c.byReq, rid)
-					}
-					clear(st.pending)
+					st.pending.each(func(rid wire.ID) { delete(c.byReq, rid) })
+					st.pending.clear()
 				} else {
 					delete(c.byReq, id)
-					delete(st.pending, id)
+					st.pending.remove(id)
 				}
-				if len(st.pending) == 0 {
+				if st.pending.len() == 0 {
 					st.done = true
 					defer func() { evict = c.retainLocked(st) }() // once the response is in
 				}
