@@ -321,7 +321,8 @@ func (c *Client) Write(ctx context.Context, data []byte) error {
 	if len(data) == 0 {
 		return errors.New("streamhttp: empty payload")
 	}
-	msgs := clientScan(data)
+	var one [1]clientMessage
+	msgs := clientScanInto(&one, data)
 	var requests []wire.ID
 	initialize := false
 	var initID wire.ID
@@ -725,8 +726,9 @@ func (c *Client) deliver(g *clientConn, data []byte, pushable bool) []wire.ID {
 	scan := !pushable || c.push == nil || g.initID.IsValid()
 	c.mu.Unlock()
 	var msgs []clientMessage
+	var one [1]clientMessage
 	if scan {
-		msgs = clientScan(data)
+		msgs = clientScanInto(&one, data)
 	}
 	c.mu.Lock()
 	for _, m := range msgs {

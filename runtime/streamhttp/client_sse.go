@@ -24,9 +24,19 @@ type clientMessage struct {
 // or a batch. It reads only the members it needs and stops quietly at the
 // first thing it does not understand: validation is the session's business.
 func clientScan(data []byte) []clientMessage {
+	return clientScanInto(nil, data)
+}
+
+// clientScanInto is clientScan that puts the envelope of a single message
+// in one, a caller's array (on its stack, say), rather than a new slice.
+func clientScanInto(one *[1]clientMessage, data []byte) []clientMessage {
 	if k := firstByte(data); k == '{' {
 		// One message, the usual payload: probed without a decoder.
-		return []clientMessage{clientProbe(data)}
+		if one == nil {
+			one = new([1]clientMessage)
+		}
+		one[0] = clientProbe(data)
+		return one[:]
 	}
 	d := jsontext.NewDecoder(bytes.NewReader(data))
 	switch d.PeekKind() {

@@ -1022,6 +1022,7 @@ type stream struct {
 	pending   pendingSet // requests it still owes a response to
 	done      bool       // every response is on it
 	json      [][]byte   // JSON answer mode: the responses
+	json1     [1][]byte  // where json starts: one response takes no allocation
 	wake      chan struct{}
 	attached  bool
 	opening   bool          // a POST's stream its connection has not taken yet
@@ -1081,6 +1082,7 @@ func (c *conn) openStream(requests []wire.ID, json bool) (*stream, error) {
 		// A JSON answer is not an SSE stream: no id, no events to resume,
 		// nothing to keep once it is answered.
 		st = &stream{wake: make(chan struct{}, 1)}
+		st.json = st.json1[:0]
 	} else {
 		st = c.newStreamLocked()
 		st.opening = true // its POST's connection is about to carry it
