@@ -1023,6 +1023,7 @@ type stream struct {
 	done      bool       // every response is on it
 	json      [][]byte   // JSON answer mode: the responses
 	json1     [1][]byte  // where json starts: one response takes no allocation
+	ct        [1]string  // the values of the Content-Type of a JSON answer
 	wake      chan struct{}
 	attached  bool
 	opening   bool          // a POST's stream its connection has not taken yet
@@ -1415,7 +1416,8 @@ func (c *conn) serveJSON(w http.ResponseWriter, r *http.Request, st *stream, rf 
 		c.mu.Unlock()
 		if done {
 			c.arm(c.writeDeadline(w))
-			w.Header().Set("Content-Type", "application/json")
+			st.ct[0] = "application/json"
+			w.Header()["Content-Type"] = st.ct[:] // canonical already: no Set, no slice of its own
 			if len(out) == 1 {
 				w.Write(out[0])
 				return

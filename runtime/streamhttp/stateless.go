@@ -129,6 +129,7 @@ type statelessWriter struct {
 	r   *http.Request
 	srv *Server
 
+	ct     [1]string // the Content-Type header's values
 	mu     sync.Mutex
 	sse    bool
 	failed bool
@@ -200,7 +201,8 @@ func (o *statelessWriter) finish(resp *jsonrpc.Message, status int) {
 	if d := o.srv.opts.WriteTimeout; d > 0 {
 		_ = http.NewResponseController(o.w).SetWriteDeadline(time.Now().Add(d))
 	}
-	o.w.Header().Set("Content-Type", "application/json")
+	o.ct[0] = "application/json"
+	o.w.Header()["Content-Type"] = o.ct[:] // canonical already: no Set, no slice of its own
 	o.w.WriteHeader(status)
 	o.w.Write(b)
 }
