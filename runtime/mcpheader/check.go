@@ -1,6 +1,7 @@
 package mcpheader
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"net/http"
@@ -13,9 +14,10 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
-// nameField returns the params member that Mcp-Name mirrors for method, or
-// "" when method has no Mcp-Name.
-func nameField(method string) string {
+// NameField returns the params member that Mcp-Name mirrors for method
+// ("name", "uri" or "taskId", see [Name]), or "" when method has no
+// Mcp-Name.
+func NameField(method string) string {
 	switch method {
 	case "tools/call", "prompts/get":
 		return "name"
@@ -38,7 +40,7 @@ func nameField(method string) string {
 // Encode(value). When params has no such member, or it is not a string,
 // value is "".
 func Name(method string, params jsontext.Value) (value string, required bool) {
-	field := nameField(method)
+	field := NameField(method)
 	if field == "" {
 		return "", false
 	}
@@ -48,8 +50,25 @@ func Name(method string, params jsontext.Value) (value string, required bool) {
 
 // stringMember returns the member name of the object v if it is a string.
 func stringMember(v jsontext.Value, name string) (string, bool) {
-	m, ok := wire.Member(v, name)
-	if !ok || m.Kind() != '"' {
+	m, _ := wire.Member(v, name)
+	return unquote(m)
+}
+
+// plainString returns the JSON value m unquoted if it is a string, without
+// allocating when it has no escapes (the bytes then alias m).
+func plainString(m jsontext.Value) ([]byte, bool) {
+	if len(m) >= 2 && m[0] == '"' && m[len(m)-1] == '"' {
+		if inner := m[1 : len(m)-1]; bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+			return inner, true
+		}
+	}
+	s, ok := unquote(m)
+	return []byte(s), ok
+}
+
+// unquote returns the JSON value m unquoted if it is a string.
+func unquote(m jsontext.Value) (string, bool) {
+	if len(m) == 0 || m.Kind() != '"' {
 		return "", false
 	}
 	s, err := jsontext.AppendUnquote(nil, m)
@@ -75,7 +94,7 @@ func Set(h http.Header, method string, params jsontext.Value, tool Params) error
 		return fmt.Errorf("mcpheader: the method %s cannot be sent as a header value", quote(method))
 	}
 	var name string
-	field := nameField(method)
+	field := NameField(method)
 	if field != "" {
 		var ok bool
 		if name, ok = stringMember(params, field); !ok {
@@ -164,6 +183,23 @@ func Check(h http.Header, method string, params jsontext.Value, tool Params) err
 	if len(params) > 0 && !params.IsValid() {
 		return errors.New("mcpheader: the params are not valid JSON (with unique member names and valid UTF-8); headers cannot be compared with them")
 	}
+	var name, args jsontext.Value
+	if field := NameField(method); field != "" {
+		name, _ = wire.Member(params, field)
+	}
+	if method == "tools/call" {
+		args, _ = wire.Member(params, "arguments")
+	}
+	return CheckMembers(h, method, name, args, tool)
+}
+
+// CheckMembers is [Check] for a caller that has already read the params,
+// which must be valid JSON, in one scan of its own: name is the member
+// [NameField] names for method (nil when absent or when method has no
+// Mcp-Name), and arguments is params.arguments (nil when absent; used for
+// tools/call only). It compares the same headers, in the same order, with
+// the same errors as Check.
+func CheckMembers(h http.Header, method string, name, arguments jsontext.Value, tool Params) error {
 	got, err := header(h, HeaderMethod)
 	if err != nil {
 		return err
@@ -174,35 +210,35 @@ func Check(h http.Header, method string, params jsontext.Value, tool Params) err
 	if m := strings.Trim(*got, " \t"); m != method {
 		return mismatch(HeaderMethod, "the value %s does not match the body's method %s", quote(m), quote(method))
 	}
-	if field := nameField(method); field != "" {
-		if err := checkName(h, params, field); err != nil {
+	if field := NameField(method); field != "" {
+		if err := checkName(h, name, field); err != nil {
 			return err
 		}
 	}
 	if method != "tools/call" || len(tool) == 0 {
 		return nil
 	}
-	args, _ := wire.Member(params, "arguments")
 	for _, p := range tool {
-		if err := checkParam(h, args, p); err != nil {
+		if err := checkParam(h, arguments, p); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// checkName compares Mcp-Name with params.field.
-func checkName(h http.Header, params jsontext.Value, field string) error {
+// checkName compares Mcp-Name with params.field, whose value is member
+// (nil when absent).
+func checkName(h http.Header, member jsontext.Value, field string) error {
 	got, err := header(h, HeaderName)
 	if err != nil {
 		return err
 	}
-	want, ok := stringMember(params, field)
+	want, ok := plainString(member)
 	if got == nil {
 		if !ok {
 			return mismatch(HeaderName, "missing (and the body has no string params.%s)", field)
 		}
-		return mismatch(HeaderName, "missing; the body's params.%s is %s", field, quote(want))
+		return mismatch(HeaderName, "missing; the body's params.%s is %s", field, quote(string(want)))
 	}
 	v, err := Decode(*got)
 	if err != nil {
@@ -211,8 +247,8 @@ func checkName(h http.Header, params jsontext.Value, field string) error {
 	if !ok {
 		return mismatch(HeaderName, "the value is %s, but the body has no string params.%s", quote(v), field)
 	}
-	if v != want {
-		return mismatch(HeaderName, "the value %s does not match the body's params.%s %s", quote(v), field, quote(want))
+	if v != string(want) {
+		return mismatch(HeaderName, "the value %s does not match the body's params.%s %s", quote(v), field, quote(string(want)))
 	}
 	return nil
 }
@@ -271,19 +307,20 @@ func checkParam(h http.Header, args jsontext.Value, p Param) error {
 // not have it. Keys are compared case-insensitively, so that an h built by
 // hand with keys not in canonical form is read correctly too.
 func header(h http.Header, name string) (*string, error) {
-	var found []string
+	var found *string // the first value, in h itself: no copy
+	n := 0
 	for k, vs := range h {
-		if strings.EqualFold(k, name) {
-			found = append(found, vs...)
+		if len(vs) > 0 && strings.EqualFold(k, name) {
+			if found == nil {
+				found = &vs[0]
+			}
+			n += len(vs)
 		}
 	}
-	switch len(found) {
-	case 0:
-		return nil, nil
-	case 1:
-		return &found[0], nil
+	if n <= 1 {
+		return found, nil
 	}
-	return nil, mismatch(name, "the header appears %d times; it must appear once", len(found))
+	return nil, mismatch(name, "the header appears %d times; it must appear once", n)
 }
 
 func mismatch(header, format string, args ...any) error {

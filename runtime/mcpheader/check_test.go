@@ -2,6 +2,7 @@ package mcpheader_test
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpgen/mcpgen/runtime/mcpheader"
+	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
 // The _meta every 2026-07-28 request carries; the conformance scenarios add
@@ -204,6 +206,17 @@ func TestCheck(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := mcpheader.Check(tt.h, tt.method, jsontext.Value(tt.params), tt.tool)
+			// CheckMembers, given the members Check reads, answers the same.
+			var name, args jsontext.Value
+			if f := mcpheader.NameField(tt.method); f != "" {
+				name, _ = wire.Member(jsontext.Value(tt.params), f)
+			}
+			if tt.method == "tools/call" {
+				args, _ = wire.Member(jsontext.Value(tt.params), "arguments")
+			}
+			if merr := mcpheader.CheckMembers(tt.h, tt.method, name, args, tt.tool); fmt.Sprint(merr) != fmt.Sprint(err) {
+				t.Errorf("CheckMembers = %v, Check = %v; want the same", merr, err)
+			}
 			if tt.want == nil {
 				if err != nil {
 					t.Fatalf("Check: %v", err)

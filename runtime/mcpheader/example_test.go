@@ -90,3 +90,18 @@ func ExampleParseTool() {
 	// x-mcp-header at /properties/score/x-mcp-header: the property's type is "number"; x-mcp-header needs type string, integer or boolean
 	// x-mcp-header at /properties/tags/items/x-mcp-header: its property is not reached from the schema root through "properties" alone
 }
+
+// A server that has read a request's params once, for its own needs, hands
+// CheckMembers the members the headers mirror rather than the params.
+func ExampleCheckMembers() {
+	h := http.Header{}
+	h.Set(mcpheader.HeaderMethod, "tools/call")
+	h.Set(mcpheader.HeaderName, "echo")
+	name := jsontext.Value(`"echo"`) // params.name: NameField("tools/call") is "name"
+	args := jsontext.Value(`{"text":"hi"}`)
+	fmt.Println(mcpheader.NameField("tools/call"), mcpheader.CheckMembers(h, "tools/call", name, args, nil))
+	fmt.Println(mcpheader.CheckMembers(h, "tools/call", jsontext.Value(`"other"`), args, nil))
+	// Output:
+	// name <nil>
+	// header mismatch: Mcp-Name: the value "echo" does not match the body's params.name "other"
+}

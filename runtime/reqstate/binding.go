@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -77,7 +78,14 @@ var ignored = map[string]bool{"_meta": true, "inputResponses": true, "requestSta
 // ParamsDigest fails if params is not valid JSON (RFC 8259 with valid
 // UTF-8 and no duplicate member names) or is neither an object nor null.
 func ParamsDigest(params jsontext.Value) ([32]byte, error) {
-	d := jsontext.NewDecoder(bytes.NewReader(params))
+	// A bytes.Buffer is parsed in place: no copy of params, no buffer
+	// growing as the decoder reads. The decoder is reused, and with it the
+	// memory it checks member names with.
+	dd := digestDecoders.Get().(*digestDecoder)
+	defer dd.put()
+	dd.buf = *bytes.NewBuffer(params)
+	d := &dd.d
+	d.Reset(&dd.buf)
 	switch k := d.PeekKind(); k {
 	case 0: // nothing, or a syntax error
 		if _, err := d.ReadToken(); err != io.EOF {
@@ -110,25 +118,30 @@ func ParamsDigest(params jsontext.Value) ([32]byte, error) {
 	canon := make(jsontext.Value, 0, len(params))
 	canon = append(canon, '{')
 	for d.PeekKind() != '}' {
-		tok, err := d.ReadToken()
+		// The name as written (quotes, escapes): Canonicalize rewrites it
+		// in canonical form with the rest. It is valid only until the
+		// next read, so it is appended before the value is read.
+		name, err := d.ReadValue()
 		if err != nil {
 			return [32]byte{}, fmt.Errorf("reqstate: params: %w", err)
 		}
-		name := tok.String() // a token is valid only until the next read
+		skip := isIgnored(name)
+		mark := len(canon)
+		if !skip {
+			if len(canon) > 1 {
+				canon = append(canon, ',')
+			}
+			canon = append(canon, name...)
+			canon = append(canon, ':')
+		}
 		value, err := d.ReadValue()
 		if err != nil {
 			return [32]byte{}, fmt.Errorf("reqstate: params: %w", err)
 		}
-		if ignored[name] {
+		if skip {
+			canon = canon[:mark]
 			continue
 		}
-		if len(canon) > 1 {
-			canon = append(canon, ',')
-		}
-		if canon, err = jsontext.AppendQuote(canon, name); err != nil {
-			return [32]byte{}, fmt.Errorf("reqstate: params: %w", err)
-		}
-		canon = append(canon, ':')
 		canon = append(canon, value...)
 	}
 	if _, err := d.ReadToken(); err != nil {
@@ -142,6 +155,33 @@ func ParamsDigest(params jsontext.Value) ([32]byte, error) {
 		return [32]byte{}, fmt.Errorf("reqstate: params: %w", err)
 	}
 	return sha256.Sum256(canon), nil
+}
+
+// A digestDecoder is a decoder of ParamsDigest with the buffer it reads.
+type digestDecoder struct {
+	d   jsontext.Decoder
+	buf bytes.Buffer
+}
+
+var digestDecoders = sync.Pool{New: func() any { return new(digestDecoder) }}
+
+// put returns dd to the pool, holding nothing of the params it read.
+func (dd *digestDecoder) put() {
+	dd.buf = bytes.Buffer{}
+	dd.d.Reset(&dd.buf)
+	digestDecoders.Put(dd)
+}
+
+// isIgnored reports whether the quoted member name q is one of ignored.
+func isIgnored(q []byte) bool {
+	if len(q) < 2 {
+		return false
+	}
+	if bytes.IndexByte(q, '\\') < 0 {
+		return ignored[string(q[1:len(q)-1])]
+	}
+	u, err := jsontext.AppendUnquote(nil, q)
+	return err == nil && ignored[string(u)]
 }
 
 // end checks that d has nothing after the value it has read.

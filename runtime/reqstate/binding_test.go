@@ -2,6 +2,7 @@ package reqstate_test
 
 import (
 	"crypto/sha256"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -143,5 +144,28 @@ func BenchmarkParamsDigest(b *testing.B) {
 		if _, err := reqstate.ParamsDigest(params); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// The digests do not change between versions: a state sealed by one
+// instance of a deployment opens at another running an older or newer
+// build. The values were computed by the first version of ParamsDigest.
+func TestParamsDigestStable(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"_meta":{"a":1},"name":"x","arguments":{"b":[1,2.50,"\u00e9"]},"requestState":"s","inputResponses":{}}`, "e1878c3f2e8bcdae212d3afceea2b7284f942e64af7ecac5c165771d0e6bd8f4"},
+		{`{"\u006eame":"x", "z":1e2,"a":{"y":1,"x":2}}`, "40bcc19641bfc722f746c474ab71e842b8c46f9bbb2ab0522d58861f1c6d7f33"},
+		{`null`, "44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"},
+		{``, "44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			d, err := reqstate.ParamsDigest(jsontext.Value(tt.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := fmt.Sprintf("%x", d); got != tt.want {
+				t.Errorf("ParamsDigest(%s) = %s, want %s", tt.in, got, tt.want)
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"sync/atomic"
 	"testing"
 
 	"github.com/mcpgen/mcpgen/runtime/reqstate"
@@ -55,3 +56,18 @@ var PayloadStart = payloadStart
 
 // HasExtensions is hasExtensions, for the tests.
 var HasExtensions = hasExtensions
+
+// CountScans counts, until t ends, the scans of a stateless request's
+// params (ScanParams and every other) and the digests of them that bind a
+// requestState, in the whole process. A test that calls it must not run in
+// parallel with others that serve stateless requests.
+func CountScans(t testing.TB) (scans, digests *atomic.Int64) {
+	scans, digests = new(atomic.Int64), new(atomic.Int64)
+	scanCount.Store(scans)
+	digestCount.Store(digests)
+	t.Cleanup(func() {
+		scanCount.Store(nil)
+		digestCount.Store(nil)
+	})
+	return scans, digests
+}

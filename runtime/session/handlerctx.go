@@ -58,17 +58,47 @@ func (c *handlerCtx) Done() <-chan struct{} {
 			close(c.done)
 		}
 	}
+	c.linkLocked()
 	return c.done
 }
 
 // Err implements context.Context.
 func (c *handlerCtx) Err() error {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.state == ctxLive {
-		return nil
+	live := c.state == ctxLive
+	c.mu.Unlock()
+	if live {
+		if mi := c.info.mod(); mi == nil || mi.parent == nil || mi.parent.Err() == nil {
+			return nil
+		}
+		c.cancel()
 	}
 	return context.Canceled
+}
+
+// linkLocked makes c cancelled with the context a stateless request was
+// served with (its HTTP request's, see Stateless.Serve) the first time
+// anything watches c for cancellation: a handler that never does costs no
+// registration with that context. c.mu is held.
+func (c *handlerCtx) linkLocked() {
+	mi := c.info.mod()
+	if mi == nil || mi.parent == nil || mi.unlink != nil || c.state != ctxLive {
+		return
+	}
+	mi.unlink = context.AfterFunc(mi.parent, c.cancel)
+}
+
+// unlink undoes linkLocked, once c is cancelled.
+func (c *handlerCtx) unlink() {
+	c.mu.Lock()
+	var stop func() bool
+	if mi := c.info.mod(); mi != nil {
+		stop, mi.unlink = mi.unlink, func() bool { return false }
+	}
+	c.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
 }
 
 // Value implements context.Context.
@@ -86,6 +116,7 @@ func (c *handlerCtx) AfterFunc(f func()) (stop func() bool) {
 		return func() bool { return false }
 	}
 	c.after = append(c.after, a)
+	c.linkLocked()
 	c.mu.Unlock()
 	return func() bool {
 		c.mu.Lock()

@@ -234,7 +234,10 @@ func (s *Session) dispatch(m *jsonrpc.Message, hc *handlerCtx, inline bool, repl
 // (stdio) before any initialize: its notifications go out on the session's
 // transport, and notifications/cancelled cancels it.
 func (s *Session) statelessRequest(vals valuer, m *jsonrpc.Message, inline bool, reply replier) {
-	md, mi, herr := admit(s.handler, s.opts.Revisions, m)
+	sp := ScanParams(m)
+	c := &statelessCall{}
+	mi := &c.mi
+	md, herr := admit(s.handler, s.opts.Revisions, m, sp, mi)
 	if herr != nil {
 		s.answer(reply, errorMessage(m.ID, herr.Err))
 		return
@@ -243,8 +246,7 @@ func (s *Session) statelessRequest(vals valuer, m *jsonrpc.Message, inline bool,
 	mi.ending = s.readCtx.Done()
 	mi.mw = s.mw
 	mi.audience = s.stateAudience()
-	hc := newHandlerCtx(s, m.ID, progressToken(m.Params))
-	hc.info.x = &requestExtra{modern: mi, vals: vals}
+	hc := c.init(s, m.ID, sp.progressToken(), vals)
 	s.dispatch(m, hc, inline, reply, job{fn: func() (wire.Appender, *jsonrpc.Error) {
 		res, jerr, _ := serveStateless(hc, s.mw, s.handler, s, sealer(s.opts), s.log, md, m)
 		if jerr != nil {

@@ -78,6 +78,16 @@ type modernInfo struct {
 	audience string
 
 	input *roundInput
+	round roundInput // where input points, once the round is open
+	// parent is the context the request was served with, whose
+	// cancellation cancels the handler's; nil when the session cancels
+	// it. unlink undoes the link made the first time the handler's context
+	// was watched (see handlerCtx.linkLocked), nil until then; both are
+	// guarded by the handler context's mu.
+	parent context.Context
+	unlink func() bool
+	// scan is the scan of params (see StatelessParams).
+	scan *StatelessParams
 	// ext is the extension whose method the request calls, nil for a
 	// method of the revision.
 	ext Extension
@@ -164,15 +174,15 @@ func ClaimsModern(params jsontext.Value) bool {
 // admit checks a stateless request's envelope and finds its
 // method: the revision named in _meta, which this side serves, and a method
 // of it a client may send, or of one of the handler's extensions (see
-// ExtensionHandler). It returns the method and the request's info.
-func admit(h Handler, supported []string, m *jsonrpc.Message) (*wire.Method, *modernInfo, *HTTPStatusError) {
-	meta, ok := wire.Member(m.Params, "_meta")
-	if !ok || meta.Kind() != '{' {
-		return nil, nil, statusErr(http.StatusBadRequest, jsonrpc.InvalidParams, "%s params: /_meta: missing, but every request must carry %s and %s in it", m.Method, MetaProtocolVersion, MetaClientCapabilities)
+// ExtensionHandler). sp is the scan of m's params. It returns the method
+// and fills mi with the request's info.
+func admit(h Handler, supported []string, m *jsonrpc.Message, sp *StatelessParams, mi *modernInfo) (*wire.Method, *HTTPStatusError) {
+	if !sp.hasMeta || sp.meta.Kind() != '{' {
+		return nil, statusErr(http.StatusBadRequest, jsonrpc.InvalidParams, "%s params: /_meta: missing, but every request must carry %s and %s in it", m.Method, MetaProtocolVersion, MetaClientCapabilities)
 	}
-	requested, ok := wire.MemberString(meta, MetaProtocolVersion)
+	requested, ok := sp.ProtocolVersion()
 	if !ok {
-		return nil, nil, statusErr(http.StatusBadRequest, jsonrpc.InvalidParams, "%s params: /_meta/%s: missing, or not a string", m.Method, MetaProtocolVersion)
+		return nil, statusErr(http.StatusBadRequest, jsonrpc.InvalidParams, "%s params: /_meta/%s: missing, or not a string", m.Method, MetaProtocolVersion)
 	}
 	rev, ok := revision.Lookup(requested)
 	if !ok || rev.Handshake() || supported != nil && !slices.Contains(supported, rev.Name) || rev != h.Revision() && !canConvert(h.Revision(), rev) {
@@ -192,14 +202,14 @@ func admit(h Handler, supported []string, m *jsonrpc.Message) (*wire.Method, *mo
 		e.String(requested)
 		e.EndObject()
 		data, _ := e.Bytes()
-		return nil, nil, &HTTPStatusError{Status: http.StatusBadRequest, Err: &jsonrpc.Error{
+		return nil, &HTTPStatusError{Status: http.StatusBadRequest, Err: &jsonrpc.Error{
 			Code: UnsupportedProtocolVersion, Data: data,
 			Message: fmt.Sprintf("protocol version %q is not supported; supported: %s", requested, strings.Join(names, ", ")),
 		}}
 	}
-	caps, ok := wire.Member(meta, MetaClientCapabilities)
-	if !ok || caps.Kind() != '{' {
-		return nil, nil, statusErr(http.StatusBadRequest, jsonrpc.InvalidParams, "%s params: /_meta/%s: missing, or not an object", m.Method, MetaClientCapabilities)
+	caps := sp.caps
+	if caps == nil || caps.Kind() != '{' {
+		return nil, statusErr(http.StatusBadRequest, jsonrpc.InvalidParams, "%s params: /_meta/%s: missing, or not an object", m.Method, MetaClientCapabilities)
 	}
 	md := rev.Find(m.Method)
 	var ext Extension
@@ -207,13 +217,14 @@ func admit(h Handler, supported []string, m *jsonrpc.Message) (*wire.Method, *mo
 		ext, md = findExtension(h, m.Method)
 	}
 	if md == nil || md.Notification || md.Embedded || md.Direction&wire.ClientToServer == 0 {
-		return nil, nil, statusErr(http.StatusNotFound, jsonrpc.MethodNotFound, "method %q not found in revision %s", m.Method, rev.Name)
+		return nil, statusErr(http.StatusNotFound, jsonrpc.MethodNotFound, "method %q not found in revision %s", m.Method, rev.Name)
 	}
 	level := -1
-	if l, ok := wire.MemberString(meta, MetaLogLevel); ok {
-		level = levelIndex(l)
+	if sp.hasLogLevel {
+		level = levelIndex(stringOf(sp.logLevel))
 	}
-	return md, &modernInfo{rev: rev, method: m.Method, params: m.Params, caps: caps, logLevel: level, ext: ext}, nil
+	*mi = modernInfo{rev: rev, method: m.Method, params: m.Params, caps: caps, logLevel: level, ext: ext, scan: sp}
+	return md, nil
 }
 
 // canConvert reports whether a handler speaking rev can serve requests of
@@ -270,7 +281,20 @@ func (x *Stateless) Handler() Handler { return x.h }
 // The handler's context carries the values of ctx (not its deadline): those
 // of the HTTP request, say, with its HTTPRequest (see WithHTTPRequest).
 func (x *Stateless) Serve(ctx context.Context, m *jsonrpc.Message, notify func(context.Context, []byte) error) (*jsonrpc.Message, int) {
-	md, mi, herr := admit(x.h, x.opts.Revisions, m)
+	return x.ServeParams(ctx, m, ScanParams(m), notify)
+}
+
+// ServeParams is Serve for a caller that has scanned m's params already
+// with ScanParams (to check the HTTP headers that mirror them, say): it
+// reads what it needs of them from sp and does not scan them again. An sp
+// that is nil, or not of m's params, is replaced by a scan of them.
+func (x *Stateless) ServeParams(ctx context.Context, m *jsonrpc.Message, sp *StatelessParams, notify func(context.Context, []byte) error) (*jsonrpc.Message, int) {
+	if sp == nil || sp.method != m.Method || !sameBytes(sp.params, m.Params) {
+		sp = ScanParams(m)
+	}
+	c := &statelessCall{}
+	mi := &c.mi
+	md, herr := admit(x.h, x.opts.Revisions, m, sp, mi)
 	if herr != nil {
 		return errorMessage(m.ID, herr.Err), herr.Status
 	}
@@ -278,18 +302,37 @@ func (x *Stateless) Serve(ctx context.Context, m *jsonrpc.Message, notify func(c
 	mi.ending = x.ending
 	mi.mw = x.mw
 	mi.audience = x.audience
-	hc := newHandlerCtx(nil, m.ID, progressToken(m.Params))
-	hc.info.x = &requestExtra{modern: mi, vals: ctx}
-	stop := context.AfterFunc(ctx, hc.cancel)
+	mi.parent = ctx
+	hc := c.init(nil, m.ID, sp.progressToken(), ctx)
 	defer func() {
-		stop()
 		hc.cancel()
+		hc.unlink()
 	}()
 	res, jerr, status := serveStateless(hc, x.mw, x.h, nil, sealer(x.opts), x.log, md, m)
 	if jerr != nil {
 		return errorMessage(m.ID, jerr), httpStatus(jerr, status)
 	}
-	return &jsonrpc.Message{Kind: jsonrpc.Response, ID: m.ID, Result: res}, http.StatusOK
+	c.resp = jsonrpc.Message{Kind: jsonrpc.Response, ID: m.ID, Result: res}
+	return &c.resp, http.StatusOK
+}
+
+// statelessCall is what serving one stateless request takes, made in one
+// allocation rather than one each: the handler's context, its request's
+// extra info, the stateless info and the answer.
+type statelessCall struct {
+	hc   handlerCtx
+	x    requestExtra
+	mi   modernInfo
+	resp jsonrpc.Message
+}
+
+// init readies c's handler context for request id of session s (nil for
+// none), with the progress token token and the values vals, and returns
+// it; c.mi must be filled.
+func (c *statelessCall) init(s *Session, id, token wire.ID, vals valuer) *handlerCtx {
+	c.x = requestExtra{modern: &c.mi, vals: vals}
+	c.hc.info = requestInfo{s: s, id: id, token: token, x: &c.x}
+	return &c.hc
 }
 
 // serveStateless is serveModern through the middleware mw (nil for none),
@@ -349,7 +392,9 @@ func serveModern(hc *handlerCtx, ctx context.Context, h Handler, s *Session, sea
 	}
 	mayAsk := slices.Contains(md.Results, inputRequiredResult)
 	if mayAsk {
-		in, startedOver, err := openRound(hc, sealer, md.Name, params)
+		mi.round = roundInput{}
+		in := &mi.round
+		startedOver, err := openRound(hc, sealer, md.Name, mi.scan.of(params), in)
 		if err != nil {
 			return nil, err, http.StatusBadRequest
 		}

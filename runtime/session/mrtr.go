@@ -104,41 +104,42 @@ func (in *roundInput) split(reqs map[string]InputRequest) (map[string]jsontext.V
 	return out, missing
 }
 
-// openRound reads a stateless request's inputResponses and requestState.
+// openRound reads a stateless request's inputResponses and requestState
+// into in, which is empty.
 // A state sealed by a key the server does not have (reqstate.ErrUnknownKey:
 // a state of an earlier process, or of a retired key) can be neither
 // trusted nor blamed on the client: the request starts over, with no
 // answers at all, since the inputResponses answer questions of a round this
 // server knows nothing of. startedOver reports that. Every other state that
 // does not open is -32602.
-func openRound(ctx context.Context, sealer StateSealer, method string, params jsontext.Value) (in *roundInput, startedOver bool, jerr *jsonrpc.Error) {
-	in = &roundInput{}
-	if raw, ok := wire.Member(params, "requestState"); ok {
+func openRound(ctx context.Context, sealer StateSealer, method string, sp *StatelessParams, in *roundInput) (startedOver bool, jerr *jsonrpc.Error) {
+	params := sp.params
+	if raw, ok := sp.requestState, sp.hasRequestState; ok {
 		var state string
 		if err := wire.DecodeValue(raw, &state); err != nil {
-			return nil, false, jsonrpc.Errorf(jsonrpc.InvalidParams, "%s params: /requestState: not a string", method)
+			return false, jsonrpc.Errorf(jsonrpc.InvalidParams, "%s params: /requestState: not a string", method)
 		}
 		if sealer == nil {
-			return nil, false, jsonrpc.Errorf(jsonrpc.InvalidParams, "%s params: /requestState: this server issued no state", method)
+			return false, jsonrpc.Errorf(jsonrpc.InvalidParams, "%s params: /requestState: this server issued no state", method)
 		}
 		payload, err := sealer.Open(ctx, state, method, params)
 		if errors.Is(err, reqstate.ErrUnknownKey) {
-			return in, true, nil
+			return true, nil
 		}
 		if err != nil {
-			return nil, false, jsonrpc.Errorf(jsonrpc.InvalidParams, "%s params: /requestState: %v", method, err)
+			return false, jsonrpc.Errorf(jsonrpc.InvalidParams, "%s params: /requestState: %v", method, err)
 		}
 		var p statePayload
 		if err := wire.DecodeValue(payload, &p); err != nil {
-			return nil, false, jsonrpc.Errorf(jsonrpc.InvalidParams, "%s params: /requestState: unreadable: %v", method, err)
+			return false, jsonrpc.Errorf(jsonrpc.InvalidParams, "%s params: /requestState: unreadable: %v", method, err)
 		}
 		in.answers = p.Answers
 		in.state = p.State
 	}
-	if raw, ok := wire.Member(params, "inputResponses"); ok {
+	if raw, ok := sp.inputResponses, sp.hasInputResponses; ok {
 		var answers map[string]jsontext.Value
 		if err := wire.DecodeValue(raw, &answers); err != nil {
-			return nil, false, jsonrpc.Errorf(jsonrpc.InvalidParams, "%s params: /inputResponses: %v", method, err)
+			return false, jsonrpc.Errorf(jsonrpc.InvalidParams, "%s params: /inputResponses: %v", method, err)
 		}
 		if in.answers == nil {
 			in.answers = make(map[string]jsontext.Value, len(answers))
@@ -147,7 +148,7 @@ func openRound(ctx context.Context, sealer StateSealer, method string, params js
 			in.answers[k] = v
 		}
 	}
-	return in, false, nil
+	return false, nil
 }
 
 // statePayload is what the runtime keeps in a sealed requestState: the
@@ -475,7 +476,7 @@ func SealWith(s *reqstate.Sealer) StateSealer { return reqSealer{s} }
 type reqSealer struct{ s *reqstate.Sealer }
 
 func (r reqSealer) binding(ctx context.Context, method string, params jsontext.Value) (reqstate.Binding, error) {
-	d, err := reqstate.ParamsDigest(params)
+	d, err := paramsDigest(ctx, params)
 	if err != nil {
 		return reqstate.Binding{}, err
 	}
@@ -569,3 +570,18 @@ var (
 	audiencePrefix = sync.OnceValue(func() string { return rand.Text()[:16] })
 	audienceCount  atomic.Uint64
 )
+
+// paramsDigest returns reqstate.ParamsDigest(params), computed once per
+// request when params are those the request's scan read: a retry that is
+// asked for input again opens its state and seals the next with one digest.
+func paramsDigest(ctx context.Context, params jsontext.Value) ([32]byte, error) {
+	if ri, ok := ctx.Value(requestKey{}).(*requestInfo); ok {
+		if mi := ri.mod(); mi != nil && mi.scan != nil && sameBytes(mi.scan.params, params) {
+			return mi.scan.paramsDigest()
+		}
+	}
+	if c := digestCount.Load(); c != nil {
+		c.Add(1)
+	}
+	return reqstate.ParamsDigest(params)
+}

@@ -321,7 +321,8 @@ func (c *Client) Write(ctx context.Context, data []byte) error {
 	if len(data) == 0 {
 		return errors.New("streamhttp: empty payload")
 	}
-	msgs := clientScan(data)
+	var one [1]clientMessage
+	msgs := clientScanInto(&one, data)
 	var requests []wire.ID
 	initialize := false
 	var initID wire.ID
@@ -373,12 +374,7 @@ func (c *Client) Write(ctx context.Context, data []byte) error {
 		cancelReq()
 		return fmt.Errorf("streamhttp: %w", err)
 	}
-	c.setHeaders(req.Header, sid, version)
-	// The header's values share one array: one allocation instead of one
-	// per header.
-	vals := [...]string{"application/json", "application/json, text/event-stream"}
-	req.Header["Content-Type"] = vals[0:1:1]
-	req.Header["Accept"] = vals[1:2:2]
+	c.setPostHeaders(req.Header, sid, version)
 	if modern {
 		if err := c.modernHeaders(g, req.Header, mp); err != nil {
 			stop()
@@ -454,7 +450,7 @@ func (c *Client) Write(ctx context.Context, data []byte) error {
 			return errClientClosed
 		}
 	case "application/json":
-		body, err := io.ReadAll(io.LimitReader(resp.Body, clientMaxPayload+1))
+		body, err := readBody(io.LimitReader(resp.Body, clientMaxPayload+1), resp.ContentLength)
 		stop()
 		resp.Body.Close()
 		cancelReq()
@@ -499,6 +495,24 @@ func (c *Client) Write(ctx context.Context, data []byte) error {
 // getReadyWait bounds how long the Write that initializes the session
 // waits for the GET stream to open.
 const getReadyWait = 2 * time.Second
+
+// setPostHeaders is setHeaders for a POST, with its Content-Type and
+// Accept: the values of the four share one array, one allocation instead
+// of one per header.
+func (c *Client) setPostHeaders(h http.Header, sid, version string) {
+	for k, vs := range c.header {
+		h[k] = append([]string(nil), vs...)
+	}
+	vals := [...]string{"application/json", "application/json, text/event-stream", sid, version}
+	h["Content-Type"] = vals[0:1:1]
+	h["Accept"] = vals[1:2:2]
+	if sid != "" {
+		h["Mcp-Session-Id"] = vals[2:3:3]
+	}
+	if version != "" {
+		h["Mcp-Protocol-Version"] = vals[3:4:4]
+	}
+}
 
 // setHeaders sets the extra headers and the session headers on h.
 func (c *Client) setHeaders(h http.Header, sid, version string) {
@@ -725,8 +739,9 @@ func (c *Client) deliver(g *clientConn, data []byte, pushable bool) []wire.ID {
 	scan := !pushable || c.push == nil || g.initID.IsValid()
 	c.mu.Unlock()
 	var msgs []clientMessage
+	var one [1]clientMessage
 	if scan {
-		msgs = clientScan(data)
+		msgs = clientScanInto(&one, data)
 	}
 	c.mu.Lock()
 	for _, m := range msgs {

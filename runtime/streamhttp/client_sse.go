@@ -2,6 +2,7 @@ package streamhttp
 
 import (
 	"bytes"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
@@ -23,9 +24,19 @@ type clientMessage struct {
 // or a batch. It reads only the members it needs and stops quietly at the
 // first thing it does not understand: validation is the session's business.
 func clientScan(data []byte) []clientMessage {
+	return clientScanInto(nil, data)
+}
+
+// clientScanInto is clientScan that puts the envelope of a single message
+// in one, a caller's array (on its stack, say), rather than a new slice.
+func clientScanInto(one *[1]clientMessage, data []byte) []clientMessage {
 	if k := firstByte(data); k == '{' {
 		// One message, the usual payload: probed without a decoder.
-		return []clientMessage{clientProbe(data)}
+		if one == nil {
+			one = new([1]clientMessage)
+		}
+		one[0] = clientProbe(data)
+		return one[:]
 	}
 	d := jsontext.NewDecoder(bytes.NewReader(data))
 	switch d.PeekKind() {
@@ -63,21 +74,37 @@ func firstByte(data []byte) byte {
 // clientScanMessage does, looking only at the members it needs.
 func clientProbe(v []byte) clientMessage {
 	var m clientMessage
-	raw, hasID := wire.Member(v, "id")
-	if hasID {
-		if k := jsontext.Value(raw).Kind(); (k != '"' && k != '0') || wire.Unmarshal(raw, &m.id) != nil {
-			hasID, m.id = false, wire.ID{}
+	var rawID, rawMethod, result jsontext.Value
+	var hasID, hasMethod, hasResult, hasError bool
+	// One pass over the members (the first of each name counts, as with
+	// wire.Member).
+	ms := wire.ScanMembers(v)
+	for ms.Next() {
+		switch {
+		case !hasID && ms.NameIs("id"):
+			rawID, hasID = ms.Value(), true
+		case !hasMethod && ms.NameIs("method"):
+			rawMethod, hasMethod = ms.Value(), true
+		case !hasResult && ms.NameIs("result"):
+			result, hasResult = ms.Value(), true
+		case !hasError && ms.NameIs("error"):
+			hasError = true
 		}
 	}
-	raw, hasMethod := wire.Member(v, "method")
+	if hasID {
+		if k := rawID.Kind(); k == '"' || k == '0' {
+			m.id, hasID = readID(rawID)
+		} else {
+			hasID = false
+		}
+	}
 	if hasMethod {
-		if jsontext.Value(raw).Kind() == '"' {
+		if rawMethod.Kind() == '"' {
 			m.method, _ = wire.MemberString(v, "method")
 		} else {
 			hasMethod = false
 		}
 	}
-	result, hasResult := wire.Member(v, "result")
 	if hasResult {
 		if pv, ok := wire.Member(result, "protocolVersion"); ok && len(pv) > 0 && pv[0] == '"' {
 			m.version, _ = wire.MemberString(result, "protocolVersion")
@@ -90,7 +117,7 @@ func clientProbe(v []byte) clientMessage {
 		m.kind = jsonrpc.Notification
 	case hasResult:
 		m.kind = jsonrpc.Response
-	case wire.Has(v, "error"):
+	case hasError:
 		m.kind = jsonrpc.ErrorResponse
 	}
 	return m
@@ -164,4 +191,61 @@ func clientScanMessage(d *jsontext.Decoder, m *clientMessage) bool {
 		m.id = wire.ID{}
 	}
 	return ok
+}
+
+// readID reads the JSON-RPC id raw (a string or an integer) as
+// wire.Unmarshal does, without a decoder for the usual ids: an integer
+// written plainly, a string with no escapes. Anything else goes through
+// wire.Unmarshal. ok is false when raw is not an id.
+func readID(raw jsontext.Value) (wire.ID, bool) {
+	if n, ok := plainInt(raw); ok {
+		return wire.IntID(n), true
+	}
+	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
+		inner := raw[1 : len(raw)-1]
+		plain := utf8.Valid(inner)
+		for _, c := range inner {
+			if c < 0x20 || c == '\\' || c == '"' {
+				plain = false
+				break
+			}
+		}
+		if plain {
+			return wire.StringID(string(inner)), true
+		}
+	}
+	return decodeID(raw)
+}
+
+// decodeID reads raw with wire.Unmarshal (its id escapes to the heap: a
+// function of its own keeps readID's fast paths free of that).
+func decodeID(raw jsontext.Value) (wire.ID, bool) {
+	var id wire.ID
+	if wire.Unmarshal(raw, &id) != nil {
+		return wire.ID{}, false
+	}
+	return id, true
+}
+
+// plainInt reads raw if it is a JSON integer without fraction or exponent
+// that fits an int64.
+func plainInt(raw []byte) (int64, bool) {
+	digits := raw
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 18 || digits[0] == '0' && len(digits) > 1 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if raw[0] == '-' {
+		n = -n
+	}
+	return n, true
 }

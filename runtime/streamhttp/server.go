@@ -685,7 +685,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 	// The body is read first: every refusal echoes the ids of its requests
 	// (see refusal).
 	var rf refusal
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
+	body, err := readBody(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes), r.ContentLength)
 	if err != nil {
 		rf.ids, rf.batch = peekRequestIDs(body)
 		rf.rev = claimedRevision(r)
@@ -740,8 +740,8 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		refuse(w, rf, http.StatusBadRequest, invalid.Code, "%s", invalid.Message)
 		return
 	}
-	if s.isStateless(r, items, initialize) {
-		s.postStateless(w, r, rf, items, batch)
+	if stateless, sp := s.isStateless(r, items, initialize); stateless {
+		s.postStateless(w, r, rf, items, batch, sp)
 		return
 	}
 	var c *conn
@@ -1057,9 +1057,11 @@ type conn struct {
 // stream is one SSE stream: a POST's answer, or the GET stream.
 type stream struct {
 	id        string
-	pending   map[wire.ID]bool // requests it still owes a response to (a POST's stream)
-	done      bool             // every response is on it
-	json      [][]byte         // JSON answer mode: the responses
+	pending   pendingSet // requests it still owes a response to
+	done      bool       // every response is on it
+	json      [][]byte   // JSON answer mode: the responses
+	json1     [1][]byte  // where json starts: one response takes no allocation
+	ct        [1]string  // the values of the Content-Type of a JSON answer
 	wake      chan struct{}
 	attached  bool
 	opening   bool          // a POST's stream its connection has not taken yet
@@ -1133,16 +1135,16 @@ func (c *conn) openStream(requests []wire.ID, json bool) (*stream, error) {
 		// A JSON answer is not an SSE stream: no id, no events to resume,
 		// nothing to keep once it is answered.
 		st = &stream{wake: make(chan struct{}, 1)}
+		st.json = st.json1[:0]
 	} else {
 		st = c.newStreamLocked()
 		st.opening = true // its POST's connection is about to carry it
 	}
-	st.pending = make(map[wire.ID]bool, len(requests))
 	if c.byReq == nil {
 		c.byReq = map[wire.ID]*stream{} // see idleLocked
 	}
 	for _, id := range requests {
-		st.pending[id] = true
+		st.pending.add(id)
 		c.byReq[id] = st
 	}
 	return st, nil
@@ -1243,20 +1245,21 @@ func (c *conn) Write(ctx context.Context, data []byte) error {
 	}
 	if !isMethod {
 		// A response: on the stream of the request it answers.
-		var id wire.ID
 		raw, ok := wire.Member(first, "id")
-		if ok && wire.Unmarshal(raw, &id) == nil {
+		var id wire.ID
+		if ok {
+			id, ok = readID(raw)
+		}
+		if ok {
 			if st := c.byReq[id]; st != nil {
 				if jsontext.Value(data).Kind() == '[' {
-					for rid := range st.pending {
-						delete(c.byReq, rid)
-					}
-					clear(st.pending)
+					st.pending.each(func(rid wire.ID) { delete(c.byReq, rid) })
+					st.pending.clear()
 				} else {
 					delete(c.byReq, id)
-					delete(st.pending, id)
+					st.pending.remove(id)
 				}
-				if len(st.pending) == 0 {
+				if st.pending.len() == 0 {
 					st.done = true
 					defer func() { evict = c.retainLocked(st) }() // once the response is in
 				}
@@ -1466,7 +1469,8 @@ func (c *conn) serveJSON(w http.ResponseWriter, r *http.Request, st *stream, rf 
 		c.mu.Unlock()
 		if done {
 			c.arm(c.writeDeadline(w))
-			w.Header().Set("Content-Type", "application/json")
+			st.ct[0] = "application/json"
+			w.Header()["Content-Type"] = st.ct[:] // canonical already: no Set, no slice of its own
 			if len(out) == 1 {
 				w.Write(out[0])
 				return

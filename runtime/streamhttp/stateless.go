@@ -1,18 +1,21 @@
 package streamhttp
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/mcpgen/mcpgen/runtime/jsonrpc"
 	"github.com/mcpgen/mcpgen/runtime/mcpheader"
 	"github.com/mcpgen/mcpgen/runtime/revision"
 	"github.com/mcpgen/mcpgen/runtime/session"
-	"github.com/mcpgen/mcpgen/runtime/wire"
 )
 
 // The header that names the revision of a request of the stateless era
@@ -23,27 +26,32 @@ const headerVersion = mcpheader.HeaderProtocolVersion
 // the stateless era: its MCP-Protocol-Version header names a revision
 // without the handshake (even for initialize, which that era answers with
 // 404 and -32601), or, with no header or one not linked in, it is one
-// request whose _meta names its revision and is not initialize.
-func (s *Server) isStateless(r *http.Request, items []jsonrpc.Item, initialize bool) bool {
+// request whose _meta names its revision and is not initialize. The scan of
+// the request's params it made, if any, is returned for postStateless.
+func (s *Server) isStateless(r *http.Request, items []jsonrpc.Item, initialize bool) (bool, *session.StatelessParams) {
 	if s.stateless == nil || r.Header.Get("Mcp-Session-Id") != "" {
-		return false
+		return false, nil
 	}
 	if v := r.Header.Get(headerVersion); v != "" {
 		if rev, ok := revision.Lookup(v); ok && !rev.Handshake() {
-			return true
+			return true, nil
 		}
 		// A revision this binary does not know, or a legacy one in the
 		// header of a request whose _meta claims a stateless revision: the
 		// request is stateless, and the mismatch or the unknown revision is
 		// reported as such (-32020, -32022).
 	}
-	return !initialize && len(items) == 1 && items[0].Err == nil && session.ClaimsModern(items[0].Msg.Params)
+	if initialize || len(items) != 1 || items[0].Err != nil {
+		return false, nil
+	}
+	sp := session.ScanParams(items[0].Msg)
+	return sp.ClaimsModern(), sp
 }
 
 // postStateless serves a POST of the stateless era: one request, answered
 // with JSON, or with an SSE stream when the handler sends notifications
 // first; one notification, accepted.
-func (s *Server) postStateless(w http.ResponseWriter, r *http.Request, rf refusal, items []jsonrpc.Item, batch bool) {
+func (s *Server) postStateless(w http.ResponseWriter, r *http.Request, rf refusal, items []jsonrpc.Item, batch bool, sp *session.StatelessParams) {
 	if batch || len(items) != 1 {
 		// One message per POST, and an answer is one object, so the
 		// refusal is one error without an id, not a batch of them (see
@@ -62,12 +70,15 @@ func (s *Server) postStateless(w http.ResponseWriter, r *http.Request, rf refusa
 		refuse(w, rf, http.StatusBadRequest, jsonrpc.InvalidRequest, "a client of revision %s sends no responses", r.Header.Get(headerVersion))
 		return
 	}
-	if e := s.checkStatelessHeaders(r, m); e != nil {
+	if sp == nil {
+		sp = session.ScanParams(m)
+	}
+	if e := s.checkStatelessHeaders(r, m, sp); e != nil {
 		refuse(w, rf, http.StatusBadRequest, e.Code, "%s", e.Message)
 		return
 	}
 	out := &statelessWriter{w: w, r: r, srv: s}
-	resp, status := s.stateless.Serve(session.WithHTTPRequest(r.Context(), r), m, out.notify)
+	resp, status := s.stateless.ServeParams(session.WithHTTPRequest(r.Context(), r), m, sp, out.notify)
 	out.finish(resp, status)
 }
 
@@ -81,9 +92,8 @@ func (s *Server) postStateless(w http.ResponseWriter, r *http.Request, rf refusa
 // the handler reports if it implements session.ToolHeaderHandler) against
 // its arguments. A header that is missing, appears twice, or differs is
 // error -32020 (HeaderMismatch) naming it.
-func (s *Server) checkStatelessHeaders(r *http.Request, m *jsonrpc.Message) *jsonrpc.Error {
-	meta, _ := wire.Member(m.Params, "_meta")
-	if mv, ok := wire.MemberString(meta, session.MetaProtocolVersion); ok {
+func (s *Server) checkStatelessHeaders(r *http.Request, m *jsonrpc.Message, sp *session.StatelessParams) *jsonrpc.Error {
+	if mv, ok := sp.ProtocolVersion(); ok {
 		switch hv := r.Header.Values(headerVersion); {
 		case len(hv) == 0:
 			return jsonrpc.Errorf(session.HeaderMismatch, "header mismatch: %s: missing; _meta names %q", headerVersion, mv)
@@ -93,15 +103,16 @@ func (s *Server) checkStatelessHeaders(r *http.Request, m *jsonrpc.Message) *jso
 			return jsonrpc.Errorf(session.HeaderMismatch, "header mismatch: %s: the value %q differs from _meta's %q", headerVersion, hv[0], mv)
 		}
 	}
+	name, args := sp.Mirrored()
 	var tool mcpheader.Params
 	if m.Method == "tools/call" {
 		if th, ok := s.stateless.Handler().(session.ToolHeaderHandler); ok {
-			if name, _ := mcpheader.Name(m.Method, m.Params); name != "" {
-				tool = th.ToolHeaderParams(name)
+			if n := toolName(name); n != "" {
+				tool = th.ToolHeaderParams(n)
 			}
 		}
 	}
-	if err := mcpheader.Check(r.Header, m.Method, m.Params, tool); err != nil {
+	if err := mcpheader.CheckMembers(r.Header, m.Method, name, args, tool); err != nil {
 		if errors.Is(err, mcpheader.ErrMismatch) {
 			return jsonrpc.Errorf(session.HeaderMismatch, "%v", err)
 		}
@@ -118,6 +129,7 @@ type statelessWriter struct {
 	r   *http.Request
 	srv *Server
 
+	ct     [1]string // the Content-Type header's values
 	mu     sync.Mutex
 	sse    bool
 	failed bool
@@ -189,7 +201,24 @@ func (o *statelessWriter) finish(resp *jsonrpc.Message, status int) {
 	if d := o.srv.opts.WriteTimeout; d > 0 {
 		_ = http.NewResponseController(o.w).SetWriteDeadline(time.Now().Add(d))
 	}
-	o.w.Header().Set("Content-Type", "application/json")
+	o.ct[0] = "application/json"
+	o.w.Header()["Content-Type"] = o.ct[:] // canonical already: no Set, no slice of its own
 	o.w.WriteHeader(status)
 	o.w.Write(b)
+}
+
+// toolName returns the tools/call params.name member v unquoted, "" when it
+// is not a string; a name without escapes is copied once, not unquoted.
+func toolName(v jsontext.Value) string {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return ""
+	}
+	if inner := v[1 : len(v)-1]; bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		return string(inner)
+	}
+	n, err := jsontext.AppendUnquote(nil, v)
+	if err != nil {
+		return ""
+	}
+	return string(n)
 }
