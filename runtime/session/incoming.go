@@ -209,7 +209,7 @@ func (s *Session) statelessRequest(vals valuer, m *jsonrpc.Message, inline bool,
 		return
 	}
 	mi.notify = s.send
-	mi.ending = s.readCtx.Done()
+	mi.ending = s.readCtx().Done()
 	mi.mw = s.mw
 	mi.audience = s.stateAudience()
 	hc := newHandlerCtx(s, m.ID, progressToken(m.Params))
@@ -487,7 +487,7 @@ func (s *Session) initialize(vals valuer, m *jsonrpc.Message, reply replier) {
 	s.mu.Unlock()
 	var res wire.Appender
 	var jerr *jsonrpc.Error
-	ctx := withRequestVals(s.ctx, vals, s, m.ID)
+	ctx := withRequestVals(s.ctx(), vals, s, m.ID)
 	if s.modern {
 		res, jerr = s.initializeModern(ctx, rev, md)
 	} else {
@@ -644,7 +644,7 @@ func (s *Session) handleNotification(method string, params jsontext.Value) {
 		}
 	}()
 	if s.mw == nil {
-		s.handler.HandleNotification(s.ctx, s, method, params)
+		s.handler.HandleNotification(s.ctx(), s, method, params)
 		return
 	}
 	r := &Request{Method: method, Params: params, Notification: true, Revision: s.Revision(), Era: s.incomingEra(), Session: s}
@@ -652,7 +652,7 @@ func (s *Session) handleNotification(method string, params jsontext.Value) {
 		s.handler.HandleNotification(ctx, s, r.Method, r.Params)
 		return nil, nil
 	}
-	if _, err := through(s.ctx, s.mw, r, s.log); err != nil {
+	if _, err := through(s.ctx(), s.mw, r, s.log); err != nil {
 		s.log.Debug("mcp: notification not handled", "method", method, "err", err)
 	}
 }

@@ -188,7 +188,7 @@ func (f *follower) send() {
 		f.mu.Lock()
 		evs := f.pending
 		f.pending = nil
-		if len(evs) == 0 || s.readCtx.Err() != nil {
+		if len(evs) == 0 || s.readCtx().Err() != nil {
 			f.sending = false
 			f.mu.Unlock()
 			return
@@ -199,7 +199,7 @@ func (f *follower) send() {
 			if ev.Method == ResourceUpdated {
 				params = rawAppender(ev.params())
 			}
-			if err := s.Notify(s.readCtx, ev.Method, params); err != nil {
+			if err := s.Notify(s.readCtx(), ev.Method, params); err != nil {
 				s.log.Debug("mcp: event not sent", "method", ev.Method, "err", err)
 			}
 		}

@@ -328,10 +328,8 @@ type Session struct {
 	log     *slog.Logger
 	mw      HandlerFunc // Options.Middleware chained; nil without any
 
-	ctx      context.Context // the session's lifetime: cancelled once its handlers are done
-	cancel   context.CancelFunc
-	readCtx  context.Context // the reader's: cancelled when the session starts ending
-	stopRead context.CancelFunc
+	life    endCtx // the session's lifetime (ctx): cancelled once its handlers are done
+	reading endCtx // the reader's (readCtx): cancelled when the session starts ending
 
 	mu        sync.Mutex
 	state     state
@@ -373,8 +371,9 @@ type Session struct {
 	noteQ    []note         // notifications waiting for their handler, in order; at most maxQueuedNotes
 	noteBusy bool           // a worker is running noteQ (runNotes)
 	noteRoom sync.Cond      // on mu: signalled when noteQ shrinks or the session has ended
-	done     chan struct{}
-	afterRan chan struct{} // closed once the functions of AfterFunc have returned
+	done     chan struct{}  // made by the first Done, or closed once the session has ended (see isDone)
+	finished atomic.Bool    // the session has ended; set under mu, with done closed if made
+	afterRan sync.WaitGroup // done once the functions of AfterFunc have returned
 	err      error
 
 	// Answers on a byte-stream transport (InputEnder): queued by
@@ -464,16 +463,10 @@ func newSession(role Role, t transport.Transport, h Handler, opts Options) *Sess
 	}
 	log := opts.Logger
 	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+		log = discardLog
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	readCtx, stopRead := context.WithCancel(ctx)
-	s := &Session{
-		role: role, t: t, handler: h, opts: opts, log: log,
-		ctx: ctx, cancel: cancel, readCtx: readCtx, stopRead: stopRead,
-		done:     make(chan struct{}),
-		afterRan: make(chan struct{}),
-	}
+	s := &Session{role: role, t: t, handler: h, opts: opts, log: log}
+	s.afterRan.Add(1) // Done by drain once the session has ended
 	if _, ok := t.(PushOnly); !ok {
 		s.work = make(chan func()) // a PushOnly transport's session keeps no workers (spawn)
 	}
@@ -574,7 +567,28 @@ func (s *Session) PeerInfo() jsontext.Value {
 }
 
 // Done is closed when the session has ended.
-func (s *Session) Done() <-chan struct{} { return s.done }
+func (s *Session) Done() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.done == nil {
+		s.done = make(chan struct{}) // made on demand: an idle session holds none
+		if s.finished.Load() {
+			close(s.done)
+		}
+	}
+	return s.done
+}
+
+// discardLog is the logger of sessions without Options.Logger.
+var discardLog = slog.New(slog.DiscardHandler)
+
+// ctx is the session's lifetime, the context of its notification
+// handlers: cancelled once its request handlers are done.
+func (s *Session) ctx() context.Context { return &s.life }
+
+// readCtx is the reader's context: cancelled when the session starts
+// ending.
+func (s *Session) readCtx() context.Context { return &s.reading }
 
 // AfterFunc arranges for f to be called once the session has ended (after
 // Done is closed), on a goroutine of the session's, or on a new one if it
@@ -586,7 +600,7 @@ func (s *Session) Done() <-chan struct{} { return s.done }
 // call Wait, but must not call Close or Abort, which would wait for it.
 func (s *Session) AfterFunc(f func()) {
 	s.mu.Lock()
-	if !s.isDone() { // done is closed under mu, with after taken
+	if !s.isDone() { // finished is set under mu, with after taken
 		s.after = append(s.after, f)
 		s.mu.Unlock()
 		return
@@ -595,20 +609,13 @@ func (s *Session) AfterFunc(f func()) {
 	go f()
 }
 
-// isDone reports whether done is closed.
-func (s *Session) isDone() bool {
-	select {
-	case <-s.done:
-		return true
-	default:
-		return false
-	}
-}
+// isDone reports whether the session has ended (Done is closed).
+func (s *Session) isDone() bool { return s.finished.Load() }
 
 // Wait blocks until the session ends and returns why: nil when the peer
 // closed the connection or Close was called.
 func (s *Session) Wait() error {
-	<-s.done
+	<-s.Done()
 	return s.err
 }
 
@@ -623,8 +630,8 @@ func (s *Session) Wait() error {
 // as the peer takes one now and then (see Options.StallTimeout).
 func (s *Session) Close() error {
 	s.shutdown(nil)
-	<-s.done
-	<-s.afterRan
+	<-s.Done()
+	s.afterRan.Wait()
 	return s.err
 }
 
@@ -646,8 +653,8 @@ func (s *Session) Abort() error {
 		s.draining = nil
 	}
 	s.mu.Unlock()
-	<-s.done
-	<-s.afterRan
+	<-s.Done()
+	s.afterRan.Wait()
 	return s.err
 }
 
@@ -689,7 +696,7 @@ func (s *Session) end(reason, cause error) {
 	}
 	s.room.Broadcast()
 	s.mu.Unlock()
-	s.stopRead()
+	s.reading.cancel()
 	if unfollow != nil {
 		unfollow()
 	}
@@ -779,7 +786,7 @@ func (s *Session) drain(reason error) {
 		// up, and its goroutines left blocked in the transport's Write
 		// (closing the transport below may end it).
 	}
-	s.cancel()
+	s.life.cancel()
 	s.mu.Lock()
 	s.ended = true
 	s.noteRoom.Broadcast()
@@ -799,11 +806,14 @@ func (s *Session) drain(reason error) {
 	s.mu.Unlock()
 	s.err = err
 	s.mu.Lock()
-	close(s.done)
+	s.finished.Store(true)
+	if s.done != nil {
+		close(s.done)
+	}
 	after := s.after
 	s.after = nil
 	s.mu.Unlock()
-	defer close(s.afterRan)
+	defer s.afterRan.Done()
 	for _, f := range after {
 		f()
 	}
@@ -833,7 +843,7 @@ func (s *Session) worker(fn func()) {
 		fn()
 		select {
 		case fn = <-s.work:
-		case <-s.ctx.Done():
+		case <-s.ctx().Done():
 			return
 		}
 	}
@@ -846,7 +856,7 @@ func (s *Session) read() {
 			s.items(nil, p.items, p.batch, false)
 			continue
 		}
-		data, err := s.t.Read(s.readCtx)
+		data, err := s.t.Read(s.readCtx())
 		if errors.Is(err, transport.ErrSkipped) {
 			// One payload lost, the connection fine: say so and read on.
 			s.log.Debug("mcp: payload skipped by the transport", "err", err)
@@ -998,7 +1008,7 @@ func (s *Session) watchInput(ended <-chan struct{}) {
 	select {
 	case <-ended:
 		s.watchWrites()
-	case <-s.done:
+	case <-s.Done():
 	}
 }
 
@@ -1014,6 +1024,7 @@ func (s *Session) watchWrites() {
 	if d < 0 || w == nil || s.isDone() || !w.watching.CompareAndSwap(false, true) {
 		return
 	}
+	done := s.Done()
 	go func() {
 		start := int64(time.Since(w.epoch))
 		t := time.NewTimer(d)
@@ -1021,7 +1032,7 @@ func (s *Session) watchWrites() {
 		for {
 			select {
 			case <-t.C:
-			case <-s.done:
+			case <-done:
 				return
 			}
 			if w.writes.Load() == w.wrote.Load() {
