@@ -1002,8 +1002,6 @@ func (s *Server) makeConn(r *http.Request, id, principal string) *conn {
 		id:        id,
 		principal: principal,
 		info:      httpmsg.ServerInfo(r, id),
-		closed:    make(chan struct{}),
-		ending:    make(chan struct{}),
 		lastSeen:  time.Now(),
 		// Stream 0 is the GET stream, made by its first use
 		// (standaloneLocked): an idle session holds none.
@@ -1027,8 +1025,8 @@ type conn struct {
 	pushItems func(vals context.Context, items []jsonrpc.Item, batch, inline bool)
 
 	closeOnce sync.Once
-	ending    chan struct{} // closed when the session has ended: its streams flush and end
-	closed    chan struct{} // closed once they have: the streams are dropped
+	ending    latch // set when the session has ended: its streams flush and end
+	closed    latch // set once they have: the streams are dropped
 
 	mu         sync.Mutex
 	streams    map[string]*stream
@@ -1184,10 +1182,8 @@ func (c *conn) deliver(p posted, inline bool) bool {
 	if c.pushItems == nil && c.push == nil {
 		return false // sessions always take pushes (session.New sets them)
 	}
-	select {
-	case <-c.closed:
+	if c.closed.isSet() {
 		return false
-	default:
 	}
 	if c.pushItems != nil {
 		c.pushItems(p.vals, p.items, p.batch, inline)
@@ -1206,7 +1202,7 @@ func (c *conn) Describe() transport.Info { return c.info }
 // PushOnly): every POST is pushed. It reports the end of the session.
 func (c *conn) Read(ctx context.Context) ([]byte, error) {
 	select {
-	case <-c.closed:
+	case <-c.closed.wait():
 		return nil, io.EOF
 	case <-ctx.Done():
 		return nil, ctx.Err()
@@ -1217,10 +1213,8 @@ func (c *conn) Read(ctx context.Context) ([]byte, error) {
 // belongs to (exactly one). Once the session has ended, it returns
 // net.ErrClosed: its streams are dropped.
 func (c *conn) Write(ctx context.Context, data []byte) error {
-	select {
-	case <-c.closed:
+	if c.closed.isSet() {
 		return net.ErrClosed
-	default:
 	}
 	first := jsontext.Value(data)
 	if first.Kind() == '[' {
@@ -1297,7 +1291,7 @@ func (c *conn) Write(ctx context.Context, data []byte) error {
 		case <-room:
 		case <-ctx.Done():
 			err = fmt.Errorf("%w; waiting for room ended: %w", full, ctx.Err())
-		case <-c.closed:
+		case <-c.closed.wait():
 			err = net.ErrClosed
 		}
 		c.mu.Lock()
@@ -1316,14 +1310,7 @@ func (c *conn) Write(ctx context.Context, data []byte) error {
 // dropping, its streams (c.mu is held: Close drops them under it once
 // closed is closed). A Write that finds it so must not append: that would
 // make the store recreate a dropped stream, which nothing would drop again.
-func (c *conn) endedLocked() bool {
-	select {
-	case <-c.closed:
-		return true
-	default:
-		return false
-	}
-}
+func (c *conn) endedLocked() bool { return c.closed.isSet() }
 
 // roomLocked reports whether an event of n bytes fits the unsent events of
 // st and of the session. A message always fits an empty buffer.
@@ -1417,7 +1404,7 @@ func (c *conn) Close() error {
 	c.closeOnce.Do(func() {
 		c.srv.forget(c)
 		c.mu.Lock()
-		close(c.ending)
+		c.ending.fire()
 		var detached chan struct{}
 		if c.attached > 0 {
 			c.detached = make(chan struct{})
@@ -1437,7 +1424,7 @@ func (c *conn) Close() error {
 			}
 			t.Stop()
 		}
-		close(c.closed)
+		c.closed.fire()
 		c.mu.Lock()
 		if c.expiry != nil {
 			c.expiry.Stop()
@@ -1485,7 +1472,7 @@ func (c *conn) serveJSON(w http.ResponseWriter, r *http.Request, st *stream, rf 
 		case <-st.wake:
 		case <-r.Context().Done():
 			return
-		case <-c.closed:
+		case <-c.closed.wait():
 			c.mu.Lock()
 			done := st.done
 			c.mu.Unlock()
@@ -1552,12 +1539,10 @@ func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq 
 		return
 	}
 	c.mu.Lock()
-	select {
-	case <-c.closed:
+	if c.closed.isSet() {
 		c.mu.Unlock()
 		httpError(w, http.StatusNotFound, jsonrpc.InvalidRequest, "session ended")
 		return
-	default:
 	}
 	if st.id != "" && seq > st.last && c.streams[st.id] == st {
 		last := st.last
@@ -1646,12 +1631,7 @@ func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq 
 		c.mu.Lock()
 		done := st.done
 		c.mu.Unlock()
-		ending := false
-		select {
-		case <-c.ending:
-			ending = true
-		default:
-		}
+		ending := c.ending.isSet()
 		evs, _, err := c.srv.storeFor(st.id).After(st.id, seq)
 		if err != nil {
 			c.srv.log.Error("mcp http: event store", "err", err)
@@ -1711,7 +1691,7 @@ func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq 
 			return
 		case <-drop:
 			return
-		case <-c.ending:
+		case <-c.ending.wait():
 		}
 	}
 }
@@ -1784,10 +1764,8 @@ func (c *conn) retainLocked(st *stream) bool {
 	if st == c.standalone || st.id == "" || !st.done || st.attached || st.opening || !st.finished.IsZero() {
 		return false
 	}
-	select {
-	case <-c.closed:
+	if c.closed.isSet() {
 		return false // the session dropped every stream
-	default:
 	}
 	o := &c.srv.opts
 	st.finished = time.Now()
