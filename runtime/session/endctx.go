@@ -2,7 +2,6 @@ package session
 
 import (
 	"context"
-	"slices"
 	"sync"
 	"time"
 )
@@ -20,8 +19,15 @@ import (
 type endCtx struct {
 	mu    sync.Mutex
 	done  chan struct{} // made by the first Done, or closed at cancel
+	after *endAfter     // the functions of AfterFunc, the latest first
 	ended bool
-	after []*afterFunc
+}
+
+// endAfter is a function of endCtx.AfterFunc, in a list: a list head
+// keeps the Session smaller than a slice would.
+type endAfter struct {
+	f    func()
+	next *endAfter
 }
 
 var _ context.Context = (*endCtx)(nil)
@@ -59,21 +65,23 @@ func (c *endCtx) Value(any) any { return nil }
 // (at once if it is already), as context.AfterFunc does; stop unregisters it
 // and reports whether that kept f from running.
 func (c *endCtx) AfterFunc(f func()) (stop func() bool) {
-	a := &afterFunc{f: f}
 	c.mu.Lock()
 	if c.ended {
 		c.mu.Unlock()
 		go f()
 		return func() bool { return false }
 	}
-	c.after = append(c.after, a)
+	a := &endAfter{f: f, next: c.after}
+	c.after = a
 	c.mu.Unlock()
 	return func() bool {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		if i := slices.Index(c.after, a); i >= 0 {
-			c.after = slices.Delete(c.after, i, i+1)
-			return true
+		for p := &c.after; *p != nil; p = &(*p).next {
+			if *p == a {
+				*p = a.next
+				return true
+			}
 		}
 		return false
 	}
@@ -93,7 +101,7 @@ func (c *endCtx) cancel() {
 	after := c.after
 	c.after = nil
 	c.mu.Unlock()
-	for _, a := range after {
-		go a.f()
+	for ; after != nil; after = after.next {
+		go after.f()
 	}
 }

@@ -321,7 +321,9 @@ const (
 
 // Session is one MCP connection.
 type Session struct {
-	role    Role
+	role     Role
+	pushOnly bool // the transport is a PushOnly: no reader runs, and workers are not kept (spawn)
+
 	t       transport.Transport
 	handler Handler
 	opts    Options
@@ -353,8 +355,6 @@ type Session struct {
 	subs      map[string]bool             // resources/subscribe kept by the engine (modern handler, legacy session)
 	ended     bool                        // the transport is closed, or about to be
 	closeErr  error                       // what calls get once the session is ending: ErrClosed, wrapped with the cause
-	stalled   chan struct{}               // closed once the peer is taken for one that stopped reading; nil where writes are not watched (writeWatch)
-	stallErr  error                       // why stalled was closed
 	abort     bool                        // Abort was called: no drain
 	draining  chan struct{}               // closed by Abort to cut a drain short; nil without a drain
 	after     []func()                    // called once the session has ended (AfterFunc)
@@ -376,25 +376,28 @@ type Session struct {
 	afterRan sync.WaitGroup // done once the functions of AfterFunc have returned
 	err      error
 
-	// Answers on a byte-stream transport (InputEnder): queued by
-	// writeAnswer, written in order by runOut, so that the reader never
-	// waits for a write.
-	outbox  bool
-	ahead   InputEnder // the transport, when it reads ahead on demand (readAhead)
+	// What only a session on a byte-stream transport (InputEnder) has;
+	// nil elsewhere (the sessions of the HTTP servers), so that those
+	// do not carry it.
+	*outbox
+}
+
+// outbox is the part of a Session on a byte-stream transport
+// (InputEnder). Its answers are queued by writeAnswer and written in
+// order by runOut, so that the reader never waits for a write; its
+// writes are watched, and a peer that stops reading is given up
+// (watchWrites).
+type outbox struct {
+	ahead   InputEnder // the transport, which reads ahead on demand (readAhead)
 	outQ    [][]byte   // answers waiting to be written, from outHead on; each counts in answering
 	outHead int
 	outBusy bool      // runOut is running
-	outIdle sync.Cond // on mu: signalled when runOut stops
+	outIdle sync.Cond // on the session's mu: signalled when runOut stops
 	outRun  func()    // s.runOut, made once
 
-	// pushOnly: the transport is a PushOnly; no reader runs, and workers
-	// are not kept (spawn).
-	pushOnly bool
-
-	// The watch of the session's writes on a byte-stream transport
-	// (InputEnder; nil elsewhere): a peer that stops reading is given up
-	// (watchWrites).
-	watch *writeWatch
+	watch    *writeWatch
+	stalled  chan struct{} // closed once the peer is taken for one that stopped reading
+	stallErr error         // why stalled was closed
 }
 
 // writeWatch follows the session's writes to the transport: started and
@@ -472,7 +475,6 @@ func newSession(role Role, t transport.Transport, h Handler, opts Options) *Sess
 	}
 	s.room.L = &s.mu
 	s.noteRoom.L = &s.mu
-	s.outIdle.L = &s.mu
 	s.modern = role == Server && Modern(h)
 	s.mw = chain(opts.Middleware)
 	return s
@@ -491,13 +493,15 @@ func (s *Session) start() {
 		})
 	}
 	if ie, ok := t.(InputEnder); ok {
-		s.ahead = ie
-		s.outbox = true
-		s.outRun = s.runOut
 		// Only such a session gives up a peer that stopped reading: on
-		// other transports, stalled stays nil and never fires.
-		s.watch = &writeWatch{epoch: time.Now()}
-		s.stalled = make(chan struct{})
+		// other transports, stalledCh is nil and never fires.
+		s.outbox = &outbox{
+			ahead:   ie,
+			watch:   &writeWatch{epoch: time.Now()},
+			stalled: make(chan struct{}),
+		}
+		s.outIdle.L = &s.mu
+		s.outRun = s.runOut
 		go s.watchInput(ie.InputEnded())
 	}
 	if _, ok := t.(PushOnly); ok {
@@ -738,7 +742,7 @@ func (s *Session) refuseParked(ps []parked) {
 // cannot be written because the peer stopped reading are given up
 // (watchWrites).
 func (s *Session) drain(reason error) {
-	if s.outbox {
+	if s.outbox != nil {
 		s.watchWrites()
 	}
 	drained := make(chan struct{})
@@ -746,7 +750,7 @@ func (s *Session) drain(reason error) {
 		s.handlers.Wait()
 		// Every answer is queued: wait until they are written.
 		s.mu.Lock()
-		for s.outBusy {
+		for s.outbox != nil && s.outBusy {
 			s.outIdle.Wait()
 		}
 		s.mu.Unlock()
@@ -770,7 +774,7 @@ func (s *Session) drain(reason error) {
 		case <-quiet:
 		case <-t.C:
 		case <-abort:
-		case <-s.stalled:
+		case <-s.stalledCh():
 		}
 		t.Stop()
 	}
@@ -781,7 +785,7 @@ func (s *Session) drain(reason error) {
 	s.mu.Unlock()
 	select {
 	case <-drained:
-	case <-s.stalled:
+	case <-s.stalledCh():
 		// The peer stopped reading: what is still to be written is given
 		// up, and its goroutines left blocked in the transport's Write
 		// (closing the transport below may end it).
@@ -796,7 +800,7 @@ func (s *Session) drain(reason error) {
 		err = reason
 	}
 	s.mu.Lock()
-	if stall := s.stallErr; stall != nil && stall != reason {
+	if stall := s.stallError(); stall != nil && stall != reason {
 		if reason == nil {
 			err = stall
 		} else {
@@ -989,7 +993,7 @@ func (s *Session) waitRoom() (p parked, ok bool) {
 // reader stops reading for a while, so that the end of the input is seen
 // meanwhile.
 func (s *Session) readAhead() {
-	if s.ahead != nil {
+	if s.outbox != nil {
 		s.ahead.ReadAhead()
 	}
 }
@@ -1020,6 +1024,9 @@ func (s *Session) watchInput(ended <-chan struct{}) {
 // of a write while none was waiting (send keeps the last two in lastWrite).
 func (s *Session) watchWrites() {
 	d := s.opts.StallTimeout
+	if s.outbox == nil {
+		return
+	}
 	w := s.watch
 	if d < 0 || w == nil || s.isDone() || !w.watching.CompareAndSwap(false, true) {
 		return
@@ -1052,6 +1059,23 @@ func (s *Session) watchWrites() {
 			return
 		}
 	}()
+}
+
+// stalledCh is closed once the peer is taken for one that stopped
+// reading; nil (never closed) where the writes are not watched.
+func (s *Session) stalledCh() <-chan struct{} {
+	if s.outbox == nil {
+		return nil
+	}
+	return s.stalled
+}
+
+// stallError is why stalledCh was closed, or nil; s.mu is held.
+func (s *Session) stallError() error {
+	if s.outbox == nil {
+		return nil
+	}
+	return s.stallErr
 }
 
 // stall ends the session for a peer that stopped reading (watchWrites).
@@ -1145,7 +1169,7 @@ func (s *Session) write(data []byte) {
 // peer to read, and what the queue holds is bounded by MaxInFlight (see
 // waitRoom). Elsewhere it is written at once.
 func (s *Session) writeAnswer(data []byte) {
-	if !s.outbox {
+	if s.outbox == nil {
 		s.write(data)
 		return
 	}
@@ -1190,6 +1214,9 @@ func (s *Session) runOut() {
 // where the writes are watched. Every write of the session goes through
 // it.
 func (s *Session) send(ctx context.Context, data []byte) error {
+	if s.outbox == nil {
+		return s.t.Write(ctx, data)
+	}
 	w := s.watch
 	if w == nil {
 		return s.t.Write(ctx, data)
