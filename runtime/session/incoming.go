@@ -176,7 +176,7 @@ func (s *Session) dispatch(m *jsonrpc.Message, hc *handlerCtx, inline bool, repl
 		defer func() {
 			s.mu.Lock()
 			s.answering--
-			s.room.Signal() // the reader may wait for room (waitRoom)
+			s.room.Broadcast() // the reader may wait for room (waitRoom)
 			s.mu.Unlock()
 		}()
 		byPeer := hc.cancelledByPeer()

@@ -334,7 +334,6 @@ type Session struct {
 	reading endCtx // the reader's (readCtx): cancelled when the session starts ending
 
 	mu        sync.Mutex
-	state     state
 	rev       *revision.Revision // negotiated
 	ownCaps   jsontext.Value
 	peerCaps  jsontext.Value
@@ -349,30 +348,30 @@ type Session struct {
 	logLevel  int                         // index in logLevels; messages below are not sent
 	logSet    bool                        // logging/setLevel was accepted (LegacyState's LogLevel)
 	modern    bool                        // a server whose handler speaks the stateless era (see Modern)
+	ended     bool                        // the transport is closed, or about to be
+	abort     bool                        // Abort was called: no drain
+	state     state                       // where the session is in its lifecycle
 	mc        *modernClient               // a client in the stateless era (see Connect); nil otherwise
 	malformed string                      // the start of the first payload that was not JSON-RPC (ConnectTimeoutError.NotJSONRPC), "" for none
 	listens   map[wire.ID]*Subscription   // open subscriptions/listen calls, by request id
 	subs      map[string]bool             // resources/subscribe kept by the engine (modern handler, legacy session)
-	ended     bool                        // the transport is closed, or about to be
 	closeErr  error                       // what calls get once the session is ending: ErrClosed, wrapped with the cause
-	abort     bool                        // Abort was called: no drain
 	draining  chan struct{}               // closed by Abort to cut a drain short; nil without a drain
-	after     []func()                    // called once the session has ended (AfterFunc)
-	tools     toolCheck                   // a client's knowledge of the server's tools (UnusableTools)
+	after     *endAfter                   // called once the session has ended (AfterFunc), the latest first
+	tools     *toolCheck                  // a client's knowledge of the server's tools (UnusableTools); nil on a server
 	audience  string                      // the StateAudience of the stateless requests it serves, made by the first (see stateAudience)
 	unfollow  func()                      // ends the subscription of follow; called by end
 
 	stateMu sync.Mutex // held while Options.OnLegacyState runs: one call at a time (legacyChanged)
 
-	room     sync.Cond      // on mu: signalled when a handler ends, a call starts or the session ends (see waitRoom)
+	room     sync.Cond      // on mu: broadcast when a handler ends, a call starts, noteQ shrinks or the session ends (see waitRoom, queueNote)
 	handlers sync.WaitGroup // request handlers and batch answers; Add only while not stateClosed
 	notes    sync.WaitGroup // runNotes workers started while not stateClosed
 	work     chan func()    // hands a request to an idle worker goroutine
 	noteQ    []note         // notifications waiting for their handler, in order; at most maxQueuedNotes
 	noteBusy bool           // a worker is running noteQ (runNotes)
-	noteRoom sync.Cond      // on mu: signalled when noteQ shrinks or the session has ended
-	done     chan struct{}  // made by the first Done, or closed once the session has ended (see isDone)
 	finished atomic.Bool    // the session has ended; set under mu, with done closed if made
+	done     chan struct{}  // made by the first Done, or closed once the session has ended (see isDone)
 	afterRan sync.WaitGroup // done once the functions of AfterFunc have returned
 	err      error
 
@@ -469,12 +468,14 @@ func newSession(role Role, t transport.Transport, h Handler, opts Options) *Sess
 		log = discardLog
 	}
 	s := &Session{role: role, t: t, handler: h, opts: opts, log: log}
+	if role == Client {
+		s.tools = &toolCheck{}
+	}
 	s.afterRan.Add(1) // Done by drain once the session has ended
 	if _, ok := t.(PushOnly); !ok {
 		s.work = make(chan func()) // a PushOnly transport's session keeps no workers (spawn)
 	}
 	s.room.L = &s.mu
-	s.noteRoom.L = &s.mu
 	s.modern = role == Server && Modern(h)
 	s.mw = chain(opts.Middleware)
 	return s
@@ -605,7 +606,7 @@ func (s *Session) readCtx() context.Context { return &s.reading }
 func (s *Session) AfterFunc(f func()) {
 	s.mu.Lock()
 	if !s.isDone() { // finished is set under mu, with after taken
-		s.after = append(s.after, f)
+		s.after = &endAfter{f: f, next: s.after}
 		s.mu.Unlock()
 		return
 	}
@@ -793,7 +794,7 @@ func (s *Session) drain(reason error) {
 	s.life.cancel()
 	s.mu.Lock()
 	s.ended = true
-	s.noteRoom.Broadcast()
+	s.room.Broadcast()
 	s.mu.Unlock()
 	err := s.t.Close()
 	if reason != nil {
@@ -814,12 +815,15 @@ func (s *Session) drain(reason error) {
 	if s.done != nil {
 		close(s.done)
 	}
-	after := s.after
+	var after []func()
+	for a := s.after; a != nil; a = a.next {
+		after = append(after, a.f)
+	}
 	s.after = nil
 	s.mu.Unlock()
 	defer s.afterRan.Done()
-	for _, f := range after {
-		f()
+	for i := len(after) - 1; i >= 0; i-- {
+		after[i]() // in the order they were registered
 	}
 }
 
@@ -948,7 +952,7 @@ func (s *Session) unpark(id wire.ID) bool {
 		if len(s.parked) == 0 {
 			s.parked = nil
 		}
-		s.room.Signal() // the reader may wait for room in the queue
+		s.room.Broadcast() // the reader may wait for room in the queue
 		return true
 	}
 	return false
@@ -1103,7 +1107,7 @@ func (s *Session) queueNote(n note) {
 	s.mu.Lock()
 	for len(s.noteQ) >= maxQueuedNotes && !s.ended {
 		s.readAhead()
-		s.noteRoom.Wait()
+		s.room.Wait()
 	}
 	if s.ended {
 		s.mu.Unlock()
@@ -1146,7 +1150,7 @@ func (s *Session) runNotes() {
 		n := s.noteQ[0]
 		s.noteQ[0] = note{}
 		s.noteQ = s.noteQ[1:]
-		s.noteRoom.Signal()
+		s.room.Broadcast()
 		s.mu.Unlock()
 		s.handleNotification(n.method, n.params)
 	}
@@ -1205,7 +1209,7 @@ func (s *Session) runOut() {
 		s.write(b)
 		s.mu.Lock()
 		s.answering--
-		s.room.Signal() // the reader may wait for room (waitRoom)
+		s.room.Broadcast() // the reader may wait for room (waitRoom)
 		s.mu.Unlock()
 	}
 }
@@ -1370,7 +1374,7 @@ func (s *Session) items(vals valuer, items []jsonrpc.Item, batch, inline bool) {
 		s.writeAnswer(b)
 		s.mu.Lock()
 		s.answering--
-		s.room.Signal()
+		s.room.Broadcast()
 		s.mu.Unlock()
 	}()
 }
