@@ -997,18 +997,18 @@ func (s *Server) newConn(r *http.Request) (*conn, int, *jsonrpc.Error) {
 // makeConn returns the conn of the session id, not started; r is the
 // request that opened it, or carried it to this instance.
 func (s *Server) makeConn(r *http.Request, id, principal string) *conn {
+	host, port := httpmsg.SplitAddr(r.RemoteAddr)
 	c := &conn{
 		srv:       s,
 		id:        id,
 		principal: principal,
-		info:      httpmsg.ServerInfo(r, id),
+		host:      host,
+		port:      uint16(port), // SplitAddr's port is at most 65535
+		proto:     httpmsg.ProtoVersion(r.ProtoMajor, r.ProtoMinor),
 		lastSeen:  time.Now(),
 		// Stream 0 is the GET stream, made by its first use
 		// (standaloneLocked): an idle session holds none.
 		nextStream: 1,
-	}
-	if s.fleet != nil {
-		c.epoch = s.fleet.ID + "."
 	}
 	return c
 }
@@ -1017,9 +1017,15 @@ func (s *Server) makeConn(r *http.Request, id, principal string) *conn {
 type conn struct {
 	srv       *Server
 	id        string
-	principal string         // ServerOptions.Principal of the initialize; "" for none
-	info      transport.Info // what Describe returns
-	sess      *session.Session
+	principal string // ServerOptions.Principal of the initialize; "" for none
+	// What Describe returns besides the constants: the client's address
+	// and port, and the HTTP version, of the request that opened the
+	// session (or carried it to this instance).
+	host  string
+	proto string
+	port  uint16
+
+	sess *session.Session
 	// Set by the session before it starts.
 	push      func(data []byte, inline bool)
 	pushItems func(vals context.Context, items []jsonrpc.Item, batch, inline bool)
@@ -1036,7 +1042,6 @@ type conn struct {
 	retained   int64       // the bytes of the events of finished
 	expiry     *time.Timer // drops finished streams after StreamRetention
 	nextStream int
-	epoch      string        // in a fleet, the owner's ID and a dot: the POST streams of two owners never share an id
 	attached   int           // open SSE connections
 	detached   chan struct{} // once ending, closed when attached falls to 0
 	endReason  string        // the reason of the session-ended event; "" for "the session ended"
@@ -1075,7 +1080,7 @@ type stream struct {
 
 // newStreamLocked opens the next POST stream.
 func (c *conn) newStreamLocked() *stream {
-	id := c.id + "-" + c.epoch + strconv.Itoa(c.nextStream)
+	id := c.id + "-" + c.epoch() + strconv.Itoa(c.nextStream)
 	c.nextStream++
 	return c.addStreamLocked(id)
 }
@@ -1196,7 +1201,25 @@ func (c *conn) deliver(p posted, inline bool) bool {
 // Describe implements transport.Describer: the connection of the request
 // that opened the session (or carried it to this instance, in a fleet),
 // whose peer is the client, and the session id.
-func (c *conn) Describe() transport.Info { return c.info }
+func (c *conn) Describe() transport.Info {
+	return transport.Info{
+		Network:         "tcp",
+		Protocol:        "http",
+		ProtocolVersion: c.proto,
+		Address:         c.host,
+		Port:            int(c.port),
+		SessionID:       c.id,
+	}
+}
+
+// epoch is, in a fleet, this instance's ID and a dot, and "" elsewhere:
+// the POST streams of two owners of a session never share an id.
+func (c *conn) epoch() string {
+	if c.srv.fleet == nil {
+		return ""
+	}
+	return c.srv.fleet.ID + "."
+}
 
 // Read implements transport.Transport. The session does not call it (see
 // PushOnly): every POST is pushed. It reports the end of the session.
@@ -1883,8 +1906,9 @@ func (c *conn) hadStreamLocked(id string) bool {
 	if id == c.id+"-0" {
 		return true
 	}
-	n, ok := strings.CutPrefix(id, c.id+"-"+c.epoch)
-	if !ok && c.epoch != "" {
+	epoch := c.epoch()
+	n, ok := strings.CutPrefix(id, c.id+"-"+epoch)
+	if !ok && epoch != "" {
 		// In a fleet, a POST stream of an owner before this one: it was
 		// answered there, and went with it.
 		rest, _ := strings.CutPrefix(id, c.id+"-")
