@@ -322,7 +322,8 @@ const (
 // Session is one MCP connection.
 type Session struct {
 	role     Role
-	pushOnly bool // the transport is a PushOnly: no reader runs, and workers are not kept (spawn)
+	pushOnly bool        // the transport is a PushOnly: no reader runs, and workers are not kept (spawn)
+	finished atomic.Bool // the session has ended; set under mu, with done closed if made
 
 	t       transport.Transport
 	handler Handler
@@ -351,6 +352,7 @@ type Session struct {
 	ended     bool                        // the transport is closed, or about to be
 	abort     bool                        // Abort was called: no drain
 	state     state                       // where the session is in its lifecycle
+	noteBusy  bool                        // a worker is running noteQ (runNotes)
 	mc        *modernClient               // a client in the stateless era (see Connect); nil otherwise
 	malformed string                      // the start of the first payload that was not JSON-RPC (ConnectTimeoutError.NotJSONRPC), "" for none
 	listens   map[wire.ID]*Subscription   // open subscriptions/listen calls, by request id
@@ -361,6 +363,7 @@ type Session struct {
 	tools     *toolCheck                  // a client's knowledge of the server's tools (UnusableTools); nil on a server
 	audience  string                      // the StateAudience of the stateless requests it serves, made by the first (see stateAudience)
 	unfollow  func()                      // ends the subscription of follow; called by end
+	fol       *follower                   // the events of follow to send; made by the first (heard)
 
 	stateMu sync.Mutex // held while Options.OnLegacyState runs: one call at a time (legacyChanged)
 
@@ -369,8 +372,6 @@ type Session struct {
 	notes    sync.WaitGroup // runNotes workers started while not stateClosed
 	work     chan func()    // hands a request to an idle worker goroutine
 	noteQ    []note         // notifications waiting for their handler, in order; at most maxQueuedNotes
-	noteBusy bool           // a worker is running noteQ (runNotes)
-	finished atomic.Bool    // the session has ended; set under mu, with done closed if made
 	done     chan struct{}  // made by the first Done, or closed once the session has ended (see isDone)
 	afterRan sync.WaitGroup // done once the functions of AfterFunc have returned
 	err      error
