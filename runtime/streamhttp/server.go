@@ -77,7 +77,7 @@
 // ServerOptions.WriteTimeout ends the connection, and its stream waits,
 // resumable, for the client to come back.
 //
-// An idle server session (initialized, no stream open) holds about 2.8 KiB
+// An idle server session (initialized, no stream open) holds about 1.4 KiB
 // of heap and no goroutine: its requests run on goroutines that end with
 // them (session.PushOnly); once a session has ended, the server holds
 // nothing of it (BenchmarkIdleSession: Go 1.26, amd64, sessions at
