@@ -207,7 +207,7 @@ func (s *Session) dispatch(m *jsonrpc.Message, hc *handlerCtx, inline bool, repl
 		defer func() {
 			s.mu.Lock()
 			s.answering--
-			s.room.Signal() // the reader may wait for room (waitRoom)
+			s.room.Broadcast() // the reader may wait for room (waitRoom)
 			s.mu.Unlock()
 		}()
 		byPeer := hc.cancelledByPeer()
@@ -243,7 +243,7 @@ func (s *Session) statelessRequest(vals valuer, m *jsonrpc.Message, inline bool,
 		return
 	}
 	mi.notify = s.send
-	mi.ending = s.readCtx.Done()
+	mi.ending = s.readCtx().Done()
 	mi.mw = s.mw
 	mi.audience = s.stateAudience()
 	hc := c.init(s, m.ID, sp.progressToken(), vals)
@@ -520,7 +520,7 @@ func (s *Session) initialize(vals valuer, m *jsonrpc.Message, reply replier) {
 	s.mu.Unlock()
 	var res wire.Appender
 	var jerr *jsonrpc.Error
-	ctx := withRequestVals(s.ctx, vals, s, m.ID)
+	ctx := withRequestVals(s.ctx(), vals, s, m.ID)
 	if s.modern {
 		res, jerr = s.initializeModern(ctx, rev, md)
 	} else {
@@ -677,7 +677,7 @@ func (s *Session) handleNotification(method string, params jsontext.Value) {
 		}
 	}()
 	if s.mw == nil {
-		s.handler.HandleNotification(s.ctx, s, method, params)
+		s.handler.HandleNotification(s.ctx(), s, method, params)
 		return
 	}
 	r := &Request{Method: method, Params: params, Notification: true, Revision: s.Revision(), Era: s.incomingEra(), Session: s}
@@ -685,7 +685,7 @@ func (s *Session) handleNotification(method string, params jsontext.Value) {
 		s.handler.HandleNotification(ctx, s, r.Method, r.Params)
 		return nil, nil
 	}
-	if _, err := through(s.ctx, s.mw, r, s.log); err != nil {
+	if _, err := through(s.ctx(), s.mw, r, s.log); err != nil {
 		s.log.Debug("mcp: notification not handled", "method", method, "err", err)
 	}
 }

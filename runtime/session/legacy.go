@@ -138,12 +138,7 @@ func (s *Session) follow() {
 	if !ok || b.Bus() == nil {
 		return
 	}
-	f := &follower{s: s}
-	cancel := b.Bus().Subscribe(func(ev Event) {
-		if s.hears(ev) {
-			f.put(ev)
-		}
-	})
+	cancel := b.Bus().Subscribe(s.heard)
 	s.mu.Lock()
 	ending := s.state == stateClosed
 	if !ending {
@@ -153,6 +148,22 @@ func (s *Session) follow() {
 	if ending {
 		cancel()
 	}
+}
+
+// heard is the Bus's callback of follow: it queues ev for the session's
+// follower, made by the first event the session hears.
+func (s *Session) heard(ev Event) {
+	if !s.hears(ev) {
+		return
+	}
+	s.mu.Lock()
+	f := s.fol
+	if f == nil {
+		f = &follower{s: s}
+		s.fol = f
+	}
+	s.mu.Unlock()
+	f.put(ev)
 }
 
 // follower holds the events of a Bus that a legacy session is to be told
@@ -188,7 +199,7 @@ func (f *follower) send() {
 		f.mu.Lock()
 		evs := f.pending
 		f.pending = nil
-		if len(evs) == 0 || s.readCtx.Err() != nil {
+		if len(evs) == 0 || s.readCtx().Err() != nil {
 			f.sending = false
 			f.mu.Unlock()
 			return
@@ -199,7 +210,7 @@ func (f *follower) send() {
 			if ev.Method == ResourceUpdated {
 				params = rawAppender(ev.params())
 			}
-			if err := s.Notify(s.readCtx, ev.Method, params); err != nil {
+			if err := s.Notify(s.readCtx(), ev.Method, params); err != nil {
 				s.log.Debug("mcp: event not sent", "method", ev.Method, "err", err)
 			}
 		}

@@ -210,7 +210,7 @@ func (s *Session) answerThrough(vals valuer, m *jsonrpc.Message, era Era, reply 
 		}
 		return got.Result, nil
 	}
-	ctx := withRequestVals(s.ctx, vals, s, m.ID)
+	ctx := withRequestVals(s.ctx(), vals, s, m.ID)
 	raw, err := through(ctx, s.mw, r, s.log)
 	switch {
 	case err != nil:

@@ -233,7 +233,7 @@ func (s *Session) call(ctx context.Context, method string, params wire.Appender,
 		}
 		s.progress[id] = progress
 	}
-	s.room.Signal() // a reader waiting for room must read this call's answer
+	s.room.Broadcast() // a reader waiting for room must read this call's answer
 	s.mu.Unlock()
 	if o.onID != nil {
 		o.onID(id)

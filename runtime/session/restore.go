@@ -231,7 +231,6 @@ func Resume(t transport.Transport, h Handler, opts Options, st LegacyState) (*Se
 	}
 	s := newSession(Server, t, h, opts)
 	if s.opts.Revisions != nil && !slices.Contains(s.opts.Revisions, rev.Name) {
-		s.cancel()
 		return nil, fmt.Errorf("session: resume: revision %s is not among the revisions this server allows (%s)", rev.Name, strings.Join(s.opts.Revisions, ", "))
 	}
 	s.rev = rev

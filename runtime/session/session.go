@@ -321,20 +321,20 @@ const (
 
 // Session is one MCP connection.
 type Session struct {
-	role    Role
+	role     Role
+	pushOnly bool        // the transport is a PushOnly: no reader runs, and workers are not kept (spawn)
+	finished atomic.Bool // the session has ended; set under mu, with done closed if made
+
 	t       transport.Transport
 	handler Handler
 	opts    Options
 	log     *slog.Logger
 	mw      HandlerFunc // Options.Middleware chained; nil without any
 
-	ctx      context.Context // the session's lifetime: cancelled once its handlers are done
-	cancel   context.CancelFunc
-	readCtx  context.Context // the reader's: cancelled when the session starts ending
-	stopRead context.CancelFunc
+	life    endCtx // the session's lifetime (ctx): cancelled once its handlers are done
+	reading endCtx // the reader's (readCtx): cancelled when the session starts ending
 
 	mu        sync.Mutex
-	state     state
 	rev       *revision.Revision // negotiated
 	ownCaps   jsontext.Value
 	peerCaps  jsontext.Value
@@ -349,53 +349,55 @@ type Session struct {
 	logLevel  int                         // index in logLevels; messages below are not sent
 	logSet    bool                        // logging/setLevel was accepted (LegacyState's LogLevel)
 	modern    bool                        // a server whose handler speaks the stateless era (see Modern)
+	ended     bool                        // the transport is closed, or about to be
+	abort     bool                        // Abort was called: no drain
+	state     state                       // where the session is in its lifecycle
+	noteBusy  bool                        // a worker is running noteQ (runNotes)
 	mc        *modernClient               // a client in the stateless era (see Connect); nil otherwise
 	malformed string                      // the start of the first payload that was not JSON-RPC (ConnectTimeoutError.NotJSONRPC), "" for none
 	listens   map[wire.ID]*Subscription   // open subscriptions/listen calls, by request id
 	subs      map[string]bool             // resources/subscribe kept by the engine (modern handler, legacy session)
-	ended     bool                        // the transport is closed, or about to be
 	closeErr  error                       // what calls get once the session is ending: ErrClosed, wrapped with the cause
-	stalled   chan struct{}               // closed once the peer is taken for one that stopped reading; nil where writes are not watched (writeWatch)
-	stallErr  error                       // why stalled was closed
-	abort     bool                        // Abort was called: no drain
 	draining  chan struct{}               // closed by Abort to cut a drain short; nil without a drain
-	after     []func()                    // called once the session has ended (AfterFunc)
-	tools     toolCheck                   // a client's knowledge of the server's tools (UnusableTools)
+	after     *endAfter                   // called once the session has ended (AfterFunc), the latest first
+	tools     *toolCheck                  // a client's knowledge of the server's tools (UnusableTools); nil on a server
 	audience  string                      // the StateAudience of the stateless requests it serves, made by the first (see stateAudience)
 	unfollow  func()                      // ends the subscription of follow; called by end
+	fol       *follower                   // the events of follow to send; made by the first (heard)
 
 	stateMu sync.Mutex // held while Options.OnLegacyState runs: one call at a time (legacyChanged)
 
-	room     sync.Cond      // on mu: signalled when a handler ends, a call starts or the session ends (see waitRoom)
+	room     sync.Cond      // on mu: broadcast when a handler ends, a call starts, noteQ shrinks or the session ends (see waitRoom, queueNote)
 	handlers sync.WaitGroup // request handlers and batch answers; Add only while not stateClosed
 	notes    sync.WaitGroup // runNotes workers started while not stateClosed
 	work     chan func()    // hands a request to an idle worker goroutine
 	noteQ    []note         // notifications waiting for their handler, in order; at most maxQueuedNotes
-	noteBusy bool           // a worker is running noteQ (runNotes)
-	noteRoom sync.Cond      // on mu: signalled when noteQ shrinks or the session has ended
-	done     chan struct{}
-	afterRan chan struct{} // closed once the functions of AfterFunc have returned
+	done     chan struct{}  // made by the first Done, or closed once the session has ended (see isDone)
+	afterRan sync.WaitGroup // done once the functions of AfterFunc have returned
 	err      error
 
-	// Answers on a byte-stream transport (InputEnder): queued by
-	// writeAnswer, written in order by runOut, so that the reader never
-	// waits for a write.
-	outbox  bool
-	ahead   InputEnder // the transport, when it reads ahead on demand (readAhead)
+	// What only a session on a byte-stream transport (InputEnder) has;
+	// nil elsewhere (the sessions of the HTTP servers), so that those
+	// do not carry it.
+	*outbox
+}
+
+// outbox is the part of a Session on a byte-stream transport
+// (InputEnder). Its answers are queued by writeAnswer and written in
+// order by runOut, so that the reader never waits for a write; its
+// writes are watched, and a peer that stops reading is given up
+// (watchWrites).
+type outbox struct {
+	ahead   InputEnder // the transport, which reads ahead on demand (readAhead)
 	outQ    [][]byte   // answers waiting to be written, from outHead on; each counts in answering
 	outHead int
 	outBusy bool      // runOut is running
-	outIdle sync.Cond // on mu: signalled when runOut stops
+	outIdle sync.Cond // on the session's mu: signalled when runOut stops
 	outRun  func()    // s.runOut, made once
 
-	// pushOnly: the transport is a PushOnly; no reader runs, and workers
-	// are not kept (spawn).
-	pushOnly bool
-
-	// The watch of the session's writes on a byte-stream transport
-	// (InputEnder; nil elsewhere): a peer that stops reading is given up
-	// (watchWrites).
-	watch *writeWatch
+	watch    *writeWatch
+	stalled  chan struct{} // closed once the peer is taken for one that stopped reading
+	stallErr error         // why stalled was closed
 }
 
 // writeWatch follows the session's writes to the transport: started and
@@ -464,22 +466,17 @@ func newSession(role Role, t transport.Transport, h Handler, opts Options) *Sess
 	}
 	log := opts.Logger
 	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+		log = discardLog
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	readCtx, stopRead := context.WithCancel(ctx)
-	s := &Session{
-		role: role, t: t, handler: h, opts: opts, log: log,
-		ctx: ctx, cancel: cancel, readCtx: readCtx, stopRead: stopRead,
-		done:     make(chan struct{}),
-		afterRan: make(chan struct{}),
+	s := &Session{role: role, t: t, handler: h, opts: opts, log: log}
+	if role == Client {
+		s.tools = &toolCheck{}
 	}
+	s.afterRan.Add(1) // Done by drain once the session has ended
 	if _, ok := t.(PushOnly); !ok {
 		s.work = make(chan func()) // a PushOnly transport's session keeps no workers (spawn)
 	}
 	s.room.L = &s.mu
-	s.noteRoom.L = &s.mu
-	s.outIdle.L = &s.mu
 	s.modern = role == Server && Modern(h)
 	s.mw = chain(opts.Middleware)
 	return s
@@ -498,13 +495,15 @@ func (s *Session) start() {
 		})
 	}
 	if ie, ok := t.(InputEnder); ok {
-		s.ahead = ie
-		s.outbox = true
-		s.outRun = s.runOut
 		// Only such a session gives up a peer that stopped reading: on
-		// other transports, stalled stays nil and never fires.
-		s.watch = &writeWatch{epoch: time.Now()}
-		s.stalled = make(chan struct{})
+		// other transports, stalledCh is nil and never fires.
+		s.outbox = &outbox{
+			ahead:   ie,
+			watch:   &writeWatch{epoch: time.Now()},
+			stalled: make(chan struct{}),
+		}
+		s.outIdle.L = &s.mu
+		s.outRun = s.runOut
 		go s.watchInput(ie.InputEnded())
 	}
 	if _, ok := t.(PushOnly); ok {
@@ -574,7 +573,28 @@ func (s *Session) PeerInfo() jsontext.Value {
 }
 
 // Done is closed when the session has ended.
-func (s *Session) Done() <-chan struct{} { return s.done }
+func (s *Session) Done() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.done == nil {
+		s.done = make(chan struct{}) // made on demand: an idle session holds none
+		if s.finished.Load() {
+			close(s.done)
+		}
+	}
+	return s.done
+}
+
+// discardLog is the logger of sessions without Options.Logger.
+var discardLog = slog.New(slog.DiscardHandler)
+
+// ctx is the session's lifetime, the context of its notification
+// handlers: cancelled once its request handlers are done.
+func (s *Session) ctx() context.Context { return &s.life }
+
+// readCtx is the reader's context: cancelled when the session starts
+// ending.
+func (s *Session) readCtx() context.Context { return &s.reading }
 
 // AfterFunc arranges for f to be called once the session has ended (after
 // Done is closed), on a goroutine of the session's, or on a new one if it
@@ -586,8 +606,8 @@ func (s *Session) Done() <-chan struct{} { return s.done }
 // call Wait, but must not call Close or Abort, which would wait for it.
 func (s *Session) AfterFunc(f func()) {
 	s.mu.Lock()
-	if !s.isDone() { // done is closed under mu, with after taken
-		s.after = append(s.after, f)
+	if !s.isDone() { // finished is set under mu, with after taken
+		s.after = &endAfter{f: f, next: s.after}
 		s.mu.Unlock()
 		return
 	}
@@ -595,20 +615,13 @@ func (s *Session) AfterFunc(f func()) {
 	go f()
 }
 
-// isDone reports whether done is closed.
-func (s *Session) isDone() bool {
-	select {
-	case <-s.done:
-		return true
-	default:
-		return false
-	}
-}
+// isDone reports whether the session has ended (Done is closed).
+func (s *Session) isDone() bool { return s.finished.Load() }
 
 // Wait blocks until the session ends and returns why: nil when the peer
 // closed the connection or Close was called.
 func (s *Session) Wait() error {
-	<-s.done
+	<-s.Done()
 	return s.err
 }
 
@@ -623,8 +636,8 @@ func (s *Session) Wait() error {
 // as the peer takes one now and then (see Options.StallTimeout).
 func (s *Session) Close() error {
 	s.shutdown(nil)
-	<-s.done
-	<-s.afterRan
+	<-s.Done()
+	s.afterRan.Wait()
 	return s.err
 }
 
@@ -646,8 +659,8 @@ func (s *Session) Abort() error {
 		s.draining = nil
 	}
 	s.mu.Unlock()
-	<-s.done
-	<-s.afterRan
+	<-s.Done()
+	s.afterRan.Wait()
 	return s.err
 }
 
@@ -689,7 +702,7 @@ func (s *Session) end(reason, cause error) {
 	}
 	s.room.Broadcast()
 	s.mu.Unlock()
-	s.stopRead()
+	s.reading.cancel()
 	if unfollow != nil {
 		unfollow()
 	}
@@ -731,7 +744,7 @@ func (s *Session) refuseParked(ps []parked) {
 // cannot be written because the peer stopped reading are given up
 // (watchWrites).
 func (s *Session) drain(reason error) {
-	if s.outbox {
+	if s.outbox != nil {
 		s.watchWrites()
 	}
 	drained := make(chan struct{})
@@ -739,7 +752,7 @@ func (s *Session) drain(reason error) {
 		s.handlers.Wait()
 		// Every answer is queued: wait until they are written.
 		s.mu.Lock()
-		for s.outBusy {
+		for s.outbox != nil && s.outBusy {
 			s.outIdle.Wait()
 		}
 		s.mu.Unlock()
@@ -763,7 +776,7 @@ func (s *Session) drain(reason error) {
 		case <-quiet:
 		case <-t.C:
 		case <-abort:
-		case <-s.stalled:
+		case <-s.stalledCh():
 		}
 		t.Stop()
 	}
@@ -774,22 +787,22 @@ func (s *Session) drain(reason error) {
 	s.mu.Unlock()
 	select {
 	case <-drained:
-	case <-s.stalled:
+	case <-s.stalledCh():
 		// The peer stopped reading: what is still to be written is given
 		// up, and its goroutines left blocked in the transport's Write
 		// (closing the transport below may end it).
 	}
-	s.cancel()
+	s.life.cancel()
 	s.mu.Lock()
 	s.ended = true
-	s.noteRoom.Broadcast()
+	s.room.Broadcast()
 	s.mu.Unlock()
 	err := s.t.Close()
 	if reason != nil {
 		err = reason
 	}
 	s.mu.Lock()
-	if stall := s.stallErr; stall != nil && stall != reason {
+	if stall := s.stallError(); stall != nil && stall != reason {
 		if reason == nil {
 			err = stall
 		} else {
@@ -799,13 +812,19 @@ func (s *Session) drain(reason error) {
 	s.mu.Unlock()
 	s.err = err
 	s.mu.Lock()
-	close(s.done)
-	after := s.after
+	s.finished.Store(true)
+	if s.done != nil {
+		close(s.done)
+	}
+	var after []func()
+	for a := s.after; a != nil; a = a.next {
+		after = append(after, a.f)
+	}
 	s.after = nil
 	s.mu.Unlock()
-	defer close(s.afterRan)
-	for _, f := range after {
-		f()
+	defer s.afterRan.Done()
+	for i := len(after) - 1; i >= 0; i-- {
+		after[i]() // in the order they were registered
 	}
 }
 
@@ -833,7 +852,7 @@ func (s *Session) worker(fn func()) {
 		fn()
 		select {
 		case fn = <-s.work:
-		case <-s.ctx.Done():
+		case <-s.ctx().Done():
 			return
 		}
 	}
@@ -846,7 +865,7 @@ func (s *Session) read() {
 			s.items(nil, p.items, p.batch, false)
 			continue
 		}
-		data, err := s.t.Read(s.readCtx)
+		data, err := s.t.Read(s.readCtx())
 		if errors.Is(err, transport.ErrSkipped) {
 			// One payload lost, the connection fine: say so and read on.
 			s.log.Debug("mcp: payload skipped by the transport", "err", err)
@@ -934,7 +953,7 @@ func (s *Session) unpark(id wire.ID) bool {
 		if len(s.parked) == 0 {
 			s.parked = nil
 		}
-		s.room.Signal() // the reader may wait for room in the queue
+		s.room.Broadcast() // the reader may wait for room in the queue
 		return true
 	}
 	return false
@@ -979,7 +998,7 @@ func (s *Session) waitRoom() (p parked, ok bool) {
 // reader stops reading for a while, so that the end of the input is seen
 // meanwhile.
 func (s *Session) readAhead() {
-	if s.ahead != nil {
+	if s.outbox != nil {
 		s.ahead.ReadAhead()
 	}
 }
@@ -998,7 +1017,7 @@ func (s *Session) watchInput(ended <-chan struct{}) {
 	select {
 	case <-ended:
 		s.watchWrites()
-	case <-s.done:
+	case <-s.Done():
 	}
 }
 
@@ -1010,10 +1029,14 @@ func (s *Session) watchInput(ended <-chan struct{}) {
 // of a write while none was waiting (send keeps the last two in lastWrite).
 func (s *Session) watchWrites() {
 	d := s.opts.StallTimeout
+	if s.outbox == nil {
+		return
+	}
 	w := s.watch
 	if d < 0 || w == nil || s.isDone() || !w.watching.CompareAndSwap(false, true) {
 		return
 	}
+	done := s.Done()
 	go func() {
 		start := int64(time.Since(w.epoch))
 		t := time.NewTimer(d)
@@ -1021,7 +1044,7 @@ func (s *Session) watchWrites() {
 		for {
 			select {
 			case <-t.C:
-			case <-s.done:
+			case <-done:
 				return
 			}
 			if w.writes.Load() == w.wrote.Load() {
@@ -1041,6 +1064,23 @@ func (s *Session) watchWrites() {
 			return
 		}
 	}()
+}
+
+// stalledCh is closed once the peer is taken for one that stopped
+// reading; nil (never closed) where the writes are not watched.
+func (s *Session) stalledCh() <-chan struct{} {
+	if s.outbox == nil {
+		return nil
+	}
+	return s.stalled
+}
+
+// stallError is why stalledCh was closed, or nil; s.mu is held.
+func (s *Session) stallError() error {
+	if s.outbox == nil {
+		return nil
+	}
+	return s.stallErr
 }
 
 // stall ends the session for a peer that stopped reading (watchWrites).
@@ -1068,7 +1108,7 @@ func (s *Session) queueNote(n note) {
 	s.mu.Lock()
 	for len(s.noteQ) >= maxQueuedNotes && !s.ended {
 		s.readAhead()
-		s.noteRoom.Wait()
+		s.room.Wait()
 	}
 	if s.ended {
 		s.mu.Unlock()
@@ -1111,7 +1151,7 @@ func (s *Session) runNotes() {
 		n := s.noteQ[0]
 		s.noteQ[0] = note{}
 		s.noteQ = s.noteQ[1:]
-		s.noteRoom.Signal()
+		s.room.Broadcast()
 		s.mu.Unlock()
 		s.handleNotification(n.method, n.params)
 	}
@@ -1134,7 +1174,7 @@ func (s *Session) write(data []byte) {
 // peer to read, and what the queue holds is bounded by MaxInFlight (see
 // waitRoom). Elsewhere it is written at once.
 func (s *Session) writeAnswer(data []byte) {
-	if !s.outbox {
+	if s.outbox == nil {
 		s.write(data)
 		return
 	}
@@ -1170,7 +1210,7 @@ func (s *Session) runOut() {
 		s.write(b)
 		s.mu.Lock()
 		s.answering--
-		s.room.Signal() // the reader may wait for room (waitRoom)
+		s.room.Broadcast() // the reader may wait for room (waitRoom)
 		s.mu.Unlock()
 	}
 }
@@ -1179,6 +1219,9 @@ func (s *Session) runOut() {
 // where the writes are watched. Every write of the session goes through
 // it.
 func (s *Session) send(ctx context.Context, data []byte) error {
+	if s.outbox == nil {
+		return s.t.Write(ctx, data)
+	}
 	w := s.watch
 	if w == nil {
 		return s.t.Write(ctx, data)
@@ -1332,7 +1375,7 @@ func (s *Session) items(vals valuer, items []jsonrpc.Item, batch, inline bool) {
 		s.writeAnswer(b)
 		s.mu.Lock()
 		s.answering--
-		s.room.Signal()
+		s.room.Broadcast()
 		s.mu.Unlock()
 	}()
 }

@@ -168,6 +168,9 @@ func (tc *toolCheck) empty() bool {
 // against (see UnusableTools). A typed call lists the tools first when it
 // has not (the generated CallTypedTool).
 func (s *Session) ToolsListed() bool {
+	if s.tools == nil {
+		return false // a server's
+	}
 	s.tools.mu.Lock()
 	defer s.tools.mu.Unlock()
 	return s.tools.listed
@@ -208,6 +211,9 @@ func (s *Session) refusesUnusable() bool {
 // MaxCheckedTools and MaxCheckedSchemaBytes); it is empty on a server
 // session.
 func (s *Session) UnusableTools() map[string]error {
+	if s.tools == nil {
+		return map[string]error{} // a server's
+	}
 	return s.tools.unusable()
 }
 

@@ -77,7 +77,7 @@
 // ServerOptions.WriteTimeout ends the connection, and its stream waits,
 // resumable, for the client to come back.
 //
-// An idle server session (initialized, no stream open) holds about 2.8 KiB
+// An idle server session (initialized, no stream open) holds about 1.4 KiB
 // of heap and no goroutine: its requests run on goroutines that end with
 // them (session.PushOnly); once a session has ended, the server holds
 // nothing of it (BenchmarkIdleSession: Go 1.26, amd64, sessions at
@@ -997,20 +997,18 @@ func (s *Server) newConn(r *http.Request) (*conn, int, *jsonrpc.Error) {
 // makeConn returns the conn of the session id, not started; r is the
 // request that opened it, or carried it to this instance.
 func (s *Server) makeConn(r *http.Request, id, principal string) *conn {
+	host, port := httpmsg.SplitAddr(r.RemoteAddr)
 	c := &conn{
 		srv:       s,
 		id:        id,
 		principal: principal,
-		info:      httpmsg.ServerInfo(r, id),
-		closed:    make(chan struct{}),
-		ending:    make(chan struct{}),
+		host:      host,
+		port:      uint16(port), // SplitAddr's port is at most 65535
+		proto:     httpmsg.ProtoVersion(r.ProtoMajor, r.ProtoMinor),
 		lastSeen:  time.Now(),
 		// Stream 0 is the GET stream, made by its first use
 		// (standaloneLocked): an idle session holds none.
 		nextStream: 1,
-	}
-	if s.fleet != nil {
-		c.epoch = s.fleet.ID + "."
 	}
 	return c
 }
@@ -1019,16 +1017,22 @@ func (s *Server) makeConn(r *http.Request, id, principal string) *conn {
 type conn struct {
 	srv       *Server
 	id        string
-	principal string         // ServerOptions.Principal of the initialize; "" for none
-	info      transport.Info // what Describe returns
-	sess      *session.Session
+	principal string // ServerOptions.Principal of the initialize; "" for none
+	// What Describe returns besides the constants: the client's address
+	// and port, and the HTTP version, of the request that opened the
+	// session (or carried it to this instance).
+	host  string
+	proto string
+	port  uint16
+
+	sess *session.Session
 	// Set by the session before it starts.
 	push      func(data []byte, inline bool)
 	pushItems func(vals context.Context, items []jsonrpc.Item, batch, inline bool)
 
 	closeOnce sync.Once
-	ending    chan struct{} // closed when the session has ended: its streams flush and end
-	closed    chan struct{} // closed once they have: the streams are dropped
+	ending    latch // set when the session has ended: its streams flush and end
+	closed    latch // set once they have: the streams are dropped
 
 	mu         sync.Mutex
 	streams    map[string]*stream
@@ -1038,7 +1042,6 @@ type conn struct {
 	retained   int64       // the bytes of the events of finished
 	expiry     *time.Timer // drops finished streams after StreamRetention
 	nextStream int
-	epoch      string        // in a fleet, the owner's ID and a dot: the POST streams of two owners never share an id
 	attached   int           // open SSE connections
 	detached   chan struct{} // once ending, closed when attached falls to 0
 	endReason  string        // the reason of the session-ended event; "" for "the session ended"
@@ -1079,7 +1082,7 @@ type stream struct {
 
 // newStreamLocked opens the next POST stream.
 func (c *conn) newStreamLocked() *stream {
-	id := c.id + "-" + c.epoch + strconv.Itoa(c.nextStream)
+	id := c.id + "-" + c.epoch() + strconv.Itoa(c.nextStream)
 	c.nextStream++
 	return c.addStreamLocked(id)
 }
@@ -1186,10 +1189,8 @@ func (c *conn) deliver(p posted, inline bool) bool {
 	if c.pushItems == nil && c.push == nil {
 		return false // sessions always take pushes (session.New sets them)
 	}
-	select {
-	case <-c.closed:
+	if c.closed.isSet() {
 		return false
-	default:
 	}
 	if c.pushItems != nil {
 		c.pushItems(p.vals, p.items, p.batch, inline)
@@ -1202,13 +1203,31 @@ func (c *conn) deliver(p posted, inline bool) bool {
 // Describe implements transport.Describer: the connection of the request
 // that opened the session (or carried it to this instance, in a fleet),
 // whose peer is the client, and the session id.
-func (c *conn) Describe() transport.Info { return c.info }
+func (c *conn) Describe() transport.Info {
+	return transport.Info{
+		Network:         "tcp",
+		Protocol:        "http",
+		ProtocolVersion: c.proto,
+		Address:         c.host,
+		Port:            int(c.port),
+		SessionID:       c.id,
+	}
+}
+
+// epoch is, in a fleet, this instance's ID and a dot, and "" elsewhere:
+// the POST streams of two owners of a session never share an id.
+func (c *conn) epoch() string {
+	if c.srv.fleet == nil {
+		return ""
+	}
+	return c.srv.fleet.ID + "."
+}
 
 // Read implements transport.Transport. The session does not call it (see
 // PushOnly): every POST is pushed. It reports the end of the session.
 func (c *conn) Read(ctx context.Context) ([]byte, error) {
 	select {
-	case <-c.closed:
+	case <-c.closed.wait():
 		return nil, io.EOF
 	case <-ctx.Done():
 		return nil, ctx.Err()
@@ -1219,10 +1238,8 @@ func (c *conn) Read(ctx context.Context) ([]byte, error) {
 // belongs to (exactly one). Once the session has ended, it returns
 // net.ErrClosed: its streams are dropped.
 func (c *conn) Write(ctx context.Context, data []byte) error {
-	select {
-	case <-c.closed:
+	if c.closed.isSet() {
 		return net.ErrClosed
-	default:
 	}
 	first := jsontext.Value(data)
 	if first.Kind() == '[' {
@@ -1300,7 +1317,7 @@ func (c *conn) Write(ctx context.Context, data []byte) error {
 		case <-room:
 		case <-ctx.Done():
 			err = fmt.Errorf("%w; waiting for room ended: %w", full, ctx.Err())
-		case <-c.closed:
+		case <-c.closed.wait():
 			err = net.ErrClosed
 		}
 		c.mu.Lock()
@@ -1319,14 +1336,7 @@ func (c *conn) Write(ctx context.Context, data []byte) error {
 // dropping, its streams (c.mu is held: Close drops them under it once
 // closed is closed). A Write that finds it so must not append: that would
 // make the store recreate a dropped stream, which nothing would drop again.
-func (c *conn) endedLocked() bool {
-	select {
-	case <-c.closed:
-		return true
-	default:
-		return false
-	}
-}
+func (c *conn) endedLocked() bool { return c.closed.isSet() }
 
 // roomLocked reports whether an event of n bytes fits the unsent events of
 // st and of the session. A message always fits an empty buffer.
@@ -1420,7 +1430,7 @@ func (c *conn) Close() error {
 	c.closeOnce.Do(func() {
 		c.srv.forget(c)
 		c.mu.Lock()
-		close(c.ending)
+		c.ending.fire()
 		var detached chan struct{}
 		if c.attached > 0 {
 			c.detached = make(chan struct{})
@@ -1440,7 +1450,7 @@ func (c *conn) Close() error {
 			}
 			t.Stop()
 		}
-		close(c.closed)
+		c.closed.fire()
 		c.mu.Lock()
 		if c.expiry != nil {
 			c.expiry.Stop()
@@ -1489,7 +1499,7 @@ func (c *conn) serveJSON(w http.ResponseWriter, r *http.Request, st *stream, rf 
 		case <-st.wake:
 		case <-r.Context().Done():
 			return
-		case <-c.closed:
+		case <-c.closed.wait():
 			c.mu.Lock()
 			done := st.done
 			c.mu.Unlock()
@@ -1556,12 +1566,10 @@ func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq 
 		return
 	}
 	c.mu.Lock()
-	select {
-	case <-c.closed:
+	if c.closed.isSet() {
 		c.mu.Unlock()
 		httpError(w, http.StatusNotFound, jsonrpc.InvalidRequest, "session ended")
 		return
-	default:
 	}
 	if st.id != "" && seq > st.last && c.streams[st.id] == st {
 		last := st.last
@@ -1650,12 +1658,7 @@ func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq 
 		c.mu.Lock()
 		done := st.done
 		c.mu.Unlock()
-		ending := false
-		select {
-		case <-c.ending:
-			ending = true
-		default:
-		}
+		ending := c.ending.isSet()
 		evs, _, err := c.srv.storeFor(st.id).After(st.id, seq)
 		if err != nil {
 			c.srv.log.Error("mcp http: event store", "err", err)
@@ -1715,7 +1718,7 @@ func (c *conn) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, seq 
 			return
 		case <-drop:
 			return
-		case <-c.ending:
+		case <-c.ending.wait():
 		}
 	}
 }
@@ -1788,10 +1791,8 @@ func (c *conn) retainLocked(st *stream) bool {
 	if st == c.standalone || st.id == "" || !st.done || st.attached || st.opening || !st.finished.IsZero() {
 		return false
 	}
-	select {
-	case <-c.closed:
+	if c.closed.isSet() {
 		return false // the session dropped every stream
-	default:
 	}
 	o := &c.srv.opts
 	st.finished = time.Now()
@@ -1909,8 +1910,9 @@ func (c *conn) hadStreamLocked(id string) bool {
 	if id == c.id+"-0" {
 		return true
 	}
-	n, ok := strings.CutPrefix(id, c.id+"-"+c.epoch)
-	if !ok && c.epoch != "" {
+	epoch := c.epoch()
+	n, ok := strings.CutPrefix(id, c.id+"-"+epoch)
+	if !ok && epoch != "" {
 		// In a fleet, a POST stream of an owner before this one: it was
 		// answered there, and went with it.
 		rest, _ := strings.CutPrefix(id, c.id+"-")
