@@ -636,7 +636,7 @@ func acceptsType(values []string, t string) bool {
 //
 // [protocol version header]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#protocol-version-header
 func checkVersion(w http.ResponseWriter, r *http.Request, rf *refusal) bool {
-	v := r.Header.Get("MCP-Protocol-Version")
+	v := r.Header.Get(versionKey)
 	if v == "" {
 		return true
 	}
