@@ -70,6 +70,36 @@ func firstByte(data []byte) byte {
 	return 0
 }
 
+// clientMethod returns the method of the message object v, whose method
+// member is the JSON string raw: the methods a client sends most without
+// allocating (the Write of every POST probes its payload), others unescaped.
+func clientMethod(v, raw jsontext.Value) string {
+	if len(raw) >= 2 {
+		switch string(raw[1 : len(raw)-1]) { // no escapes in these: the bytes are the name
+		case "tools/call":
+			return "tools/call"
+		case "tools/list":
+			return "tools/list"
+		case "resources/read":
+			return "resources/read"
+		case "prompts/get":
+			return "prompts/get"
+		case "ping":
+			return "ping"
+		case "initialize":
+			return "initialize"
+		case "notifications/initialized":
+			return "notifications/initialized"
+		case "notifications/cancelled":
+			return "notifications/cancelled"
+		case "notifications/progress":
+			return "notifications/progress"
+		}
+	}
+	s, _ := wire.MemberString(v, "method")
+	return s
+}
+
 // clientProbe reads the envelope of the message object v as
 // clientScanMessage does, looking only at the members it needs.
 func clientProbe(v []byte) clientMessage {
@@ -100,7 +130,7 @@ func clientProbe(v []byte) clientMessage {
 	}
 	if hasMethod {
 		if rawMethod.Kind() == '"' {
-			m.method, _ = wire.MemberString(v, "method")
+			m.method = clientMethod(v, rawMethod)
 		} else {
 			hasMethod = false
 		}

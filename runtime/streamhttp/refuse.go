@@ -76,7 +76,7 @@ func (rf refusal) nullID() bool {
 // claimedRevision returns the revision the MCP-Protocol-Version header of r
 // names, or "" when it names none linked in.
 func claimedRevision(r *http.Request) string {
-	v := r.Header.Get("MCP-Protocol-Version")
+	v := r.Header.Get(versionKey)
 	if _, ok := revision.Lookup(v); !ok {
 		return ""
 	}

@@ -26,6 +26,12 @@ var scanSeeds = []string{
 	` {"jsonrpc":"2.0","id":"\u0061","result":{}} `,
 	`{"jsonrpc":"2.0","id":1.5,"result":{}}`,
 	`{}`,
+	`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo"}}`,
+	`{"jsonrpc":"2.0","id":6,"method":"tools\/call"}`,
+	`{"jsonrpc":"2.0","id":7,"method":"initialize","params":{}}`,
+	`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}`,
+	`{"jsonrpc":"2.0","id":8,"method":"tools/calls"}`,
+	`{"jsonrpc":"2.0","id":9,"method":""}`,
 }
 
 // rawServer serves a Server with an empty MCP server on 127.0.0.1.
@@ -84,6 +90,21 @@ func TestClientProbe(t *testing.T) {
 		}
 		if got := clientScan([]byte(s)); len(got) != 1 || got[0] != want {
 			t.Errorf("clientScan(%s) = %+v; want [%+v]", s, got, want)
+		}
+	}
+}
+
+// Probing the payload of a POST the client writes (it does so for every
+// one) allocates nothing for the usual methods.
+func TestClientProbeNoAllocs(t *testing.T) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":"x","method":"tools/list"}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+	} {
+		v := []byte(s)
+		if n := testing.AllocsPerRun(100, func() { _ = clientProbe(v) }); n != 0 {
+			t.Errorf("clientProbe(%s): %v allocations, want 0", s, n)
 		}
 	}
 }

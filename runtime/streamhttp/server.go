@@ -636,7 +636,7 @@ func acceptsType(values []string, t string) bool {
 //
 // [protocol version header]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#protocol-version-header
 func checkVersion(w http.ResponseWriter, r *http.Request, rf *refusal) bool {
-	v := r.Header.Get("MCP-Protocol-Version")
+	v := r.Header.Get(versionKey)
 	if v == "" {
 		return true
 	}
@@ -1132,12 +1132,16 @@ func (c *conn) openStream(requests []wire.ID, json bool) (*stream, error) {
 			return nil, fmt.Errorf("request ID %v is already in use", id)
 		}
 	}
-	c.dropFinishedLocked(time.Now())
+	if len(c.finished) > 0 {
+		c.dropFinishedLocked(time.Now())
+	}
 	var st *stream
 	if json {
 		// A JSON answer is not an SSE stream: no id, no events to resume,
-		// nothing to keep once it is answered.
-		st = &stream{wake: make(chan struct{}, 1)}
+		// nothing to keep once it is answered. Its wake channel is made
+		// only when serveJSON has to wait (see there): most answers are in
+		// by then.
+		st = &stream{}
 		st.json = st.json1[:0]
 	} else {
 		st = c.newStreamLocked()
@@ -1392,7 +1396,7 @@ func (c *conn) appendLocked(st *stream, data []byte) error {
 		c.unsentBytes += n
 	}
 	select {
-	case st.wake <- struct{}{}:
+	case st.wake <- struct{}{}: // nil (not taken) for a JSON answer no one waits for yet
 	default:
 	}
 	return nil
@@ -1476,6 +1480,11 @@ func (c *conn) serveJSON(w http.ResponseWriter, r *http.Request, st *stream, rf 
 	for {
 		c.mu.Lock()
 		done, out := st.done, st.json
+		if !done && st.wake == nil {
+			// The answer is not in yet: from now on, appendLocked wakes
+			// this wait (under c.mu, so no append is missed).
+			st.wake = make(chan struct{}, 1)
+		}
 		c.mu.Unlock()
 		if done {
 			c.arm(c.writeDeadline(w))

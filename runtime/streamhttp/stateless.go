@@ -22,6 +22,11 @@ import (
 // (2026-07-28 on); the others are mcpheader's.
 const headerVersion = mcpheader.HeaderProtocolVersion
 
+// versionKey is headerVersion in the canonical form of net/http's header
+// map, to look it up with: Header.Get and Values allocate to canonicalize
+// any other spelling, on every request.
+const versionKey = "Mcp-Protocol-Version"
+
 // isStateless reports whether a POST that names no session is a request of
 // the stateless era: its MCP-Protocol-Version header names a revision
 // without the handshake (even for initialize, which that era answers with
@@ -32,7 +37,7 @@ func (s *Server) isStateless(r *http.Request, items []jsonrpc.Item, initialize b
 	if s.stateless == nil || r.Header.Get("Mcp-Session-Id") != "" {
 		return false, nil
 	}
-	if v := r.Header.Get(headerVersion); v != "" {
+	if v := r.Header.Get(versionKey); v != "" {
 		if rev, ok := revision.Lookup(v); ok && !rev.Handshake() {
 			return true, nil
 		}
@@ -56,7 +61,7 @@ func (s *Server) postStateless(w http.ResponseWriter, r *http.Request, rf refusa
 		// One message per POST, and an answer is one object, so the
 		// refusal is one error without an id, not a batch of them (see
 		// docs/requirements.md#stateless-batch-refusal).
-		refuse(w, refusal{rev: rf.rev}, http.StatusBadRequest, jsonrpc.InvalidRequest, "a POST of revision %s carries one message, not a batch", r.Header.Get(headerVersion))
+		refuse(w, refusal{rev: rf.rev}, http.StatusBadRequest, jsonrpc.InvalidRequest, "a POST of revision %s carries one message, not a batch", r.Header.Get(versionKey))
 		return
 	}
 	m := items[0].Msg
@@ -67,7 +72,7 @@ func (s *Server) postStateless(w http.ResponseWriter, r *http.Request, rf refusa
 		w.WriteHeader(http.StatusAccepted)
 		return
 	case jsonrpc.Response, jsonrpc.ErrorResponse:
-		refuse(w, rf, http.StatusBadRequest, jsonrpc.InvalidRequest, "a client of revision %s sends no responses", r.Header.Get(headerVersion))
+		refuse(w, rf, http.StatusBadRequest, jsonrpc.InvalidRequest, "a client of revision %s sends no responses", r.Header.Get(versionKey))
 		return
 	}
 	if sp == nil {
@@ -94,7 +99,7 @@ func (s *Server) postStateless(w http.ResponseWriter, r *http.Request, rf refusa
 // error -32020 (HeaderMismatch) naming it.
 func (s *Server) checkStatelessHeaders(r *http.Request, m *jsonrpc.Message, sp *session.StatelessParams) *jsonrpc.Error {
 	if mv, ok := sp.ProtocolVersion(); ok {
-		switch hv := r.Header.Values(headerVersion); {
+		switch hv := r.Header.Values(versionKey); {
 		case len(hv) == 0:
 			return jsonrpc.Errorf(session.HeaderMismatch, "header mismatch: %s: missing; _meta names %q", headerVersion, mv)
 		case len(hv) > 1:

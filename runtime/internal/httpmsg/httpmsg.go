@@ -52,11 +52,29 @@ func Excerpt(b []byte) string {
 // MediaType returns the lower-case media type of a Content-Type value,
 // also of one mime.ParseMediaType refuses (what comes before its ';').
 func MediaType(ct string) string {
+	if plainMediaType(ct) {
+		// What the parse below returns for it, without its map of
+		// parameters: the usual value ("application/json") costs nothing.
+		return ct
+	}
 	t, _, err := mime.ParseMediaType(ct)
 	if err != nil {
 		t, _, _ = strings.Cut(ct, ";")
 	}
 	return strings.ToLower(strings.TrimSpace(t))
+}
+
+// plainMediaType reports whether ct has no parameters, no white space and
+// no upper-case letters: MediaType returns such a value as it is, whether
+// mime.ParseMediaType takes it or not.
+func plainMediaType(ct string) bool {
+	for i := 0; i < len(ct); i++ {
+		switch c := ct[i]; {
+		case c == ';', c == ' ', c == '\t', c == '\r', c == '\n', c == '\v', c == '\f', c >= 'A' && c <= 'Z', c >= 0x80:
+			return false
+		}
+	}
+	return true
 }
 
 // AuthContext names the authorization that requests sent through rt with

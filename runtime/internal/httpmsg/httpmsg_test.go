@@ -1,6 +1,7 @@
 package httpmsg
 
 import (
+	"mime"
 	"net/http"
 	"strings"
 	"testing"
@@ -29,9 +30,40 @@ func TestMediaType(t *testing.T) {
 		"text/event-stream":               "text/event-stream",
 		"text/event-stream;;bad=":         "text/event-stream",
 		"":                                "",
+		"application/json":                "application/json",
+		" application/json ":              "application/json",
+		"application/JSON":                "application/json",
+		"application/json\t":              "application/json",
+		"no-slash":                        "no-slash",
+		"a/b/c":                           "a/b/c",
+		"text/\u00e9v\u00e9nement":        "text/\u00e9v\u00e9nement",
 	} {
 		if got := MediaType(in); got != want {
 			t.Errorf("MediaType(%q) = %q, want %q", in, got, want)
+		}
+		// The fast path answers what the parse answers.
+		if plainMediaType(in) {
+			if got, want := MediaType(in), slowMediaType(in); got != want {
+				t.Errorf("MediaType(%q) = %q, but the parse gives %q", in, got, want)
+			}
+		}
+	}
+}
+
+// slowMediaType is MediaType without its fast path.
+func slowMediaType(ct string) string {
+	t, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		t, _, _ = strings.Cut(ct, ";")
+	}
+	return strings.ToLower(strings.TrimSpace(t))
+}
+
+// MediaType of a plain value, the usual Content-Type, allocates nothing.
+func TestMediaTypePlainNoAllocs(t *testing.T) {
+	for _, ct := range []string{"application/json", "text/event-stream"} {
+		if n := testing.AllocsPerRun(100, func() { _ = MediaType(ct) }); n != 0 {
+			t.Errorf("MediaType(%q): %v allocations, want 0", ct, n)
 		}
 	}
 }
