@@ -104,6 +104,7 @@ type StandardServer struct {
 	templates []ResourceTemplate
 	tmplFns   urimatch.Router[ResourceHandler]
 	sessions  map[*session.Session]map[string]bool // live sessions, with their subscriptions
+	peak      int                                  // the most sessions since sessions was made (see untrackLocked)
 	complete  CompletionHandler
 
 	// Set by the ServerOptions.
@@ -362,13 +363,31 @@ func (srv *StandardServer) track(ctx context.Context) {
 	srv.mu.Lock()
 	if _, known := srv.sessions[s]; !known {
 		srv.sessions[s] = map[string]bool{}
+		if n := len(srv.sessions); n > srv.peak {
+			srv.peak = n
+		}
 		s.AfterFunc(func() {
 			srv.mu.Lock()
-			delete(srv.sessions, s)
+			srv.untrackLocked(s)
 			srv.mu.Unlock()
 		})
 	}
 	srv.mu.Unlock()
+}
+
+// untrackLocked forgets the session s. A Go map keeps the memory of its
+// most entries: after a peak of sessions (thousands of clients that came
+// and went), the table is made again at its size, so that the memory is
+// given back; amortized, since the peak is then its length.
+func (srv *StandardServer) untrackLocked(s *session.Session) {
+	delete(srv.sessions, s)
+	if n := len(srv.sessions); srv.peak > 256 && n < srv.peak/4 {
+		m := make(map[*session.Session]map[string]bool, n)
+		for k, v := range srv.sessions {
+			m[k] = v
+		}
+		srv.sessions, srv.peak = m, n
+	}
 }
 
 // capabilities returns the server's capabilities: those declared with

@@ -545,10 +545,33 @@ func (s *Server) reap() {
 		for _, c := range idle {
 			s.log.Debug("mcp http: idle session ended", "sessionTag", c.tag())
 			s.forget(c)
-			// Not waited for: a session that drains must not hold up
-			// the others' reaping.
-			go c.sess.Close()
 		}
+		closeIdle(idle)
+	}
+}
+
+// reapWorkers is how many goroutines end the sessions of one round of
+// reaping.
+const reapWorkers = 8
+
+// closeIdle ends the sessions of idle on at most reapWorkers goroutines,
+// not waited for: a session that drains (a handler still running) must not
+// hold up the others, nor the next round of reaping. Not a goroutine per
+// session: when thousands of sessions expire at once, as when clients
+// vanish without DELETE, thousands of goroutines would start, and the Go
+// runtime keeps the record of every goroutine it ever ran at once.
+func closeIdle(idle []*conn) {
+	var next atomic.Int64
+	for range min(len(idle), reapWorkers) {
+		go func() {
+			for {
+				i := next.Add(1) - 1
+				if i >= int64(len(idle)) {
+					return
+				}
+				idle[i].sess.Close()
+			}
+		}()
 	}
 }
 
