@@ -256,27 +256,14 @@ func SetMember(v jsontext.Value, name string, val []byte) (jsontext.Value, error
 	out := make([]byte, 1, len(v)+len(name)+len(val)+8) // room for it all: one allocation
 	out[0] = '{'
 	e := Encoder{buf: out}
-	i := skipSpace(v, 0) + 1
-	for {
-		i = skipSpace(v, i)
-		if i >= len(v) || v[i] == '}' {
-			break
-		}
-		if v[i] == ',' {
-			i = skipSpace(v, i+1)
-		}
-		end := skipString(v, i)
-		key := v[i : end+1]
-		i = skipSpace(v, end+1) + 1
-		start := skipSpace(v, i)
-		i = skipValue(v, start)
-		if nameEquals(key, name) {
+	for ms := ScanMembers(v); ms.Next(); {
+		if ms.NameIs(name) {
 			continue
 		}
 		e.comma()
-		e.buf = append(e.buf, key...)
+		e.buf = append(e.buf, ms.Name()...)
 		e.buf = append(e.buf, ':')
-		e.buf = append(e.buf, v[start:i]...)
+		e.buf = append(e.buf, ms.Value()...)
 		e.more = true
 	}
 	e.Key(name)
@@ -304,21 +291,9 @@ func MergeMembers(v, add jsontext.Value) (jsontext.Value, error) {
 	out := make([]byte, 0, len(v)+len(add)+1) // room for it all: one allocation
 	out = append(out, v[:len(v)-skipTrailing(v)]...)
 	more := skipSpace(out, skipSpace(out, 0)+1) < len(out)
-	i := skipSpace(add, 0) + 1
-	for {
-		i = skipSpace(add, i)
-		if i >= len(add) || add[i] == '}' {
-			break
-		}
-		if add[i] == ',' {
-			i = skipSpace(add, i+1)
-		}
-		end := skipString(add, i)
-		key := add[i : end+1]
-		i = skipSpace(add, end+1) + 1
-		start := skipSpace(add, i)
-		i = skipValue(add, start)
-		name := []byte(key[1 : len(key)-1])
+	for ms := ScanMembers(add); ms.Next(); {
+		key := ms.Name()
+		name := key[1 : len(key)-1]
 		if bytes.IndexByte(key, '\\') >= 0 {
 			var err error
 			if name, err = jsontext.AppendUnquote(nil, key); err != nil {
@@ -333,7 +308,7 @@ func MergeMembers(v, add jsontext.Value) (jsontext.Value, error) {
 		}
 		out = append(out, key...)
 		out = append(out, ':')
-		out = append(out, add[start:i]...)
+		out = append(out, ms.Value()...)
 		more = true
 	}
 	return append(out, '}'), nil
@@ -351,29 +326,16 @@ func DeleteMembers(v jsontext.Value, names ...string) (jsontext.Value, error) {
 	out := make([]byte, 1, len(v))
 	out[0] = '{'
 	more := false
-	i := skipSpace(v, 0) + 1
-	for {
-		i = skipSpace(v, i)
-		if i >= len(v) || v[i] == '}' {
-			break
-		}
-		if v[i] == ',' {
-			i = skipSpace(v, i+1)
-		}
-		end := skipString(v, i)
-		key := v[i : end+1]
-		i = skipSpace(v, end+1) + 1
-		start := skipSpace(v, i)
-		i = skipValue(v, start)
-		if slices.ContainsFunc(names, func(n string) bool { return nameEquals(key, n) }) {
+	for ms := ScanMembers(v); ms.Next(); {
+		if slices.ContainsFunc(names, ms.NameIs) {
 			continue
 		}
 		if more {
 			out = append(out, ',')
 		}
-		out = append(out, key...)
+		out = append(out, ms.Name()...)
 		out = append(out, ':')
-		out = append(out, v[start:i]...)
+		out = append(out, ms.Value()...)
 		more = true
 	}
 	return append(out, '}'), nil
