@@ -24,6 +24,9 @@
 //   - EventStore: a streamhttp.EventStore on Redis Streams, so that a
 //     client resumes a broken SSE stream with Last-Event-ID on any
 //     instance.
+//   - ReplayCache: a dpop.ReplayCache, so that a DPoP proof accepted by
+//     one instance's resource server is refused as a replay by all the
+//     others.
 //
 // Session and stream ids appear in no key, channel, error or log: keys
 // hold their SHA-256 instead.

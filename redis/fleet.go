@@ -31,6 +31,7 @@ type FleetOptions struct {
 	Sessions SessionStoreOptions
 	Relay    RelayOptions
 	Events   EventStoreOptions
+	Replay   ReplayCacheOptions
 }
 
 // Fleet is what one instance of a fleet shares with the others through
@@ -40,6 +41,7 @@ type FleetOptions struct {
 //	tasks.Options{Store: f.Tasks, Bus: f.Bus} // tasks (the Tasks extension)
 //	mcp.HTTPOptions{Fleet: f.Node, EventStore: f.Events} // legacy sessions and their GET streams
 //	mcp.SSEOptions{Fleet: f.Node}          // HTTP+SSE sessions
+//	dpop.VerifierOptions{Replay: f.Replay} // DPoP proofs, in bearer.DPoPOptions.Proofs
 //
 // The stateless era (2026-07-28) needs none of it but for listen streams
 // and tasks: its requests carry their state, sealed with keys the
@@ -56,6 +58,9 @@ type Fleet struct {
 	Tasks *TaskStore
 	// Events keeps the events of the GET streams of legacy sessions.
 	Events *EventStore
+	// Replay remembers the DPoP proofs every instance accepted, so that
+	// none is accepted twice anywhere in the fleet.
+	Replay *ReplayCache
 
 	client goredis.UniversalClient
 	relay  *Relay
@@ -63,7 +68,7 @@ type Fleet struct {
 
 // NewFleet joins the fleet prefix on the Redis of client: it builds the
 // Bus (subscribing to its channel, which needs Redis now), the TaskStore,
-// the SessionStore, the Relay and the EventStore, all on client, which
+// the SessionStore, the Relay, the EventStore and the ReplayCache, all on client, which
 // the caller owns and closes after Close.
 func NewFleet(ctx context.Context, client goredis.UniversalClient, prefix string, opts FleetOptions) (*Fleet, error) {
 	if opts.Logger != nil {
@@ -76,6 +81,9 @@ func NewFleet(ctx context.Context, client goredis.UniversalClient, prefix string
 	if opts.Events.Timeout == 0 {
 		opts.Events.Timeout = opts.Timeout
 	}
+	if opts.Replay.Timeout == 0 {
+		opts.Replay.Timeout = opts.Timeout
+	}
 	f := &Fleet{Prefix: prefix, client: client}
 	var err error
 	if f.Tasks, err = NewTaskStore(client, prefix, opts.Tasks); err != nil {
@@ -86,6 +94,9 @@ func NewFleet(ctx context.Context, client goredis.UniversalClient, prefix string
 		return nil, fmt.Errorf("redis fleet: %w", err)
 	}
 	if f.Events, err = NewEventStore(client, prefix, opts.Events); err != nil {
+		return nil, fmt.Errorf("redis fleet: %w", err)
+	}
+	if f.Replay, err = NewReplayCache(client, prefix, opts.Replay); err != nil {
 		return nil, fmt.Errorf("redis fleet: %w", err)
 	}
 	if f.relay, err = NewRelay(client, prefix, opts.Relay); err != nil {

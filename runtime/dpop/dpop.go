@@ -14,10 +14,9 @@
 //
 // A fleet of servers shares its ReplayCache, so that a proof used at one
 // instance is refused at the others, and its NonceSource: HMACNonces with
-// one secret on every instance needs no shared state. A Redis ReplayCache
-// would SET the key with NX and an expiry of until (SET key 1 NX PXAT
-// until): a reply of nil means the key was there already, that is a
-// replay.
+// one secret on every instance needs no shared state. The module
+// github.com/mcpgen/mcpgen/redis has a ReplayCache on Redis (one SET with
+// NX and an expiry per proof).
 package dpop
 
 import (
