@@ -301,6 +301,8 @@ func (c *Client) Read(ctx context.Context) ([]byte, error) {
 // the answer's headers and a JSON body; if it ends first, the request is
 // abandoned (the connection dropped: the server is not told to cancel, so
 // a session that wants that sends notifications/cancelled).
+// The POST's context carries the values of ctx (an OpenTelemetry span, an
+// httptrace.ClientTrace), so the http.Client's transport sees them.
 //
 // A status of 400 or above is an error that names it and quotes the start
 // of the body; a 404 to a request that carried a session id wraps
@@ -368,7 +370,7 @@ func (c *Client) Write(ctx context.Context, data []byte) error {
 		reqCtx, cancelReq = context.WithCancel(g.ctx)
 		stop = context.AfterFunc(ctx, cancelReq)
 	}
-	req, err := http.NewRequestWithContext(reqCtx, http.MethodPost, c.endpoint, bytes.NewReader(data))
+	req, err := http.NewRequestWithContext(withValues(reqCtx, ctx), http.MethodPost, c.endpoint, bytes.NewReader(data))
 	if err != nil {
 		stop()
 		cancelReq()
@@ -1243,4 +1245,38 @@ func (c *Client) deleteSession(sid, version string) error {
 // Authorization, else "".
 func (c *Client) AuthContext() string {
 	return httpmsg.AuthContext(c.hc.Transport, c.header)
+}
+
+// requestContext is the context of a POST: it ends with its Context (the
+// connection's, or a child of it that ctx also ends), and carries the
+// values of the context the message was written with, so that what the
+// caller put there reaches the http.Client's transport: an OpenTelemetry
+// span that otelhttp makes the parent of the HTTP span, an
+// httptrace.ClientTrace, a RoundTripper's per-call settings.
+type requestContext struct {
+	context.Context
+	values context.Context
+}
+
+// Value returns the Context's value for key if it has one, else the
+// caller's. The connection's context derives from context.Background and
+// holds no values of its own: the only key it answers is the one by
+// which the context package finds the cancelable parent, so that a
+// context derived from the request's (net/http derives one per request)
+// is canceled with it without a goroutine.
+func (c *requestContext) Value(key any) any {
+	if v := c.Context.Value(key); v != nil {
+		return v
+	}
+	return c.values.Value(key)
+}
+
+// withValues returns the context of a POST that ends with reqCtx and
+// carries the values of ctx: reqCtx itself when ctx is a root context,
+// which has none.
+func withValues(reqCtx, ctx context.Context) context.Context {
+	if ctx == context.Background() || ctx == context.TODO() {
+		return reqCtx
+	}
+	return &requestContext{Context: reqCtx, values: ctx}
 }

@@ -892,3 +892,84 @@ func TestClientConnect(t *testing.T) {
 	srv.Close()
 	leak()
 }
+
+// ctxNote is a value a caller puts in the context it writes with.
+type ctxNote struct{}
+
+// ctxRecorder is an http.RoundTripper that notes the ctxNote of each
+// POST's context, and whether that context is done when the POST returns.
+type ctxRecorder struct {
+	next  http.RoundTripper
+	notes chan string
+}
+
+func (r *ctxRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method == http.MethodPost {
+		note, _ := req.Context().Value(ctxNote{}).(string)
+		r.notes <- note
+	}
+	return r.next.RoundTrip(req)
+}
+
+// The POST of a message carries the values of the context it was written
+// with (an otelhttp span, an httptrace.ClientTrace), in both eras, while
+// it still ends with the connection (Close) and with that context.
+func TestClientPostCarriesContextValues(t *testing.T) {
+	ctx := clCtx(t)
+	f, srv := clNewFake(t)
+	f.getStatus = http.StatusMethodNotAllowed
+	release := make(chan struct{})
+	f.post = func(w http.ResponseWriter, m clFakeMsg, _ string) bool {
+		if m.Method != "tools/list" {
+			return false
+		}
+		<-release
+		return true
+	}
+	defer close(release)
+	rec := &ctxRecorder{next: http.DefaultTransport, notes: make(chan string, 16)}
+	c := streamhttp.NewClient(srv.URL, streamhttp.ClientOptions{HTTPClient: &http.Client{Transport: rec}})
+	defer c.Close()
+
+	if err := c.Write(context.WithValue(ctx, ctxNote{}, "initialize"), []byte(clInit)); err != nil {
+		t.Fatalf("Write initialize: %v", err)
+	}
+	clReadMsg(ctx, t, c)
+	if err := c.Write(context.Background(), []byte(clInitialized)); err != nil {
+		t.Fatalf("Write initialized: %v", err)
+	}
+	for _, want := range []string{"initialize", ""} {
+		if got := <-rec.notes; got != want {
+			t.Errorf("POST context value %q, want %q", got, want)
+		}
+	}
+
+	// A caller's context that ends still cuts the POST short.
+	short, cancel := context.WithTimeout(context.WithValue(ctx, ctxNote{}, "list"), 50*time.Millisecond)
+	defer cancel()
+	if err := c.Write(short, []byte(clList)); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Write with a short deadline: %v", err)
+	}
+	if got := <-rec.notes; got != "list" {
+		t.Errorf("POST context value %q, want %q", got, "list")
+	}
+
+	// A context that never ends carries its values too, and Close still
+	// ends the POST.
+	done := make(chan error, 1)
+	go func() {
+		done <- c.Write(context.WithValue(context.Background(), ctxNote{}, "forever"), []byte(clList))
+	}()
+	if got := <-rec.notes; got != "forever" {
+		t.Errorf("POST context value %q, want %q", got, "forever")
+	}
+	c.Close()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("Write ended by Close returned no error")
+		}
+	case <-time.After(clTimeout):
+		t.Fatal("Close did not end a POST whose context never ends")
+	}
+}
