@@ -66,7 +66,9 @@ func (s *Server) clientCredentials(w http.ResponseWriter, r *http.Request) {
 
 // verifyAssertion checks the private_key_jwt client assertion of a token
 // request (RFC 7523 sections 2.2 and 3): its type, signature by the key
-// registered for its iss, iss = sub = client_id, aud the issuer, exp in
+// registered for its iss (with an algorithm of AssertionAlgs when set),
+// iss = sub = client_id, aud the issuer (or the token endpoint, as
+// AssertionAudience says), exp in
 // the future and at most five minutes after iat, and a jti not seen
 // before. It returns the client id.
 func (s *Server) verifyAssertion(r *http.Request) (string, error) {
@@ -88,6 +90,8 @@ func (s *Server) verifyAssertion(r *http.Request) (string, error) {
 	}
 	if alg := tok.Headers[0].Algorithm; !algFits(alg, key) {
 		return id, fmt.Errorf("client_assertion: alg %q does not fit the client's key", alg)
+	} else if len(s.opts.AssertionAlgs) > 0 && !slices.Contains(s.opts.AssertionAlgs, alg) {
+		return id, fmt.Errorf("client_assertion: alg %q is not in token_endpoint_auth_signing_alg_values_supported", alg)
 	}
 	var c jwt.Claims
 	if err := tok.Claims(key, &c); err != nil {
@@ -99,7 +103,11 @@ func (s *Server) verifyAssertion(r *http.Request) (string, error) {
 	if cid := r.PostForm.Get("client_id"); cid != "" && cid != id {
 		return id, fmt.Errorf("client_assertion: client_id %q is not iss %q", cid, id)
 	}
-	if err := c.ValidateWithLeeway(jwt.Expected{AnyAudience: jwt.Audience{s.URL}}, 30*time.Second); err != nil {
+	aud := s.URL
+	if s.opts.AssertionAudience == "token_endpoint" {
+		aud = s.URL + "/token"
+	}
+	if err := c.ValidateWithLeeway(jwt.Expected{AnyAudience: jwt.Audience{aud}}, 30*time.Second); err != nil {
 		return id, fmt.Errorf("client_assertion: %w", err)
 	}
 	if c.Expiry == nil || c.IssuedAt == nil {

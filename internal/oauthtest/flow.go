@@ -50,6 +50,12 @@ type Options struct {
 	// metadata then lists, with private_key_jwt among the auth methods
 	// unless AuthMethods is set.
 	JWTClients map[string]crypto.PublicKey
+	// AssertionAlgs, when set, is token_endpoint_auth_signing_alg_values_supported:
+	// a client assertion signed with another algorithm is refused.
+	AssertionAlgs []string
+	// AssertionAudience is the aud a client assertion must have: "" for
+	// the issuer, "token_endpoint" for the token endpoint URL.
+	AssertionAudience string
 	// AssertionIssuers are the issuers (iss → how their assertions are
 	// checked) whose JWTs the Server accepts in the JWT bearer grant (RFC
 	// 7523 section 2.1), which the metadata then lists: workload identity
@@ -196,6 +202,9 @@ func (s *Server) metadata() map[string]any {
 	}
 	if s.opts.DPoP != nil {
 		m["dpop_signing_alg_values_supported"] = s.dpop.Algorithms()
+	}
+	if len(s.opts.AssertionAlgs) > 0 {
+		m["token_endpoint_auth_signing_alg_values_supported"] = s.opts.AssertionAlgs
 	}
 	if s.opts.CIMD {
 		m["client_id_metadata_document_supported"] = true

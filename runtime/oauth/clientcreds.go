@@ -18,6 +18,7 @@ import (
 
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
+	"github.com/mcpgen/mcpgen/runtime/oauthmeta"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
 )
@@ -58,18 +59,41 @@ func signingAlgorithm(key crypto.Signer) (jose.SignatureAlgorithm, error) {
 	return "", fmt.Errorf("PrivateKey: a %T; want an *ecdsa.PrivateKey, *rsa.PrivateKey or ed25519.PrivateKey", key)
 }
 
+// The values of ClientCredentials.AssertionAudience.
+const (
+	// AudienceIssuer makes the aud of a client assertion the
+	// authorization server's issuer identifier (the default).
+	AudienceIssuer = "issuer"
+	// AudienceTokenEndpoint makes the aud of a client assertion the
+	// authorization server's token endpoint URL.
+	AudienceTokenEndpoint = "token_endpoint"
+)
+
 // clientAssertion returns a private_key_jwt client assertion of cc for
-// the authorization server whose issuer identifier is audience (RFC 7523
-// sections 2.2 and 3): iss and sub the client id, aud the issuer, iat now,
-// exp AssertionLifetime later, a random jti, signed with cc.PrivateKey
-// (kid cc.KeyID when set).
-func clientAssertion(cc *ClientCredentials, audience string, now time.Time) (string, error) {
+// the authorization server as (RFC 7523 sections 2.2 and 3): iss and sub
+// the client id, aud its issuer (or token endpoint, as
+// cc.AssertionAudience says), iat now, exp AssertionLifetime later, a
+// random jti, signed with cc.PrivateKey (kid cc.KeyID when set). A server
+// that lists the algorithms it takes
+// (token_endpoint_auth_signing_alg_values_supported) and not the key's
+// gets no assertion: the error names both.
+func clientAssertion(cc *ClientCredentials, as *oauthmeta.AuthorizationServer, now time.Time) (string, error) {
 	if cc.PrivateKey == nil {
 		return "", errors.New("private_key_jwt needs a PrivateKey")
 	}
 	alg, err := signingAlgorithm(cc.PrivateKey)
 	if err != nil {
 		return "", err
+	}
+	if algs := as.TokenEndpointAuthSigningAlgValuesSupported; len(algs) > 0 && !slices.Contains(algs, string(alg)) {
+		return "", fmt.Errorf("issuer %q takes client assertions signed with %q (token_endpoint_auth_signing_alg_values_supported), and the PrivateKey signs %s", excerpt(as.Issuer), excerpt(strings.Join(algs, " ")), alg)
+	}
+	audience := as.Issuer
+	if cc.AssertionAudience == AudienceTokenEndpoint {
+		if as.TokenEndpoint == "" {
+			return "", fmt.Errorf("AssertionAudience %q, and issuer %q names no token endpoint", AudienceTokenEndpoint, excerpt(as.Issuer))
+		}
+		audience = as.TokenEndpoint
 	}
 	key := jose.SigningKey{Algorithm: alg, Key: jose.JSONWebKey{Key: cc.PrivateKey, KeyID: cc.KeyID, Algorithm: string(alg)}}
 	sig, err := jose.NewSigner(key, (&jose.SignerOptions{}).WithType("JWT"))
@@ -160,7 +184,7 @@ func (s *server) machineToken(ctx context.Context, d *discovered, scopes []strin
 	case "client_secret_post":
 		conf.ClientSecret = cc.ClientSecret
 	case "private_key_jwt":
-		a, err := clientAssertion(cc, d.as.Issuer, time.Now())
+		a, err := clientAssertion(cc, d.as, time.Now())
 		if err != nil {
 			return s.errorf(step, "Config.Clients' client %q: %w", excerpt(cc.ClientID), err)
 		}

@@ -181,6 +181,8 @@ func TestClientCredentialsErrors(t *testing.T) {
 		{"grant not offered", oauthtest.Options{}, oauth.ClientCredentials{ClientID: "machine", ClientSecret: secret}, "does not list client_credentials in grant_types_supported"},
 		{"no common auth method", oauthtest.Options{AuthMethods: []string{"private_key_jwt"}, Clients: map[string]string{"machine": secret}}, oauth.ClientCredentials{ClientID: "machine", ClientSecret: secret}, `allow "client_secret_basic client_secret_post" only`},
 		{"client bound to another issuer", oauthtest.Options{Clients: map[string]string{"machine": secret}}, oauth.ClientCredentials{Issuer: "https://other.example", ClientID: "machine", ClientSecret: secret}, "Config.Clients has no client for issuer"},
+		{"a server that takes its token endpoint as aud", oauthtest.Options{AssertionAudience: "token_endpoint", JWTClients: map[string]crypto.PublicKey{"jwt": &key.PublicKey}}, oauth.ClientCredentials{ClientID: "jwt", PrivateKey: key}, "invalid_client"},
+		{"a key the server's algorithms leave out", oauthtest.Options{AssertionAlgs: []string{"RS256", "EdDSA"}, JWTClients: map[string]crypto.PublicKey{"jwt": &key.PublicKey}}, oauth.ClientCredentials{ClientID: "jwt", PrivateKey: key}, `takes client assertions signed with "RS256 EdDSA" (token_endpoint_auth_signing_alg_values_supported), and the PrivateKey signs ES256`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			as := oauthtest.NewWith(t, tt.opts)
@@ -197,6 +199,47 @@ func TestClientCredentialsErrors(t *testing.T) {
 				if strings.Contains(err.Error(), s) {
 					t.Errorf("error %v holds the secret", err)
 				}
+			}
+		})
+	}
+}
+
+// The aud of a client assertion is the issuer unless AssertionAudience
+// says the token endpoint; a server that lists the algorithms it takes
+// gets an assertion signed with one of them.
+func TestClientAssertionAudience(t *testing.T) {
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	for _, tt := range []struct {
+		name     string
+		opts     oauthtest.Options
+		audience string
+		wantAud  string // after the server's URL
+	}{
+		{"issuer by default", oauthtest.Options{}, "", ""},
+		{"issuer asked", oauthtest.Options{}, oauth.AudienceIssuer, ""},
+		{"token endpoint", oauthtest.Options{AssertionAudience: "token_endpoint"}, oauth.AudienceTokenEndpoint, "/token"},
+		{"an algorithm the server lists", oauthtest.Options{AssertionAlgs: []string{"RS256", "ES256"}}, "", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.opts.JWTClients = map[string]crypto.PublicKey{"jwt": &key.PublicKey}
+			as := oauthtest.NewWith(t, tt.opts)
+			url := protected(t, as, nil)
+			c := machine(t, oauth.ClientCredentials{ClientID: "jwt", PrivateKey: key, AssertionAudience: tt.audience}, nil)
+			mustCall(t, httpClient(t, c, url), url, "tools/list")
+			trs := as.TokenRequests()
+			if len(trs) != 1 {
+				t.Fatalf("%d token requests, want 1", len(trs))
+			}
+			a, err := jwt.ParseSigned(trs[0].ClientAssertion, []jose.SignatureAlgorithm{jose.ES256})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var cl jwt.Claims
+			if err := a.Claims(&key.PublicKey, &cl); err != nil {
+				t.Fatal(err)
+			}
+			if want := as.URL + tt.wantAud; len(cl.Audience) != 1 || cl.Audience[0] != want {
+				t.Errorf("aud %v, want [%s]", cl.Audience, want)
 			}
 		})
 	}
@@ -224,6 +267,7 @@ func TestClientCredentialsConfig(t *testing.T) {
 		{"1024-bit RSA key", oauth.Config{ClientCredentialsGrant: true, Clients: []oauth.ClientCredentials{{ClientID: "m", PrivateKey: small}}}, "at least 2048"},
 		{"key without the grant", oauth.Config{Authorizer: &oauth.Headless{}, Clients: []oauth.ClientCredentials{{ClientID: "m", PrivateKey: ec}}}, "private_key_jwt (a PrivateKey) is supported with Config.ClientCredentialsGrant, Config.WorkloadIdentity or Config.Enterprise only"},
 		{"no authorizer, no grant", oauth.Config{}, "Config.Authorizer is required"},
+		{"unknown assertion audience", oauth.Config{ClientCredentialsGrant: true, Clients: []oauth.ClientCredentials{{ClientID: "m", PrivateKey: ec, AssertionAudience: "token-endpoint"}}}, `AssertionAudience "token-endpoint"; want "issuer" (the default) or "token_endpoint"`},
 	} {
 		_, err := oauth.New(tt.cfg)
 		if err == nil || !strings.Contains(err.Error(), tt.wantErr) {

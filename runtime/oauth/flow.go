@@ -839,7 +839,7 @@ func (s *server) revoke(ctx context.Context, d *discovered, cc *ClientCredential
 		}
 	}
 	if cc.AuthMethod == "private_key_jwt" {
-		a, err := clientAssertion(cc, d.as.Issuer, time.Now())
+		a, err := clientAssertion(cc, d.as, time.Now())
 		if err != nil {
 			return s.wrap(step, err)
 		}

@@ -221,7 +221,7 @@ func (s *server) bearerGrant(ctx context.Context, d *discovered, step, a string,
 	if cc != nil {
 		id, secret = cc.ClientID, cc.ClientSecret
 		if method == "private_key_jwt" {
-			ca, err := clientAssertion(cc, d.as.Issuer, time.Now())
+			ca, err := clientAssertion(cc, d.as, time.Now())
 			if err != nil {
 				return s.errorf(step, "Config.Clients' client %q: %w", excerpt(cc.ClientID), err)
 			}

@@ -443,6 +443,11 @@ func New(cfg Config) (*Client, error) {
 // checkClient checks the client credentials of Config.Clients, of a
 // Client that gets its tokens as mode says.
 func checkClient(c *ClientCredentials, mode grantMode) error {
+	switch c.AssertionAudience {
+	case "", AudienceIssuer, AudienceTokenEndpoint:
+	default:
+		return fmt.Errorf("AssertionAudience %q; want %q (the default) or %q", excerpt(c.AssertionAudience), AudienceIssuer, AudienceTokenEndpoint)
+	}
 	if mode == authorizationCode {
 		if c.PrivateKey != nil || c.AuthMethod == "private_key_jwt" {
 			return errors.New("private_key_jwt (a PrivateKey) is supported with Config.ClientCredentialsGrant, Config.WorkloadIdentity or Config.Enterprise only")

@@ -85,6 +85,13 @@ type ClientCredentials struct {
 	// KeyID is the kid of the client assertions' header, when the
 	// authorization server knows the key by one; optional.
 	KeyID string `json:"kid,omitempty"`
+	// AssertionAudience is the aud of the client assertions PrivateKey
+	// signs: "" or AudienceIssuer for the authorization server's issuer
+	// identifier, which the update of RFC 7523 in the IETF OAuth working
+	// group requires so that an assertion is good at one server only;
+	// AudienceTokenEndpoint for its token endpoint URL, for a server that
+	// takes only that (RFC 7523 section 3 allows both).
+	AssertionAudience string `json:"assertion_audience,omitempty"`
 }
 
 // Store keeps tokens and registered clients between runs. Its methods may

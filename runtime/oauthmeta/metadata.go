@@ -86,6 +86,10 @@ type AuthorizationServer struct {
 	// at the token endpoint ("client_secret_basic", "client_secret_post",
 	// "none", ...). RFC 8414 says an absent list means client_secret_basic.
 	TokenEndpointAuthMethodsSupported []string `json:"token_endpoint_auth_methods_supported,omitempty"`
+	// TokenEndpointAuthSigningAlgValuesSupported lists the JWS algorithms
+	// of the client assertions (private_key_jwt) the token endpoint takes;
+	// empty when the server does not say.
+	TokenEndpointAuthSigningAlgValuesSupported []string `json:"token_endpoint_auth_signing_alg_values_supported,omitempty"`
 	// CodeChallengeMethodsSupported lists the PKCE methods it supports; MCP
 	// clients must refuse a server that does not list S256.
 	CodeChallengeMethodsSupported []string `json:"code_challenge_methods_supported,omitempty"`
