@@ -767,8 +767,10 @@ func TestClientErrorStatus(t *testing.T) {
 	}
 }
 
-func TestClientWriteContext(t *testing.T) {
-	ctx := clCtx(t)
+// clStalledList starts a fake server with no GET stream whose answer to
+// tools/list never comes before the test ends.
+func clStalledList(t *testing.T) *httptest.Server {
+	t.Helper()
 	f, srv := clNewFake(t)
 	f.getStatus = http.StatusMethodNotAllowed
 	release := make(chan struct{})
@@ -779,7 +781,13 @@ func TestClientWriteContext(t *testing.T) {
 		<-release
 		return true
 	}
-	defer close(release)
+	t.Cleanup(func() { close(release) })
+	return srv
+}
+
+func TestClientWriteContext(t *testing.T) {
+	ctx := clCtx(t)
+	srv := clStalledList(t)
 	c := clNewClient(srv.URL)
 	defer c.Close()
 	clHandshake(ctx, t, c)
@@ -912,21 +920,12 @@ func (r *ctxRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // The POST of a message carries the values of the context it was written
-// with (an otelhttp span, an httptrace.ClientTrace), in both eras, while
-// it still ends with the connection (Close) and with that context.
+// with (an otelhttp span, an httptrace.ClientTrace), while it still ends
+// with the connection (Close) and with that context. (otelmcp's
+// TestHTTPSpansNestUnderMCPSpans checks both eras.)
 func TestClientPostCarriesContextValues(t *testing.T) {
 	ctx := clCtx(t)
-	f, srv := clNewFake(t)
-	f.getStatus = http.StatusMethodNotAllowed
-	release := make(chan struct{})
-	f.post = func(w http.ResponseWriter, m clFakeMsg, _ string) bool {
-		if m.Method != "tools/list" {
-			return false
-		}
-		<-release
-		return true
-	}
-	defer close(release)
+	srv := clStalledList(t)
 	rec := &ctxRecorder{next: http.DefaultTransport, notes: make(chan string, 16)}
 	c := streamhttp.NewClient(srv.URL, streamhttp.ClientOptions{HTTPClient: &http.Client{Transport: rec}})
 	defer c.Close()
