@@ -123,11 +123,31 @@ func (st *dpopState) nonce(role, origin string) string {
 	return st.nonces[role+" "+origin]
 }
 
-// noteNonce keeps the DPoP-Nonce of a response, when it has one, and
-// reports whether it did.
+// maxNonce is the longest DPoP-Nonce the client keeps: servers' nonces
+// are a few dozen characters.
+const maxNonce = 1024
+
+// validNonce reports whether n is a nonce as RFC 9449 section 8.1 writes
+// it (1*NQCHAR: visible ASCII but the double quote and the backslash),
+// of at most maxNonce bytes.
+func validNonce(n string) bool {
+	if n == "" || len(n) > maxNonce {
+		return false
+	}
+	for i := 0; i < len(n); i++ {
+		if c := n[i]; c < 0x21 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// noteNonce keeps the DPoP-Nonce of a response, when it has one that is
+// valid (validNonce), and reports whether it did. A server that sends
+// another gets no retry with it.
 func (st *dpopState) noteNonce(role, origin string, h http.Header) bool {
 	n := h.Get("DPoP-Nonce")
-	if n == "" {
+	if !validNonce(n) {
 		return false
 	}
 	st.mu.Lock()

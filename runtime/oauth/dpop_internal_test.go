@@ -117,3 +117,39 @@ func TestDPoPTransportNonce(t *testing.T) {
 		})
 	}
 }
+
+// Only a nonce as RFC 9449 writes it, and not too long, is kept for the
+// next proofs.
+func TestDPoPNonceKept(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		nonce string
+		kept  bool
+	}{
+		{"plain", "eyJ7S_zG.9-~!#$%&'()*+,/:;<=>?@[]^`{|}", true},
+		{"none", "", false},
+		{"a space", "a b", false},
+		{"a double quote", `a"b`, false},
+		{"a backslash", `a\b`, false},
+		{"not ASCII", "nonce\u00e9", false},
+		{"a control character", "a\x01b", false},
+		{"longest", strings.Repeat("n", maxNonce), true},
+		{"too long", strings.Repeat("n", maxNonce+1), false},
+	} {
+		st := &dpopState{}
+		h := http.Header{}
+		if tt.nonce != "" {
+			h.Set("DPoP-Nonce", tt.nonce)
+		}
+		if got := st.noteNonce("as", "https://as.example", h); got != tt.kept {
+			t.Errorf("%s: noteNonce = %v, want %v", tt.name, got, tt.kept)
+		}
+		want := ""
+		if tt.kept {
+			want = tt.nonce
+		}
+		if got := st.nonce("as", "https://as.example"); got != want {
+			t.Errorf("%s: nonce %q kept, want %q", tt.name, got, want)
+		}
+	}
+}
