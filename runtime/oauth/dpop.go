@@ -293,15 +293,10 @@ func (t *dpopTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	o := origin(req.URL)
 	getBody := req.GetBody
 	if getBody == nil && req.Body != nil && req.Body != http.NoBody {
-		data, err := io.ReadAll(io.LimitReader(req.Body, maxReplayBody+1))
-		req.Body.Close()
-		if err != nil {
+		var err error
+		if getBody, err = bufferBody(req); err != nil {
 			return nil, err
 		}
-		if len(data) > maxReplayBody {
-			return nil, fmt.Errorf("oauth: request body larger than %d bytes", maxReplayBody)
-		}
-		getBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
 	}
 	for attempt := 0; ; attempt++ {
 		p, err := t.s.proof(http.MethodPost, req.URL.String(), "", st.nonce("as", o))

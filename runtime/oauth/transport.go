@@ -21,6 +21,21 @@ type roundTripper struct {
 // not read.
 const maxReplayBody = 64 << 20
 
+// bufferBody reads req's body (at most maxReplayBody bytes) and closes
+// it, and returns a GetBody that gives the bytes read again, so that the
+// request can be sent more than once.
+func bufferBody(req *http.Request) (func() (io.ReadCloser, error), error) {
+	data, err := io.ReadAll(io.LimitReader(req.Body, maxReplayBody+1))
+	req.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxReplayBody {
+		return nil, fmt.Errorf("oauth: request body larger than %d bytes", maxReplayBody)
+	}
+	return func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }, nil
+}
+
 // RoundTrip implements http.RoundTripper.
 func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	s := rt.s
@@ -37,15 +52,10 @@ func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	getBody := req.GetBody
 	if req.Body != nil && req.Body != http.NoBody {
 		if getBody == nil {
-			data, err := io.ReadAll(io.LimitReader(req.Body, maxReplayBody+1))
-			req.Body.Close()
-			if err != nil {
+			var err error
+			if getBody, err = bufferBody(req); err != nil {
 				return nil, err
 			}
-			if len(data) > maxReplayBody {
-				return nil, fmt.Errorf("oauth: request body larger than %d bytes", maxReplayBody)
-			}
-			getBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
 		} else {
 			req.Body.Close()
 		}
