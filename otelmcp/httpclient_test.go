@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/mcpgen/mcpgen/otelmcp"
 	mcp "github.com/mcpgen/mcpgen/protocol/mcp20260728"
@@ -77,20 +78,11 @@ func TestHTTPSpansNestUnderMCPSpans(t *testing.T) {
 				t.Fatalf("the MCP server span has links %v, want the HTTP server span", mcpServer.Links())
 			}
 			httpServerID := mcpServer.Links()[0].SpanContext.SpanID()
-			var httpServer, httpClient sdktrace.ReadOnlySpan
-			for _, s := range tel.spans.Ended() {
-				if s.SpanContext().SpanID() == httpServerID {
-					httpServer = s
-				}
-			}
+			httpServer := tel.byID(httpServerID)
 			if httpServer == nil {
 				t.Fatal("no HTTP server span with the linked id")
 			}
-			for _, s := range tel.spans.Ended() {
-				if s.SpanContext().SpanID() == httpServer.Parent().SpanID() {
-					httpClient = s
-				}
-			}
+			httpClient := tel.byID(httpServer.Parent().SpanID())
 			switch {
 			case httpClient == nil:
 				t.Fatalf("the HTTP server span's parent %s is no span of the client", httpServer.Parent().SpanID())
@@ -106,5 +98,23 @@ func TestHTTPSpansNestUnderMCPSpans(t *testing.T) {
 				t.Errorf("the HTTP client span is in trace %s, want %s", got, want)
 			}
 		})
+	}
+}
+
+// byID returns the ended span whose id is id, waiting a little for it (an
+// HTTP span ends after the MCP span it carried: when the handler returns,
+// or when the client has read the body), or nil.
+func (tel *telemetry) byID(id trace.SpanID) sdktrace.ReadOnlySpan {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		for _, s := range tel.spans.Ended() {
+			if s.SpanContext().SpanID() == id {
+				return s
+			}
+		}
+		if time.Now().After(deadline) {
+			return nil
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
